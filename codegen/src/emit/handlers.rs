@@ -1,0 +1,140 @@
+//! Handler traits (one per service) and the `Router` that decodes params,
+//! calls the handler and encodes the result.
+
+use super::{dispatched, doc, fn_name, marker, service_trait, Names};
+use crate::model::Contract;
+use crate::Result;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
+    let mut traits = Vec::new();
+    let mut trait_idents = Vec::new();
+    let mut arms = Vec::new();
+    for contract in contracts {
+        for (service, info) in &contract.services {
+            let methods: Vec<_> = contract
+                .methods
+                .iter()
+                .filter(|m| &m.service == service && dispatched(m))
+                .collect();
+            if methods.is_empty() {
+                continue;
+            }
+            let ident = service_trait(service);
+            let mut fns = Vec::new();
+            for method in methods {
+                let f = fn_name(method);
+                let m = marker(method);
+                let params = names.ty(&method.params)?;
+                let result = names.ty(&method.result)?;
+                let output = if method.streaming {
+                    quote!(crate::rpc::EventStream<#result>)
+                } else {
+                    result.clone()
+                };
+                let docs = doc(&format!(
+                    "`{}`{}: {}\n\nThe default answers method-not-found.",
+                    method.name,
+                    if method.streaming { " (streaming)" } else { "" },
+                    method.description
+                ));
+                fns.push(quote! {
+                    #docs
+                    fn #f(
+                        &self,
+                        ctx: &crate::rpc::CallContext,
+                        params: #params,
+                    ) -> impl ::std::future::Future<Output = ::std::result::Result<#output, crate::rpc::Error>> + Send {
+                        let _ = (ctx, params);
+                        async { Err(crate::rpc::Error::unimplemented(<crate::methods::markers::#m as crate::rpc::Method>::descriptor())) }
+                    }
+                });
+                let wire = &method.name;
+                let call = if method.streaming {
+                    quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await))
+                } else {
+                    quote!(crate::rpc::Outcome::from_result(self.handler.#f(&ctx, params).await))
+                };
+                arms.push(quote! {
+                    #wire => {
+                        let params = match crate::rpc::decode_params::<#params>(descriptor, params) {
+                            Ok(params) => params,
+                            Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                        };
+                        #call
+                    }
+                });
+            }
+            let docs = doc(&format!(
+                "Service `{service}` of the `{}` contract: {}",
+                contract.name, info.description
+            ));
+            traits.push(quote! {
+                #docs
+                pub trait #ident: Send + Sync {
+                    #(#fns)*
+                }
+            });
+            trait_idents.push(ident);
+        }
+    }
+
+    Ok(quote! {
+        #(#traits)*
+
+        /// Everything a backend implements: all service traits. Implement each
+        /// trait (an empty `impl` keeps every default) and hand the backend to
+        /// [`Router::new`].
+        pub trait Handler: #(#trait_idents)+* + 'static {}
+        impl<T> Handler for T where T: #(#trait_idents)+* + 'static {}
+
+        /// Routes a decoded JSON-RPC call to the handler method of its wire name.
+        pub struct Router<H> {
+            handler: ::std::sync::Arc<H>,
+        }
+
+        impl<H> Clone for Router<H> {
+            fn clone(&self) -> Self { Self { handler: self.handler.clone() } }
+        }
+
+        impl<H: Handler> Router<H> {
+            /// A router over `handler`.
+            pub fn new(handler: ::std::sync::Arc<H>) -> Self { Self { handler } }
+
+            /// The backend.
+            pub fn handler(&self) -> &::std::sync::Arc<H> { &self.handler }
+
+            /// Calls `method` with `params` (absent params read as `{}`): unknown
+            /// methods, binding methods and methods newer than the caller's extension
+            /// version answer method-not-found; params that do not match the method's
+            /// schema answer invalid-params with the offending field.
+            pub async fn dispatch(
+                &self,
+                ctx: crate::rpc::CallContext,
+                method: &str,
+                params: ::std::option::Option<::serde_json::Value>,
+            ) -> crate::rpc::Outcome {
+                let descriptor = match crate::rpc::resolve(method, &ctx) {
+                    Ok(descriptor) => descriptor,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                match descriptor.name {
+                    #(#arms)*
+                    _ => crate::rpc::Outcome::Single(Err(crate::rpc::Error::method_not_found(method))),
+                }
+            }
+        }
+
+        impl<H: Handler> crate::rpc::Dispatch for Router<H> {
+            fn dispatch<'a>(
+                &'a self,
+                ctx: crate::rpc::CallContext,
+                method: &'a str,
+                params: ::std::option::Option<::serde_json::Value>,
+            ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
+                Box::pin(Router::dispatch(self, ctx, method, params))
+            }
+        }
+    })
+}

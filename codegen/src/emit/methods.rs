@@ -1,0 +1,162 @@
+//! The method table: `Contract`, one marker type per method implementing
+//! `rpc::Method`, the `METHODS` descriptor table and the lookup by wire name.
+
+use super::{contract_variant, doc, error_variant, marker, Names};
+use crate::model::Contract;
+use crate::{Error, Result};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+fn opt(value: &Option<String>) -> TokenStream {
+    match value {
+        Some(v) => quote!(Some(#v)),
+        None => quote!(None),
+    }
+}
+
+pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
+    let mut contract_variants = Vec::new();
+    let mut contract_arms = ContractArms::default();
+    for contract in contracts {
+        let v = contract_variant(contract);
+        let info = &contract.info;
+        let docs = doc(&format!("The `{}` contract (`schema/{}`).", contract.name, contract.file));
+        contract_variants.push(quote!(#docs #v));
+        let (name, domain) = (&contract.name, &info.error_domain);
+        let (protocol, uri, prefix) = (opt(&info.protocol_version), opt(&info.extension_uri), opt(&info.method_prefix));
+        let versions = &info.versions;
+        contract_arms.name.push(quote!(Self::#v => #name));
+        contract_arms.domain.push(quote!(Self::#v => #domain));
+        contract_arms.protocol.push(quote!(Self::#v => #protocol));
+        contract_arms.uri.push(quote!(Self::#v => #uri));
+        contract_arms.prefix.push(quote!(Self::#v => #prefix));
+        contract_arms.versions.push(quote!(Self::#v => &[#(#versions),*]));
+        for (field, code) in [
+            (&mut contract_arms.parse_error, -32700),
+            (&mut contract_arms.invalid_request, -32600),
+            (&mut contract_arms.method_not_found, -32601),
+            (&mut contract_arms.invalid_params, -32602),
+            (&mut contract_arms.internal_error, -32603),
+        ] {
+            let error = contract.error_with_code(code).ok_or_else(|| Error::schema(&contract.file, format!("no error {code}")))?;
+            let e = error_variant(error);
+            field.push(quote!(Self::#v => crate::errors::ErrorKind::#e));
+        }
+    }
+    let all_contracts = contracts.iter().map(contract_variant);
+    let ContractArms { name, domain, protocol, uri, prefix, versions, parse_error, invalid_request, method_not_found, invalid_params, internal_error } = contract_arms;
+
+    let mut descriptors = Vec::new();
+    let mut markers = Vec::new();
+    let mut lookup = Vec::new();
+    let mut index = 0usize;
+    for contract in contracts {
+        let contract_ident = contract_variant(contract);
+        for method in &contract.methods {
+            let m = marker(method);
+            let wire = &method.name;
+            let (service, params_def, result_def, description) = (&method.service, &method.params, &method.result, &method.description);
+            let params = names.ty(&method.params)?;
+            let result = names.ty(&method.result)?;
+            let (streaming, notification) = (method.streaming, method.notification);
+            let errors = method.errors.iter().map(|e| {
+                let e = error_variant(e);
+                quote!(crate::errors::ErrorKind::#e)
+            });
+            let (capability, since, binding) = (opt(&method.capability), opt(&method.since), opt(&method.binding));
+            descriptors.push(quote! {
+                crate::rpc::MethodDescriptor {
+                    name: #wire,
+                    contract: Contract::#contract_ident,
+                    service: #service,
+                    params_type: #params_def,
+                    result_type: #result_def,
+                    streaming: #streaming,
+                    notification: #notification,
+                    binding: #binding,
+                    capability: #capability,
+                    since: #since,
+                    errors: &[#(#errors),*],
+                    description: #description,
+                    roundtrip_params: crate::rpc::roundtrip::<#params>,
+                    roundtrip_result: crate::rpc::roundtrip::<#result>,
+                }
+            });
+            let docs = doc(&format!("`{wire}`: {description}"));
+            markers.push(quote! {
+                #docs
+                #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+                pub struct #m;
+                impl crate::rpc::Method for #m {
+                    const NAME: &'static str = #wire;
+                    type Params = #params;
+                    type Result = #result;
+                    fn descriptor() -> &'static crate::rpc::MethodDescriptor { &super::METHODS[#index] }
+                }
+            });
+            lookup.push(quote!(#wire => Some(&METHODS[#index])));
+            index += 1;
+        }
+    }
+
+    Ok(quote! {
+        /// The contracts the crate was generated from.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Contract { #(#contract_variants,)* }
+
+        impl Contract {
+            /// All contracts, in bundling order.
+            pub const ALL: &'static [Contract] = &[#(Self::#all_contracts),*];
+            /// Short name (`x-contract.name`).
+            pub const fn name(self) -> &'static str { match self { #(#name,)* } }
+            /// ErrorInfo domain of the contract's errors.
+            pub const fn error_domain(self) -> &'static str { match self { #(#domain,)* } }
+            /// The A2A protocol version the contract describes, if it is the base protocol.
+            pub const fn protocol_version(self) -> Option<&'static str> { match self { #(#protocol,)* } }
+            /// The extension URI, if the contract is an extension.
+            pub const fn extension_uri(self) -> Option<&'static str> { match self { #(#uri,)* } }
+            /// The prefix every method of the contract starts with, if any.
+            pub const fn method_prefix(self) -> Option<&'static str> { match self { #(#prefix,)* } }
+            /// Minor versions of the contract, oldest first.
+            pub const fn versions(self) -> &'static [&'static str] { match self { #(#versions,)* } }
+            /// JSON-RPC -32700 in this contract's registry.
+            pub const fn parse_error(self) -> crate::errors::ErrorKind { match self { #(#parse_error,)* } }
+            /// JSON-RPC -32600 in this contract's registry.
+            pub const fn invalid_request(self) -> crate::errors::ErrorKind { match self { #(#invalid_request,)* } }
+            /// JSON-RPC -32601 in this contract's registry.
+            pub const fn method_not_found(self) -> crate::errors::ErrorKind { match self { #(#method_not_found,)* } }
+            /// JSON-RPC -32602 in this contract's registry.
+            pub const fn invalid_params(self) -> crate::errors::ErrorKind { match self { #(#invalid_params,)* } }
+            /// JSON-RPC -32603 in this contract's registry.
+            pub const fn internal_error(self) -> crate::errors::ErrorKind { match self { #(#internal_error,)* } }
+        }
+
+        /// Every method of every contract, in schema order.
+        pub static METHODS: &[crate::rpc::MethodDescriptor] = &[#(#descriptors),*];
+
+        /// The descriptor of the method with this wire name.
+        pub fn find_method(name: &str) -> Option<&'static crate::rpc::MethodDescriptor> {
+            match name { #(#lookup,)* _ => None }
+        }
+
+        /// Marker types, one per method, carrying its wire name, params and result.
+        pub mod markers {
+            #(#markers)*
+        }
+    })
+}
+
+#[derive(Default)]
+struct ContractArms {
+    name: Vec<TokenStream>,
+    domain: Vec<TokenStream>,
+    protocol: Vec<TokenStream>,
+    uri: Vec<TokenStream>,
+    prefix: Vec<TokenStream>,
+    versions: Vec<TokenStream>,
+    parse_error: Vec<TokenStream>,
+    invalid_request: Vec<TokenStream>,
+    method_not_found: Vec<TokenStream>,
+    invalid_params: Vec<TokenStream>,
+    internal_error: Vec<TokenStream>,
+}

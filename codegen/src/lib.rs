@@ -1,0 +1,154 @@
+//! The contract generator: reads the contract's JSON Schemas and emits the Rust
+//! crate every other part of the project builds on — payload types, the method
+//! table, handler traits, the dispatcher, client stubs and the error registry.
+//!
+//! Entry point: [`generate`]. The CLI in `main.rs` writes the result into
+//! `generated/src/gen/` or checks that the committed files are current.
+
+mod emit;
+pub mod model;
+mod postpass;
+pub mod preprocess;
+mod types;
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Everything that can go wrong while generating.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{file}: {message}")]
+    Schema { file: String, message: String },
+    #[error("reading {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path} is not JSON: {source}")]
+    Json { path: PathBuf, source: serde_json::Error },
+    #[error("typify rejected the schema: {0}")]
+    Typify(String),
+    #[error("generated code does not parse ({what}): {message}")]
+    Syntax { what: String, message: String },
+}
+
+impl Error {
+    pub(crate) fn schema(file: &str, message: impl Into<String>) -> Self {
+        Error::Schema {
+            file: file.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Generated source files keyed by their file name inside the output folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    pub files: BTreeMap<String, String>,
+}
+
+/// The schema files of the project, in the order they are bundled.
+pub const SCHEMA_FILES: &[&str] = &["a2a.json", "cleveragents-ext.json"];
+
+/// Loads the named schema files from `dir`.
+pub fn load_schemas(dir: &Path, files: &[&str]) -> Result<Vec<(String, Value)>> {
+    files
+        .iter()
+        .map(|file| {
+            let path = dir.join(file);
+            let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let value = serde_json::from_str(&text).map_err(|source| Error::Json { path, source })?;
+            Ok((file.to_string(), value))
+        })
+        .collect()
+}
+
+/// Generates the contract crate's sources from already-loaded schemas.
+pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
+    let contracts = schemas
+        .iter()
+        .map(|(file, schema)| model::Contract::from_schema(file, schema))
+        .collect::<Result<Vec<_>>>()?;
+    check_unique_methods(&contracts)?;
+    let mut definitions = preprocess::bundle(schemas)?;
+    let notes = preprocess::prepare(&mut definitions, &contracts)?;
+    let types = types::generate(&definitions, &notes)?;
+    let sources = schemas.iter().map(|(file, _)| file.as_str()).collect::<Vec<_>>();
+    let mut files = BTreeMap::new();
+    files.insert("types.rs".to_string(), emit::render("types", &sources, types.file)?);
+    for (name, tokens) in emit::emit_all(&contracts, &types.names)? {
+        files.insert(format!("{name}.rs"), emit::render(&name, &sources, tokens)?);
+    }
+    files.insert("mod.rs".to_string(), emit::module_index(&sources, files.keys())?);
+    Ok(Output { files })
+}
+
+fn check_unique_methods(contracts: &[model::Contract]) -> Result<()> {
+    let mut seen = BTreeMap::new();
+    for contract in contracts {
+        for method in &contract.methods {
+            let rust = preprocess::method_type_name(&method.name);
+            if let Some(other) = seen.insert(rust.clone(), method.name.clone()) {
+                return Err(Error::schema(
+                    &contract.file,
+                    format!("methods `{other}` and `{}` map to the same Rust name `{rust}`", method.name),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where the generated files live, relative to the workspace root.
+pub const OUTPUT_DIR: &str = "generated/src/gen";
+
+/// Generates from the workspace's `schema/` folder.
+pub fn generate_workspace(root: &Path) -> Result<Output> {
+    let schemas = load_schemas(&root.join("schema"), SCHEMA_FILES)?;
+    generate(&schemas)
+}
+
+/// Writes the output, removing generated files that are no longer produced.
+pub fn write_output(dir: &Path, output: &Output) -> Result<()> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+        let path = entry.map_err(io(dir))?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if name.ends_with(".rs") && !output.files.contains_key(&name) {
+            std::fs::remove_file(&path).map_err(io(&path))?;
+        }
+    }
+    for (name, text) in &output.files {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(io(&path))?;
+    }
+    Ok(())
+}
+
+/// The files in `dir` that differ from `output` (missing, changed or extra).
+pub fn stale_files(dir: &Path, output: &Output) -> Result<Vec<String>> {
+    let mut stale = Vec::new();
+    for (name, text) in &output.files {
+        match std::fs::read_to_string(dir.join(name)) {
+            Ok(current) if &current == text => {}
+            _ => stale.push(name.clone()),
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.ends_with(".rs") && !output.files.contains_key(&name) {
+                stale.push(name);
+            }
+        }
+    }
+    stale.sort();
+    Ok(stale)
+}

@@ -1,0 +1,67 @@
+//! `codegen`: regenerates the contract crate, or checks it is current.
+//!
+//! ```text
+//! cargo run -p cleveragents-codegen              # write generated/src/gen/
+//! cargo run -p cleveragents-codegen -- --check   # exit 1 if it differs
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let mut check = false;
+    let mut files: Vec<String> = codegen::SCHEMA_FILES.iter().map(|f| f.to_string()).collect();
+    let mut root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--check" => check = true,
+            "--root" => match args.next() {
+                Some(dir) => root = PathBuf::from(dir),
+                None => return usage("--root needs a directory"),
+            },
+            "--schemas" => match args.next() {
+                Some(list) => files = list.split(',').map(str::to_string).collect(),
+                None => return usage("--schemas needs a comma-separated list of files in schema/"),
+            },
+            "-h" | "--help" => {
+                println!("usage: codegen [--check] [--root WORKSPACE] [--schemas a2a.json,cleveragents-ext.json]");
+                return ExitCode::SUCCESS;
+            }
+            other => return usage(&format!("unknown argument `{other}`")),
+        }
+    }
+    match run(&root, &files, check) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("codegen: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("codegen: {message}\nusage: codegen [--check] [--root WORKSPACE] [--schemas a2a.json,cleveragents-ext.json]");
+    ExitCode::from(2)
+}
+
+fn run(root: &Path, files: &[String], check: bool) -> codegen::Result<ExitCode> {
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let output = codegen::generate(&codegen::load_schemas(&root.join("schema"), &files)?)?;
+    let out_dir = root.join(codegen::OUTPUT_DIR);
+    if check {
+        let stale = codegen::stale_files(&out_dir, &output)?;
+        if stale.is_empty() {
+            println!("generated/ is current");
+            return Ok(ExitCode::SUCCESS);
+        }
+        for file in stale {
+            eprintln!("stale: {}", out_dir.join(file).display());
+        }
+        eprintln!("run `cargo run -p cleveragents-codegen` to regenerate");
+        return Ok(ExitCode::from(1));
+    }
+    codegen::write_output(&out_dir, &output)?;
+    println!("wrote {} files to {}", output.files.len(), out_dir.display());
+    Ok(ExitCode::SUCCESS)
+}

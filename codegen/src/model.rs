@@ -1,0 +1,215 @@
+//! The contract model: the `x-contract`, `x-services`, `x-errors` and `x-methods`
+//! sections of each schema, read into typed values the emitters work from.
+
+use crate::{Error, Result};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// One schema file's contract description.
+#[derive(Debug, Clone)]
+pub struct Contract {
+    /// Short name (`a2a`, `cleveragents`), used for the Rust `Contract` variant.
+    pub name: String,
+    /// The file the contract came from, for messages and generated headers.
+    pub file: String,
+    pub info: ContractInfo,
+    /// Services in declaration order.
+    pub services: Vec<(String, Service)>,
+    /// Errors in declaration order.
+    pub errors: Vec<(String, ErrorDef)>,
+    /// Methods in declaration order.
+    pub methods: Vec<MethodDef>,
+}
+
+/// `x-contract`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContractInfo {
+    pub name: String,
+    pub error_domain: String,
+    #[serde(default)]
+    pub protocol_version: Option<String>,
+    #[serde(default)]
+    pub extension_uri: Option<String>,
+    #[serde(default)]
+    pub versions: Vec<String>,
+    #[serde(default)]
+    pub method_prefix: Option<String>,
+}
+
+/// One entry of `x-services`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Service {
+    pub description: String,
+}
+
+/// One entry of `x-errors`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ErrorDef {
+    pub code: i64,
+    pub reason: String,
+    pub http_status: u16,
+    pub message: String,
+    pub description: String,
+}
+
+/// One entry of `x-methods`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MethodDef {
+    #[serde(skip)]
+    pub name: String,
+    pub description: String,
+    pub service: String,
+    pub params: String,
+    pub result: String,
+    pub streaming: bool,
+    #[serde(default)]
+    pub errors: Vec<String>,
+    #[serde(default)]
+    pub capability: Option<String>,
+    #[serde(default)]
+    pub since: Option<String>,
+    #[serde(default)]
+    pub binding: Option<String>,
+    #[serde(default)]
+    pub notification: bool,
+    pub examples: Vec<Example>,
+}
+
+/// One example of a method call.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    pub summary: String,
+    pub params: Value,
+    #[serde(default)]
+    pub result: Option<Value>,
+    #[serde(default)]
+    pub events: Option<Vec<Value>>,
+}
+
+impl Contract {
+    /// Reads the contract sections of one schema document and checks them for
+    /// internal consistency (every reference resolves, names are unique).
+    pub fn from_schema(file: &str, schema: &Value) -> Result<Self> {
+        let root = schema
+            .as_object()
+            .ok_or_else(|| Error::schema(file, "the schema is not a JSON object"))?;
+        let info: ContractInfo = section(file, root, "x-contract")?;
+        let services: Vec<(String, Service)> = ordered_section(file, root, "x-services")?;
+        let errors: Vec<(String, ErrorDef)> = ordered_section(file, root, "x-errors")?;
+        let methods: Vec<(String, MethodDef)> = ordered_section(file, root, "x-methods")?;
+        let definitions = root
+            .get("definitions")
+            .and_then(Value::as_object)
+            .ok_or_else(|| Error::schema(file, "missing `definitions`"))?;
+
+        let methods = methods
+            .into_iter()
+            .map(|(name, mut method)| {
+                method.name = name;
+                method
+            })
+            .collect::<Vec<_>>();
+
+        for method in &methods {
+            let at = |what: &str| format!("x-methods.{}: {what}", method.name);
+            if !services.iter().any(|(key, _)| key == &method.service) {
+                return Err(Error::schema(file, at(&format!("unknown service `{}`", method.service))));
+            }
+            for type_name in [&method.params, &method.result] {
+                if !definitions.contains_key(type_name.as_str()) {
+                    return Err(Error::schema(file, at(&format!("no definition `{type_name}`"))));
+                }
+            }
+            for error in &method.errors {
+                if !errors.iter().any(|(key, _)| key == error) {
+                    return Err(Error::schema(file, at(&format!("unknown error `{error}`"))));
+                }
+            }
+            if let Some(since) = &method.since {
+                if !info.versions.contains(since) {
+                    return Err(Error::schema(file, at(&format!("`since` {since} is not a declared version"))));
+                }
+            }
+            if method.examples.is_empty() {
+                return Err(Error::schema(file, at("needs at least one example")));
+            }
+            for example in &method.examples {
+                let ok = if method.streaming {
+                    example.events.is_some() && example.result.is_none()
+                } else {
+                    example.result.is_some() && example.events.is_none()
+                };
+                if !ok {
+                    return Err(Error::schema(
+                        file,
+                        at("examples of streaming methods carry `events`, others `result`"),
+                    ));
+                }
+            }
+        }
+        for required in ["ParseError", "InvalidRequest", "MethodNotFound", "InvalidParams", "InternalError"] {
+            let code = standard_code(required);
+            if !errors.iter().any(|(_, e)| e.code == code) {
+                return Err(Error::schema(file, format!("x-errors lacks the JSON-RPC error {code}")));
+            }
+        }
+
+        Ok(Contract {
+            name: info.name.clone(),
+            file: file.to_string(),
+            info,
+            services,
+            errors,
+            methods,
+        })
+    }
+
+    /// The registry entry of this contract with the given JSON-RPC code.
+    pub fn error_with_code(&self, code: i64) -> Option<&str> {
+        self.errors
+            .iter()
+            .find(|(_, e)| e.code == code)
+            .map(|(name, _)| name.as_str())
+    }
+}
+
+fn standard_code(name: &str) -> i64 {
+    match name {
+        "ParseError" => -32700,
+        "InvalidRequest" => -32600,
+        "MethodNotFound" => -32601,
+        "InvalidParams" => -32602,
+        _ => -32603,
+    }
+}
+
+fn section<T: for<'de> Deserialize<'de>>(file: &str, root: &Map<String, Value>, key: &str) -> Result<T> {
+    let value = root
+        .get(key)
+        .ok_or_else(|| Error::schema(file, format!("missing `{key}`")))?;
+    serde_json::from_value(value.clone()).map_err(|e| Error::schema(file, format!("{key}: {e}")))
+}
+
+fn ordered_section<T: for<'de> Deserialize<'de>>(
+    file: &str,
+    root: &Map<String, Value>,
+    key: &str,
+) -> Result<Vec<(String, T)>> {
+    let object = root
+        .get(key)
+        .and_then(Value::as_object)
+        .ok_or_else(|| Error::schema(file, format!("missing object `{key}`")))?;
+    object
+        .iter()
+        .map(|(name, value)| {
+            serde_json::from_value(value.clone())
+                .map(|parsed| (name.clone(), parsed))
+                .map_err(|e| Error::schema(file, format!("{key}.{name}: {e}")))
+        })
+        .collect()
+}

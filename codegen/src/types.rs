@@ -1,0 +1,53 @@
+//! Payload types: runs typify over the prepared definitions and hands the
+//! result to the post-pass.
+
+use crate::postpass;
+use crate::preprocess::Notes;
+use crate::{Error, Result};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use typify::{TypeSpace, TypeSpaceSettings};
+
+/// The payload types as a syntax tree, with the Rust name of every definition.
+pub struct Types {
+    pub file: syn::File,
+    /// Definition name → Rust type name.
+    pub names: BTreeMap<String, String>,
+}
+
+pub fn generate(definitions: &Map<String, Value>, notes: &Notes) -> Result<Types> {
+    let mut settings = TypeSpaceSettings::default();
+    settings.with_struct_builder(false).with_derive("PartialEq".to_string());
+    let mut space = TypeSpace::new(&settings);
+    let root = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "definitions": definitions,
+    });
+    let root: schemars::schema::RootSchema =
+        serde_json::from_value(root).map_err(|e| Error::Typify(format!("schema model: {e}")))?;
+    space
+        .add_root_schema(root)
+        .map_err(|e| Error::Typify(e.to_string()))?;
+
+    let mut names = BTreeMap::new();
+    for name in definitions.keys() {
+        let reference: schemars::schema::Schema =
+            serde_json::from_value(json!({ "$ref": format!("#/definitions/{name}") }))
+                .map_err(|e| Error::Typify(e.to_string()))?;
+        let id = space
+            .add_type(&reference)
+            .map_err(|e| Error::Typify(format!("{name}: {e}")))?;
+        let ty = space
+            .get_type(&id)
+            .map_err(|e| Error::Typify(format!("{name}: {e}")))?;
+        names.insert(name.clone(), ty.name());
+    }
+
+    let tokens = space.to_stream();
+    let mut file: syn::File = syn::parse2(tokens).map_err(|e| Error::Syntax {
+        what: "typify output".into(),
+        message: e.to_string(),
+    })?;
+    postpass::apply(&mut file, definitions, notes, &names)?;
+    Ok(Types { file, names })
+}

@@ -1,0 +1,25 @@
+//! The CleverAgents A2A contract crate.
+//!
+//! Everything here is derived from `schema/a2a.json` and
+//! `schema/cleveragents-ext.json`:
+//!
+//! - [`types`]: every payload type, serialized as ProtoJSON (camelCase, enum names)
+//!   and accepting snake_case field names and integer enum values on input;
+//! - [`methods`]: the method table — [`methods::METHODS`], one marker type per
+//!   method in [`methods::markers`] implementing [`rpc::Method`];
+//! - [`errors`]: the error registry ([`ErrorKind`]);
+//! - [`handlers`]: one async trait per service and the [`Router`] dispatcher;
+//! - [`client`]: typed stubs on [`rpc::Client`] over any [`rpc::Transport`].
+//!
+//! [`rpc`] is the small hand-written runtime the generated code stands on. The
+//! crate performs no I/O: transports live in the server and client crates.
+
+#[path = "gen/mod.rs"]
+mod generated;
+pub mod rpc;
+
+pub use generated::{client, errors, handlers, methods, types};
+pub use errors::ErrorKind;
+pub use handlers::{Handler, Router};
+pub use methods::{find_method, Contract, METHODS};
+pub use rpc::{CallContext, Error, Method, MethodDescriptor, Outcome};
