@@ -23,7 +23,10 @@ pub enum Error {
     #[error("reading {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path} is not JSON: {source}")]
-    Json { path: PathBuf, source: serde_json::Error },
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
     #[error("typify rejected the schema: {0}")]
     Typify(String),
     #[error("generated code does not parse ({what}): {message}")]
@@ -78,7 +81,10 @@ pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
     let types = types::generate(&definitions, &notes)?;
     let sources = schemas.iter().map(|(file, _)| file.as_str()).collect::<Vec<_>>();
     let mut files = BTreeMap::new();
-    files.insert("types.rs".to_string(), emit::render("types", &sources, types.file)?);
+    files.insert(
+        "types.rs".to_string(),
+        emit::render("types", &sources, types.file)?,
+    );
     for (name, tokens) in emit::emit_all(&contracts, &types.names)? {
         files.insert(format!("{name}.rs"), emit::render(&name, &sources, tokens)?);
     }
@@ -94,7 +100,10 @@ fn check_unique_methods(contracts: &[model::Contract]) -> Result<()> {
             if let Some(other) = seen.insert(rust.clone(), method.name.clone()) {
                 return Err(Error::schema(
                     &contract.file,
-                    format!("methods `{other}` and `{}` map to the same Rust name `{rust}`", method.name),
+                    format!(
+                        "methods `{other}` and `{}` map to the same Rust name `{rust}`",
+                        method.name
+                    ),
                 ));
             }
         }
@@ -120,7 +129,11 @@ pub fn write_output(dir: &Path, output: &Output) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     for entry in std::fs::read_dir(dir).map_err(io(dir))? {
         let path = entry.map_err(io(dir))?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
         if name.ends_with(".rs") && !output.files.contains_key(&name) {
             std::fs::remove_file(&path).map_err(io(&path))?;
         }

@@ -25,7 +25,9 @@ fn main() -> ExitCode {
                 None => return usage("--schemas needs a comma-separated list of files in schema/"),
             },
             "-h" | "--help" => {
-                println!("usage: codegen [--check] [--root WORKSPACE] [--schemas a2a.json,cleveragents-ext.json]");
+                println!(
+                    "usage: codegen [--check] [--root WORKSPACE] [--schemas a2a.json,cleveragents-ext.json]"
+                );
                 return ExitCode::SUCCESS;
             }
             other => return usage(&format!("unknown argument `{other}`")),

@@ -118,7 +118,10 @@ impl Contract {
         for method in &methods {
             let at = |what: &str| format!("x-methods.{}: {what}", method.name);
             if !services.iter().any(|(key, _)| key == &method.service) {
-                return Err(Error::schema(file, at(&format!("unknown service `{}`", method.service))));
+                return Err(Error::schema(
+                    file,
+                    at(&format!("unknown service `{}`", method.service)),
+                ));
             }
             for type_name in [&method.params, &method.result] {
                 if !definitions.contains_key(type_name.as_str()) {
@@ -132,14 +135,19 @@ impl Contract {
             }
             if let Some(since) = &method.since {
                 if !info.versions.contains(since) {
-                    return Err(Error::schema(file, at(&format!("`since` {since} is not a declared version"))));
+                    return Err(Error::schema(
+                        file,
+                        at(&format!("`since` {since} is not a declared version")),
+                    ));
                 }
             }
             if method.examples.is_empty() {
                 return Err(Error::schema(file, at("needs at least one example")));
             }
             for example in &method.examples {
-                let ok = if method.streaming {
+                let ok = if method.notification {
+                    example.events.is_none()
+                } else if method.streaming {
                     example.events.is_some() && example.result.is_none()
                 } else {
                     example.result.is_some() && example.events.is_none()
@@ -152,10 +160,19 @@ impl Contract {
                 }
             }
         }
-        for required in ["ParseError", "InvalidRequest", "MethodNotFound", "InvalidParams", "InternalError"] {
+        for required in [
+            "ParseError",
+            "InvalidRequest",
+            "MethodNotFound",
+            "InvalidParams",
+            "InternalError",
+        ] {
             let code = standard_code(required);
             if !errors.iter().any(|(_, e)| e.code == code) {
-                return Err(Error::schema(file, format!("x-errors lacks the JSON-RPC error {code}")));
+                return Err(Error::schema(
+                    file,
+                    format!("x-errors lacks the JSON-RPC error {code}"),
+                ));
             }
         }
 

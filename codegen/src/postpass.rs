@@ -27,7 +27,10 @@ pub fn apply(
         .content_hosts
         .iter()
         .filter_map(|(host, info)| {
-            Some((names.get(&info.content_type)?.as_str(), (host.as_str(), info.alternatives.as_slice())))
+            Some((
+                names.get(&info.content_type)?.as_str(),
+                (host.as_str(), info.alternatives.as_slice()),
+            ))
         })
         .collect();
     let mut extra: Vec<Item> = Vec::new();
@@ -45,7 +48,8 @@ pub fn apply(
                 if let Fields::Named(fields) = &mut item.fields {
                     for field in &mut fields.named {
                         let ident = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_default();
-                        let wire = serde_rename(&field.attrs).unwrap_or_else(|| ident.trim_end_matches('_').to_string());
+                        let wire = serde_rename(&field.attrs)
+                            .unwrap_or_else(|| ident.trim_end_matches('_').to_string());
                         if is_content_host && ident == CONTENT_FIELD {
                             field.attrs.push(syn::parse_quote!(
                                 #[serde(flatten, deserialize_with = "crate::rpc::exactly_one_content")]
@@ -79,12 +83,15 @@ pub fn apply(
                     }
                 }
                 if let Some(numbers) = def.and_then(|d| notes.proto_enums.get(d)) {
-                    item.attrs.push(syn::parse_quote!(#[serde(try_from = "crate::rpc::ProtoEnumRepr")]));
+                    item.attrs
+                        .push(syn::parse_quote!(#[serde(try_from = "crate::rpc::ProtoEnumRepr")]));
                     extra.push(proto_enum_impl(&item.ident, item, numbers)?);
                 }
                 if let Some((host, alternatives)) = content_types.get(name.as_str()) {
                     let ident = &item.ident;
-                    let alternatives = alternatives.iter().map(|a| LitStr::new(a, proc_macro2::Span::call_site()));
+                    let alternatives = alternatives
+                        .iter()
+                        .map(|a| LitStr::new(a, proc_macro2::Span::call_site()));
                     extra.push(syn::parse_quote! {
                         impl crate::rpc::OneOfContent for #ident {
                             const HOST: &'static str = #host;
@@ -96,7 +103,8 @@ pub fn apply(
             _ => {}
         }
     }
-    file.items.retain(|item| !matches!(item, Item::Mod(m) if m.ident == "error"));
+    file.items
+        .retain(|item| !matches!(item, Item::Mod(m) if m.ident == "error"));
     file.items.push(syn::parse_quote! {
         /// Error from a generated `TryFrom` or `FromStr` implementation.
         pub use crate::rpc::ConversionError;

@@ -47,10 +47,16 @@ pub fn bundle(schemas: &[(String, Value)]) -> Result<Map<String, Value>> {
             .ok_or_else(|| Error::schema(file, "missing `definitions`"))?;
         for (name, definition) in definitions {
             if name.ends_with(ENVELOPE_SUFFIX) {
-                return Err(Error::schema(file, format!("definition `{name}` uses the reserved suffix `{ENVELOPE_SUFFIX}`")));
+                return Err(Error::schema(
+                    file,
+                    format!("definition `{name}` uses the reserved suffix `{ENVELOPE_SUFFIX}`"),
+                ));
             }
             if merged.contains_key(name) {
-                return Err(Error::schema(file, format!("definition `{name}` is defined twice across the schemas")));
+                return Err(Error::schema(
+                    file,
+                    format!("definition `{name}` is defined twice across the schemas"),
+                ));
             }
             let mut definition = definition.clone();
             localize_refs(&mut definition);
@@ -88,7 +94,10 @@ fn check_refs(owner: &str, value: &Value, names: &[String]) -> Result<()> {
             if let Some(Value::String(reference)) = map.get("$ref") {
                 let target = reference.strip_prefix("#/definitions/").unwrap_or(reference);
                 if !names.iter().any(|n| n == target) {
-                    return Err(Error::schema("bundle", format!("`{owner}` refers to unknown `{reference}`")));
+                    return Err(Error::schema(
+                        "bundle",
+                        format!("`{owner}` refers to unknown `{reference}`"),
+                    ));
                 }
             }
             map.values().try_for_each(|v| check_refs(owner, v, names))
@@ -111,7 +120,10 @@ pub fn prepare(definitions: &mut Map<String, Value>, contracts: &[Contract]) -> 
         }
         if let Some((content_name, content)) = split_content(&name, &mut definition, &mut notes)? {
             if definitions.contains_key(&content_name) {
-                return Err(Error::schema("bundle", format!("`{content_name}` collides with the content enum of `{name}`")));
+                return Err(Error::schema(
+                    "bundle",
+                    format!("`{content_name}` collides with the content enum of `{name}`"),
+                ));
             }
             definitions.insert(content_name, content);
         }
@@ -120,7 +132,10 @@ pub fn prepare(definitions: &mut Map<String, Value>, contracts: &[Contract]) -> 
         definitions.insert(name, definition);
     }
     if !definitions.contains_key(REQUEST_ID) {
-        return Err(Error::schema("bundle", format!("no `{REQUEST_ID}` definition for the request envelopes")));
+        return Err(Error::schema(
+            "bundle",
+            format!("no `{REQUEST_ID}` definition for the request envelopes"),
+        ));
     }
     for contract in contracts {
         for method in &contract.methods {
@@ -128,7 +143,10 @@ pub fn prepare(definitions: &mut Map<String, Value>, contracts: &[Contract]) -> 
             rewrite_constants(&mut envelope);
             let envelope_name = envelope_name(&method.name);
             if definitions.contains_key(&envelope_name) {
-                return Err(Error::schema(&contract.file, format!("envelope `{envelope_name}` collides")));
+                return Err(Error::schema(
+                    &contract.file,
+                    format!("envelope `{envelope_name}` collides"),
+                ));
             }
             definitions.insert(envelope_name, envelope);
         }
@@ -202,7 +220,10 @@ fn proto_numbers(name: &str, definition: &Value) -> Result<Option<Vec<(String, i
         .zip(numbers)
         .map(|(n, v)| match (n.as_str(), v.as_i64()) {
             (Some(n), Some(v)) => Ok((n.to_string(), v)),
-            _ => Err(Error::schema("bundle", format!("`{name}`: enum names must be strings and numbers integers"))),
+            _ => Err(Error::schema(
+                "bundle",
+                format!("`{name}`: enum names must be strings and numbers integers"),
+            )),
         })
         .collect::<Result<Vec<_>>>()
         .map(Some)
@@ -246,9 +267,12 @@ fn split_content(name: &str, definition: &mut Value, notes: &mut Notes) -> Resul
         .ok_or_else(|| Error::schema("bundle", format!("`{name}`: properties must be an object")))?;
     let mut variants = Vec::new();
     for key in &alternatives {
-        let schema = properties
-            .remove(key)
-            .ok_or_else(|| Error::schema("bundle", format!("`{name}`: alternative `{key}` is not a property")))?;
+        let schema = properties.remove(key).ok_or_else(|| {
+            Error::schema(
+                "bundle",
+                format!("`{name}`: alternative `{key}` is not a property"),
+            )
+        })?;
         variants.push(json!({
             "type": "object",
             "properties": { key.as_str(): schema },

@@ -17,7 +17,9 @@ pub struct Types {
 
 pub fn generate(definitions: &Map<String, Value>, notes: &Notes) -> Result<Types> {
     let mut settings = TypeSpaceSettings::default();
-    settings.with_struct_builder(false).with_derive("PartialEq".to_string());
+    settings
+        .with_struct_builder(false)
+        .with_derive("PartialEq".to_string());
     let mut space = TypeSpace::new(&settings);
     let root = json!({
         "$schema": "http://json-schema.org/draft-07/schema#",

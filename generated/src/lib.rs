@@ -14,12 +14,14 @@
 //! [`rpc`] is the small hand-written runtime the generated code stands on. The
 //! crate performs no I/O: transports live in the server and client crates.
 
+// Generated code is formatted by the generator (prettyplease), not rustfmt.
+#[rustfmt::skip]
 #[path = "gen/mod.rs"]
 mod generated;
 pub mod rpc;
 
-pub use generated::{client, errors, handlers, methods, types};
 pub use errors::ErrorKind;
+pub use generated::{client, errors, handlers, methods, types};
 pub use handlers::{Handler, Router};
 pub use methods::{find_method, Contract, METHODS};
 pub use rpc::{CallContext, Error, Method, MethodDescriptor, Outcome};

@@ -72,7 +72,10 @@ impl Error {
     /// The answer of a handler method that the backend does not implement.
     pub fn unimplemented(descriptor: &MethodDescriptor) -> Self {
         let kind = descriptor.contract.method_not_found();
-        Error::new(kind, format!("`{}` is not implemented by this agent", descriptor.name))
+        Error::new(
+            kind,
+            format!("`{}` is not implemented by this agent", descriptor.name),
+        )
     }
 
     /// Adds an entry to the ErrorInfo `metadata` map.
@@ -200,7 +203,12 @@ pub fn contract_of_name(method: &str) -> Contract {
         .iter()
         .copied()
         .find(|c| c.method_prefix().is_some_and(|p| method.starts_with(p)))
-        .or_else(|| Contract::ALL.iter().copied().find(|c| c.method_prefix().is_none()))
+        .or_else(|| {
+            Contract::ALL
+                .iter()
+                .copied()
+                .find(|c| c.method_prefix().is_none())
+        })
         .unwrap_or(Contract::ALL[0])
 }
 
@@ -267,9 +275,16 @@ where
 {
     let rest = Map::<String, Value>::deserialize(deserializer)?;
     if let Some(unknown) = rest.keys().find(|k| !T::ALTERNATIVES.contains(&k.as_str())) {
-        return Err(D::Error::custom(format_args!("unknown field `{unknown}` in {}", T::HOST)));
+        return Err(D::Error::custom(format_args!(
+            "unknown field `{unknown}` in {}",
+            T::HOST
+        )));
     }
-    let present: Vec<&str> = T::ALTERNATIVES.iter().copied().filter(|k| rest.contains_key(*k)).collect();
+    let present: Vec<&str> = T::ALTERNATIVES
+        .iter()
+        .copied()
+        .filter(|k| rest.contains_key(*k))
+        .collect();
     let expected = T::ALTERNATIVES.join("`, `");
     match present.as_slice() {
         [_] => T::deserialize(Value::Object(rest)).map_err(D::Error::custom),
@@ -398,7 +413,10 @@ impl CallContext {
 
     /// True when `descriptor` exists at the caller's version of its contract.
     pub fn can_see(&self, descriptor: &MethodDescriptor) -> bool {
-        match (descriptor.since.and_then(Version::parse), self.version_of(descriptor.contract)) {
+        match (
+            descriptor.since.and_then(Version::parse),
+            self.version_of(descriptor.contract),
+        ) {
             (Some(since), Some(current)) => since <= current,
             _ => true,
         }
@@ -437,6 +455,9 @@ pub struct MethodDescriptor {
     pub roundtrip_params: fn(Value) -> Result<Value, String>,
     /// Decodes a result (or one event) into the Rust type and encodes it again.
     pub roundtrip_result: fn(Value) -> Result<Value, String>,
+    /// Decodes a whole JSON-RPC request for this method (envelope with `jsonrpc`,
+    /// `id`, the exact `method` and its params) and encodes it again.
+    pub roundtrip_request: fn(Value) -> Result<Value, String>,
 }
 
 impl MethodDescriptor {
@@ -464,7 +485,10 @@ pub fn resolve(name: &str, ctx: &CallContext) -> Result<&'static MethodDescripto
 
 /// Decodes params for `descriptor`; absent params read as `{}`. A mismatch is
 /// invalid-params in the method's contract, with a BadRequest field violation.
-pub fn decode_params<T: DeserializeOwned>(descriptor: &MethodDescriptor, params: Option<Value>) -> Result<T, Error> {
+pub fn decode_params<T: DeserializeOwned>(
+    descriptor: &MethodDescriptor,
+    params: Option<Value>,
+) -> Result<T, Error> {
     let value = params.unwrap_or_else(|| Value::Object(Map::new()));
     serde_path_to_error::deserialize(value).map_err(|error| {
         let kind = descriptor.contract.invalid_params();
@@ -529,14 +553,17 @@ impl Outcome {
     pub fn from_stream<T: Serialize + 'static>(result: Result<EventStream<T>, Error>) -> Self {
         match result {
             Err(error) => Outcome::Single(Err(error)),
-            Ok(stream) => Outcome::Stream(Box::pin(MapStream::new(stream, |item: Result<Event<T>, Error>| {
-                item.and_then(|event| {
-                    Ok(Event {
-                        seq: event.seq,
-                        data: encode(&event.data)?,
+            Ok(stream) => Outcome::Stream(Box::pin(MapStream::new(
+                stream,
+                |item: Result<Event<T>, Error>| {
+                    item.and_then(|event| {
+                        Ok(Event {
+                            seq: event.seq,
+                            data: encode(&event.data)?,
+                        })
                     })
-                })
-            }))),
+                },
+            ))),
         }
     }
 
@@ -564,7 +591,12 @@ fn encode<T: Serialize>(value: &T) -> Result<Value, Error> {
 /// A JSON-level dispatcher: what transports call. Implemented by the generated
 /// [`crate::Router`].
 pub trait Dispatch: Send + Sync + 'static {
-    fn dispatch<'a>(&'a self, ctx: CallContext, method: &'a str, params: Option<Value>) -> BoxFuture<'a, Outcome>;
+    fn dispatch<'a>(
+        &'a self,
+        ctx: CallContext,
+        method: &'a str,
+        params: Option<Value>,
+    ) -> BoxFuture<'a, Outcome>;
 }
 
 /// Maps the items of a stream (a tiny adapter so the crate needs no futures-util).
@@ -639,7 +671,11 @@ pub trait Transport: Send + Sync {
     /// Sends a request and waits for its result.
     fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>>;
     /// Sends a streaming request; the stream ends with the method's final response.
-    fn subscribe<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<RawEventStream, CallError>>;
+    fn subscribe<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>>;
 }
 
 /// The typed client: one generated method per callable method (see [`crate::client`]).
@@ -670,11 +706,15 @@ impl<T: Transport> Client<T> {
     {
         let params = serde_json::to_value(params).map_err(|e| CallError::Decode(e.to_string()))?;
         let raw = self.transport.subscribe(M::NAME, params).await?;
-        Ok(Box::pin(MapStream::new(raw, |item: Result<Event<Value>, CallError>| {
-            item.and_then(|event| {
-                let data = serde_json::from_value(event.data).map_err(|e| CallError::Decode(format!("{}: {e}", M::NAME)))?;
-                Ok(Event { seq: event.seq, data })
-            })
-        })))
+        Ok(Box::pin(MapStream::new(
+            raw,
+            |item: Result<Event<Value>, CallError>| {
+                item.and_then(|event| {
+                    let data = serde_json::from_value(event.data)
+                        .map_err(|e| CallError::Decode(format!("{}: {e}", M::NAME)))?;
+                    Ok(Event { seq: event.seq, data })
+                })
+            },
+        )))
     }
 }

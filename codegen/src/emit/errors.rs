@@ -28,7 +28,13 @@ pub fn emit(contracts: &[Contract]) -> Result<TokenStream> {
             ));
             variants.push(quote!(#docs #v));
             all.push(quote!(Self::#v));
-            let (c, r, s, m, d) = (error.code, &error.reason, error.http_status, &error.message, &error.description);
+            let (c, r, s, m, d) = (
+                error.code,
+                &error.reason,
+                error.http_status,
+                &error.message,
+                &error.description,
+            );
             code.push(quote!(Self::#v => #c));
             reason.push(quote!(Self::#v => #r));
             domain.push(quote!(Self::#v => #dom));

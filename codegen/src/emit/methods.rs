@@ -20,10 +20,17 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
     for contract in contracts {
         let v = contract_variant(contract);
         let info = &contract.info;
-        let docs = doc(&format!("The `{}` contract (`schema/{}`).", contract.name, contract.file));
+        let docs = doc(&format!(
+            "The `{}` contract (`schema/{}`).",
+            contract.name, contract.file
+        ));
         contract_variants.push(quote!(#docs #v));
         let (name, domain) = (&contract.name, &info.error_domain);
-        let (protocol, uri, prefix) = (opt(&info.protocol_version), opt(&info.extension_uri), opt(&info.method_prefix));
+        let (protocol, uri, prefix) = (
+            opt(&info.protocol_version),
+            opt(&info.extension_uri),
+            opt(&info.method_prefix),
+        );
         let versions = &info.versions;
         contract_arms.name.push(quote!(Self::#v => #name));
         contract_arms.domain.push(quote!(Self::#v => #domain));
@@ -38,13 +45,27 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             (&mut contract_arms.invalid_params, -32602),
             (&mut contract_arms.internal_error, -32603),
         ] {
-            let error = contract.error_with_code(code).ok_or_else(|| Error::schema(&contract.file, format!("no error {code}")))?;
+            let error = contract
+                .error_with_code(code)
+                .ok_or_else(|| Error::schema(&contract.file, format!("no error {code}")))?;
             let e = error_variant(error);
             field.push(quote!(Self::#v => crate::errors::ErrorKind::#e));
         }
     }
     let all_contracts = contracts.iter().map(contract_variant);
-    let ContractArms { name, domain, protocol, uri, prefix, versions, parse_error, invalid_request, method_not_found, invalid_params, internal_error } = contract_arms;
+    let ContractArms {
+        name,
+        domain,
+        protocol,
+        uri,
+        prefix,
+        versions,
+        parse_error,
+        invalid_request,
+        method_not_found,
+        invalid_params,
+        internal_error,
+    } = contract_arms;
 
     let mut descriptors = Vec::new();
     let mut markers = Vec::new();
@@ -55,15 +76,22 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
         for method in &contract.methods {
             let m = marker(method);
             let wire = &method.name;
-            let (service, params_def, result_def, description) = (&method.service, &method.params, &method.result, &method.description);
+            let (service, params_def, result_def, description) = (
+                &method.service,
+                &method.params,
+                &method.result,
+                &method.description,
+            );
             let params = names.ty(&method.params)?;
             let result = names.ty(&method.result)?;
+            let envelope = names.ty(&crate::preprocess::envelope_name(&method.name))?;
             let (streaming, notification) = (method.streaming, method.notification);
             let errors = method.errors.iter().map(|e| {
                 let e = error_variant(e);
                 quote!(crate::errors::ErrorKind::#e)
             });
-            let (capability, since, binding) = (opt(&method.capability), opt(&method.since), opt(&method.binding));
+            let (capability, since, binding) =
+                (opt(&method.capability), opt(&method.since), opt(&method.binding));
             descriptors.push(quote! {
                 crate::rpc::MethodDescriptor {
                     name: #wire,
@@ -80,6 +108,7 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                     description: #description,
                     roundtrip_params: crate::rpc::roundtrip::<#params>,
                     roundtrip_result: crate::rpc::roundtrip::<#result>,
+                    roundtrip_request: crate::rpc::roundtrip::<#envelope>,
                 }
             });
             let docs = doc(&format!("`{wire}`: {description}"));
