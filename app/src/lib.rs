@@ -1,0 +1,1 @@
+//! Reference application layer: services and storage behind the contract.

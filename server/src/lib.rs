@@ -1,0 +1,1 @@
+//! Transports for the contract (HTTP JSON-RPC + SSE, stdio NDJSON).
