@@ -6,9 +6,20 @@ mod common;
 use a2a::find_method;
 use serde_json::Value;
 
-fn check(validator: &jsonschema::Validator, roundtrip: fn(Value) -> Result<Value, String>, value: &Value, what: &str) {
-    let errors: Vec<String> = validator.iter_errors(value).map(|e| format!("{}: {e}", e.instance_path())).collect();
-    assert!(errors.is_empty(), "{what} does not validate: {errors:?}\n{value:#}");
+fn check(
+    validator: &jsonschema::Validator,
+    roundtrip: fn(Value) -> Result<Value, String>,
+    value: &Value,
+    what: &str,
+) {
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{what} does not validate: {errors:?}\n{value:#}"
+    );
     let back = roundtrip(value.clone()).unwrap_or_else(|e| panic!("{what} does not decode: {e}\n{value:#}"));
     assert_eq!(&back, value, "{what} changed in a round trip");
 }
@@ -32,7 +43,12 @@ fn every_example_validates_and_round_trips() {
             };
             assert!(!outputs.is_empty(), "{name} example {i} has no output");
             for (j, output) in outputs.into_iter().enumerate() {
-                check(&result, descriptor.roundtrip_result, output, &format!("{name} example {i} output {j}"));
+                check(
+                    &result,
+                    descriptor.roundtrip_result,
+                    output,
+                    &format!("{name} example {i} output {j}"),
+                );
                 checked += 1;
             }
         }
@@ -44,7 +60,8 @@ fn every_example_validates_and_round_trips() {
 fn request_envelopes_of_every_example_round_trip() {
     for (name, entry) in common::method_entries() {
         let descriptor = find_method(&name).expect("method");
-        let mut envelope = serde_json::json!({ "jsonrpc": "2.0", "method": name, "params": entry["examples"][0]["params"] });
+        let mut envelope =
+            serde_json::json!({ "jsonrpc": "2.0", "method": name, "params": entry["examples"][0]["params"] });
         if !descriptor.notification {
             envelope["id"] = serde_json::json!(7);
         }

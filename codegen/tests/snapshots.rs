@@ -1,0 +1,98 @@
+//! Snapshot tests of the generator on small fixture schemas that hold every
+//! shape it supports. Set `UPDATE_SNAPSHOTS=1` to rewrite the snapshots after an
+//! intended change, then review the diff.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn load(files: &[&str]) -> Vec<(String, Value)> {
+    codegen::load_schemas(&fixtures(), files).expect("fixtures load")
+}
+
+fn check_snapshots(name: &str, files: &[&str]) {
+    let output = codegen::generate(&load(files)).expect("fixture generates");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        codegen::write_output(&dir, &output).expect("snapshots written");
+    }
+    let stale = codegen::stale_files(&dir, &output).expect("compare");
+    assert!(
+        stale.is_empty(),
+        "snapshots {stale:?} of `{name}` differ; rerun with UPDATE_SNAPSHOTS=1 and review"
+    );
+}
+
+#[test]
+fn single_contract_snapshot() {
+    check_snapshots("mini", &["mini.json"]);
+}
+
+#[test]
+fn contract_with_extension_snapshot() {
+    check_snapshots("mini-with-ext", &["mini.json", "mini-ext.json"]);
+}
+
+fn generation_error(mutate: impl FnOnce(&mut Vec<(String, Value)>)) -> String {
+    let mut schemas = load(&["mini.json", "mini-ext.json"]);
+    mutate(&mut schemas);
+    codegen::generate(&schemas)
+        .expect_err("generation must fail")
+        .to_string()
+}
+
+#[test]
+fn method_naming_an_unknown_definition_is_rejected() {
+    let error = generation_error(|s| s[0].1["x-methods"]["GetNote"]["params"] = "Nope".into());
+    assert_eq!(error, "mini.json: x-methods.GetNote: no definition `Nope`");
+}
+
+#[test]
+fn method_naming_an_unknown_error_is_rejected() {
+    let error = generation_error(|s| s[0].1["x-methods"]["GetNote"]["errors"] = serde_json::json!(["Gone"]));
+    assert_eq!(error, "mini.json: x-methods.GetNote: unknown error `Gone`");
+}
+
+#[test]
+fn definition_in_both_files_is_rejected() {
+    let error = generation_error(|s| {
+        let note = s[0].1["definitions"]["Note"].clone();
+        s[1].1["definitions"]["Note"] = note;
+    });
+    assert_eq!(
+        error,
+        "mini-ext.json: definition `Note` is defined twice across the schemas"
+    );
+}
+
+#[test]
+fn dangling_reference_is_rejected() {
+    let error = generation_error(|s| {
+        s[1].1["definitions"]["ArchivePutParams"]["properties"]["note"]["$ref"] =
+            "mini.json#/definitions/Gone".into()
+    });
+    assert_eq!(
+        error,
+        "bundle: `ArchivePutParams` refers to unknown `#/definitions/Gone`"
+    );
+}
+
+#[test]
+fn method_without_example_is_rejected() {
+    let error = generation_error(|s| s[0].1["x-methods"]["GetNote"]["examples"] = serde_json::json!([]));
+    assert_eq!(error, "mini.json: x-methods.GetNote: needs at least one example");
+}
+
+#[test]
+fn since_must_be_a_declared_version() {
+    let error = generation_error(|s| s[1].1["x-methods"]["_mini/archive/put"]["since"] = "2.0".into());
+    assert_eq!(
+        error,
+        "mini-ext.json: x-methods._mini/archive/put: `since` 2.0 is not a declared version"
+    );
+}

@@ -1,0 +1,34 @@
+//! The drift gate: the committed `src/gen/` is exactly what the schemas produce
+//! now. Editing a schema without regenerating fails here.
+
+mod common;
+
+#[test]
+fn committed_code_matches_the_schemas() {
+    let root = common::workspace_root();
+    let output = codegen::generate_workspace(&root).expect("generation succeeds");
+    let stale = codegen::stale_files(&root.join(codegen::OUTPUT_DIR), &output).expect("compare");
+    assert!(
+        stale.is_empty(),
+        "generated/src/gen is stale ({stale:?}); run `cargo run -p cleveragents-codegen`"
+    );
+}
+
+#[test]
+fn generation_is_deterministic() {
+    let schemas = common::schemas();
+    let first = codegen::generate(&schemas).expect("first run");
+    let second = codegen::generate(&schemas).expect("second run");
+    assert_eq!(first, second);
+}
+
+#[test]
+fn a_schema_edit_makes_the_committed_code_stale() {
+    let mut schemas = common::schemas();
+    let task = &mut schemas[0].1["definitions"]["Task"]["description"];
+    *task = serde_json::json!("An edited description.");
+    let output = codegen::generate(&schemas).expect("generation succeeds");
+    let root = common::workspace_root();
+    let stale = codegen::stale_files(&root.join(codegen::OUTPUT_DIR), &output).expect("compare");
+    assert_eq!(stale, ["types.rs"]);
+}
