@@ -139,7 +139,19 @@ pub fn prepare(definitions: &mut Map<String, Value>, contracts: &[Contract]) -> 
     }
     for contract in contracts {
         for method in &contract.methods {
-            let mut envelope = envelope_definition(method.name.as_str(), &method.params, method.notification);
+            // JSON-RPC lets a request omit `params`; allow it where an empty object
+            // would be valid params anyway.
+            let params_optional = definitions
+                .get(&method.params)
+                .and_then(|d| d.get("required"))
+                .and_then(Value::as_array)
+                .is_none_or(|required| required.is_empty());
+            let mut envelope = envelope_definition(
+                method.name.as_str(),
+                &method.params,
+                method.notification,
+                params_optional,
+            );
             rewrite_constants(&mut envelope);
             let envelope_name = envelope_name(&method.name);
             if definitions.contains_key(&envelope_name) {
@@ -171,13 +183,16 @@ pub fn method_type_name(method: &str) -> String {
         .collect()
 }
 
-fn envelope_definition(method: &str, params: &str, notification: bool) -> Value {
+fn envelope_definition(method: &str, params: &str, notification: bool, params_optional: bool) -> Value {
     let mut properties = json!({
         "jsonrpc": { "description": "JSON-RPC protocol version; always `2.0`.", "const": "2.0" },
         "method": { "description": "The method name.", "const": method },
         "params": { "description": "The method's parameters.", "$ref": format!("#/definitions/{params}") }
     });
-    let mut required = vec!["jsonrpc", "method", "params"];
+    let mut required = vec!["jsonrpc", "method"];
+    if !params_optional {
+        required.push("params");
+    }
     if !notification {
         properties["id"] = json!({ "description": "Request identifier echoed in the response.", "$ref": format!("#/definitions/{REQUEST_ID}") });
         required.insert(1, "id");

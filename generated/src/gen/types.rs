@@ -2456,7 +2456,8 @@ pub struct DiagnosticsRunRpcRequest {
     ///The method name.
     pub method: DiagnosticsRunRpcRequestMethod,
     ///The method's parameters.
-    pub params: DiagnosticsRunParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<DiagnosticsRunParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -2859,7 +2860,8 @@ pub struct GetExtendedAgentCardRpcRequest {
     ///The method name.
     pub method: GetExtendedAgentCardRpcRequestMethod,
     ///The method's parameters.
-    pub params: GetExtendedAgentCardRequest,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<GetExtendedAgentCardRequest>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -3249,7 +3251,8 @@ pub struct HealthCheckRpcRequest {
     ///The method name.
     pub method: HealthCheckRpcRequestMethod,
     ///The method's parameters.
-    pub params: HealthCheckParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<HealthCheckParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -4199,7 +4202,8 @@ pub struct ListTasksRpcRequest {
     ///The method name.
     pub method: ListTasksRpcRequestMethod,
     ///The method's parameters.
-    pub params: ListTasksRequest,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<ListTasksRequest>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -4426,7 +4430,8 @@ pub struct NamespaceListRpcRequest {
     ///The method name.
     pub method: NamespaceListRpcRequestMethod,
     ///The method's parameters.
-    pub params: NamespaceListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<NamespaceListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -4596,7 +4601,8 @@ pub struct NamespaceMembersRpcRequest {
     ///The method name.
     pub method: NamespaceMembersRpcRequestMethod,
     ///The method's parameters.
-    pub params: NamespaceMembersParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<NamespaceMembersParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -4782,7 +4788,8 @@ pub struct NamespaceShowRpcRequest {
     ///The method name.
     pub method: NamespaceShowRpcRequestMethod,
     ///The method's parameters.
-    pub params: NamespaceShowParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<NamespaceShowParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -6435,7 +6442,8 @@ pub struct PlanListRpcRequest {
     ///The method name.
     pub method: PlanListRpcRequestMethod,
     ///The method's parameters.
-    pub params: PlanListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<PlanListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -8063,7 +8071,8 @@ pub struct RegistryActionsListRpcRequest {
     ///The method name.
     pub method: RegistryActionsListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -8668,7 +8677,8 @@ pub struct RegistryActorsListRpcRequest {
     ///The method name.
     pub method: RegistryActorsListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -9273,7 +9283,8 @@ pub struct RegistryAutomationProfilesListRpcRequest {
     ///The method name.
     pub method: RegistryAutomationProfilesListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -9880,7 +9891,8 @@ pub struct RegistryInvariantsListRpcRequest {
     ///The method name.
     pub method: RegistryInvariantsListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -10600,7 +10612,8 @@ pub struct RegistryProjectsListRpcRequest {
     ///The method name.
     pub method: RegistryProjectsListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -11232,7 +11245,8 @@ pub struct RegistryResourceTypesListRpcRequest {
     ///The method name.
     pub method: RegistryResourceTypesListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -11837,7 +11851,8 @@ pub struct RegistryResourcesListRpcRequest {
     ///The method name.
     pub method: RegistryResourcesListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -12452,7 +12467,8 @@ pub struct RegistrySkillsListRpcRequest {
     ///The method name.
     pub method: RegistrySkillsListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -13055,7 +13071,8 @@ pub struct RegistryToolsListRpcRequest {
     ///The method name.
     pub method: RegistryToolsListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -13660,7 +13677,8 @@ pub struct RegistryValidationsListRpcRequest {
     ///The method name.
     pub method: RegistryValidationsListRpcRequestMethod,
     ///The method's parameters.
-    pub params: RegistryListParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RegistryListParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -15623,7 +15641,8 @@ pub struct SyncPullRpcRequest {
     ///The method name.
     pub method: SyncPullRpcRequestMethod,
     ///The method's parameters.
-    pub params: SyncPullParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<SyncPullParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -15762,7 +15781,8 @@ pub struct SyncPushRpcRequest {
     ///The method name.
     pub method: SyncPushRpcRequestMethod,
     ///The method's parameters.
-    pub params: SyncPushParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<SyncPushParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
@@ -16022,7 +16042,8 @@ pub struct SyncStatusRpcRequest {
     ///The method name.
     pub method: SyncStatusRpcRequestMethod,
     ///The method's parameters.
-    pub params: SyncStatusParams,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<SyncStatusParams>,
 }
 ///JSON-RPC protocol version; always `2.0`.
 #[derive(
