@@ -1,0 +1,1 @@
+//! Typed client over HTTP and stdio transports.
