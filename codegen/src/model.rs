@@ -70,6 +70,9 @@ pub struct MethodDef {
     pub errors: Vec<String>,
     #[serde(default)]
     pub capability: Option<String>,
+    /// Role the caller needs in the target namespace: `read`, `write` or `admin`.
+    #[serde(default)]
+    pub access: Option<String>,
     #[serde(default)]
     pub since: Option<String>,
     #[serde(default)]
@@ -140,6 +143,11 @@ impl Contract {
                         at(&format!("`since` {since} is not a declared version")),
                     ));
                 }
+            }
+            match (method.binding.is_some(), method.access.as_deref()) {
+                (false, Some("read" | "write" | "admin")) | (true, None) => {}
+                (false, _) => return Err(Error::schema(file, at("`access` must be read, write or admin"))),
+                (true, Some(_)) => return Err(Error::schema(file, at("binding methods carry no `access`"))),
             }
             if method.examples.is_empty() {
                 return Err(Error::schema(file, at("needs at least one example")));

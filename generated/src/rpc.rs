@@ -446,6 +446,9 @@ pub struct MethodDescriptor {
     pub binding: Option<&'static str>,
     /// Agent capability the method needs.
     pub capability: Option<&'static str>,
+    /// Role the caller needs in the namespace the call targets; `None` for binding
+    /// methods. Methods needing only `Reader` change nothing, so clients may retry them.
+    pub access: Option<Access>,
     /// Extension minor version that introduced the method.
     pub since: Option<&'static str>,
     /// Errors the method may return beyond the JSON-RPC standard ones.
@@ -464,6 +467,11 @@ impl MethodDescriptor {
     /// True when the dispatcher routes this method (it is not a binding method).
     pub fn is_dispatched(&self) -> bool {
         self.binding.is_none()
+    }
+
+    /// True when the method only reads (safe to retry).
+    pub fn is_read_only(&self) -> bool {
+        self.access == Some(Access::Reader)
     }
 }
 

@@ -291,3 +291,20 @@ fn colliding_codes_are_told_apart_by_domain_and_reason() {
     assert_eq!(ErrorKind::ExtBudgetExceeded.http_status(), 429);
     assert_eq!(ErrorKind::VersionNotSupported.code(), -32009);
 }
+
+#[test]
+fn every_dispatched_method_declares_the_role_it_needs() {
+    use a2a::rpc::Access;
+    let access = |name: &str| a2a::find_method(name).expect("method").access;
+    assert_eq!(access("GetTask"), Some(Access::Reader));
+    assert_eq!(access("SendMessage"), Some(Access::Writer));
+    assert_eq!(access("_cleveragents/registry/actors/show"), Some(Access::Reader));
+    assert_eq!(access("_cleveragents/plan/apply"), Some(Access::Writer));
+    assert_eq!(access("_cleveragents/namespace/members"), Some(Access::Admin));
+    assert_eq!(access("initialize"), None);
+    assert!(METHODS
+        .iter()
+        .filter(|m| m.is_dispatched())
+        .all(|m| m.access.is_some()));
+    assert!(a2a::find_method("ListTasks").expect("method").is_read_only());
+}

@@ -92,6 +92,12 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             });
             let (capability, since, binding) =
                 (opt(&method.capability), opt(&method.since), opt(&method.binding));
+            let access = match method.access.as_deref() {
+                Some("read") => quote!(Some(crate::rpc::Access::Reader)),
+                Some("write") => quote!(Some(crate::rpc::Access::Writer)),
+                Some("admin") => quote!(Some(crate::rpc::Access::Admin)),
+                _ => quote!(None),
+            };
             descriptors.push(quote! {
                 crate::rpc::MethodDescriptor {
                     name: #wire,
@@ -103,6 +109,7 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                     notification: #notification,
                     binding: #binding,
                     capability: #capability,
+                    access: #access,
                     since: #since,
                     errors: &[#(#errors),*],
                     description: #description,

@@ -103,6 +103,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -126,6 +127,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: Some("streaming"),
+        access: Some(crate::rpc::Access::Writer),
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -151,6 +153,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -172,6 +175,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: None,
         errors: &[
             crate::errors::ErrorKind::ExtensionSupportRequired,
@@ -192,6 +196,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -214,6 +219,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: Some("streaming"),
+        access: Some(crate::rpc::Access::Reader),
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -238,6 +244,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: Some("pushNotifications"),
+        access: Some(crate::rpc::Access::Writer),
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -266,6 +273,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: Some("pushNotifications"),
+        access: Some(crate::rpc::Access::Reader),
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -294,6 +302,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: Some("pushNotifications"),
+        access: Some(crate::rpc::Access::Reader),
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -322,6 +331,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: Some("pushNotifications"),
+        access: Some(crate::rpc::Access::Writer),
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -348,6 +358,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: Some("extendedAgentCard"),
+        access: Some(crate::rpc::Access::Reader),
         since: None,
         errors: &[
             crate::errors::ErrorKind::UnsupportedOperation,
@@ -374,6 +385,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -397,6 +409,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -421,6 +434,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -446,6 +460,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -469,6 +484,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -490,6 +506,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -511,6 +528,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -532,6 +550,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -556,6 +575,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -578,6 +598,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -599,6 +620,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -622,6 +644,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -645,6 +668,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -666,6 +690,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -689,6 +714,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -712,6 +738,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -737,6 +764,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -762,6 +790,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -787,6 +816,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -810,6 +840,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -833,6 +864,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -858,6 +890,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -883,6 +916,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -908,6 +942,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -931,6 +966,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -954,6 +990,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -979,6 +1016,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1004,6 +1042,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1029,6 +1068,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1052,6 +1092,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1075,6 +1116,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1100,6 +1142,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1125,6 +1168,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1150,6 +1194,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1173,6 +1218,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1196,6 +1242,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1221,6 +1268,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1248,6 +1296,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1273,6 +1322,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1296,6 +1346,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1319,6 +1370,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1344,6 +1396,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1369,6 +1422,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1394,6 +1448,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1417,6 +1472,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1440,6 +1496,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1465,6 +1522,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1490,6 +1548,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1515,6 +1574,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1538,6 +1598,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1561,6 +1622,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1586,6 +1648,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1611,6 +1674,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1636,6 +1700,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1659,6 +1724,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1682,6 +1748,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1709,6 +1776,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1736,6 +1804,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1761,6 +1830,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1784,6 +1854,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1807,6 +1878,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1832,6 +1904,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1857,6 +1930,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1882,6 +1956,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1903,6 +1978,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1926,6 +2002,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1949,6 +2026,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Writer),
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1973,6 +2051,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Admin),
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1996,6 +2075,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Admin),
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2019,6 +2099,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2040,6 +2121,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtAuthRequired,
@@ -2060,6 +2142,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2081,6 +2164,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Admin),
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2105,6 +2189,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Reader),
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtAuthRequired,
@@ -2125,6 +2210,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        access: Some(crate::rpc::Access::Admin),
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2149,6 +2235,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: Some("stdio"),
         capability: None,
+        access: None,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtVersionMismatch,
@@ -2169,6 +2256,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: true,
         binding: Some("stdio"),
         capability: None,
+        access: None,
         since: Some("1.0"),
         errors: &[],
         description: "Server-to-client notification carrying one event of a streaming request (SendStreamingMessage, SubscribeToTask). Events of one stream arrive in order with seq 1, 2, 3, ...; the stream ends with the ordinary JSON-RPC response to the originating request id.",
@@ -2186,6 +2274,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         notification: false,
         binding: Some("stdio"),
         capability: None,
+        access: None,
         since: Some("1.0"),
         errors: &[],
         description: "Stops the stream of a streaming request: no further stream/event notifications are sent for it and the originating request is answered at once with its ordinary final response. Cancelling a stream does not cancel the task (use CancelTask).",
