@@ -1,0 +1,1 @@
+//! Conformance suite derived from the schemas.
