@@ -1,1 +1,22 @@
-//! Typed client over HTTP and stdio transports.
+//! Typed client for the CleverAgents A2A contract over HTTP (JSON-RPC + SSE)
+//! and over a spawned stdio agent, and the library behind the `agents` CLI.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), a2a::rpc::CallError> {
+//! use client::{Client, HttpConfig, HttpTransport};
+//! let client = Client::new(HttpTransport::new(HttpConfig::new("http://127.0.0.1:8080/"))?);
+//! let health = client.health_check(Default::default()).await?;
+//! # let _ = health; Ok(()) }
+//! ```
+
+pub mod cli;
+pub mod http;
+pub mod policy;
+pub mod schema;
+pub mod stdio;
+pub mod wire;
+
+pub use a2a::rpc::{CallError, Client, Event};
+pub use http::{HttpConfig, HttpTransport};
+pub use stdio::{StdioConfig, StdioTransport};
+pub use wire::{AnyTransport, Credentials};

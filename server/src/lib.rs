@@ -1,1 +1,38 @@
-//! Transports for the contract (HTTP JSON-RPC + SSE, stdio NDJSON).
+//! Transports for the contract: the HTTP binding (JSON-RPC 2.0 + SSE, on hyper)
+//! and the stdio binding (newline-delimited JSON-RPC), both over any
+//! [`a2a::rpc::Dispatch`] — normally the generated [`a2a::Router`] over the
+//! application's handlers. The crate knows nothing of storage.
+//!
+//! ```no_run
+//! # async fn run(dispatch: std::sync::Arc<dyn a2a::rpc::Dispatch>) -> Result<(), server::ServerError> {
+//! let config = server::ServerConfig::default();
+//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+//! # drop(stop);
+//! server::serve_http(config, dispatch, async {
+//!     let _ = stopped.await;
+//! })
+//! .await
+//! # }
+//! ```
+
+pub mod access;
+pub mod auth;
+pub mod card;
+pub mod config;
+mod error;
+mod http;
+mod jsonrpc;
+pub mod negotiate;
+mod pipeline;
+mod sse;
+mod stdio;
+
+pub use auth::{AuthFailure, Authenticated, Authenticator, DEFAULT_NAMESPACE};
+pub use card::{agent_card, extended_agent_card, Binding};
+pub use config::{
+    AgentInfo, AuthConfig, CapabilityFlags, CorsConfig, CredentialConfig, HttpConfig, JwtConfig, Limits,
+    OAuth2Config, PrincipalConfig, Secret, ServerConfig,
+};
+pub use error::ServerError;
+pub use http::{serve_http, HttpServer};
+pub use stdio::serve_stdio;

@@ -1,0 +1,5 @@
+//! The `agents` command-line tool: see the `client::cli` module.
+
+fn main() {
+    std::process::exit(client::cli::main());
+}

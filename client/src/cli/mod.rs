@@ -1,0 +1,440 @@
+//! The `agents` command-line tool: a thin rendering layer over the contract.
+//! Each command calls one method (the tree is derived from the method table in
+//! [`tree`]); the agent is spawned over stdio (local mode) unless `--server`
+//! names an HTTP endpoint (server mode).
+
+pub mod exit;
+pub mod params;
+pub mod render;
+pub mod tree;
+
+use crate::http::{self, HttpConfig, HttpTransport};
+use crate::stdio::{StdioConfig, StdioTransport};
+use crate::wire::{AnyTransport, Credentials, DEFAULT_API_KEY_HEADER};
+use a2a::methods::markers::SubscribeToTask;
+use a2a::rpc::{CallError, Method, Transport};
+use a2a::MethodDescriptor;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Default agent executable name (the application's agent binary).
+pub const DEFAULT_AGENT: &str = "cleveragents-agent";
+/// Arguments that put the agent binary in stdio mode, unless `--agent-arg` is given.
+pub const DEFAULT_AGENT_ARGS: &[&str] = &["--stdio"];
+/// Environment variables the CLI reads.
+pub const ENV_AGENT: &str = "CLEVERAGENTS_AGENT";
+pub const ENV_SERVER: &str = "CLEVERAGENTS_SERVER";
+pub const ENV_TOKEN: &str = "CLEVERAGENTS_TOKEN";
+pub const ENV_API_KEY: &str = "CLEVERAGENTS_API_KEY";
+
+/// The whole command: global flags, the derived method commands, and
+/// `completions`.
+pub fn command() -> Command {
+    let exit_codes: String = exit::TABLE
+        .iter()
+        .map(|(code, what)| format!("  {code:>2}  {what}\n"))
+        .collect();
+    let mut root = Command::new("agents")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("CleverAgents over A2A: one command per protocol method")
+        .after_help(format!("Exit codes:\n{exit_codes}"))
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .arg(
+            Arg::new("agent")
+                .long("agent")
+                .global(true)
+                .env(ENV_AGENT)
+                .value_name("PATH")
+                .help("Agent executable for local mode [default: cleveragents-agent next to this program, else on PATH]"),
+        )
+        .arg(
+            Arg::new("agent-arg")
+                .long("agent-arg")
+                .global(true)
+                .action(ArgAction::Append)
+                .allow_hyphen_values(true)
+                .value_name("ARG")
+                .help("Argument passed to the agent executable (repeatable) [default: --stdio]"),
+        )
+        .arg(
+            Arg::new("server")
+                .long("server")
+                .global(true)
+                .env(ENV_SERVER)
+                .value_name("URL")
+                .help("Server mode: the JSON-RPC endpoint URL"),
+        )
+        .arg(
+            Arg::new("token")
+                .long("token")
+                .global(true)
+                .env(ENV_TOKEN)
+                .hide_env_values(true)
+                .value_name("TOKEN")
+                .help("Bearer token for server mode"),
+        )
+        .arg(
+            Arg::new("api-key")
+                .long("api-key")
+                .global(true)
+                .env(ENV_API_KEY)
+                .hide_env_values(true)
+                .value_name("KEY")
+                .help("API key for server mode"),
+        )
+        .arg(
+            Arg::new("api-key-header")
+                .long("api-key-header")
+                .global(true)
+                .value_name("NAME")
+                .default_value(DEFAULT_API_KEY_HEADER)
+                .help("Header that carries the API key"),
+        )
+        .arg(
+            Arg::new("extension-version")
+                .long("extension-version")
+                .global(true)
+                .value_name("MINOR")
+                .help("Minor version of urn:cleveragents:extensions:v1 to speak (e.g. 1.0) [default: newest]"),
+        )
+        .arg(
+            Arg::new("timeout")
+                .long("timeout")
+                .global(true)
+                .value_name("SECS")
+                .value_parser(clap::value_parser!(u64).range(1..))
+                .default_value("30")
+                .help("Bound on each call, in seconds"),
+        )
+        .arg(
+            Arg::new("retries")
+                .long("retries")
+                .global(true)
+                .value_name("N")
+                .value_parser(clap::value_parser!(u32))
+                .default_value("2")
+                .help("Retries of read-only calls after a transient failure (server mode)"),
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .global(true)
+                .action(ArgAction::SetTrue)
+                .help("Machine output: the result as JSON; stream events one JSON object per line"),
+        );
+    for command in tree::method_commands() {
+        root = root.subcommand(command);
+    }
+    root.subcommand(
+        Command::new("completions")
+            .about("Print a shell completion script")
+            .arg(
+                Arg::new("shell")
+                    .required(true)
+                    .value_parser(clap::value_parser!(clap_complete::Shell)),
+            ),
+    )
+}
+
+/// Runs the CLI on the process's arguments; returns the exit code.
+pub fn main() -> i32 {
+    run_from(std::env::args_os())
+}
+
+/// Runs the CLI on `args` (the first is the program name); returns the exit code.
+pub fn run_from<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = match command().try_get_matches_from(args) {
+        Ok(matches) => matches,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() { exit::USAGE } else { exit::OK };
+        }
+    };
+    if let Some(("completions", sub)) = matches.subcommand() {
+        if let Some(shell) = sub.get_one::<clap_complete::Shell>("shell") {
+            clap_complete::generate(*shell, &mut command(), "agents", &mut std::io::stdout());
+        }
+        return exit::OK;
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(exit::OTHER, &format!("cannot start the runtime: {e}")),
+    };
+    runtime.block_on(run(&matches))
+}
+
+fn fail(code: i32, message: &str) -> i32 {
+    eprintln!("error: {}", exit::one_line(message));
+    code
+}
+
+/// What the command line asks for.
+enum Action<'a> {
+    PublicCard,
+    Method(&'static MethodDescriptor, &'a ArgMatches),
+}
+
+fn action(matches: &ArgMatches) -> Option<Action<'_>> {
+    let mut path = Vec::new();
+    let mut current = matches;
+    while let Some((name, sub)) = current.subcommand() {
+        path.push(name.to_string());
+        current = sub;
+    }
+    if path == ["card"] {
+        return Some(Action::PublicCard);
+    }
+    tree::method_at(&path).map(|method| Action::Method(method, current))
+}
+
+struct Output {
+    json: bool,
+}
+
+impl Output {
+    fn value(&self, value: &Value) {
+        let mut out = std::io::stdout().lock();
+        let text = if self.json {
+            format!("{value}\n")
+        } else {
+            render::result_text(value)
+        };
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+}
+
+async fn run(matches: &ArgMatches) -> i32 {
+    let Some(action) = action(matches) else {
+        return fail(exit::USAGE, "unknown command");
+    };
+    let output = Output {
+        json: matches.get_flag("json"),
+    };
+    // Params are checked before the agent is contacted.
+    let params = match &action {
+        Action::Method(method, sub) => match params::build(method, sub) {
+            Ok(params) => Some(params),
+            Err(message) => return fail(exit::USAGE, &message),
+        },
+        Action::PublicCard => None,
+    };
+    let transport = match connect(matches).await {
+        Ok(transport) => transport,
+        Err(error) => return fail(exit::code_of(&error), &exit::message_of(&error)),
+    };
+    let code = match (action, params) {
+        (Action::PublicCard, _) => match transport.agent_card().await {
+            Ok(card) => {
+                output.value(&card);
+                exit::OK
+            }
+            Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
+        },
+        (Action::Method(method, sub), Some(params)) => {
+            let follow = sub
+                .try_get_one::<bool>("follow")
+                .ok()
+                .flatten()
+                .copied()
+                .unwrap_or(false);
+            call(&transport, method, params, follow, &output).await
+        }
+        (Action::Method(..), None) => exit::USAGE,
+    };
+    if let Err(error) = transport.shutdown().await {
+        eprintln!("warning: {}", exit::message_of(&error));
+    }
+    code
+}
+
+/// Opens the transport the global flags describe.
+async fn connect(matches: &ArgMatches) -> Result<AnyTransport, CallError> {
+    let timeout = Duration::from_secs(matches.get_one::<u64>("timeout").copied().unwrap_or(30));
+    let extension_version = matches.get_one::<String>("extension-version").cloned();
+    if let Some(url) = matches.get_one::<String>("server") {
+        let mut config = HttpConfig::new(url.clone());
+        config.timeout = timeout;
+        config.retries = matches.get_one::<u32>("retries").copied().unwrap_or(2);
+        config.extension_version = extension_version;
+        config.credentials = if let Some(token) = matches.get_one::<String>("token") {
+            Credentials::Bearer(token.clone())
+        } else if let Some(key) = matches.get_one::<String>("api-key") {
+            Credentials::ApiKey {
+                header: matches
+                    .get_one::<String>("api-key-header")
+                    .cloned()
+                    .unwrap_or_else(|| DEFAULT_API_KEY_HEADER.into()),
+                key: key.clone(),
+            }
+        } else {
+            Credentials::None
+        };
+        return Ok(AnyTransport::Http(HttpTransport::new(config)?));
+    }
+    let program = matches
+        .get_one::<String>("agent")
+        .map(PathBuf::from)
+        .unwrap_or_else(default_agent);
+    let mut config = StdioConfig::new(program);
+    config.args = match matches.get_many::<String>("agent-arg") {
+        Some(args) => args.map(OsString::from).collect(),
+        None => DEFAULT_AGENT_ARGS.iter().map(OsString::from).collect(),
+    };
+    config.timeout = timeout;
+    config.extension_version = extension_version;
+    config.client_name = "agents".into();
+    Ok(AnyTransport::Stdio(Box::new(
+        StdioTransport::spawn(config).await?,
+    )))
+}
+
+/// `cleveragents-agent` next to this executable if it is there, else the bare
+/// name (found on `PATH`).
+pub fn default_agent() -> PathBuf {
+    let name = format!("{DEFAULT_AGENT}{}", std::env::consts::EXE_SUFFIX);
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(&name)))
+        .filter(|candidate| candidate.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+async fn call(
+    transport: &AnyTransport,
+    method: &'static MethodDescriptor,
+    params: Value,
+    follow: bool,
+    output: &Output,
+) -> i32 {
+    if method.streaming {
+        return match transport.subscribe(method.name, params).await {
+            Ok(events) => show_events(events, output).await,
+            Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
+        };
+    }
+    let result = match transport.call(method.name, params.clone()).await {
+        Ok(result) => result,
+        Err(error) => return fail(exit::code_of(&error), &exit::message_of(&error)),
+    };
+    output.value(&result);
+    if !follow {
+        return exit::OK;
+    }
+    let Some(task_id) = followed_task(&result) else {
+        return fail(exit::OTHER, "the answer names no task to follow");
+    };
+    // The task lives in the namespace the call targeted (A2A `tenant`).
+    let mut subscribe = json!({ "id": task_id });
+    if let Some(tenant) = params.get("tenant").or_else(|| params.get("namespace")) {
+        subscribe["tenant"] = tenant.clone();
+    }
+    match transport.subscribe(SubscribeToTask::NAME, subscribe).await {
+        Ok(events) => show_events(events, output).await,
+        Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
+    }
+}
+
+/// The task id an answer names: `taskId`, or the `task` alternative's id (a
+/// task that already ended is not followed).
+fn followed_task(result: &Value) -> Option<String> {
+    if let Some(id) = result.get("taskId").and_then(Value::as_str) {
+        return Some(id.to_string());
+    }
+    let task = result.get("task")?;
+    if http::is_final_event(result) {
+        return None;
+    }
+    task.get("id").and_then(Value::as_str).map(str::to_string)
+}
+
+async fn show_events(mut events: a2a::rpc::RawEventStream, output: &Output) -> i32 {
+    let spinner = (!output.json && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar.set_message("waiting for events…");
+        bar
+    });
+    let mut last = None;
+    let mut code = exit::OK;
+    while let Some(item) = events.next().await {
+        match item {
+            Ok(event) => {
+                let line = if output.json {
+                    event.data.to_string()
+                } else {
+                    render::event_line(event.seq, &event.data)
+                };
+                match &spinner {
+                    Some(bar) => {
+                        bar.println(&line);
+                        bar.set_message(line.clone());
+                    }
+                    None => {
+                        let mut out = std::io::stdout().lock();
+                        let _ = writeln!(out, "{line}");
+                        let _ = out.flush();
+                    }
+                }
+                last = Some(event.data);
+            }
+            Err(error) => {
+                code = fail(exit::code_of(&error), &exit::message_of(&error));
+                break;
+            }
+        }
+    }
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+    }
+    let state = last.as_ref().and_then(|event| {
+        event
+            .pointer("/statusUpdate/status/state")
+            .or_else(|| event.pointer("/task/status/state"))
+            .and_then(Value::as_str)
+    });
+    if code == exit::OK
+        && matches!(
+            state,
+            Some("TASK_STATE_FAILED" | "TASK_STATE_REJECTED" | "TASK_STATE_CANCELED")
+        )
+    {
+        return exit::TASK_FAILED;
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_tree_is_valid() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn follow_targets() {
+        assert_eq!(followed_task(&json!({"taskId": "t"})).as_deref(), Some("t"));
+        assert_eq!(
+            followed_task(&json!({"task": {"id": "t", "status": {"state": "TASK_STATE_WORKING"}}}))
+                .as_deref(),
+            Some("t")
+        );
+        assert_eq!(
+            followed_task(&json!({"task": {"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}}})),
+            None
+        );
+        assert_eq!(followed_task(&json!({"message": {}})), None);
+    }
+}

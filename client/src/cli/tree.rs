@@ -1,0 +1,507 @@
+//! The command tree, derived at run time from the generated method table and
+//! the params schemas: one command per method, one flag (or positional) per
+//! params field, so a method added to a schema appears without CLI code.
+//!
+//! Naming rules:
+//! - extension methods: the path after the prefix, one word per segment
+//!   (`_cleveragents/registry/actors/add` → `registry actors add`);
+//! - A2A methods: the verb (first word, lowercased, with `Streaming` appended as
+//!   `-streaming`, filler `To` dropped) under a group named after the noun
+//!   (`GetTask` → `tasks get`, `SubscribeToTask` → `tasks subscribe`,
+//!   `CreateTaskPushNotificationConfig` → `push-config create`); a few nouns
+//!   have a fixed place ([`A2A_NOUNS`]); an unknown noun becomes its own
+//!   kebab-case group.
+//!
+//! Params rules: required scalar fields (string, integer, enum) are
+//! positionals in schema order; every other scalar is a `--kebab-name` flag,
+//! arrays of scalars are repeatable flags, objects take JSON (or `@file`); a
+//! `Message` field takes its text as positionals. `-f FILE` and `--params JSON`
+//! are always there.
+
+use crate::schema;
+use a2a::MethodDescriptor;
+use clap::{Arg, ArgAction, Command};
+use serde_json::Value;
+
+/// Where A2A nouns go: (noun without plural `s`, group, fixed command name).
+/// A `None` group puts the verb at the top level.
+pub const A2A_NOUNS: &[(&str, Option<&str>, Option<&str>)] = &[
+    ("Message", None, None),
+    ("Task", Some("tasks"), None),
+    ("TaskPushNotificationConfig", Some("push-config"), None),
+    ("ExtendedAgentCard", Some("card"), Some("extended")),
+];
+
+/// Flags the CLI itself owns; a params field of the same name is settable only
+/// through `--params`/`-f`.
+pub const RESERVED: &[&str] = &[
+    "json",
+    "params",
+    "file",
+    "follow",
+    "help",
+    "version",
+    "server",
+    "agent",
+    "agent-arg",
+    "token",
+    "api-key",
+    "api-key-header",
+    "timeout",
+    "retries",
+    "extension-version",
+];
+
+/// The command path of a method, or `None` for binding methods and
+/// notifications (the transport handles those).
+pub fn command_path(method: &MethodDescriptor) -> Option<Vec<String>> {
+    if !method.is_dispatched() || method.notification {
+        return None;
+    }
+    if let Some(prefix) = method.contract.method_prefix() {
+        let rest = method.name.strip_prefix(prefix)?;
+        return Some(
+            rest.split('/')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+        );
+    }
+    let words = pascal_words(method.name);
+    let (verb, rest) = words.split_first()?;
+    let mut verb = verb.to_ascii_lowercase();
+    let mut noun = String::new();
+    for word in rest {
+        match word.as_str() {
+            "To" => {}
+            "Streaming" => verb.push_str("-streaming"),
+            other => noun.push_str(other),
+        }
+    }
+    let singular = noun.strip_suffix('s').unwrap_or(&noun);
+    let mut path = Vec::new();
+    match A2A_NOUNS.iter().find(|(n, _, _)| *n == singular) {
+        Some((_, group, fixed)) => {
+            path.extend(group.map(str::to_string));
+            path.push(fixed.map_or(verb, str::to_string));
+        }
+        None if singular.is_empty() => path.push(verb),
+        None => {
+            path.push(kebab(singular));
+            path.push(verb);
+        }
+    }
+    Some(path)
+}
+
+fn pascal_words(name: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for c in name.chars() {
+        match words.last_mut() {
+            Some(word) if !c.is_ascii_uppercase() => word.push(c),
+            _ => words.push(c.to_string()),
+        }
+    }
+    words
+}
+
+/// `historyLength` → `history-length`.
+pub fn kebab(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if c == '_' {
+            out.push('-');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// How a params field is given on the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Str,
+    Int,
+    Bool,
+    /// A string enum with its wire names.
+    Enum(Vec<String>),
+    /// Repeatable flag; enum names when the items are an enum.
+    List(Option<Vec<String>>),
+    /// JSON text or `@file`.
+    Json,
+    /// A message given as its text.
+    Message,
+}
+
+/// One params field as the CLI sees it.
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// Wire (camelCase) name: also the clap argument id.
+    pub name: String,
+    pub kind: Kind,
+    pub required: bool,
+    pub positional: bool,
+    pub help: String,
+}
+
+/// The fields of a params definition, in schema order.
+pub fn fields(params_type: &str) -> Vec<Field> {
+    let Some(def) = schema::definition(params_type) else {
+        return Vec::new();
+    };
+    let required: Vec<&str> = def
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(properties) = def.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    properties
+        .iter()
+        .map(|(name, property)| {
+            let kind = kind_of(property);
+            let is_required = required.contains(&name.as_str());
+            let positional =
+                is_required && matches!(kind, Kind::Str | Kind::Int | Kind::Enum(_) | Kind::Message);
+            Field {
+                name: name.clone(),
+                help: first_sentence(property.get("description").and_then(Value::as_str).unwrap_or("")),
+                kind,
+                required: is_required,
+                positional,
+            }
+        })
+        .collect()
+}
+
+fn kind_of(property: &'static Value) -> Kind {
+    if schema::ref_name(property) == Some("Message") {
+        return Kind::Message;
+    }
+    let resolved = schema::resolve(property);
+    if let Some(names) = enum_names(resolved) {
+        return Kind::Enum(names);
+    }
+    match resolved.get("type").and_then(Value::as_str) {
+        Some("string") => Kind::Str,
+        Some("integer") => Kind::Int,
+        Some("boolean") => Kind::Bool,
+        Some("array") => {
+            let items = resolved.get("items").map(schema::resolve);
+            match items {
+                Some(items) if enum_names(items).is_some() => Kind::List(enum_names(items)),
+                Some(items) if items.get("type").and_then(Value::as_str) == Some("string") => {
+                    Kind::List(None)
+                }
+                _ => Kind::Json,
+            }
+        }
+        _ => Kind::Json,
+    }
+}
+
+fn enum_names(schema: &Value) -> Option<Vec<String>> {
+    let names = schema.get("enum")?.as_array()?;
+    Some(
+        names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// The first sentence of a description, for one-line help.
+pub fn first_sentence(text: &str) -> String {
+    let end = text.find(". ").map_or(text.len(), |i| i + 1);
+    text[..end].trim().to_string()
+}
+
+/// True when a unary method's answer names a task that `--follow` can follow:
+/// its result type requires `taskId`, or one of its alternatives is a `task`.
+pub fn can_follow(method: &MethodDescriptor) -> bool {
+    if method.streaming {
+        return false;
+    }
+    let Some(def) = schema::definition(method.result_type) else {
+        return false;
+    };
+    let requires = |d: &Value, key: &str| {
+        d.get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|v| v.as_str() == Some(key)))
+    };
+    requires(def, "taskId")
+        || def
+            .get("oneOf")
+            .and_then(Value::as_array)
+            .is_some_and(|alts| alts.iter().any(|alt| requires(alt, "task")))
+}
+
+/// The clap command of one method.
+pub fn method_command(name: String, method: &'static MethodDescriptor) -> Command {
+    let mut about = first_sentence(method.description);
+    if method.streaming {
+        about.push_str(" (streams)");
+    }
+    let mut command = Command::new(name)
+        .about(about)
+        .long_about(format!("{}\n\nJSON-RPC method: {}", method.description, method.name))
+        .arg(
+            Arg::new("file")
+                .short('f')
+                .long("file")
+                .value_name("FILE")
+                .help("Read the params object from FILE (`-` for stdin); a bare object of the one required object field is wrapped in it"),
+        )
+        .arg(
+            Arg::new("params")
+                .long("params")
+                .value_name("JSON")
+                .help("Params as a JSON object (merged over -f; flags win)"),
+        );
+    if can_follow(method) {
+        command = command.arg(
+            Arg::new("follow")
+                .long("follow")
+                .action(ArgAction::SetTrue)
+                .help("Follow the task the answer names (SubscribeToTask) until it ends"),
+        );
+    }
+    let mut index = 1;
+    for field in fields(method.params_type) {
+        let flag = kebab(&field.name);
+        if field.positional {
+            let mut arg = Arg::new(field.name.clone())
+                .value_name(flag.to_ascii_uppercase().replace('-', "_"))
+                .help(field.help.clone())
+                .index(index);
+            index += 1;
+            if field.kind == Kind::Message {
+                arg = arg.value_name("TEXT").num_args(1..).help("The message text");
+            }
+            command = command.arg(arg);
+            if field.kind == Kind::Message {
+                for (sub, help) in [
+                    ("contextId", "Context (session) of the message"),
+                    ("taskId", "Task the message continues"),
+                ] {
+                    let sub_flag = kebab(sub);
+                    if !RESERVED.contains(&sub_flag.as_str()) {
+                        command = command.arg(
+                            Arg::new(format!("{}.{sub}", field.name))
+                                .long(sub_flag)
+                                .value_name("ID")
+                                .help(help),
+                        );
+                    }
+                }
+            }
+            continue;
+        }
+        if RESERVED.contains(&flag.as_str()) {
+            continue;
+        }
+        let mut arg = Arg::new(field.name.clone()).long(flag).help(field.help.clone());
+        arg = match &field.kind {
+            Kind::Bool => arg.action(ArgAction::SetTrue),
+            Kind::List(_) => arg.action(ArgAction::Append).value_name("VALUE"),
+            Kind::Json => arg.value_name("JSON|@FILE"),
+            Kind::Int => arg.value_name("N"),
+            _ => arg.value_name("VALUE"),
+        };
+        if let Kind::Enum(names) | Kind::List(Some(names)) = &field.kind {
+            let shown: Vec<&str> = names.iter().map(|n| short_enum(n)).collect();
+            arg = arg.help(format!("{} [values: {}]", field.help, shown.join(", ")));
+        }
+        command = command.arg(arg);
+    }
+    command
+}
+
+/// The part of an enum name after its type prefix (`TASK_STATE_COMPLETED` →
+/// `completed`), for help and output.
+pub fn short_enum(name: &str) -> &str {
+    // The prefix is the type's name; the value is the last segment unless the
+    // value itself has several words, so strip the common known prefixes.
+    const PREFIXES: &[&str] = &[
+        "TASK_STATE_",
+        "ROLE_",
+        "PLAN_PHASE_",
+        "PLAN_STATE_",
+        "PLAN_STEP_STATE_",
+        "PLAN_PROMPT_KIND_",
+    ];
+    PREFIXES.iter().find_map(|p| name.strip_prefix(p)).unwrap_or(name)
+}
+
+/// A node of the tree under construction.
+struct Node {
+    name: String,
+    method: Option<&'static MethodDescriptor>,
+    children: Vec<Node>,
+}
+
+impl Node {
+    fn child(&mut self, name: &str) -> &mut Node {
+        let index = match self.children.iter().position(|c| c.name == name) {
+            Some(index) => index,
+            None => {
+                self.children.push(Node {
+                    name: name.to_string(),
+                    method: None,
+                    children: Vec::new(),
+                });
+                self.children.len() - 1
+            }
+        };
+        &mut self.children[index]
+    }
+
+    fn into_command(self) -> Command {
+        let has_children = !self.children.is_empty();
+        let mut command = match self.method {
+            Some(method) => method_command(self.name, method),
+            None => Command::new(self.name.clone()).about(format!("{} commands", self.name)),
+        };
+        for child in self.children {
+            command = command.subcommand(child.into_command());
+        }
+        if has_children && self.method.is_none() {
+            command = command.subcommand_required(true).arg_required_else_help(true);
+        }
+        command
+    }
+}
+
+/// The derived method commands, to be added under the root command. `card`
+/// exists even when no method lives under it (it shows the public card).
+pub fn method_commands() -> Vec<Command> {
+    let mut root = Node {
+        name: String::new(),
+        method: None,
+        children: Vec::new(),
+    };
+    root.child("card");
+    for method in a2a::METHODS {
+        let Some(path) = command_path(method) else {
+            continue;
+        };
+        let mut node = &mut root;
+        for segment in &path {
+            node = node.child(segment);
+        }
+        node.method = Some(method);
+    }
+    root.children
+        .into_iter()
+        .map(|node| {
+            if node.name == "card" {
+                let mut command = Command::new("card").about("Show the agent's public Agent Card");
+                for child in node.children {
+                    command = command.subcommand(child.into_command());
+                }
+                command
+            } else {
+                node.into_command()
+            }
+        })
+        .collect()
+}
+
+/// Finds the method whose command path is `path`.
+pub fn method_at(path: &[String]) -> Option<&'static MethodDescriptor> {
+    a2a::METHODS
+        .iter()
+        .find(|m| command_path(m).as_deref() == Some(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path_of(name: &str) -> Option<String> {
+        a2a::find_method(name).and_then(command_path).map(|p| p.join(" "))
+    }
+
+    #[test]
+    fn paths() {
+        let cases = [
+            ("SendMessage", "send"),
+            ("SendStreamingMessage", "send-streaming"),
+            ("GetTask", "tasks get"),
+            ("ListTasks", "tasks list"),
+            ("CancelTask", "tasks cancel"),
+            ("SubscribeToTask", "tasks subscribe"),
+            ("CreateTaskPushNotificationConfig", "push-config create"),
+            ("ListTaskPushNotificationConfigs", "push-config list"),
+            ("GetExtendedAgentCard", "card extended"),
+            ("_cleveragents/plan/status", "plan status"),
+            (
+                "_cleveragents/registry/resource-types/add",
+                "registry resource-types add",
+            ),
+        ];
+        for (method, path) in cases {
+            assert_eq!(path_of(method).as_deref(), Some(path), "{method}");
+        }
+        assert_eq!(path_of("initialize"), None);
+        assert_eq!(path_of("stream/event"), None);
+        assert_eq!(kebab("historyLength"), "history-length");
+    }
+
+    #[test]
+    fn every_method_has_a_distinct_command() {
+        let mut seen = std::collections::BTreeSet::new();
+        for method in a2a::METHODS.iter().filter(|m| m.is_dispatched()) {
+            let path = command_path(method).map(|p| p.join(" "));
+            assert!(
+                path.as_ref().is_some_and(|p| seen.insert(p.clone())),
+                "{}",
+                method.name
+            );
+            assert_eq!(
+                method_at(&command_path(method).unwrap_or_default()).map(|m| m.name),
+                Some(method.name)
+            );
+        }
+    }
+
+    #[test]
+    fn fields_from_schema() {
+        let status: Vec<(String, bool)> = fields("PlanStatusParams")
+            .into_iter()
+            .map(|f| (f.name, f.positional))
+            .collect();
+        assert_eq!(
+            status,
+            [("namespace".to_string(), false), ("planId".to_string(), true)]
+        );
+        let list = fields("ListTasksRequest");
+        let state = list.iter().find(|f| f.name == "status").map(|f| &f.kind);
+        assert!(
+            matches!(state, Some(Kind::Enum(names)) if names.contains(&"TASK_STATE_COMPLETED".to_string()))
+        );
+        let send = fields("SendMessageRequest");
+        assert_eq!(
+            send.iter()
+                .find(|f| f.name == "message")
+                .map(|f| (&f.kind, f.positional)),
+            Some((&Kind::Message, true))
+        );
+        assert!(can_follow(
+            a2a::find_method("_cleveragents/plan/execute").expect("execute")
+        ));
+        assert!(can_follow(a2a::find_method("SendMessage").expect("send")));
+        assert!(!can_follow(
+            a2a::find_method("_cleveragents/plan/status").expect("status")
+        ));
+    }
+}

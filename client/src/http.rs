@@ -1,0 +1,577 @@
+//! The HTTP transport: JSON-RPC over `POST`, streaming answers read as
+//! Server-Sent Events, with credentials, version/extension headers, timeouts,
+//! retries of idempotent reads and resumption of dropped streams.
+
+use crate::policy;
+use crate::wire::{self, Credentials};
+use a2a::methods::markers::SubscribeToTask;
+use a2a::rpc::{BoxFuture, CallError, Event, Method, RawEventStream, Transport};
+use a2a::ErrorKind;
+use eventsource_stream::Eventsource;
+use futures_util::stream::{self, BoxStream, StreamExt};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How to reach and talk to a server.
+#[derive(Clone, Debug)]
+pub struct HttpConfig {
+    /// Absolute URL of the JSON-RPC endpoint (e.g. `http://127.0.0.1:8080/`).
+    pub endpoint: String,
+    pub credentials: Credentials,
+    /// Minor version of the CleverAgents extension to ask for; newest when `None`.
+    pub extension_version: Option<String>,
+    /// Bound on one unary call (connect, send, answer) and on opening a stream.
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    /// Extra attempts for idempotent reads that failed in transit (see [`policy`]).
+    pub retries: u32,
+    /// Wait before the first retry or resume; doubled each time.
+    pub backoff: Duration,
+    /// Consecutive reconnections of a stream without a new event before giving up.
+    pub max_resumes: u32,
+}
+
+impl HttpConfig {
+    /// Defaults for `endpoint`: 30 s calls, 10 s connect, 2 retries, 3 resumes.
+    pub fn new(endpoint: impl Into<String>) -> Self {
+        HttpConfig {
+            endpoint: endpoint.into(),
+            credentials: Credentials::None,
+            extension_version: None,
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            retries: 2,
+            backoff: Duration::from_millis(200),
+            max_resumes: 3,
+        }
+    }
+}
+
+/// JSON-RPC over HTTP + SSE. Cheap to clone.
+#[derive(Clone)]
+pub struct HttpTransport {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    http: reqwest::Client,
+    endpoint: reqwest::Url,
+    config: HttpConfig,
+    headers: HeaderMap,
+    next_id: AtomicU64,
+}
+
+/// A failed attempt, and whether repeating it could help.
+struct Attempt {
+    error: CallError,
+    transient: bool,
+}
+
+impl From<CallError> for Attempt {
+    fn from(error: CallError) -> Self {
+        Attempt {
+            error,
+            transient: false,
+        }
+    }
+}
+
+impl HttpTransport {
+    /// A transport for `config`. Fails on a malformed endpoint or credential.
+    pub fn new(config: HttpConfig) -> Result<Self, CallError> {
+        let endpoint = reqwest::Url::parse(&config.endpoint)
+            .map_err(|e| CallError::Transport(format!("bad server URL `{}`: {e}", config.endpoint)))?;
+        if !matches!(endpoint.scheme(), "http" | "https") {
+            return Err(CallError::Transport(format!(
+                "bad server URL `{}`: scheme must be http or https",
+                config.endpoint
+            )));
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .build()
+            .map_err(|e| CallError::Transport(format!("HTTP client: {e}")))?;
+        let headers = service_headers(&config)?;
+        Ok(HttpTransport {
+            inner: Arc::new(Inner {
+                http,
+                endpoint,
+                config,
+                headers,
+                next_id: AtomicU64::new(1),
+            }),
+        })
+    }
+
+    /// The public Agent Card (`/.well-known/agent-card.json` on the server's origin).
+    pub async fn agent_card(&self) -> Result<Value, CallError> {
+        let url = self
+            .inner
+            .endpoint
+            .join("/.well-known/agent-card.json")
+            .map_err(|e| CallError::Transport(e.to_string()))?;
+        let response = self
+            .inner
+            .http
+            .get(url)
+            .header(ACCEPT, "application/json")
+            .timeout(self.inner.config.timeout)
+            .send()
+            .await
+            .map_err(|e| CallError::Transport(describe(&e)))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(CallError::Transport(format!("agent card: HTTP {status}")));
+        }
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| CallError::Transport(describe(&e)))?;
+        serde_json::from_slice(&bytes).map_err(|e| CallError::Decode(format!("agent card: {e}")))
+    }
+}
+
+fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
+    let bad =
+        |what: &str| CallError::Transport(format!("{what} contains characters not allowed in a header"));
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        HeaderName::from_static("a2a-version"),
+        HeaderValue::from_static(wire::PROTOCOL_VERSION),
+    );
+    let extensions = wire::extension_uris().join(", ");
+    headers.insert(
+        HeaderName::from_static("a2a-extensions"),
+        HeaderValue::from_str(&extensions).map_err(|_| bad("extension list"))?,
+    );
+    if let Some(version) = &config.extension_version {
+        headers.insert(
+            HeaderName::from_static("cleveragents-extension-version"),
+            HeaderValue::from_str(version).map_err(|_| bad("extension version"))?,
+        );
+    }
+    match &config.credentials {
+        Credentials::None => {}
+        Credentials::Bearer(token) => {
+            let mut value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| bad("token"))?;
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+        Credentials::ApiKey { header, key } => {
+            let name = HeaderName::from_bytes(header.as_bytes()).map_err(|_| bad("API key header name"))?;
+            let mut value = HeaderValue::from_str(key).map_err(|_| bad("API key"))?;
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+    }
+    Ok(headers)
+}
+
+fn describe(error: &reqwest::Error) -> String {
+    // reqwest's Display stops at the outermost layer ("error sending request");
+    // the cause chain says what actually went wrong.
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn transport_attempt(error: &reqwest::Error) -> Attempt {
+    Attempt {
+        error: CallError::Transport(describe(error)),
+        transient: error.is_connect() || error.is_timeout() || error.is_request(),
+    }
+}
+
+/// The error an HTTP status stands for when the body is not a JSON-RPC answer.
+fn status_error(status: StatusCode, body: &[u8]) -> Attempt {
+    if let Ok(mut value) = serde_json::from_slice::<Value>(body) {
+        if let Err(error @ CallError::Rpc(_)) = wire::response_outcome(&mut value) {
+            return Attempt {
+                error,
+                transient: false,
+            };
+        }
+    }
+    let error = match status {
+        StatusCode::UNAUTHORIZED => CallError::Rpc(a2a::Error::new(
+            ErrorKind::ExtAuthRequired,
+            "Authentication required: pass --token or --api-key",
+        )),
+        StatusCode::FORBIDDEN => CallError::Rpc(a2a::Error::from_kind(ErrorKind::ExtAuthForbidden)),
+        _ => CallError::Transport(format!("HTTP {status}")),
+    };
+    let transient = matches!(
+        status,
+        StatusCode::BAD_GATEWAY | StatusCode::SERVICE_UNAVAILABLE | StatusCode::GATEWAY_TIMEOUT
+    );
+    Attempt { error, transient }
+}
+
+impl Inner {
+    fn post(
+        &self,
+        body: &Value,
+        accept: &'static str,
+        last_event_id: Option<u64>,
+    ) -> reqwest::RequestBuilder {
+        let mut request = self
+            .http
+            .post(self.endpoint.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, accept)
+            .body(body.to_string());
+        if let Some(seq) = last_event_id {
+            request = request.header("Last-Event-ID", seq.to_string());
+        }
+        request
+    }
+
+    async fn call_once(&self, method: &str, params: &Value) -> Result<Value, Attempt> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = wire::request(id, method, params.clone());
+        let response = self
+            .post(&body, "application/json", None)
+            .timeout(self.config.timeout)
+            .send()
+            .await
+            .map_err(|e| transport_attempt(&e))?;
+        let status = response.status();
+        let bytes = response.bytes().await.map_err(|e| transport_attempt(&e))?;
+        if !status.is_success() {
+            return Err(status_error(status, &bytes));
+        }
+        let mut value: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| Attempt::from(CallError::Decode(format!("answer is not JSON: {e}"))))?;
+        wire::response_outcome(&mut value).map_err(Attempt::from)
+    }
+
+    /// Opens a stream: SSE events, or the single JSON answer the server gave
+    /// instead (an error before any event, typically).
+    async fn open(
+        &self,
+        method: &str,
+        params: &Value,
+        last_event_id: Option<u64>,
+    ) -> Result<Opened, Attempt> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = wire::request(id, method, params.clone());
+        let send = self.post(&body, "text/event-stream", last_event_id).send();
+        let response = match tokio::time::timeout(self.config.timeout, send).await {
+            Err(_) => {
+                return Err(Attempt {
+                    error: CallError::Transport(format!("no answer within {:?}", self.config.timeout)),
+                    transient: true,
+                })
+            }
+            Ok(result) => result.map_err(|e| transport_attempt(&e))?,
+        };
+        let status = response.status();
+        let is_sse = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if status.is_success() && is_sse {
+            return Ok(Opened::Events(response.bytes_stream().eventsource().boxed()));
+        }
+        let bytes = response.bytes().await.map_err(|e| transport_attempt(&e))?;
+        if !status.is_success() {
+            return Err(status_error(status, &bytes));
+        }
+        let mut value: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| Attempt::from(CallError::Decode(format!("answer is not JSON: {e}"))))?;
+        Ok(Opened::Single(
+            wire::response_outcome(&mut value).map_err(Attempt::from)?,
+        ))
+    }
+}
+
+type SseEvents = BoxStream<
+    'static,
+    Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>,
+>;
+
+enum Opened {
+    Events(SseEvents),
+    Single(Value),
+}
+
+/// Where a stream stands between polls.
+struct Follow {
+    inner: Arc<Inner>,
+    method: &'static str,
+    params: Value,
+    events: Option<SseEvents>,
+    /// A single JSON answer waiting to be yielded as the only event.
+    pending: Option<Value>,
+    last_seq: Option<u64>,
+    /// Task the stream is about, for resuming a non-repeatable stream with SubscribeToTask.
+    task_id: Option<String>,
+    resumes_left: u32,
+    final_seen: bool,
+    done: bool,
+}
+
+impl Follow {
+    /// The request that resumes this stream, if any may: the same one for an
+    /// idempotent stream, else a subscription to the task it was about.
+    fn resume_request(&self) -> Option<(&'static str, Value)> {
+        if policy::is_idempotent_read_name(self.method) {
+            return Some((self.method, self.params.clone()));
+        }
+        let id = self.task_id.clone()?;
+        let mut params = json!({ "id": id });
+        if let Some(tenant) = self.params.get("tenant") {
+            params["tenant"] = tenant.clone();
+        }
+        Some((SubscribeToTask::NAME, params))
+    }
+
+    /// The stream ended without its final event or broke: reconnect from the
+    /// last sequence seen, within the resume budget. `Err` carries the error to
+    /// report when resuming is not possible.
+    async fn reconnect(&mut self, cause: CallError) -> Result<(), CallError> {
+        let Some((method, params)) = self.resume_request() else {
+            return Err(cause);
+        };
+        if self.resumes_left == 0 {
+            return Err(cause);
+        }
+        let attempt = self.inner.config.max_resumes - self.resumes_left;
+        self.resumes_left -= 1;
+        tokio::time::sleep(self.inner.config.backoff.saturating_mul(1 << attempt.min(6))).await;
+        match self.inner.open(method, &params, self.last_seq).await {
+            Ok(Opened::Events(events)) => {
+                self.events = Some(events);
+                Ok(())
+            }
+            Ok(Opened::Single(value)) => {
+                self.pending = Some(value);
+                Ok(())
+            }
+            Err(attempt) if attempt.transient => {
+                self.events = None;
+                Ok(())
+            }
+            Err(attempt) => Err(attempt.error),
+        }
+    }
+
+    async fn next_item(&mut self) -> Option<Result<Event<Value>, CallError>> {
+        loop {
+            if self.done {
+                return None;
+            }
+            if let Some(value) = self.pending.take() {
+                self.done = true;
+                return Some(Ok(Event::new(value)));
+            }
+            let Some(events) = self.events.as_mut() else {
+                let cause = CallError::Transport("stream connection lost".into());
+                if let Err(error) = self.reconnect(cause).await {
+                    self.done = true;
+                    return Some(Err(error));
+                }
+                continue;
+            };
+            match events.next().await {
+                Some(Ok(event)) => {
+                    if event.data.trim().is_empty() {
+                        continue;
+                    }
+                    let seq = event.id.trim().parse::<u64>().ok();
+                    if let (Some(seq), Some(last)) = (seq, self.last_seq) {
+                        if seq <= last {
+                            // Replayed after a resume: already delivered.
+                            continue;
+                        }
+                    }
+                    let mut response: Value = match serde_json::from_str(&event.data) {
+                        Ok(value) => value,
+                        Err(e) => {
+                            self.done = true;
+                            return Some(Err(CallError::Decode(format!("SSE data is not JSON: {e}"))));
+                        }
+                    };
+                    match wire::response_outcome(&mut response) {
+                        Err(error) => {
+                            self.done = true;
+                            return Some(Err(error));
+                        }
+                        Ok(data) => {
+                            if seq.is_some() {
+                                self.last_seq = seq;
+                            }
+                            if self.task_id.is_none() {
+                                self.task_id = stream_task_id(&data);
+                            }
+                            self.final_seen = is_final_event(&data);
+                            self.resumes_left = self.inner.config.max_resumes;
+                            return Some(Ok(Event { seq, data }));
+                        }
+                    }
+                }
+                Some(Err(error)) => {
+                    self.events = None;
+                    if let Err(error) = self
+                        .reconnect(CallError::Transport(format!("stream broken: {error}")))
+                        .await
+                    {
+                        self.done = true;
+                        return Some(Err(error));
+                    }
+                }
+                None => {
+                    // A clean end is final unless the events say the task is
+                    // still going (the server may close idle streams).
+                    let knows_finality =
+                        a2a::find_method(self.method).is_some_and(|d| d.result_type == "StreamResponse");
+                    if self.final_seen || !knows_finality {
+                        self.done = true;
+                        return None;
+                    }
+                    self.events = None;
+                    if self
+                        .reconnect(CallError::Transport("stream ended early".into()))
+                        .await
+                        .is_err()
+                    {
+                        self.done = true;
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The task id a StreamResponse event is about.
+pub(crate) fn stream_task_id(event: &Value) -> Option<String> {
+    let id = event
+        .pointer("/task/id")
+        .or_else(|| event.pointer("/statusUpdate/taskId"))
+        .or_else(|| event.pointer("/artifactUpdate/taskId"))?;
+    id.as_str().map(str::to_string)
+}
+
+/// True when a StreamResponse event is the last of its stream: a direct
+/// message, or a task state that is terminal or waits for the client.
+pub fn is_final_event(event: &Value) -> bool {
+    if event.get("message").is_some() {
+        return true;
+    }
+    let state = event
+        .pointer("/statusUpdate/status/state")
+        .or_else(|| event.pointer("/task/status/state"))
+        .and_then(Value::as_str);
+    matches!(
+        state,
+        Some(
+            "TASK_STATE_COMPLETED"
+                | "TASK_STATE_FAILED"
+                | "TASK_STATE_CANCELED"
+                | "TASK_STATE_REJECTED"
+                | "TASK_STATE_INPUT_REQUIRED"
+                | "TASK_STATE_AUTH_REQUIRED"
+        )
+    )
+}
+
+impl Transport for HttpTransport {
+    fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
+        Box::pin(async move {
+            let config = &self.inner.config;
+            let attempts = if policy::is_idempotent_read_name(method) {
+                config.retries.saturating_add(1)
+            } else {
+                1
+            };
+            let mut attempt = 0;
+            loop {
+                match self.inner.call_once(method, &params).await {
+                    Ok(value) => return Ok(value),
+                    Err(failed) if failed.transient && attempt + 1 < attempts => {
+                        tokio::time::sleep(config.backoff.saturating_mul(1 << attempt.min(6))).await;
+                        attempt += 1;
+                    }
+                    Err(failed) => return Err(failed.error),
+                }
+            }
+        })
+    }
+
+    fn subscribe<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
+        Box::pin(async move {
+            let opened = self
+                .inner
+                .open(method, &params, None)
+                .await
+                .map_err(|a| a.error)?;
+            let (events, pending) = match opened {
+                Opened::Events(events) => (Some(events), None),
+                Opened::Single(value) => (None, Some(value)),
+            };
+            let state = Follow {
+                inner: self.inner.clone(),
+                method,
+                params,
+                events,
+                pending,
+                last_seq: None,
+                task_id: None,
+                resumes_left: self.inner.config.max_resumes,
+                final_seen: false,
+                done: false,
+            };
+            let stream = stream::unfold(state, |mut state| async move {
+                let item = state.next_item().await?;
+                Some((item, state))
+            });
+            Ok(Box::pin(stream) as RawEventStream)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finality() {
+        assert!(is_final_event(&json!({"message": {}})));
+        assert!(is_final_event(
+            &json!({"statusUpdate": {"status": {"state": "TASK_STATE_COMPLETED"}}})
+        ));
+        assert!(!is_final_event(
+            &json!({"statusUpdate": {"status": {"state": "TASK_STATE_WORKING"}}})
+        ));
+        assert!(!is_final_event(&json!({"artifactUpdate": {}})));
+        assert_eq!(
+            stream_task_id(&json!({"task": {"id": "t1"}})).as_deref(),
+            Some("t1")
+        );
+    }
+
+    #[test]
+    fn bad_urls_and_headers_are_errors() {
+        assert!(HttpTransport::new(HttpConfig::new("not a url")).is_err());
+        assert!(HttpTransport::new(HttpConfig::new("ftp://x/")).is_err());
+        let mut config = HttpConfig::new("http://127.0.0.1:1/");
+        config.credentials = Credentials::Bearer("bad\ntoken".into());
+        assert!(HttpTransport::new(config).is_err());
+    }
+}

@@ -1,0 +1,58 @@
+//! The one place that decides which methods are safe to repeat: the retry rule
+//! for unary calls and the resume rule for streams, read off the generated
+//! method table.
+//!
+//! **Rule.** A method is an *idempotent read* when the table says it needs only
+//! the `reader` role (`MethodDescriptor::access == Some(Access::Reader)`, i.e.
+//! [`a2a::MethodDescriptor::is_read_only`]), it is dispatched (not a binding
+//! method) and it is not a notification. Only such methods are retried after a
+//! transient transport failure, and only such streams are resumed by sending
+//! the same request again (with `Last-Event-ID`). Everything else — sends,
+//! creates, adds, updates, removes, applies, executes — is never repeated: a
+//! lost answer might mean the change happened. (A stream of a non-repeatable
+//! method, `SendStreamingMessage`, is resumed with `SubscribeToTask` on the task
+//! it reported, which is a read.)
+
+use a2a::MethodDescriptor;
+
+/// True when a failed attempt of `method` may be repeated (unary) or resumed
+/// by re-sending the same request (streams).
+pub fn is_idempotent_read(method: &MethodDescriptor) -> bool {
+    method.is_dispatched() && !method.notification && method.is_read_only()
+}
+
+/// True when `name` is an idempotent read (unknown names are not).
+pub fn is_idempotent_read_name(name: &str) -> bool {
+    a2a::find_method(name).is_some_and(is_idempotent_read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_and_writes() {
+        for read in [
+            "GetTask",
+            "ListTasks",
+            "SubscribeToTask",
+            "_cleveragents/plan/status",
+            "_cleveragents/registry/actors/show",
+            "_cleveragents/health/check",
+        ] {
+            assert!(is_idempotent_read_name(read), "{read} should be a read");
+        }
+        for write in [
+            "SendMessage",
+            "SendStreamingMessage",
+            "CancelTask",
+            "_cleveragents/plan/execute",
+            "_cleveragents/registry/actors/add",
+            "initialize",
+            "stream/event",
+            "NoSuchMethod",
+        ] {
+            assert!(!is_idempotent_read_name(write), "{write} should not be retried");
+        }
+    }
+}

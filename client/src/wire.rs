@@ -1,0 +1,134 @@
+//! What both transports share: service-parameter names, credentials, the
+//! JSON-RPC envelope on the client side, and the transport enum the CLI uses.
+
+use a2a::rpc::{BoxFuture, CallError, RawEventStream, Transport};
+use a2a::Contract;
+use serde_json::{json, Value};
+
+/// The A2A protocol version this client speaks.
+pub const PROTOCOL_VERSION: &str = "1.0";
+/// HTTP header carrying the A2A protocol version.
+pub const A2A_VERSION_HEADER: &str = "A2A-Version";
+/// HTTP header listing the extensions the client activates.
+pub const A2A_EXTENSIONS_HEADER: &str = "A2A-Extensions";
+/// HTTP header carrying the minor version of `urn:cleveragents:extensions:v1`
+/// wanted (the server's name for it; absent means the newest).
+pub const EXTENSION_VERSION_HEADER: &str = "CleverAgents-Extension-Version";
+/// Default header of API-key authentication.
+pub const DEFAULT_API_KEY_HEADER: &str = "X-API-Key";
+/// Method name of stdio stream event notifications.
+pub const STREAM_EVENT_METHOD: &str = "stream/event";
+/// Method name that cancels a stdio stream.
+pub const STREAM_CANCEL_METHOD: &str = "stream/cancel";
+/// Method name of the stdio handshake.
+pub const INITIALIZE_METHOD: &str = "initialize";
+
+/// How the client authenticates to a server (HTTP only; stdio runs as the user).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Credentials {
+    #[default]
+    None,
+    /// `Authorization: Bearer <token>` (opaque token or JWT).
+    Bearer(String),
+    /// An API key in a header (`X-API-Key` unless the agent card says otherwise).
+    ApiKey { header: String, key: String },
+}
+
+/// The extension URIs the client activates: every extension contract it was
+/// generated with.
+pub fn extension_uris() -> Vec<&'static str> {
+    Contract::ALL.iter().filter_map(|c| c.extension_uri()).collect()
+}
+
+/// A JSON-RPC request envelope.
+pub(crate) fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+/// The outcome a JSON-RPC response carries: its `result`, or its `error` as a
+/// typed RPC error. Anything else is a decode error.
+pub(crate) fn response_outcome(response: &mut Value) -> Result<Value, CallError> {
+    if let Some(error) = response.get_mut("error").map(Value::take) {
+        return match serde_json::from_value::<a2a::Error>(error) {
+            Ok(error) => Err(CallError::Rpc(error)),
+            Err(e) => Err(CallError::Decode(format!("malformed JSON-RPC error: {e}"))),
+        };
+    }
+    match response.get_mut("result") {
+        Some(result) => Ok(result.take()),
+        None => Err(CallError::Decode(
+            "JSON-RPC response has neither result nor error".into(),
+        )),
+    }
+}
+
+/// Either transport, so a caller can pick one at run time (the CLI does).
+pub enum AnyTransport {
+    Http(crate::http::HttpTransport),
+    // Boxed: the session owns the child process and is much larger than the
+    // HTTP handle.
+    Stdio(Box<crate::stdio::StdioTransport>),
+}
+
+impl AnyTransport {
+    /// The agent's public card: the well-known document over HTTP, the card the
+    /// `initialize` handshake returned over stdio.
+    pub async fn agent_card(&self) -> Result<Value, CallError> {
+        match self {
+            AnyTransport::Http(t) => t.agent_card().await,
+            AnyTransport::Stdio(t) => Ok(t.agent_card().clone()),
+        }
+    }
+
+    /// Ends the session: closes the child's stdin and waits for it (stdio);
+    /// nothing to do over HTTP.
+    pub async fn shutdown(self) -> Result<(), CallError> {
+        match self {
+            AnyTransport::Http(_) => Ok(()),
+            AnyTransport::Stdio(t) => t.shutdown().await.map(|_| ()),
+        }
+    }
+}
+
+impl Transport for AnyTransport {
+    fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
+        match self {
+            AnyTransport::Http(t) => t.call(method, params),
+            AnyTransport::Stdio(t) => t.call(method, params),
+        }
+    }
+
+    fn subscribe<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
+        match self {
+            AnyTransport::Http(t) => t.subscribe(method, params),
+            AnyTransport::Stdio(t) => t.subscribe(method, params),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes() {
+        let mut ok = json!({"jsonrpc": "2.0", "id": 1, "result": {"a": 1}});
+        assert_eq!(response_outcome(&mut ok).ok(), Some(json!({"a": 1})));
+        let mut err =
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "Task not found"}});
+        match response_outcome(&mut err) {
+            Err(CallError::Rpc(e)) => assert_eq!((e.code, e.message.as_str()), (-32001, "Task not found")),
+            other => panic!("unexpected {other:?}"),
+        }
+        let mut neither = json!({"jsonrpc": "2.0", "id": 1});
+        assert!(matches!(
+            response_outcome(&mut neither),
+            Err(CallError::Decode(_))
+        ));
+        assert_eq!(extension_uris(), ["urn:cleveragents:extensions:v1"]);
+    }
+}

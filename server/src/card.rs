@@ -1,0 +1,219 @@
+//! The Agent Card, built from the configuration and the generated method table:
+//! identity, interfaces (JSON-RPC over HTTP and the stdio binding),
+//! capabilities with the CleverAgents extension, skills and security schemes.
+
+use crate::config::{AuthConfig, ServerConfig};
+use crate::negotiate::{EXTENSION_VERSION_HEADER, JSONRPC_BINDING, PROTOCOL_VERSION, STDIO_BINDING_URI};
+use a2a::types::{
+    AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, ApiKeySecurityScheme,
+    HttpAuthSecurityScheme, OAuth2SecurityScheme, SecurityRequirement, SecurityScheme, StringList,
+};
+use a2a::{Contract, METHODS};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+/// Which transport the card is served over: its interface is listed first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    Http,
+    Stdio,
+}
+
+/// One default skill per extension service: (service, id, name, description, tags).
+const SERVICE_SKILLS: &[(&str, &str, &str, &str, &[&str])] = &[
+    ("plan", "plan-lifecycle", "Plan lifecycle",
+     "Instantiates registry actions as plans on a project, executes them as A2A tasks, and explains, corrects, diffs, applies, cancels and rolls them back.",
+     &["plans", "tasks", "projects"]),
+    ("registry", "registries", "Registries",
+     "Lists, shows, adds, updates and removes actors, tools, skills, resources, resource types, projects, validations, actions, automation profiles and invariants.",
+     &["registry", "configuration"]),
+    ("context", "context", "Context",
+     "Shows, inspects, simulates and sets which project files and resources a plan sees, with token estimates and budgets.",
+     &["context", "budget"]),
+    ("sync", "sync", "Sync",
+     "Pulls and pushes registry entities between this instance and a remote CleverAgents server.",
+     &["sync", "remote"]),
+    ("namespace", "namespaces", "Namespaces",
+     "Lists namespaces, shows one and lists its members and their roles.",
+     &["namespaces", "access"]),
+    ("health", "diagnostics", "Health and diagnostics",
+     "Reports component health and runs diagnostics: store integrity, contract versions and configuration.",
+     &["health", "diagnostics"]),
+];
+
+/// Names of the dispatched methods of `contract` (the extension's method list).
+fn method_names(contract: Contract) -> Vec<Value> {
+    METHODS
+        .iter()
+        .filter(|d| d.contract == contract && d.is_dispatched())
+        .map(|d| Value::String(d.name.to_string()))
+        .collect()
+}
+
+fn default_skills() -> Vec<AgentSkill> {
+    SERVICE_SKILLS
+        .iter()
+        .filter(|(service, ..)| METHODS.iter().any(|d| d.service == *service && d.is_dispatched()))
+        .map(|(_, id, name, description, tags)| AgentSkill {
+            id: (*id).into(),
+            name: (*name).into(),
+            description: (*description).into(),
+            tags: tags.iter().map(|t| (*t).into()).collect(),
+            examples: Vec::new(),
+            input_modes: Vec::new(),
+            output_modes: Vec::new(),
+            security_requirements: Vec::new(),
+        })
+        .collect()
+}
+
+/// True when `GetExtendedAgentCard` is served.
+pub fn extended_card_enabled(config: &ServerConfig) -> bool {
+    config
+        .agent
+        .capabilities
+        .extended_agent_card
+        .unwrap_or_else(|| config.auth.is_enabled())
+}
+
+fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
+    let http_url = config.agent.public_url.clone().unwrap_or_else(|| {
+        let path = if config.http.path.starts_with('/') {
+            config.http.path.clone()
+        } else {
+            format!("/{}", config.http.path)
+        };
+        format!("http://{}{}", config.http.listen, path)
+    });
+    let http = AgentInterface {
+        url: http_url,
+        protocol_binding: JSONRPC_BINDING.into(),
+        protocol_version: PROTOCOL_VERSION.into(),
+        tenant: None,
+    };
+    let stdio = AgentInterface {
+        url: "stdio:".into(),
+        protocol_binding: STDIO_BINDING_URI.into(),
+        protocol_version: PROTOCOL_VERSION.into(),
+        tenant: None,
+    };
+    match binding {
+        Binding::Http => vec![http, stdio],
+        Binding::Stdio => vec![stdio, http],
+    }
+}
+
+fn extensions() -> Vec<AgentExtension> {
+    Contract::ALL
+        .iter()
+        .filter_map(|contract| {
+            let uri = contract.extension_uri()?;
+            let mut params = Map::new();
+            params.insert("versions".into(), json!(contract.versions()));
+            params.insert("versionHeader".into(), json!(EXTENSION_VERSION_HEADER));
+            params.insert("methods".into(), Value::Array(method_names(*contract)));
+            Some(AgentExtension {
+                uri: Some(uri.into()),
+                description: Some(
+                    "CleverAgents plans, registries, context, sync, namespaces, health and diagnostics."
+                        .into(),
+                ),
+                required: Some(false),
+                params: Some(params),
+            })
+        })
+        .collect()
+}
+
+/// The security schemes of the configured auth, keyed by scheme name.
+fn security(auth: &AuthConfig) -> (Option<HashMap<String, SecurityScheme>>, Vec<SecurityRequirement>) {
+    let mut schemes = HashMap::new();
+    if !auth.api_keys.is_empty() {
+        schemes.insert(
+            "apiKey".to_string(),
+            SecurityScheme::ApiKeySecurityScheme(ApiKeySecurityScheme {
+                description: Some("API key in a request header.".into()),
+                location: "header".into(),
+                name: auth.api_key_header.clone(),
+            }),
+        );
+    }
+    if !auth.bearer_tokens.is_empty() {
+        schemes.insert(
+            "bearer".to_string(),
+            SecurityScheme::HttpAuthSecurityScheme(HttpAuthSecurityScheme {
+                description: Some("Opaque bearer token issued by the operator.".into()),
+                scheme: "Bearer".into(),
+                bearer_format: None,
+            }),
+        );
+    }
+    if auth.jwt.is_some() {
+        schemes.insert(
+            "jwt".to_string(),
+            SecurityScheme::HttpAuthSecurityScheme(HttpAuthSecurityScheme {
+                description: Some("JWT bearer token (HS256, RS256 or ES256).".into()),
+                scheme: "Bearer".into(),
+                bearer_format: Some("JWT".into()),
+            }),
+        );
+    }
+    if let Some(oauth2) = &auth.oauth2 {
+        schemes.insert(
+            "oauth2".to_string(),
+            SecurityScheme::Oauth2SecurityScheme(OAuth2SecurityScheme {
+                description: oauth2.description.clone(),
+                flows: oauth2.flows.clone(),
+                oauth2_metadata_url: oauth2.metadata_url.clone(),
+            }),
+        );
+    }
+    let mut names: Vec<&String> = schemes.keys().collect();
+    names.sort();
+    // Any one scheme suffices: one requirement per scheme.
+    let requirements = names
+        .into_iter()
+        .map(|name| SecurityRequirement {
+            schemes: Some(HashMap::from([(name.clone(), StringList { list: Vec::new() })])),
+        })
+        .collect();
+    ((!schemes.is_empty()).then_some(schemes), requirements)
+}
+
+/// The public Agent Card.
+pub fn agent_card(config: &ServerConfig, binding: Binding) -> AgentCard {
+    let agent = &config.agent;
+    let (security_schemes, security_requirements) = match binding {
+        // Local mode runs as the user: no scheme applies.
+        Binding::Stdio => (None, Vec::new()),
+        Binding::Http => security(&config.auth),
+    };
+    AgentCard {
+        name: agent.name.clone(),
+        description: agent.description.clone(),
+        version: agent.version.clone(),
+        provider: agent.provider.clone(),
+        documentation_url: agent.documentation_url.clone(),
+        icon_url: agent.icon_url.clone(),
+        supported_interfaces: interfaces(config, binding),
+        capabilities: AgentCapabilities {
+            streaming: Some(agent.capabilities.streaming),
+            push_notifications: Some(agent.capabilities.push_notifications),
+            extended_agent_card: Some(extended_card_enabled(config)),
+            extensions: extensions(),
+        },
+        default_input_modes: agent.default_input_modes.clone(),
+        default_output_modes: agent.default_output_modes.clone(),
+        skills: agent.skills.clone().unwrap_or_else(default_skills),
+        security_schemes,
+        security_requirements,
+        signatures: Vec::new(),
+    }
+}
+
+/// The card for authenticated callers: the public card plus the extended skills.
+pub fn extended_agent_card(config: &ServerConfig, binding: Binding) -> AgentCard {
+    let mut card = agent_card(config, binding);
+    card.skills.extend(config.agent.extended_skills.iter().cloned());
+    card
+}

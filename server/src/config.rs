@@ -1,0 +1,336 @@
+//! The server's configuration: what the agent binary fills in (from a file or
+//! code) before it starts a transport. Every field has a sane default so
+//! `ServerConfig::default()` is a working local setup.
+
+use a2a::rpc::Access;
+use a2a::types::{AgentProvider, AgentSkill, OAuthFlows};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything the transports need to know. Deserializable (snake_case keys) so
+/// the agent binary can read it from a file.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Who the agent is: the Agent Card's identity and capability flags.
+    pub agent: AgentInfo,
+    /// Where and how the HTTP binding listens.
+    pub http: HttpConfig,
+    /// Cross-origin access for browser clients.
+    pub cors: CorsConfig,
+    /// Resource bounds of both transports.
+    pub limits: Limits,
+    /// Authentication schemes and principals (HTTP only; stdio runs as the user).
+    pub auth: AuthConfig,
+}
+
+/// The agent's identity as published in the Agent Card.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentInfo {
+    pub name: String,
+    pub description: String,
+    /// Version of the agent (not of the protocol).
+    pub version: String,
+    /// Implementation name reported as `serverInfo.name` by stdio `initialize`.
+    pub implementation_name: String,
+    pub provider: Option<AgentProvider>,
+    pub documentation_url: Option<String>,
+    pub icon_url: Option<String>,
+    /// Absolute URL of the JSON-RPC endpoint as clients reach it (behind a proxy,
+    /// say). Defaults to `http://<listen><path>`.
+    pub public_url: Option<String>,
+    pub default_input_modes: Vec<String>,
+    pub default_output_modes: Vec<String>,
+    /// Skills of the public card; `None` derives one skill per extension service
+    /// from the generated method table.
+    pub skills: Option<Vec<AgentSkill>>,
+    /// Skills shown only in the extended card (`GetExtendedAgentCard`).
+    pub extended_skills: Vec<AgentSkill>,
+    /// Capability flags; they also gate the methods that need them.
+    pub capabilities: CapabilityFlags,
+}
+
+impl Default for AgentInfo {
+    fn default() -> Self {
+        AgentInfo {
+            name: "CleverAgents".into(),
+            description: "Plans and applies changes to versioned projects with registry-defined actions, tools and validations.".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            implementation_name: env!("CARGO_PKG_NAME").into(),
+            provider: None,
+            documentation_url: None,
+            icon_url: None,
+            public_url: None,
+            default_input_modes: vec!["text/plain".into(), "application/json".into()],
+            default_output_modes: vec![
+                "text/plain".into(),
+                "application/json".into(),
+                "text/markdown".into(),
+            ],
+            skills: None,
+            extended_skills: Vec::new(),
+            capabilities: CapabilityFlags::default(),
+        }
+    }
+}
+
+/// Optional protocol features. A method whose descriptor names a capability that
+/// is off answers the spec's "not supported" error instead of reaching the backend.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CapabilityFlags {
+    /// `SendStreamingMessage` and `SubscribeToTask`.
+    pub streaming: bool,
+    /// The push-notification config methods.
+    pub push_notifications: bool,
+    /// `GetExtendedAgentCard`; `None` means "on when authentication is configured".
+    pub extended_agent_card: Option<bool>,
+}
+
+impl Default for CapabilityFlags {
+    fn default() -> Self {
+        CapabilityFlags {
+            streaming: true,
+            push_notifications: false,
+            extended_agent_card: None,
+        }
+    }
+}
+
+/// The HTTP listener.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpConfig {
+    pub listen: SocketAddr,
+    /// Path of the JSON-RPC endpoint (POST).
+    pub path: String,
+    /// Interval of SSE keep-alive comments, in seconds.
+    pub keep_alive_secs: u64,
+    /// How long graceful shutdown waits for in-flight requests, in seconds.
+    pub shutdown_grace_secs: u64,
+    /// The spec reads an absent `A2A-Version` as 0.3, which is not served, so by
+    /// default such requests get -32009. Setting this (e.g. `"1.0"`) treats an
+    /// absent header as that version instead, for lenient clients.
+    pub assume_version_when_absent: Option<String>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            path: "/".into(),
+            keep_alive_secs: 15,
+            shutdown_grace_secs: 30,
+            assume_version_when_absent: None,
+        }
+    }
+}
+
+impl HttpConfig {
+    pub fn keep_alive(&self) -> Duration {
+        Duration::from_secs(self.keep_alive_secs.max(1))
+    }
+    pub fn shutdown_grace(&self) -> Duration {
+        Duration::from_secs(self.shutdown_grace_secs)
+    }
+}
+
+/// CORS. Empty `allowed_origins` turns CORS off (no CORS headers at all).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CorsConfig {
+    /// Exact origins (`https://app.example.com`), or `*` for any.
+    pub allowed_origins: Vec<String>,
+    pub allow_credentials: bool,
+    pub max_age_secs: u64,
+}
+
+impl Default for CorsConfig {
+    fn default() -> Self {
+        CorsConfig {
+            allowed_origins: Vec::new(),
+            allow_credentials: false,
+            max_age_secs: 600,
+        }
+    }
+}
+
+/// Resource bounds. Exceeding one is a clear error, never a crash.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest request body (HTTP) or line (stdio): 413 / -32600 beyond it.
+    pub max_body_bytes: usize,
+    /// Deepest JSON nesting accepted: -32600 beyond it.
+    pub max_json_depth: usize,
+    /// Largest request head (request line + headers): 431 beyond it.
+    pub max_header_bytes: usize,
+    /// Time allowed to send the request head; slow clients are disconnected.
+    pub header_read_timeout_ms: u64,
+    /// Time allowed to send the request body: 408 beyond it.
+    pub body_read_timeout_ms: u64,
+    /// Open SSE streams per principal (anonymous callers share one budget): 429 beyond it.
+    pub max_streams_per_principal: usize,
+    /// A stream with no event for this long is ended (the client may resume with
+    /// `Last-Event-ID`).
+    pub stream_idle_timeout_secs: u64,
+    /// Requests one stdio session runs at once; reading pauses beyond it.
+    pub max_stdio_in_flight: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 4 * 1024 * 1024,
+            max_json_depth: 64,
+            max_header_bytes: 16 * 1024,
+            header_read_timeout_ms: 10_000,
+            body_read_timeout_ms: 30_000,
+            max_streams_per_principal: 16,
+            stream_idle_timeout_secs: 300,
+            max_stdio_in_flight: 256,
+        }
+    }
+}
+
+impl Limits {
+    pub fn header_read_timeout(&self) -> Duration {
+        Duration::from_millis(self.header_read_timeout_ms.max(1))
+    }
+    pub fn body_read_timeout(&self) -> Duration {
+        Duration::from_millis(self.body_read_timeout_ms.max(1))
+    }
+    pub fn stream_idle_timeout(&self) -> Duration {
+        Duration::from_secs(self.stream_idle_timeout_secs.max(1))
+    }
+}
+
+/// A credential or key: never printed.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+    /// The secret itself; call only where it is compared or used as a key.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Authentication (server mode). With no scheme configured the HTTP binding
+/// serves anonymous callers without authorization checks (a development setup;
+/// the server logs a warning at start).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuthConfig {
+    /// Header that carries an API key.
+    pub api_key_header: String,
+    pub api_keys: Vec<CredentialConfig>,
+    /// Opaque bearer tokens (`Authorization: Bearer <token>`).
+    pub bearer_tokens: Vec<CredentialConfig>,
+    /// JWT bearer tokens.
+    pub jwt: Option<JwtConfig>,
+    /// An OAuth2 declaration for the card; its access tokens are verified as JWTs
+    /// with `jwt`, which must then be set.
+    pub oauth2: Option<OAuth2Config>,
+    /// Roles per subject.
+    pub principals: Vec<PrincipalConfig>,
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        AuthConfig {
+            api_key_header: "X-API-Key".into(),
+            api_keys: Vec::new(),
+            bearer_tokens: Vec::new(),
+            jwt: None,
+            oauth2: None,
+            principals: Vec::new(),
+        }
+    }
+}
+
+impl AuthConfig {
+    /// True when at least one scheme is configured.
+    pub fn is_enabled(&self) -> bool {
+        !self.api_keys.is_empty()
+            || !self.bearer_tokens.is_empty()
+            || self.jwt.is_some()
+            || self.oauth2.is_some()
+    }
+}
+
+/// An API key or static bearer token and the subject it authenticates.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CredentialConfig {
+    pub secret: Secret,
+    pub subject: String,
+}
+
+/// JWT verification: HS256 with a shared secret and/or RS256/ES256 with the keys
+/// of a local JWKS file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct JwtConfig {
+    pub hs256_secret: Option<Secret>,
+    pub jwks_file: Option<PathBuf>,
+    /// Required `iss`, when set.
+    pub issuer: Option<String>,
+    /// Accepted `aud` values; when non-empty the token must name one of them.
+    pub audience: Vec<String>,
+    /// Clock skew allowed on `exp` and `nbf`, in seconds.
+    pub leeway_secs: u64,
+    /// Claim holding `{namespace: role}` for subjects not listed in `principals`.
+    pub namespaces_claim: String,
+}
+
+impl Default for JwtConfig {
+    fn default() -> Self {
+        JwtConfig {
+            hs256_secret: None,
+            jwks_file: None,
+            issuer: None,
+            audience: Vec::new(),
+            leeway_secs: 30,
+            namespaces_claim: "namespaces".into(),
+        }
+    }
+}
+
+/// The OAuth2 scheme as declared in the Agent Card.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuth2Config {
+    pub flows: OAuthFlows,
+    #[serde(default)]
+    pub metadata_url: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// A subject's roles per namespace (`*` = every namespace) and the namespace its
+/// requests act in when they name none.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrincipalConfig {
+    pub subject: String,
+    #[serde(default)]
+    pub namespaces: BTreeMap<String, Access>,
+    #[serde(default)]
+    pub default_namespace: Option<String>,
+}

@@ -1,0 +1,20 @@
+//! The crate's error type: what can stop a transport from starting or running.
+//! Per-request failures are JSON-RPC errors on the wire, never this type.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("invalid server configuration: {0}")]
+    Config(String),
+    #[error("cannot load JWKS file {path}: {reason}")]
+    Jwks { path: PathBuf, reason: String },
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}

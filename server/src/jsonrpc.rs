@@ -1,0 +1,229 @@
+//! The JSON-RPC 2.0 envelope, shared by both transports: validating an incoming
+//! message into a request (or the exact error to answer), and encoding
+//! responses and notifications.
+//!
+//! Batches (JSON arrays) are rejected with -32600: A2A defines no batch
+//! semantics for streaming methods, and one request per message keeps the two
+//! transports identical.
+
+use a2a::rpc::{contract_of_name, Error, RequestId};
+use a2a::Contract;
+use serde_json::{json, Map, Value};
+
+/// A validated request.
+#[derive(Debug)]
+pub(crate) struct Request {
+    /// The raw id to echo; `None` for a notification.
+    pub id: Option<Value>,
+    pub request_id: Option<RequestId>,
+    pub method: String,
+    pub params: Option<Value>,
+}
+
+/// A message that is not a valid request, with the id to answer it under.
+#[derive(Debug)]
+pub(crate) struct Rejected {
+    pub id: Value,
+    pub error: Error,
+}
+
+/// The contract used for errors that cannot be attributed to a method.
+const BASE: Contract = Contract::A2a;
+
+/// Parses and validates one message.
+pub(crate) fn parse(bytes: &[u8], max_depth: usize) -> Result<Request, Box<Rejected>> {
+    if exceeds_depth(bytes, max_depth) {
+        return Err(Box::new(Rejected {
+            id: Value::Null,
+            error: Error::new(
+                BASE.invalid_request(),
+                format!("JSON nesting exceeds the limit of {max_depth} levels"),
+            )
+            .with_metadata("limit", max_depth.to_string()),
+        }));
+    }
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        Box::new(Rejected {
+            id: Value::Null,
+            error: Error::new(BASE.parse_error(), format!("Invalid JSON payload: {e}")),
+        })
+    })?;
+    validate(value)
+}
+
+/// Validates a parsed message as a single JSON-RPC 2.0 request.
+pub(crate) fn validate(value: Value) -> Result<Request, Box<Rejected>> {
+    let mut object = match value {
+        Value::Object(object) => object,
+        Value::Array(_) => {
+            return Err(Box::new(Rejected {
+                id: Value::Null,
+                error: Error::new(
+                    BASE.invalid_request(),
+                    "Batch requests are not supported: send one JSON-RPC request object per message",
+                ),
+            }))
+        }
+        _ => {
+            return Err(Box::new(Rejected {
+                id: Value::Null,
+                error: Error::new(BASE.invalid_request(), "A request must be a JSON object"),
+            }))
+        }
+    };
+    let contract = match object.get("method") {
+        Some(Value::String(name)) => contract_of_name(name),
+        _ => BASE,
+    };
+    let invalid = |id: Value, message: String| {
+        Box::new(Rejected {
+            id,
+            error: Error::new(contract.invalid_request(), message),
+        })
+    };
+    let (id, request_id) = match object.remove("id") {
+        None => (None, None),
+        Some(Value::Null) => (Some(Value::Null), Some(RequestId::Null)),
+        Some(Value::String(s)) => (Some(Value::String(s.clone())), Some(RequestId::String(s))),
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(i) => (Some(Value::Number(n)), Some(RequestId::Integer(i))),
+            None => {
+                return Err(invalid(
+                    Value::Null,
+                    "`id` must be a string, an integer or null".into(),
+                ))
+            }
+        },
+        Some(_) => {
+            return Err(invalid(
+                Value::Null,
+                "`id` must be a string, an integer or null".into(),
+            ))
+        }
+    };
+    let echo = id.clone().unwrap_or(Value::Null);
+    match object.remove("jsonrpc") {
+        Some(Value::String(v)) if v == "2.0" => {}
+        Some(_) => return Err(invalid(echo, "`jsonrpc` must be exactly \"2.0\"".into())),
+        None => return Err(invalid(echo, "`jsonrpc` is missing; it must be \"2.0\"".into())),
+    }
+    let method = match object.remove("method") {
+        Some(Value::String(m)) if !m.is_empty() => m,
+        Some(Value::String(_)) => return Err(invalid(echo, "`method` must not be empty".into())),
+        Some(_) => return Err(invalid(echo, "`method` must be a string".into())),
+        None => return Err(invalid(echo, "`method` is missing".into())),
+    };
+    let params = match object.remove("params") {
+        None => None,
+        Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
+        Some(_) => {
+            return Err(invalid(
+                echo,
+                "`params` must be an object (or an array) when present".into(),
+            ))
+        }
+    };
+    if let Some(unknown) = object.keys().next() {
+        return Err(invalid(
+            echo,
+            format!("unknown member `{unknown}` in the request"),
+        ));
+    }
+    Ok(Request {
+        id,
+        request_id,
+        method,
+        params,
+    })
+}
+
+/// Best effort: the id of a message that is otherwise not looked at (used to
+/// address 401 answers).
+pub(crate) fn peek_id(bytes: &[u8], max_depth: usize) -> Value {
+    if exceeds_depth(bytes, max_depth) {
+        return Value::Null;
+    }
+    match serde_json::from_slice::<Map<String, Value>>(bytes) {
+        Ok(mut object) => match object.remove("id") {
+            Some(v @ (Value::String(_) | Value::Number(_))) => v,
+            _ => Value::Null,
+        },
+        Err(_) => Value::Null,
+    }
+}
+
+/// True when the JSON text nests arrays/objects deeper than `max`. A byte scan,
+/// so deep input is refused before a recursive parser sees it.
+pub(crate) fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in bytes {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `{"jsonrpc":"2.0","id":…,"result":…}`
+pub(crate) fn success(id: &Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+/// `{"jsonrpc":"2.0","id":…,"error":…}`
+pub(crate) fn failure(id: &Value, error: &Error) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": error })
+}
+
+/// A response for a result.
+pub(crate) fn response(id: &Value, result: Result<Value, Error>) -> Value {
+    match result {
+        Ok(value) => success(id, value),
+        Err(error) => failure(id, &error),
+    }
+}
+
+/// Serializes a message; encoding a `Value` cannot fail, but never panic.
+pub(crate) fn to_bytes(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_else(|_| {
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response could not be encoded"}}"#.to_vec()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_scan_ignores_brackets_in_strings() {
+        assert!(!exceeds_depth(br#"{"a":"[[[[[[[[[[["}"#, 2));
+        assert!(exceeds_depth(br#"[[["#, 2));
+        assert!(!exceeds_depth(br#"[["\"[[["]]"#, 2));
+    }
+
+    #[test]
+    fn fractional_id_is_invalid() {
+        let r = validate(json!({"jsonrpc":"2.0","id":1.5,"method":"GetTask"})).unwrap_err();
+        assert_eq!(r.error.code, -32600);
+        assert_eq!(r.id, Value::Null);
+    }
+}

@@ -1,0 +1,125 @@
+//! The call path both transports share once a request is parsed and the caller
+//! known: authorization, capability gating, the methods the server answers
+//! itself (`GetExtendedAgentCard`), dispatch to the generated router, and the
+//! tracing span of the call. Keeping it in one place is what makes the two
+//! transports answer identically.
+
+use crate::access;
+use crate::auth::Authenticated;
+use crate::card::{self, Binding};
+use crate::config::ServerConfig;
+use a2a::rpc::{decode_params, CallContext, Dispatch, Error, Outcome};
+use a2a::types::GetExtendedAgentCardRequest;
+use a2a::{find_method, ErrorKind};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Instant;
+use tracing::Instrument;
+
+pub(crate) struct Pipeline {
+    dispatch: Arc<dyn Dispatch>,
+    extended_card: Option<Value>,
+    streaming: bool,
+    push_notifications: bool,
+    transport: &'static str,
+}
+
+impl Pipeline {
+    pub(crate) fn new(config: &ServerConfig, dispatch: Arc<dyn Dispatch>, binding: Binding) -> Self {
+        let extended_card = card::extended_card_enabled(config)
+            .then(|| serde_json::to_value(card::extended_agent_card(config, binding)).ok())
+            .flatten();
+        Pipeline {
+            dispatch,
+            extended_card,
+            streaming: config.agent.capabilities.streaming,
+            push_notifications: config.agent.capabilities.push_notifications,
+            transport: match binding {
+                Binding::Http => "http",
+                Binding::Stdio => "stdio",
+            },
+        }
+    }
+
+    /// Runs one call. `caller` is `None` when no authentication applies (stdio, or
+    /// HTTP with no scheme configured).
+    pub(crate) async fn call(
+        &self,
+        ctx: CallContext,
+        caller: Option<&Authenticated>,
+        method: &str,
+        mut params: Option<Value>,
+    ) -> Outcome {
+        let request_id = ctx
+            .request_id
+            .as_ref()
+            .map(|id| serde_json::to_string(id).unwrap_or_default())
+            .unwrap_or_default();
+        let principal = caller.map(|c| c.principal.subject.as_str()).unwrap_or("");
+        let span = tracing::info_span!(
+            "rpc",
+            transport = self.transport,
+            request_id = %request_id,
+            method = %method,
+            principal = %principal,
+        );
+        async move {
+            let started = Instant::now();
+            let outcome = self.run(ctx, caller, method, &mut params).await;
+            let latency_us = started.elapsed().as_micros() as u64;
+            match &outcome {
+                Outcome::Single(Ok(_)) => tracing::info!(latency_us, outcome = "ok", "call answered"),
+                Outcome::Single(Err(e)) => {
+                    tracing::info!(latency_us, outcome = "error", code = e.code, "call answered")
+                }
+                Outcome::Stream(_) => tracing::info!(latency_us, outcome = "stream", "stream opened"),
+            }
+            outcome
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn run(
+        &self,
+        ctx: CallContext,
+        caller: Option<&Authenticated>,
+        method: &str,
+        params: &mut Option<Value>,
+    ) -> Outcome {
+        // Unknown, binding-owned and not-yet-visible methods go straight to the
+        // router, which answers method-not-found exactly as the contract says.
+        let descriptor = match find_method(method) {
+            Some(d) if d.is_dispatched() && ctx.can_see(d) => d,
+            _ => return self.dispatch.dispatch(ctx, method, params.take()).await,
+        };
+        if let Some(caller) = caller {
+            if let Err(error) = access::authorize(caller, descriptor, params) {
+                return Outcome::Single(Err(error));
+            }
+        }
+        match descriptor.capability {
+            Some("streaming") if !self.streaming => {
+                return Outcome::Single(Err(Error::new(
+                    ErrorKind::UnsupportedOperation,
+                    format!("`{method}` needs streaming, which this agent does not offer"),
+                )))
+            }
+            Some("pushNotifications") if !self.push_notifications => {
+                return Outcome::Single(Err(Error::from_kind(ErrorKind::PushNotificationNotSupported)))
+            }
+            _ => {}
+        }
+        if descriptor.name == "GetExtendedAgentCard" {
+            if let Err(error) = decode_params::<GetExtendedAgentCardRequest>(descriptor, params.take()) {
+                return Outcome::Single(Err(error));
+            }
+            return Outcome::Single(
+                self.extended_card
+                    .clone()
+                    .ok_or_else(|| Error::from_kind(ErrorKind::ExtendedAgentCardNotConfigured)),
+            );
+        }
+        self.dispatch.dispatch(ctx, method, params.take()).await
+    }
+}

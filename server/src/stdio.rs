@@ -1,0 +1,416 @@
+//! The stdio binding (`urn:cleveragents:bindings:stdio:v1`): newline-delimited
+//! JSON-RPC over a reader and a writer (the process's stdin and stdout). The
+//! session opens with `initialize`; requests then run concurrently and their
+//! responses are matched by id; a streaming method's events are `stream/event`
+//! notifications followed by the response to its id; `stream/cancel` stops a
+//! stream; EOF on the input ends the session after every request already read
+//! has been answered. The writer carries protocol only: logs go through
+//! `tracing`, which the binary points at stderr.
+//!
+//! The full specification is `docs/stdio-binding.md`.
+
+use crate::card::{self, Binding};
+use crate::config::ServerConfig;
+use crate::error::ServerError;
+use crate::jsonrpc::{self, Request};
+use crate::negotiate::{self, Negotiated, PROTOCOL_VERSION};
+use crate::pipeline::Pipeline;
+use a2a::rpc::{decode_params, CallContext, Dispatch, Error, Outcome};
+use a2a::types::{
+    AgentCard, StdioActivatedExtension, StdioImplementationInfo, StdioInitializeParams,
+    StdioInitializeResult, StdioStreamCancelParams, StdioStreamCancelResult,
+};
+use a2a::{find_method, Contract, ErrorKind};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::future::poll_fn;
+
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, Semaphore};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// Method names of the binding itself.
+const INITIALIZE: &str = "initialize";
+const STREAM_EVENT: &str = "stream/event";
+const STREAM_CANCEL: &str = "stream/cancel";
+
+struct Session {
+    pipeline: Pipeline,
+    card: AgentCard,
+    server_info: StdioImplementationInfo,
+    negotiated: OnceLock<Negotiated>,
+    /// Open streams by the JSON text of their request id.
+    streams: Mutex<HashMap<String, CancellationToken>>,
+    out: mpsc::Sender<Vec<u8>>,
+}
+
+impl Session {
+    async fn send(&self, message: &Value) {
+        let mut line = jsonrpc::to_bytes(message);
+        line.push(b'\n');
+        // A send error means the writer is gone (stdout closed); nothing to do.
+        let _ = self.out.send(line).await;
+    }
+
+    fn streams(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Serves one stdio session over `input`/`output` until EOF on `input`.
+pub async fn serve_stdio<R, W>(
+    config: &ServerConfig,
+    dispatch: Arc<dyn Dispatch>,
+    input: R,
+    output: W,
+) -> Result<(), ServerError>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out, mut rx) = mpsc::channel::<Vec<u8>>(1024);
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        while let Some(line) = rx.recv().await {
+            if let Err(error) = output.write_all(&line).await {
+                tracing::warn!(%error, "stdio output closed");
+                break;
+            }
+            // Flush per message unless more are already queued.
+            if rx.is_empty() {
+                if let Err(error) = output.flush().await {
+                    tracing::warn!(%error, "stdio output closed");
+                    break;
+                }
+            }
+        }
+        let _ = output.flush().await;
+        // Keep draining so senders never block on a dead writer.
+        while rx.recv().await.is_some() {}
+    });
+
+    let session = Arc::new(Session {
+        pipeline: Pipeline::new(config, dispatch, Binding::Stdio),
+        card: card::agent_card(config, Binding::Stdio),
+        server_info: StdioImplementationInfo {
+            name: config.agent.implementation_name.clone(),
+            version: config.agent.version.clone(),
+        },
+        negotiated: OnceLock::new(),
+        streams: Mutex::new(HashMap::new()),
+        out,
+    });
+    let limits = &config.limits;
+    let permits = Arc::new(Semaphore::new(limits.max_stdio_in_flight.max(1)));
+    let mut tasks = JoinSet::new();
+    let mut reader = BufReader::new(input);
+    let mut line = Vec::new();
+
+    loop {
+        line.clear();
+        let status = read_line(&mut reader, &mut line, limits.max_body_bytes).await;
+        let message = match status {
+            Ok(LineStatus::Eof) => break,
+            Ok(LineStatus::TooLong) => {
+                let error = Error::new(
+                    Contract::A2a.invalid_request(),
+                    format!("Message exceeds the limit of {} bytes", limits.max_body_bytes),
+                )
+                .with_metadata("limit", limits.max_body_bytes.to_string());
+                session.send(&jsonrpc::failure(&Value::Null, &error)).await;
+                continue;
+            }
+            Ok(LineStatus::Line) => &line[..],
+            Err(error) => {
+                tracing::warn!(%error, "stdio input failed; ending the session");
+                break;
+            }
+        };
+        if message.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let request = match jsonrpc::parse(message, limits.max_json_depth) {
+            Ok(request) => request,
+            Err(rejected) => {
+                session
+                    .send(&jsonrpc::failure(&rejected.id, &rejected.error))
+                    .await;
+                continue;
+            }
+        };
+        // Binding methods run in order, inline, so that everything read after
+        // `initialize` sees the session as initialized.
+        match request.method.as_str() {
+            INITIALIZE => {
+                let answer = initialize(&session, request.params);
+                if let Some(id) = &request.id {
+                    session.send(&jsonrpc::response(id, answer)).await;
+                }
+                continue;
+            }
+            STREAM_CANCEL => {
+                let answer = cancel_stream(&session, request.params);
+                if let Some(id) = &request.id {
+                    session.send(&jsonrpc::response(id, answer)).await;
+                }
+                continue;
+            }
+            STREAM_EVENT => {
+                // Server-to-client only; a client sending it is answered as unknown.
+                if let Some(id) = &request.id {
+                    session
+                        .send(&jsonrpc::failure(id, &Error::method_not_found(STREAM_EVENT)))
+                        .await;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let Some(negotiated) = session.negotiated.get().cloned() else {
+            if let Some(id) = &request.id {
+                let error = Error::new(
+                    a2a::rpc::contract_of_name(&request.method).invalid_request(),
+                    "The session is not initialized: send `initialize` first",
+                );
+                session.send(&jsonrpc::failure(id, &error)).await;
+            }
+            continue;
+        };
+        // Register a stream's cancel token before the request runs, so a
+        // `stream/cancel` read right after it always finds it.
+        let cancel = match (&request.id, find_method(&request.method)) {
+            (Some(id), Some(d)) if d.streaming => {
+                let token = CancellationToken::new();
+                let registered = {
+                    let mut streams = session.streams();
+                    match streams.entry(id_key(id)) {
+                        std::collections::hash_map::Entry::Occupied(_) => false,
+                        std::collections::hash_map::Entry::Vacant(slot) => {
+                            slot.insert(token.clone());
+                            true
+                        }
+                    }
+                };
+                if !registered {
+                    let error = Error::new(
+                        a2a::rpc::contract_of_name(&request.method).invalid_request(),
+                        "The id is already used by an open stream",
+                    );
+                    session.send(&jsonrpc::failure(id, &error)).await;
+                    continue;
+                }
+                Some(token)
+            }
+            _ => None,
+        };
+        let Ok(permit) = permits.clone().acquire_owned().await else {
+            break;
+        };
+        let session = session.clone();
+        tasks.spawn(async move {
+            run_request(&session, negotiated, request, cancel).await;
+            drop(permit);
+        });
+        // Reap finished tasks so the set does not grow with the session.
+        while tasks.try_join_next().is_some() {}
+    }
+
+    // EOF: open streams end (answered with their final response); every other
+    // request already read runs to completion and is answered.
+    for token in session.streams().values() {
+        token.cancel();
+    }
+    while tasks.join_next().await.is_some() {}
+    drop(session);
+    let _ = writer.await;
+    Ok(())
+}
+
+enum LineStatus {
+    Line,
+    TooLong,
+    Eof,
+}
+
+/// Reads one `\n`-terminated line of at most `limit` bytes into `line`; a
+/// longer line is consumed and reported as `TooLong`. A last line without a
+/// newline still counts.
+async fn read_line<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<LineStatus> {
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if too_long {
+                LineStatus::TooLong
+            } else if line.is_empty() {
+                LineStatus::Eof
+            } else {
+                LineStatus::Line
+            });
+        }
+        let (chunk, found) = match available.iter().position(|b| *b == b'\n') {
+            Some(pos) => (&available[..pos], Some(pos + 1)),
+            None => (available, None),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > limit {
+                too_long = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let consumed = found.unwrap_or(available.len());
+        reader.consume(consumed);
+        if found.is_some() {
+            return Ok(if too_long {
+                LineStatus::TooLong
+            } else {
+                LineStatus::Line
+            });
+        }
+    }
+}
+
+fn id_key(id: &Value) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
+fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> {
+    let descriptor = find_method(INITIALIZE).ok_or_else(|| Error::method_not_found(INITIALIZE))?;
+    let params: StdioInitializeParams = decode_params(descriptor, params)?;
+    if session.negotiated.get().is_some() {
+        return Err(Error::new(
+            ErrorKind::ExtInvalidState,
+            "The session is already initialized",
+        ));
+    }
+    if a2a::rpc::Version::parse(&params.protocol_version) != a2a::rpc::Version::parse(PROTOCOL_VERSION) {
+        return Err(Error::new(
+            ErrorKind::ExtVersionMismatch,
+            format!(
+                "A2A protocol version `{}` is not supported; supported: {PROTOCOL_VERSION}",
+                params.protocol_version.chars().take(32).collect::<String>()
+            ),
+        ));
+    }
+    let mut negotiated = Negotiated::default();
+    let mut activated = Vec::new();
+    for request in &params.extensions {
+        let Some((contract, uri)) = negotiate::extension_contracts().find(|(_, uri)| *uri == request.uri)
+        else {
+            continue;
+        };
+        let version = negotiate::negotiate_minor(contract, request.version.as_deref())?;
+        if negotiated.versions.insert(contract, version).is_none() {
+            negotiated.activated.push(uri.to_string());
+            activated.push(StdioActivatedExtension {
+                uri: uri.to_string(),
+                version: version.to_string(),
+            });
+        }
+    }
+    let result = StdioInitializeResult {
+        protocol_version: PROTOCOL_VERSION.into(),
+        extensions: activated,
+        agent_card: session.card.clone(),
+        server_info: session.server_info.clone(),
+    };
+    let value = serde_json::to_value(result)
+        .map_err(|e| Error::new(ErrorKind::ExtInternalError, format!("initialize result: {e}")))?;
+    // Two `initialize` requests are read in order, so a lost race is impossible;
+    // still, never overwrite.
+    if session.negotiated.set(negotiated).is_err() {
+        return Err(Error::new(
+            ErrorKind::ExtInvalidState,
+            "The session is already initialized",
+        ));
+    }
+    tracing::info!(client = %params.client_info.name, "stdio session initialized");
+    Ok(value)
+}
+
+fn cancel_stream(session: &Session, params: Option<Value>) -> Result<Value, Error> {
+    let descriptor = find_method(STREAM_CANCEL).ok_or_else(|| Error::method_not_found(STREAM_CANCEL))?;
+    let params: StdioStreamCancelParams = decode_params(descriptor, params)?;
+    let id = serde_json::to_value(&params.request_id).unwrap_or(Value::Null);
+    let token = session.streams().remove(&id_key(&id));
+    let cancelled = match token {
+        Some(token) => {
+            token.cancel();
+            true
+        }
+        None => false,
+    };
+    serde_json::to_value(StdioStreamCancelResult { cancelled })
+        .map_err(|e| Error::new(ErrorKind::ExtInternalError, format!("stream/cancel result: {e}")))
+}
+
+async fn run_request(
+    session: &Session,
+    negotiated: Negotiated,
+    request: Request,
+    cancel: Option<CancellationToken>,
+) {
+    let Request {
+        id,
+        request_id,
+        method,
+        params,
+    } = request;
+    let ctx = CallContext {
+        request_id,
+        principal: None,
+        extension_versions: negotiated.versions,
+        activated_extensions: negotiated.activated,
+        resume_after: None,
+    };
+    let outcome = session.pipeline.call(ctx, None, &method, params).await;
+    let Some(id) = id else {
+        // A notification: run it, answer nothing.
+        return;
+    };
+    let key = id_key(&id);
+    match outcome {
+        Outcome::Single(result) => {
+            if cancel.is_some() {
+                session.streams().remove(&key);
+            }
+            session.send(&jsonrpc::response(&id, result)).await;
+        }
+        Outcome::Stream(mut events) => {
+            let cancel = cancel.unwrap_or_default();
+            let mut seq: i64 = 0;
+            let final_result = loop {
+                let next = tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => break Ok(Value::Null),
+                    next = poll_fn(|cx| events.as_mut().poll_next(cx)) => next,
+                };
+                match next {
+                    Some(Ok(event)) => {
+                        seq += 1;
+                        let notification = json!({
+                            "jsonrpc": "2.0",
+                            "method": STREAM_EVENT,
+                            "params": { "requestId": id, "seq": seq, "event": event.data },
+                        });
+                        session.send(&notification).await;
+                    }
+                    Some(Err(error)) => break Err(error),
+                    None => break Ok(Value::Null),
+                }
+            };
+            // Drop the producer before answering: the stream is over.
+            drop(events);
+            session.streams().remove(&key);
+            session.send(&jsonrpc::response(&id, final_result)).await;
+        }
+    }
+}
