@@ -6,14 +6,14 @@ use a2a::Contract;
 use serde_json::{json, Value};
 
 /// The A2A protocol version this client speaks.
-pub const PROTOCOL_VERSION: &str = "1.0";
+pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_version());
 /// HTTP header carrying the A2A protocol version.
-pub const A2A_VERSION_HEADER: &str = "A2A-Version";
+pub const A2A_VERSION_HEADER: &str = a2a::rpc::declared(Contract::A2a.version_header());
 /// HTTP header listing the extensions the client activates.
-pub const A2A_EXTENSIONS_HEADER: &str = "A2A-Extensions";
+pub const A2A_EXTENSIONS_HEADER: &str = a2a::rpc::declared(Contract::A2a.extensions_header());
 /// HTTP header carrying the minor version of `urn:cleveragents:extensions:v1`
 /// wanted (the server's name for it; absent means the newest).
-pub const EXTENSION_VERSION_HEADER: &str = "CleverAgents-Extension-Version";
+pub const EXTENSION_VERSION_HEADER: &str = a2a::rpc::declared(Contract::Cleveragents.version_header());
 /// Default header of API-key authentication.
 pub const DEFAULT_API_KEY_HEADER: &str = "X-API-Key";
 /// Method name of stdio stream event notifications.

@@ -35,6 +35,12 @@ pub struct ContractInfo {
     pub versions: Vec<String>,
     #[serde(default)]
     pub method_prefix: Option<String>,
+    /// HTTP header (and stdio initialize field) carrying the version in effect.
+    #[serde(default)]
+    pub version_header: Option<String>,
+    /// HTTP header listing activated extensions (base protocol only).
+    #[serde(default)]
+    pub extensions_header: Option<String>,
 }
 
 /// One entry of `x-services`.

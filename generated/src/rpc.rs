@@ -726,3 +726,13 @@ impl<T: Transport> Client<T> {
         )))
     }
 }
+
+/// Unwraps a contract fact at compile time, for constants such as
+/// `const H: &str = declared(Contract::A2a.version_header());` — a schema without
+/// the fact fails the build instead of a request.
+pub const fn declared(value: Option<&'static str>) -> &'static str {
+    match value {
+        Some(value) => value,
+        None => panic!("the schema does not declare this contract fact"),
+    }
+}

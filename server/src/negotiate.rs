@@ -7,14 +7,14 @@ use a2a::{Contract, ErrorKind};
 use std::collections::BTreeMap;
 
 /// HTTP header carrying the A2A protocol version.
-pub const A2A_VERSION_HEADER: &str = "A2A-Version";
+pub const A2A_VERSION_HEADER: &str = a2a::rpc::declared(Contract::A2a.version_header());
 /// HTTP header carrying the extensions a client activates (comma-separated URIs).
-pub const A2A_EXTENSIONS_HEADER: &str = "A2A-Extensions";
+pub const A2A_EXTENSIONS_HEADER: &str = a2a::rpc::declared(Contract::A2a.extensions_header());
 /// HTTP header carrying the minor version of `urn:cleveragents:extensions:v1`
 /// the client speaks (`1.0` or `1.1`); the newest when absent. Echoed back.
-pub const EXTENSION_VERSION_HEADER: &str = "CleverAgents-Extension-Version";
+pub const EXTENSION_VERSION_HEADER: &str = a2a::rpc::declared(Contract::Cleveragents.version_header());
 /// The A2A protocol version served.
-pub const PROTOCOL_VERSION: &str = "1.0";
+pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_version());
 /// The custom binding URI of the stdio transport.
 pub const STDIO_BINDING_URI: &str = "urn:cleveragents:bindings:stdio:v1";
 /// `protocolBinding` of the HTTP interface.

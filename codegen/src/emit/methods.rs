@@ -37,6 +37,13 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
         contract_arms.protocol.push(quote!(Self::#v => #protocol));
         contract_arms.uri.push(quote!(Self::#v => #uri));
         contract_arms.prefix.push(quote!(Self::#v => #prefix));
+        let (version_header, extensions_header) = (opt(&info.version_header), opt(&info.extensions_header));
+        contract_arms
+            .version_header
+            .push(quote!(Self::#v => #version_header));
+        contract_arms
+            .extensions_header
+            .push(quote!(Self::#v => #extensions_header));
         contract_arms.versions.push(quote!(Self::#v => &[#(#versions),*]));
         for (field, code) in [
             (&mut contract_arms.parse_error, -32700),
@@ -54,6 +61,8 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
     }
     let all_contracts = contracts.iter().map(contract_variant);
     let ContractArms {
+        version_header,
+        extensions_header,
         name,
         domain,
         protocol,
@@ -153,6 +162,10 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             pub const fn extension_uri(self) -> Option<&'static str> { match self { #(#uri,)* } }
             /// The prefix every method of the contract starts with, if any.
             pub const fn method_prefix(self) -> Option<&'static str> { match self { #(#prefix,)* } }
+            /// The header (HTTP) that carries the contract's version in effect, if any.
+            pub const fn version_header(self) -> Option<&'static str> { match self { #(#version_header,)* } }
+            /// The header (HTTP) that lists the activated extensions, if the contract defines one.
+            pub const fn extensions_header(self) -> Option<&'static str> { match self { #(#extensions_header,)* } }
             /// Minor versions of the contract, oldest first.
             pub const fn versions(self) -> &'static [&'static str] { match self { #(#versions,)* } }
             /// JSON-RPC -32700 in this contract's registry.
@@ -189,6 +202,8 @@ struct ContractArms {
     protocol: Vec<TokenStream>,
     uri: Vec<TokenStream>,
     prefix: Vec<TokenStream>,
+    version_header: Vec<TokenStream>,
+    extensions_header: Vec<TokenStream>,
     versions: Vec<TokenStream>,
     parse_error: Vec<TokenStream>,
     invalid_request: Vec<TokenStream>,

@@ -48,6 +48,20 @@ impl Contract {
             Self::Cleveragents => Some("_cleveragents/"),
         }
     }
+    /// The header (HTTP) that carries the contract's version in effect, if any.
+    pub const fn version_header(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => Some("A2A-Version"),
+            Self::Cleveragents => Some("CleverAgents-Extension-Version"),
+        }
+    }
+    /// The header (HTTP) that lists the activated extensions, if the contract defines one.
+    pub const fn extensions_header(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => Some("A2A-Extensions"),
+            Self::Cleveragents => None,
+        }
+    }
     /// Minor versions of the contract, oldest first.
     pub const fn versions(self) -> &'static [&'static str] {
         match self {

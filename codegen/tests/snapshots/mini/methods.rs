@@ -41,6 +41,18 @@ impl Contract {
             Self::Mini => None,
         }
     }
+    /// The header (HTTP) that carries the contract's version in effect, if any.
+    pub const fn version_header(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => Some("Mini-Version"),
+        }
+    }
+    /// The header (HTTP) that lists the activated extensions, if the contract defines one.
+    pub const fn extensions_header(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => None,
+        }
+    }
     /// Minor versions of the contract, oldest first.
     pub const fn versions(self) -> &'static [&'static str] {
         match self {
