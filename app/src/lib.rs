@@ -1,1 +1,30 @@
 //! Reference application layer: services and storage behind the contract.
+//!
+//! [`App`] implements every handler trait of the generated contract on a
+//! [`store::Store`]; the agent binary hands it to the server's transports:
+//!
+//! ```no_run
+//! # fn demo() -> Result<(), String> {
+//! let app = app::App::open(
+//!     app::StoreConfig::Sqlite { data_dir: "/tmp/agent".into() },
+//!     app::AppConfig::default(),
+//! )?;
+//! let router = a2a::Router::new(app);
+//! # let _ = router; Ok(()) }
+//! ```
+
+mod app;
+pub mod context;
+pub mod executor;
+mod handlers;
+pub mod health;
+pub mod namespaces;
+pub mod plans;
+pub mod push;
+pub mod registry;
+pub mod store;
+pub mod tasks;
+pub mod tck;
+pub mod util;
+
+pub use app::{App, AppConfig, ExecutorKind, StoreConfig};

@@ -1,0 +1,203 @@
+//! The agent binary: composes the application (on the embedded store) with
+//! the server crate's transports.
+//!
+//! ```text
+//! cleveragents-agent --stdio                      # local mode (NDJSON on stdin/stdout)
+//! cleveragents-agent --listen 127.0.0.1:9999      # server mode (HTTP JSON-RPC + SSE)
+//!   [--data-dir DIR] [--config FILE.json] [--executor default|tck] [--memory]
+//! ```
+//!
+//! Settings come from, in increasing precedence: defaults, the JSON config
+//! file (`--config` or `CLEVERAGENTS_CONFIG`), environment variables
+//! (`CLEVERAGENTS_DATA_DIR`, `CLEVERAGENTS_LISTEN`, `CLEVERAGENTS_EXECUTOR`,
+//! `CLEVERAGENTS_PUSH_ALLOW_LIST` comma-separated), then the command line.
+//! Logs go to stderr; in stdio mode stdout carries protocol only.
+
+use app::push::PushConfig;
+use app::{App, AppConfig, ExecutorKind, StoreConfig};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The config file: the server's settings plus the application's.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileConfig {
+    server: server::ServerConfig,
+    data_dir: Option<PathBuf>,
+    executor: Option<String>,
+    /// Keep everything in memory (nothing survives a restart).
+    memory: bool,
+    push: PushFile,
+    /// Sync remotes: name → base URL.
+    sync_remotes: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PushFile {
+    allow_list: Vec<String>,
+    max_attempts: Option<u32>,
+    initial_backoff_ms: Option<u64>,
+}
+
+enum Mode {
+    Stdio,
+    Listen(String),
+}
+
+fn usage() -> &'static str {
+    "usage: cleveragents-agent (--stdio | --listen ADDR) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory]"
+}
+
+fn default_data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("cleveragents");
+    }
+    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        Some(home) => PathBuf::from(home).join(".local/share/cleveragents"),
+        None => PathBuf::from("cleveragents-data"),
+    }
+}
+
+fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
+    match name {
+        "default" => Ok(ExecutorKind::Default),
+        "tck" => Ok(ExecutorKind::Tck),
+        other => Err(format!(
+            "unknown executor `{other}` (expected `default` or `tck`)"
+        )),
+    }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut mode = None;
+    let mut data_dir = std::env::var_os("CLEVERAGENTS_DATA_DIR").map(PathBuf::from);
+    let mut config_path = std::env::var_os("CLEVERAGENTS_CONFIG").map(PathBuf::from);
+    let mut executor = std::env::var("CLEVERAGENTS_EXECUTOR").ok();
+    let mut memory = false;
+    if let Ok(listen) = std::env::var("CLEVERAGENTS_LISTEN") {
+        mode = Some(Mode::Listen(listen));
+    }
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .ok_or_else(|| format!("{name} needs a value\n{}", usage()))
+        };
+        match arg.as_str() {
+            "--stdio" => mode = Some(Mode::Stdio),
+            "--listen" => mode = Some(Mode::Listen(value("--listen")?)),
+            "--data-dir" => data_dir = Some(PathBuf::from(value("--data-dir")?)),
+            "--config" => config_path = Some(PathBuf::from(value("--config")?)),
+            "--executor" => executor = Some(value("--executor")?),
+            "--memory" => memory = true,
+            "-h" | "--help" => {
+                println!("{}", usage());
+                return Ok(());
+            }
+            other => return Err(format!("unknown argument `{other}`\n{}", usage())),
+        }
+    }
+    let file: FileConfig = match &config_path {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            serde_json::from_str(&text).map_err(|e| format!("invalid config {}: {e}", path.display()))?
+        }
+        None => FileConfig::default(),
+    };
+    let mode = mode.ok_or_else(|| usage().to_string())?;
+    let executor = parse_executor(
+        executor
+            .as_deref()
+            .or(file.executor.as_deref())
+            .unwrap_or("default"),
+    )?;
+    let mut allow_list = file.push.allow_list.clone();
+    if let Ok(extra) = std::env::var("CLEVERAGENTS_PUSH_ALLOW_LIST") {
+        allow_list.extend(
+            extra
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+    }
+    let defaults = PushConfig::default();
+    let push = PushConfig {
+        allow_list,
+        max_attempts: file.push.max_attempts.unwrap_or(defaults.max_attempts),
+        initial_backoff: file
+            .push
+            .initial_backoff_ms
+            .map(Duration::from_millis)
+            .unwrap_or(defaults.initial_backoff),
+        timeout: defaults.timeout,
+    };
+    let store = if memory || file.memory {
+        StoreConfig::Memory
+    } else {
+        StoreConfig::Sqlite {
+            data_dir: data_dir
+                .or(file.data_dir.clone())
+                .unwrap_or_else(default_data_dir),
+        }
+    };
+    let mut server_config = file.server;
+    // This application delivers push notifications.
+    server_config.agent.capabilities.push_notifications = true;
+    let members = server_config
+        .auth
+        .principals
+        .iter()
+        .map(|p| (p.subject.clone(), p.namespaces.clone()))
+        .collect();
+    let app_config = AppConfig {
+        executor,
+        push,
+        members,
+        sync_remotes: file.sync_remotes,
+        ..Default::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async move {
+        let app = App::open(store.clone(), app_config)?;
+        eprintln!("cleveragents-agent: store {store:?}, executor {executor:?}");
+        let dispatch: Arc<dyn a2a::rpc::Dispatch> = Arc::new(a2a::Router::new(app));
+        match mode {
+            Mode::Stdio => {
+                server::serve_stdio(&server_config, dispatch, tokio::io::stdin(), tokio::io::stdout())
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+            Mode::Listen(addr) => {
+                server_config.http.listen = addr
+                    .parse()
+                    .map_err(|e| format!("invalid --listen address `{addr}`: {e}"))?;
+                eprintln!(
+                    "cleveragents-agent: listening on http://{}",
+                    server_config.http.listen
+                );
+                server::serve_http(server_config, dispatch, async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await
+                .map_err(|e| e.to_string())
+            }
+        }
+    })
+}
+
+fn main() {
+    if let Err(message) = run() {
+        eprintln!("cleveragents-agent: {message}");
+        std::process::exit(2);
+    }
+}

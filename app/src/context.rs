@@ -1,0 +1,468 @@
+//! Context (`_cleveragents/context/{show,inspect,simulate,set}`): which
+//! project files and registry resources plans on a project see, with token
+//! estimates (`ceil(UTF-8 bytes / 4)`, 0 for binary content) and a budget.
+//!
+//! A project's settings are a document of the `context-settings` collection
+//! keyed by the project name, written in the same commit as a version bump of
+//! the project entity (so changing them increments the project's version).
+//! The document remembers the project's `createdAt`, so settings of a removed
+//! project never apply to a new project of the same name. A project without
+//! settings uses [`default_settings`].
+//!
+//! Globs match `/`-separated paths segment by segment: `**` matches any number
+//! of segments (including none), `*` any characters within a segment and `?`
+//! one character.
+
+use crate::app::App;
+use crate::registry::{file_bytes, Kind};
+use crate::store::{Commit, DocWrite, Expect, StoreError};
+use crate::util::{self, namespace_of, require, Family};
+use a2a::rpc::{Access, CallContext, Error};
+use a2a::types::{
+    ContextExclusionReason, ContextInspectParams, ContextInspection, ContextItem, ContextItemKind,
+    ContextReport, ContextSetParams, ContextSettings, ContextShowParams, ContextSimulateParams,
+    ContextSimulation,
+};
+use a2a::ErrorKind;
+use serde_json::{json, Value};
+
+const FAMILY: Family = Family::Ext;
+
+/// Document collection of context settings; key: the project name.
+pub const COLL: &str = "context-settings";
+
+/// Token budget of a project that has no saved settings.
+pub const DEFAULT_MAX_TOKENS: i64 = 100_000;
+
+/// The settings of a project that has none saved: every file, no resources.
+pub fn default_settings() -> ContextSettings {
+    ContextSettings {
+        include: vec!["**".into()],
+        exclude: vec![],
+        resources: vec![],
+        max_tokens: DEFAULT_MAX_TOKENS,
+    }
+}
+
+/// Estimated tokens of `bytes` bytes of text: `ceil(bytes / 4)`.
+pub fn estimate_tokens(bytes: usize) -> i64 {
+    i64::try_from(bytes.div_ceil(4)).unwrap_or(i64::MAX)
+}
+
+/// True when `path` matches the glob `pattern` (see the module docs).
+pub fn glob_match(pattern: &str, path: &str) -> bool {
+    let pattern: Vec<&str> = pattern.split('/').collect();
+    let path: Vec<&str> = path.split('/').collect();
+    match_segments(&pattern, &path)
+}
+
+/// `pattern` matches `path` segment by segment (dynamic programming, so
+/// adversarial globs cannot make matching exponential).
+fn match_segments(pattern: &[&str], path: &[&str]) -> bool {
+    let (p, s) = (pattern.len(), path.len());
+    // ok[i][j]: pattern[i..] matches path[j..].
+    let mut ok = vec![vec![false; s + 1]; p + 1];
+    ok[p][s] = true;
+    for i in (0..p).rev() {
+        for j in (0..=s).rev() {
+            ok[i][j] = if pattern[i] == "**" {
+                ok[i + 1][j] || (j < s && ok[i][j + 1])
+            } else {
+                j < s && ok[i + 1][j + 1] && match_chars(pattern[i], path[j])
+            };
+        }
+    }
+    ok[0][0]
+}
+
+/// `pattern` (with `*` and `?`) matches the whole of `text`.
+fn match_chars(pattern: &str, text: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let text: Vec<char> = text.chars().collect();
+    let (p, s) = (pattern.len(), text.len());
+    let mut ok = vec![vec![false; s + 1]; p + 1];
+    ok[p][s] = true;
+    for i in (0..p).rev() {
+        for j in (0..=s).rev() {
+            ok[i][j] = match pattern[i] {
+                '*' => ok[i + 1][j] || (j < s && ok[i][j + 1]),
+                '?' => j < s && ok[i + 1][j + 1],
+                c => j < s && text[j] == c && ok[i + 1][j + 1],
+            };
+        }
+    }
+    ok[0][0]
+}
+
+/// One candidate item with its content (`None` when binary).
+struct Candidate {
+    item: ContextItem,
+    text: Option<String>,
+}
+
+fn file_candidate(file: &Value, settings: &ContextSettings) -> Candidate {
+    let path = file["path"].as_str().unwrap_or_default().to_string();
+    let bytes = file_bytes(file);
+    let text = match file.get("text").and_then(Value::as_str) {
+        Some(text) => Some(text.to_string()),
+        None => String::from_utf8(bytes.clone()).ok(),
+    };
+    let reason = if !settings.include.iter().any(|g| glob_match(g, &path)) {
+        Some(ContextExclusionReason::ContextExclusionReasonNotIncluded)
+    } else if settings.exclude.iter().any(|g| glob_match(g, &path)) {
+        Some(ContextExclusionReason::ContextExclusionReasonExcludedByPattern)
+    } else if text.is_none() {
+        Some(ContextExclusionReason::ContextExclusionReasonBinary)
+    } else {
+        None
+    };
+    Candidate {
+        item: ContextItem {
+            kind: ContextItemKind::ContextItemKindFile,
+            name: path,
+            media_type: file["mediaType"]
+                .as_str()
+                .unwrap_or("application/octet-stream")
+                .to_string(),
+            included: reason.is_none(),
+            exclusion_reason: reason,
+            size_bytes: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
+            estimated_tokens: if text.is_some() {
+                estimate_tokens(bytes.len())
+            } else {
+                0
+            },
+        },
+        text,
+    }
+}
+
+/// A resource as the plan sees it: its text, else its data as JSON.
+fn resource_candidate(resource: &Value, listed: bool) -> Candidate {
+    let name = resource["name"].as_str().unwrap_or_default().to_string();
+    let (text, default_type) = match (resource.get("text").and_then(Value::as_str), resource.get("data")) {
+        (Some(text), _) => (text.to_string(), "text/plain"),
+        (None, Some(data)) => (data.to_string(), "application/json"),
+        (None, None) => (String::new(), "text/plain"),
+    };
+    Candidate {
+        item: ContextItem {
+            kind: ContextItemKind::ContextItemKindResource,
+            name,
+            media_type: resource["mediaType"].as_str().unwrap_or(default_type).to_string(),
+            included: listed,
+            exclusion_reason: (!listed).then_some(ContextExclusionReason::ContextExclusionReasonNotIncluded),
+            size_bytes: i64::try_from(text.len()).unwrap_or(i64::MAX),
+            estimated_tokens: estimate_tokens(text.len()),
+        },
+        text: Some(text),
+    }
+}
+
+fn check_settings(settings: &ContextSettings) -> Result<(), Error> {
+    if settings.include.len() + settings.exclude.len() > 200 {
+        return Err(FAMILY.invalid_params("settings", "at most 200 globs in include and exclude together"));
+    }
+    if settings.max_tokens < 0 {
+        return Err(FAMILY.invalid_params("settings.maxTokens", "must be zero or positive"));
+    }
+    for (field, globs) in [("include", &settings.include), ("exclude", &settings.exclude)] {
+        for (i, glob) in globs.iter().enumerate() {
+            if glob.is_empty() || glob.len() > 500 || glob.chars().any(char::is_control) {
+                return Err(FAMILY.invalid_params(
+                    &format!("settings.{field}[{i}]"),
+                    "must be a glob of 1 to 500 characters without control characters",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a context is computed from: the project at a revision and its settings.
+struct Basis {
+    /// The raw stored project document (its value and store version).
+    project: crate::store::Doc,
+    revision: i64,
+    files: Vec<Value>,
+    settings: ContextSettings,
+    plan_id: Option<String>,
+}
+
+impl App {
+    /// Loads the project (at the plan's base revision when `plan_id` is given)
+    /// and its saved settings.
+    async fn context_basis(&self, ns: &str, project: &str, plan_id: Option<&str>) -> Result<Basis, Error> {
+        let what = format!("Project `{project}`");
+        let (n, p) = (ns.to_string(), project.to_string());
+        let (doc, saved) = self
+            .db(FAMILY, move |s| {
+                Ok((s.get_doc(Kind::Project.coll(), &n, &p)?, s.get_doc(COLL, &n, &p)?))
+            })
+            .await?;
+        let doc = doc.ok_or_else(|| FAMILY.not_found(&what))?;
+        let plan_id = plan_id.filter(|id| !id.is_empty()).map(str::to_string);
+        let revision = match &plan_id {
+            None => None,
+            Some(id) => {
+                let (n, key) = (ns.to_string(), id.clone());
+                let plan = self
+                    .db(FAMILY, move |s| s.get_doc(crate::plans::COLL, &n, &key))
+                    .await?
+                    .filter(|plan| plan.value["project"] == project)
+                    .ok_or_else(|| FAMILY.not_found(&format!("plan `{id}` of project `{project}`")))?;
+                plan.value["baseProjectRevision"].as_i64()
+            }
+        };
+        let (revision, files) = self.project_files(ns, project, revision).await?;
+        let settings = match saved {
+            Some(saved) if saved.value["projectCreatedAt"] == doc.value["createdAt"] => {
+                util::from_json(saved.value["settings"].clone(), FAMILY)?
+            }
+            _ => default_settings(),
+        };
+        Ok(Basis {
+            project: doc,
+            revision,
+            files,
+            settings,
+            plan_id,
+        })
+    }
+
+    /// The listed resources (ExtNotFound for one that does not exist).
+    async fn context_resources(&self, ns: &str, names: &[String]) -> Result<Vec<Value>, Error> {
+        let mut out: Vec<Value> = vec![];
+        for name in names {
+            if out.iter().any(|r| r["name"] == name.as_str()) {
+                continue;
+            }
+            let resource = self
+                .reg_get(ns, Kind::Resource, name)
+                .await?
+                .ok_or_else(|| FAMILY.not_found(&format!("Resource `{name}`")))?;
+            out.push(resource);
+        }
+        Ok(out)
+    }
+
+    /// The context of `basis` under `settings`.
+    async fn context_report(
+        &self,
+        ns: &str,
+        project: &str,
+        basis: &Basis,
+        settings: &ContextSettings,
+    ) -> Result<ContextReport, Error> {
+        let mut files: Vec<&Value> = basis.files.iter().collect();
+        files.sort_by(|a, b| a["path"].as_str().cmp(&b["path"].as_str()));
+        let mut items: Vec<ContextItem> = files.iter().map(|f| file_candidate(f, settings).item).collect();
+        for resource in self.context_resources(ns, &settings.resources).await? {
+            items.push(resource_candidate(&resource, true).item);
+        }
+        let total_tokens = items
+            .iter()
+            .filter(|i| i.included)
+            .fold(0i64, |sum, i| sum.saturating_add(i.estimated_tokens));
+        Ok(ContextReport {
+            project: project.to_string(),
+            project_revision: basis.revision,
+            plan_id: basis.plan_id.clone(),
+            settings: settings.clone(),
+            items,
+            total_tokens,
+            within_budget: total_tokens <= settings.max_tokens,
+        })
+    }
+
+    pub(crate) async fn context_show(
+        &self,
+        ctx: &CallContext,
+        params: ContextShowParams,
+    ) -> Result<ContextReport, Error> {
+        let ns = namespace_of(params.namespace.as_deref());
+        require(
+            ctx,
+            &ns,
+            Access::Reader,
+            FAMILY,
+            &format!("Project `{}`", params.project),
+        )?;
+        let basis = self
+            .context_basis(&ns, &params.project, params.plan_id.as_deref())
+            .await?;
+        self.context_report(&ns, &params.project, &basis, &basis.settings)
+            .await
+    }
+
+    pub(crate) async fn context_inspect(
+        &self,
+        ctx: &CallContext,
+        params: ContextInspectParams,
+    ) -> Result<ContextInspection, Error> {
+        let ns = namespace_of(params.namespace.as_deref());
+        require(
+            ctx,
+            &ns,
+            Access::Reader,
+            FAMILY,
+            &format!("Project `{}`", params.project),
+        )?;
+        let basis = self
+            .context_basis(&ns, &params.project, params.plan_id.as_deref())
+            .await?;
+        let candidate = match params.kind {
+            ContextItemKind::ContextItemKindFile => basis
+                .files
+                .iter()
+                .find(|f| f["path"] == params.name.as_str())
+                .map(|f| file_candidate(f, &basis.settings))
+                .ok_or_else(|| {
+                    FAMILY.not_found(&format!(
+                        "file `{}` in revision {} of project `{}`",
+                        params.name, basis.revision, params.project
+                    ))
+                })?,
+            ContextItemKind::ContextItemKindResource => {
+                let resource = self
+                    .reg_get(&ns, Kind::Resource, &params.name)
+                    .await?
+                    .ok_or_else(|| FAMILY.not_found(&format!("Resource `{}`", params.name)))?;
+                let listed = basis.settings.resources.contains(&params.name);
+                resource_candidate(&resource, listed)
+            }
+        };
+        Ok(ContextInspection {
+            project: params.project,
+            project_revision: basis.revision,
+            item: candidate.item,
+            text: candidate.text,
+        })
+    }
+
+    pub(crate) async fn context_simulate(
+        &self,
+        ctx: &CallContext,
+        params: ContextSimulateParams,
+    ) -> Result<ContextSimulation, Error> {
+        let ns = namespace_of(params.namespace.as_deref());
+        require(
+            ctx,
+            &ns,
+            Access::Reader,
+            FAMILY,
+            &format!("Project `{}`", params.project),
+        )?;
+        check_settings(&params.settings)?;
+        let basis = self
+            .context_basis(&ns, &params.project, params.plan_id.as_deref())
+            .await?;
+        let current = self
+            .context_report(&ns, &params.project, &basis, &basis.settings)
+            .await?;
+        let simulated = self
+            .context_report(&ns, &params.project, &basis, &params.settings)
+            .await?;
+        Ok(ContextSimulation {
+            token_delta: simulated.total_tokens.saturating_sub(current.total_tokens),
+            current,
+            simulated,
+        })
+    }
+
+    pub(crate) async fn context_set(
+        &self,
+        ctx: &CallContext,
+        params: ContextSetParams,
+    ) -> Result<ContextReport, Error> {
+        let ns = namespace_of(params.namespace.as_deref());
+        let project = params.project.clone();
+        let what = format!("Project `{project}`");
+        require(ctx, &ns, Access::Writer, FAMILY, &what)?;
+        check_settings(&params.settings)?;
+        let basis = self.context_basis(&ns, &project, None).await?;
+        let current_version = basis.project.version;
+        if let Some(expected) = params.expected_version {
+            if u64::try_from(expected).ok() != Some(current_version) {
+                return Err(Error::new(
+                    ErrorKind::ExtInvalidState,
+                    format!("{what} is at version {current_version}, not the expected {expected}"),
+                )
+                .with_metadata("currentVersion", current_version.to_string()));
+            }
+        }
+        let report = self
+            .context_report(&ns, &project, &basis, &params.settings)
+            .await?;
+        if !report.within_budget {
+            return Err(Error::new(
+                ErrorKind::ExtBudgetExceeded,
+                format!(
+                    "the context would need {} tokens, over the budget of {}; nothing was saved",
+                    report.total_tokens, params.settings.max_tokens
+                ),
+            )
+            .with_metadata("totalTokens", report.total_tokens.to_string())
+            .with_metadata("maxTokens", params.settings.max_tokens.to_string()));
+        }
+        let mut entity = basis.project.value.clone();
+        if let Some(obj) = entity.as_object_mut() {
+            obj.insert("updatedAt".into(), json!(util::now()));
+        }
+        let saved = json!({
+            "projectCreatedAt": basis.project.value["createdAt"],
+            "settings": util::to_json(&params.settings, FAMILY)?,
+        });
+        let commit = Commit {
+            task: None,
+            docs: vec![
+                DocWrite::put(
+                    Kind::Project.coll(),
+                    &ns,
+                    &project,
+                    Expect::Version(current_version),
+                    entity,
+                ),
+                DocWrite::put(COLL, &ns, &project, Expect::Any, saved),
+            ],
+        };
+        match self.db_raw(move |s| s.commit(&commit)).await {
+            Ok(_) => Ok(report),
+            Err(StoreError::Conflict { found: None, .. }) => Err(FAMILY.not_found(&what)),
+            Err(StoreError::Conflict { .. }) => Err(Error::new(
+                ErrorKind::ExtInvalidState,
+                format!("{what} changed concurrently; retry"),
+            )),
+            Err(e) => Err(FAMILY.internal(e.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_by_segment() {
+        assert!(glob_match("**", "a/b/c.md"));
+        assert!(glob_match("**", "README.md"));
+        assert!(glob_match("assets/**", "assets/logo.png"));
+        assert!(glob_match("assets/**", "assets/img/logo.png"));
+        assert!(!glob_match("assets/**", "docs/assets.md"));
+        assert!(glob_match("**/*.md", "README.md"));
+        assert!(glob_match("**/*.md", "docs/a/b.md"));
+        assert!(!glob_match("*.md", "docs/b.md"));
+        assert!(glob_match("CHANGELOG.md", "CHANGELOG.md"));
+        assert!(glob_match("docs/?.md", "docs/a.md"));
+        assert!(!glob_match("docs/?.md", "docs/ab.md"));
+    }
+
+    #[test]
+    fn tokens_round_up() {
+        assert_eq!(estimate_tokens(0), 0);
+        assert_eq!(estimate_tokens(1), 1);
+        assert_eq!(estimate_tokens(4), 1);
+        assert_eq!(estimate_tokens(45), 12);
+        assert_eq!(estimate_tokens(73), 19);
+    }
+}

@@ -1,0 +1,204 @@
+//! The pluggable built-in agent: the [`Executor`] trait, the handle an
+//! executor drives its task through, and the default deterministic executor
+//! (the CleverAgents session workflow).
+
+use crate::app::App;
+use a2a::rpc::{BoxFuture, Error};
+use a2a::types::{Artifact, Message, Part, PartContent, Role, Task, TaskState};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// One incoming message, as the executor sees it.
+#[derive(Clone, Debug)]
+pub struct ExecRequest {
+    pub namespace: String,
+    /// The message, with `contextId` (and `taskId` once a task exists) filled in.
+    pub message: Message,
+    /// The task the message continues, if any.
+    pub task: Option<Task>,
+    pub streaming: bool,
+    pub metadata: Option<Map<String, Value>>,
+}
+
+/// How the executor answers a message.
+pub enum Start {
+    /// A direct reply; no task is created.
+    Message(Box<Message>),
+    /// Track the work as a task; [`Executor::run`] drives it.
+    Task,
+}
+
+/// The built-in agent behind `SendMessage`.
+pub trait Executor: Send + Sync + 'static {
+    /// Decides, before any task exists, whether to reply directly or work on a
+    /// task. An error is returned to the caller and changes nothing.
+    fn start(&self, app: &Arc<App>, request: &ExecRequest) -> Result<Start, Error>;
+    /// Drives the task to a terminal or interrupted state. Runs detached from
+    /// the caller, so it completes even when the client goes away.
+    fn run(&self, request: ExecRequest, task: TaskHandle) -> BoxFuture<'static, ()>;
+    /// Told after a task was cancelled (e.g. to cancel the plan it runs).
+    fn cancelled<'a>(&'a self, app: &'a App, namespace: &'a str, task: &'a Task) -> BoxFuture<'a, ()> {
+        let _ = (app, namespace, task);
+        Box::pin(async {})
+    }
+}
+
+/// What an executor may do to its task. Every call is persisted and fanned out
+/// before it returns; once the task is terminal (e.g. cancelled) calls fail.
+#[derive(Clone)]
+pub struct TaskHandle {
+    pub(crate) app: Arc<App>,
+    pub namespace: String,
+    pub task_id: String,
+    pub context_id: String,
+}
+
+impl TaskHandle {
+    pub(crate) fn new(app: Arc<App>, namespace: String, task_id: String, context_id: String) -> Self {
+        TaskHandle {
+            app,
+            namespace,
+            task_id,
+            context_id,
+        }
+    }
+
+    /// The application (for executors that work on plans or registries).
+    pub fn app(&self) -> &Arc<App> {
+        &self.app
+    }
+
+    /// An agent message in this task's context.
+    pub fn agent_message(&self, parts: Vec<Part>) -> Message {
+        Message {
+            message_id: crate::util::new_id(),
+            context_id: Some(self.context_id.clone()),
+            task_id: Some(self.task_id.clone()),
+            role: Role::RoleAgent,
+            parts,
+            metadata: None,
+            extensions: vec![],
+            reference_task_ids: vec![],
+        }
+    }
+
+    /// Moves the task to `state`, with an optional agent text.
+    pub async fn status(&self, state: TaskState, text: Option<&str>) -> Result<Task, Error> {
+        let message = text.map(|t| self.agent_message(vec![text_part(t)]));
+        self.app
+            .set_status(&self.namespace, &self.task_id, state, message, None)
+            .await
+    }
+
+    /// Moves the task to `state` with a message and event metadata.
+    pub async fn status_with(
+        &self,
+        state: TaskState,
+        message: Option<Message>,
+        metadata: Option<Map<String, Value>>,
+    ) -> Result<Task, Error> {
+        self.app
+            .set_status(&self.namespace, &self.task_id, state, message, metadata)
+            .await
+    }
+
+    /// Publishes an artifact (or a chunk of one).
+    pub async fn artifact(
+        &self,
+        artifact: Artifact,
+        append: bool,
+        last_chunk: Option<bool>,
+        metadata: Option<Map<String, Value>>,
+    ) -> Result<Task, Error> {
+        self.app
+            .add_artifact(
+                &self.namespace,
+                &self.task_id,
+                artifact,
+                append,
+                last_chunk,
+                metadata,
+            )
+            .await
+    }
+}
+
+/// A text part.
+pub fn text_part(text: &str) -> Part {
+    Part {
+        content: PartContent::Text(text.to_string()),
+        filename: None,
+        media_type: None,
+        metadata: None,
+    }
+}
+
+/// The text of a message's text parts, joined by newlines.
+pub fn message_text(message: &Message) -> String {
+    message
+        .parts
+        .iter()
+        .filter_map(|p| match &p.content {
+            PartContent::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The deterministic session executor.
+///
+/// - A message continuing a plan's task resumes that plan (the reply answers
+///   its pending approval).
+/// - A data part `{"action": NAME, "project": NAME, "inputs": {...}}` starts a
+///   plan of that action on that project and runs it in this task.
+/// - Anything else completes with an agent message echoing the text.
+pub struct DefaultExecutor;
+
+impl Executor for DefaultExecutor {
+    fn start(&self, _app: &Arc<App>, _request: &ExecRequest) -> Result<Start, Error> {
+        Ok(Start::Task)
+    }
+
+    fn run(&self, request: ExecRequest, task: TaskHandle) -> BoxFuture<'static, ()> {
+        Box::pin(async move {
+            let app = task.app.clone();
+            // Errors after the task exists end it as failed, with the reason.
+            let outcome = async {
+                if let Some(existing) = &request.task {
+                    if let Some(plan_id) = crate::plans::plan_of_task(existing) {
+                        return app.plan_reply(&task, &plan_id, &request.message).await;
+                    }
+                }
+                if let Some(start) = crate::plans::plan_request(&request.message) {
+                    return app.plan_start_in_task(&task, start).await;
+                }
+                task.status(TaskState::TaskStateWorking, None).await?;
+                let text = message_text(&request.message);
+                let reply = if text.is_empty() {
+                    "Received a message without text.".to_string()
+                } else {
+                    format!("Received: {text}")
+                };
+                task.status(TaskState::TaskStateCompleted, Some(&reply))
+                    .await
+                    .map(|_| ())
+            }
+            .await;
+            if let Err(error) = outcome {
+                // A task already terminal (e.g. cancelled meanwhile) stays as it is.
+                let _ = task
+                    .status(TaskState::TaskStateFailed, Some(&error.message))
+                    .await;
+            }
+        })
+    }
+
+    fn cancelled<'a>(&'a self, app: &'a App, namespace: &'a str, task: &'a Task) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Some(plan_id) = crate::plans::plan_of_task(task) {
+                app.plan_task_cancelled(namespace, &plan_id).await;
+            }
+        })
+    }
+}

@@ -1,0 +1,431 @@
+//! Push notifications: configuration CRUD (A2A §3.1.7–3.1.10) and delivery.
+//!
+//! Each committed task event is queued on that task's ordered delivery queue;
+//! a worker per task POSTs the StreamResponse to every configuration of the
+//! task, in order, with the token header and bounded retries with exponential
+//! backoff. Targets on loopback, private, link-local or otherwise internal
+//! addresses are refused (when the URL is registered and again after DNS
+//! resolution, and redirects are not followed) unless their host is
+//! allow-listed.
+
+use crate::app::App;
+use crate::store::{Commit, DocWrite, Expect, Store};
+use crate::util::{self, from_json, namespace_of, require, to_json, Family};
+use a2a::rpc::{Access, CallContext, Error};
+use a2a::types::{
+    DeleteTaskPushNotificationConfigRequest, Empty, GetTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, StreamResponse,
+    TaskPushNotificationConfig,
+};
+use a2a::ErrorKind;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// Document collection of push configurations; key `taskId/configId`.
+pub const COLL: &str = "push_config";
+const FAMILY: Family = Family::A2a;
+
+pub fn config_key(task_id: &str, id: &str) -> String {
+    format!("{task_id}/{id}")
+}
+
+/// Delivery policy.
+#[derive(Clone, Debug)]
+pub struct PushConfig {
+    /// Hosts (`host` or `host:port`) that may be targeted even though they are
+    /// loopback or private.
+    pub allow_list: Vec<String>,
+    /// Attempts per event and webhook (at least 1).
+    pub max_attempts: u32,
+    /// Delay before the first retry; doubled for each further one.
+    pub initial_backoff: Duration,
+    pub timeout: Duration,
+}
+
+impl Default for PushConfig {
+    fn default() -> Self {
+        PushConfig {
+            allow_list: vec![],
+            max_attempts: 4,
+            initial_backoff: Duration::from_millis(200),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+struct Job {
+    namespace: String,
+    task_id: String,
+    body: serde_json::Value,
+    last: bool,
+}
+
+/// The delivery machinery.
+pub struct PushDelivery {
+    store: Arc<dyn Store>,
+    config: PushConfig,
+    queues: Mutex<HashMap<String, mpsc::UnboundedSender<Job>>>,
+    client: Option<reqwest::Client>,
+}
+
+fn is_internal(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64 // carrier-grade NAT
+                || v4.octets()[0] == 0
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_internal(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00 // unique local
+                || (first & 0xffc0) == 0xfe80 // link local
+        }
+    }
+}
+
+impl PushDelivery {
+    pub fn new(store: Arc<dyn Store>, config: PushConfig) -> Self {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(config.timeout)
+            .build()
+            .ok();
+        PushDelivery {
+            store,
+            config,
+            queues: Mutex::new(HashMap::new()),
+            client,
+        }
+    }
+
+    fn allow_listed(&self, url: &reqwest::Url) -> bool {
+        let host = url
+            .host_str()
+            .unwrap_or_default()
+            .trim_matches(|c| c == '[' || c == ']');
+        let with_port = url.port_or_known_default().map(|p| format!("{host}:{p}"));
+        self.config
+            .allow_list
+            .iter()
+            .any(|a| a == host || Some(a.as_str()) == with_port.as_deref())
+    }
+
+    /// Checks a webhook URL as registered; the reason when refused.
+    pub fn check_url(&self, url: &str) -> Result<(), String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| format!("is not a valid URL: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err("must be an http or https URL".into());
+        }
+        let Some(host) = parsed.host() else {
+            return Err("must name a host".into());
+        };
+        if self.allow_listed(&parsed) {
+            return Ok(());
+        }
+        let internal = match host {
+            url::Host::Ipv4(ip) => is_internal(IpAddr::V4(ip)),
+            url::Host::Ipv6(ip) => is_internal(IpAddr::V6(ip)),
+            url::Host::Domain(name) => {
+                let name = name.trim_end_matches('.').to_ascii_lowercase();
+                name == "localhost" || name.ends_with(".localhost") || name.ends_with(".internal")
+            }
+        };
+        if internal {
+            return Err("targets a loopback or private address, which this agent does not call".into());
+        }
+        Ok(())
+    }
+
+    /// Health probe: the number of tasks with a delivery queue, or why
+    /// delivery cannot work.
+    pub fn probe(&self) -> Result<usize, String> {
+        if self.client.is_none() {
+            return Err("the HTTP client could not be built; webhooks are not called".into());
+        }
+        self.queues
+            .lock()
+            .map(|queues| queues.len())
+            .map_err(|_| "the delivery queue lock is poisoned".to_string())
+    }
+
+    /// Queues an event of a task for delivery to its webhooks.
+    pub fn enqueue(&self, namespace: &str, task_id: &str, _seq: u64, event: &StreamResponse) {
+        let Ok(body) = serde_json::to_value(event) else {
+            return;
+        };
+        let last = match event {
+            StreamResponse::Task(t) => crate::tasks::is_terminal(t.status.state),
+            StreamResponse::StatusUpdate(s) => crate::tasks::is_terminal(s.status.state),
+            _ => false,
+        };
+        let Ok(mut queues) = self.queues.lock() else {
+            return;
+        };
+        let job = Job {
+            namespace: namespace.into(),
+            task_id: task_id.into(),
+            body,
+            last,
+        };
+        let sender = queues.entry(task_id.to_string()).or_insert_with(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(worker(
+                    self.store.clone(),
+                    self.config.clone(),
+                    self.client.clone(),
+                    rx,
+                ));
+            }
+            tx
+        });
+        let _ = sender.send(job);
+        if last {
+            // The worker drains what is queued and ends.
+            queues.remove(task_id);
+        }
+    }
+}
+
+async fn worker(
+    store: Arc<dyn Store>,
+    config: PushConfig,
+    client: Option<reqwest::Client>,
+    mut rx: mpsc::UnboundedReceiver<Job>,
+) {
+    let Some(client) = client else { return };
+    let checker = PushDelivery::new(store.clone(), config.clone());
+    while let Some(job) = rx.recv().await {
+        let (ns, prefix) = (job.namespace.clone(), format!("{}/", job.task_id));
+        let store2 = store.clone();
+        let configs = tokio::task::spawn_blocking(move || store2.list_docs(COLL, &ns, &prefix, None, 1000))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        for doc in configs {
+            let Ok(target) = serde_json::from_value::<TaskPushNotificationConfig>(doc.value) else {
+                continue;
+            };
+            deliver(&client, &checker, &config, &target, &job.body).await;
+        }
+        if job.last {
+            break;
+        }
+    }
+}
+
+/// Resolves the host and refuses internal addresses unless allow-listed.
+async fn resolves_safely(checker: &PushDelivery, url: &reqwest::Url) -> bool {
+    if checker.allow_listed(url) {
+        return true;
+    }
+    let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+        return false;
+    };
+    let host = host.trim_matches(|c| c == '[' || c == ']').to_string();
+    let addrs: Vec<std::net::SocketAddr> = match tokio::net::lookup_host(format!("{host}:{port}")).await {
+        Ok(addrs) => addrs.collect(),
+        Err(_) => return false,
+    };
+    !addrs.is_empty() && addrs.iter().all(|a| !is_internal(a.ip()))
+}
+
+async fn deliver(
+    client: &reqwest::Client,
+    checker: &PushDelivery,
+    config: &PushConfig,
+    target: &TaskPushNotificationConfig,
+    body: &serde_json::Value,
+) {
+    let Ok(url) = reqwest::Url::parse(&target.url) else {
+        return;
+    };
+    if checker.check_url(&target.url).is_err() || !resolves_safely(checker, &url).await {
+        return;
+    }
+    let Ok(payload) = serde_json::to_vec(body) else {
+        return;
+    };
+    let mut delay = config.initial_backoff;
+    for attempt in 1..=config.max_attempts.max(1) {
+        let mut request = client
+            .post(url.clone())
+            .header("Content-Type", "application/a2a+json")
+            .body(payload.clone());
+        if let Some(token) = &target.token {
+            request = request.header("X-A2A-Notification-Token", token);
+        }
+        if let Some(auth) = &target.authentication {
+            let value = match &auth.credentials {
+                Some(c) => format!("{} {c}", auth.scheme),
+                None => auth.scheme.clone(),
+            };
+            request = request.header("Authorization", value);
+        }
+        match request.send().await {
+            Ok(response) if response.status().is_success() => return,
+            // A client error other than throttling will not improve on retry.
+            Ok(response) if response.status().is_client_error() && response.status().as_u16() != 429 => {
+                return
+            }
+            _ => {}
+        }
+        if attempt < config.max_attempts {
+            tokio::time::sleep(delay).await;
+            delay = delay.saturating_mul(2);
+        }
+    }
+}
+
+fn check_id(value: &str, field: &str) -> Result<(), Error> {
+    if value.is_empty() || value.contains('/') {
+        return Err(FAMILY.invalid_params(field, "must be a non-empty identifier without '/'"));
+    }
+    Ok(())
+}
+
+impl App {
+    pub(crate) async fn create_push_config(
+        &self,
+        ctx: &CallContext,
+        mut config: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        let namespace = namespace_of(config.tenant.as_deref());
+        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        let task_id = config.task_id.clone().unwrap_or_default();
+        check_id(&task_id, "taskId")?;
+        self.load_task(&namespace, &task_id).await?;
+        self.push
+            .check_url(&config.url)
+            .map_err(|why| FAMILY.invalid_params("url", &why))?;
+        let id = config
+            .id
+            .clone()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(util::new_id);
+        check_id(&id, "id")?;
+        config.id = Some(id.clone());
+        let key = config_key(&task_id, &id);
+        let commit = Commit {
+            task: None,
+            docs: vec![DocWrite::put(
+                COLL,
+                &namespace,
+                &key,
+                Expect::Any,
+                to_json(&config, FAMILY)?,
+            )],
+        };
+        self.db(FAMILY, move |s| s.commit(&commit)).await?;
+        Ok(config)
+    }
+
+    pub(crate) async fn get_push_config(
+        &self,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        require(ctx, &namespace, Access::Reader, FAMILY, "Task")?;
+        self.load_task(&namespace, &request.task_id).await?;
+        let key = config_key(&request.task_id, &request.id);
+        let ns = namespace.clone();
+        match self.db(FAMILY, move |s| s.get_doc(COLL, &ns, &key)).await? {
+            Some(doc) => from_json(doc.value, FAMILY),
+            None => Err(Error::new(
+                ErrorKind::TaskNotFound,
+                format!(
+                    "push notification config `{}` not found for task `{}`",
+                    request.id, request.task_id
+                ),
+            )),
+        }
+    }
+
+    pub(crate) async fn list_push_configs(
+        &self,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        require(ctx, &namespace, Access::Reader, FAMILY, "Task")?;
+        self.load_task(&namespace, &request.task_id).await?;
+        let limit = match request.page_size {
+            None | Some(0) => 100,
+            Some(n) if (1..=100).contains(&n) => n as usize,
+            Some(_) => return Err(FAMILY.invalid_params("pageSize", "must be between 1 and 100")),
+        };
+        let prefix = format!("{}/", request.task_id);
+        let after = request
+            .page_token
+            .clone()
+            .filter(|t| !t.is_empty())
+            .map(|t| format!("{prefix}{t}"));
+        let ns = namespace.clone();
+        let docs = self
+            .db(FAMILY, move |s| {
+                s.list_docs(COLL, &ns, &prefix, after.as_deref(), limit + 1)
+            })
+            .await?;
+        let more = docs.len() > limit;
+        let mut configs = Vec::new();
+        for doc in docs.into_iter().take(limit) {
+            configs.push(from_json::<TaskPushNotificationConfig>(doc.value, FAMILY)?);
+        }
+        let next_page_token = if more {
+            configs.last().and_then(|c| c.id.clone())
+        } else {
+            None
+        };
+        Ok(ListTaskPushNotificationConfigsResponse {
+            configs,
+            next_page_token,
+        })
+    }
+
+    pub(crate) async fn delete_push_config(
+        &self,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<Empty, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        self.load_task(&namespace, &request.task_id).await?;
+        let key = config_key(&request.task_id, &request.id);
+        let ns = namespace.clone();
+        let existing = {
+            let key = key.clone();
+            self.db(FAMILY, move |s| s.get_doc(COLL, &ns, &key)).await?
+        };
+        // Deleting is idempotent (A2A §3.1.10): an absent config is already deleted.
+        let Some(doc) = existing else {
+            return Ok(Empty {});
+        };
+        let commit = Commit {
+            task: None,
+            docs: vec![DocWrite::delete(
+                COLL,
+                &namespace,
+                &key,
+                Expect::Version(doc.version),
+            )],
+        };
+        self.db(FAMILY, move |s| s.commit(&commit)).await?;
+        Ok(Empty {})
+    }
+}

@@ -1,0 +1,231 @@
+//! The in-memory backend: the same semantics as SQLite without durability, for
+//! tests and throwaway runs.
+
+use super::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Mutex, MutexGuard};
+
+type DocKey = (String, String, String);
+
+#[derive(Default)]
+struct State {
+    tasks: HashMap<String, TaskRow>,
+    events: HashMap<String, Vec<EventRow>>,
+    docs: BTreeMap<DocKey, (u64, Value)>,
+    rank: i64,
+}
+
+/// A store that lives in this process only.
+#[derive(Default)]
+pub struct MemoryStore {
+    state: Mutex<State>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> StoreResult<MutexGuard<'_, State>> {
+        self.state
+            .lock()
+            .map_err(|_| StoreError::Backend("memory store lock poisoned".into()))
+    }
+}
+
+fn check_expect(expect: Expect, found: Option<u64>, index: usize) -> StoreResult<()> {
+    let ok = match expect {
+        Expect::Any => true,
+        Expect::Absent => found.is_none(),
+        Expect::Version(v) => found == Some(v),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(StoreError::Conflict {
+            index: Some(index),
+            found,
+        })
+    }
+}
+
+impl Store for MemoryStore {
+    fn backend(&self) -> &'static str {
+        "memory"
+    }
+
+    fn commit(&self, commit: &Commit) -> StoreResult<Committed> {
+        let mut state = self.lock()?;
+        // Validate everything first so a failed commit changes nothing.
+        if let Some(tw) = &commit.task {
+            let existing = state.tasks.get(&tw.row.id);
+            match (tw.create, existing) {
+                (true, Some(row)) => {
+                    return Err(StoreError::Conflict {
+                        index: None,
+                        found: Some(row.last_seq),
+                    })
+                }
+                (false, None) => {
+                    return Err(StoreError::Conflict {
+                        index: None,
+                        found: None,
+                    })
+                }
+                (false, Some(row)) if row.last_seq != tw.expected_last_seq => {
+                    return Err(StoreError::Conflict {
+                        index: None,
+                        found: Some(row.last_seq),
+                    })
+                }
+                _ => {}
+            }
+        }
+        // Later writes in one commit see earlier ones (same as SQL), so track
+        // the versions as they would become.
+        let mut pending: HashMap<DocKey, Option<u64>> = HashMap::new();
+        let mut versions = Vec::with_capacity(commit.docs.len());
+        for (index, write) in commit.docs.iter().enumerate() {
+            let key = (write.coll.clone(), write.namespace.clone(), write.key.clone());
+            let found = match pending.get(&key) {
+                Some(v) => *v,
+                None => state.docs.get(&key).map(|(v, _)| *v),
+            };
+            check_expect(write.expect, found, index)?;
+            let next = write.value.as_ref().map(|_| found.unwrap_or(0) + 1);
+            versions.push(next.unwrap_or(0));
+            pending.insert(key, next);
+        }
+        let mut task_rank = None;
+        if let Some(tw) = &commit.task {
+            state.rank += 1;
+            let mut row = tw.row.clone();
+            row.rank = state.rank;
+            if let Some(last) = tw.events.last() {
+                row.last_seq = last.seq;
+            }
+            task_rank = Some(row.rank);
+            state
+                .events
+                .entry(row.id.clone())
+                .or_default()
+                .extend(tw.events.iter().cloned());
+            state.tasks.insert(row.id.clone(), row);
+        }
+        for (write, version) in commit.docs.iter().zip(&versions) {
+            let key = (write.coll.clone(), write.namespace.clone(), write.key.clone());
+            match &write.value {
+                Some(value) => {
+                    state.docs.insert(key, (*version, value.clone()));
+                }
+                None => {
+                    state.docs.remove(&key);
+                }
+            }
+        }
+        Ok(Committed {
+            task_rank,
+            doc_versions: versions,
+        })
+    }
+
+    fn get_task(&self, id: &str) -> StoreResult<Option<TaskRow>> {
+        Ok(self.lock()?.tasks.get(id).cloned())
+    }
+
+    fn events_after(&self, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
+        let state = self.lock()?;
+        Ok(state
+            .events
+            .get(task_id)
+            .map(|events| events.iter().filter(|e| e.seq > after).cloned().collect())
+            .unwrap_or_default())
+    }
+
+    fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
+        let state = self.lock()?;
+        let mut matching: Vec<&TaskRow> = state
+            .tasks
+            .values()
+            .filter(|row| row.namespace == query.namespace)
+            .filter(|row| query.context_id.as_ref().is_none_or(|c| &row.context_id == c))
+            .filter(|row| query.state.as_ref().is_none_or(|s| &row.state == s))
+            .filter(|row| query.status_ts_from.as_ref().is_none_or(|t| &row.status_ts >= t))
+            .collect();
+        let total = matching.len() as u64;
+        matching.sort_by_key(|row| std::cmp::Reverse(row.rank));
+        let after_cursor: Vec<&TaskRow> = matching
+            .into_iter()
+            .filter(|row| query.before_rank.is_none_or(|r| row.rank < r))
+            .collect();
+        let more = after_cursor.len() > query.limit;
+        let rows = after_cursor.into_iter().take(query.limit).cloned().collect();
+        Ok(TaskPage { rows, total, more })
+    }
+
+    fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>> {
+        let state = self.lock()?;
+        Ok(state
+            .docs
+            .get(&(coll.to_string(), namespace.to_string(), key.to_string()))
+            .map(|(version, value)| Doc {
+                key: key.to_string(),
+                version: *version,
+                value: value.clone(),
+            }))
+    }
+
+    fn list_docs(
+        &self,
+        coll: &str,
+        namespace: &str,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>> {
+        let state = self.lock()?;
+        let start = (coll.to_string(), namespace.to_string(), prefix.to_string());
+        Ok(state
+            .docs
+            .range(start..)
+            .take_while(|((c, n, k), _)| c == coll && n == namespace && k.starts_with(prefix))
+            .filter(|((_, _, k), _)| after.is_none_or(|a| k.as_str() > a))
+            .take(limit)
+            .map(|((_, _, k), (version, value))| Doc {
+                key: k.clone(),
+                version: *version,
+                value: value.clone(),
+            })
+            .collect())
+    }
+
+    fn namespaces(&self) -> StoreResult<Vec<String>> {
+        let state = self.lock()?;
+        let mut set: BTreeSet<String> = state.tasks.values().map(|t| t.namespace.clone()).collect();
+        set.extend(state.docs.keys().map(|(_, n, _)| n.clone()));
+        Ok(set.into_iter().collect())
+    }
+
+    fn check_integrity(&self, _deep: bool) -> StoreResult<Integrity> {
+        let state = self.lock()?;
+        let mut problems = Vec::new();
+        for (id, row) in &state.tasks {
+            let last = state
+                .events
+                .get(id)
+                .and_then(|e| e.last())
+                .map(|e| e.seq)
+                .unwrap_or(0);
+            if last != row.last_seq {
+                problems.push(format!(
+                    "task {id}: last_seq {} but log ends at {last}",
+                    row.last_seq
+                ));
+            }
+        }
+        Ok(Integrity {
+            checked_objects: (state.tasks.len() + state.docs.len()) as u64,
+            problems,
+        })
+    }
+}

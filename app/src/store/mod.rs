@@ -1,0 +1,220 @@
+//! The storage trait every backend implements, and its record types.
+//!
+//! The trait is **synchronous**. Both backends are embedded (SQLite, memory)
+//! and every operation is a short local transaction, so an async trait would
+//! only add boxing; the application calls the store through
+//! [`crate::app::App::db`], which runs each call on tokio's blocking pool so a
+//! durable `fsync` never stalls the async workers. A networked backend (e.g.
+//! PostgreSQL) fits the same shape by running its own client in blocking mode.
+//!
+//! The model is deliberately small:
+//! - **tasks**: one row per A2A task (the Task JSON plus indexed columns) and an
+//!   append-only log of its events, each with a per-task sequence number;
+//! - **documents**: versioned JSON values addressed by `(collection, namespace,
+//!   key)`, which hold registry entities, plans, project revisions, push
+//!   configurations and settings.
+//!
+//! Every change goes through [`Store::commit`], which applies a task change and
+//! any number of document writes in **one atomic, durable transaction**, with
+//! optimistic version checks, so a state change and its event are either both
+//! on disk before the caller is answered or neither is.
+
+pub mod memory;
+pub mod sqlite;
+
+#[cfg(test)]
+mod conformance;
+
+use serde_json::Value;
+use std::fmt;
+
+pub use memory::MemoryStore;
+pub use sqlite::SqliteStore;
+
+/// The current schema version of the stores' data model.
+pub const STORE_SCHEMA_VERSION: u32 = 1;
+
+/// One A2A task as stored: the Task JSON and the columns queries filter on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskRow {
+    pub id: String,
+    pub namespace: String,
+    pub context_id: String,
+    /// Wire name of the state, e.g. `TASK_STATE_WORKING`.
+    pub state: String,
+    /// Fixed-width UTC status timestamp (see [`crate::util::now`]).
+    pub status_ts: String,
+    /// Sequence number of the last event of this task.
+    pub last_seq: u64,
+    /// Recency rank assigned by the store on every write: larger is newer.
+    pub rank: i64,
+    /// The Task, as ProtoJSON.
+    pub body: Value,
+}
+
+/// One persisted task event: a StreamResponse with its per-task sequence number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventRow {
+    pub seq: u64,
+    pub body: Value,
+}
+
+/// A task change inside a commit.
+#[derive(Clone, Debug)]
+pub struct TaskWrite {
+    pub row: TaskRow,
+    /// True to create the task (conflict if it exists), false to update it
+    /// (conflict if it does not exist or its stored `last_seq` is not
+    /// `expected_last_seq`).
+    pub create: bool,
+    pub expected_last_seq: u64,
+    /// Events to append; their sequence numbers must continue the task's log.
+    pub events: Vec<EventRow>,
+}
+
+/// The version a document write expects to find.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Any,
+    Absent,
+    Version(u64),
+}
+
+/// One document write: put `value` (or delete when `None`).
+#[derive(Clone, Debug)]
+pub struct DocWrite {
+    pub coll: String,
+    pub namespace: String,
+    pub key: String,
+    pub expect: Expect,
+    pub value: Option<Value>,
+}
+
+impl DocWrite {
+    pub fn put(coll: &str, namespace: &str, key: &str, expect: Expect, value: Value) -> Self {
+        DocWrite {
+            coll: coll.into(),
+            namespace: namespace.into(),
+            key: key.into(),
+            expect,
+            value: Some(value),
+        }
+    }
+    pub fn delete(coll: &str, namespace: &str, key: &str, expect: Expect) -> Self {
+        DocWrite {
+            coll: coll.into(),
+            namespace: namespace.into(),
+            key: key.into(),
+            expect,
+            value: None,
+        }
+    }
+}
+
+/// A stored document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Doc {
+    pub key: String,
+    /// 1 on creation, +1 on every put.
+    pub version: u64,
+    pub value: Value,
+}
+
+/// One atomic unit of change.
+#[derive(Clone, Debug, Default)]
+pub struct Commit {
+    pub task: Option<TaskWrite>,
+    pub docs: Vec<DocWrite>,
+}
+
+/// What a commit did: the rank given to the task and each document's new
+/// version (0 for deletions), in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Committed {
+    pub task_rank: Option<i64>,
+    pub doc_versions: Vec<u64>,
+}
+
+/// Filters and cursor of a task listing; results are newest first (by rank).
+#[derive(Clone, Debug, Default)]
+pub struct TaskQuery {
+    pub namespace: String,
+    pub context_id: Option<String>,
+    pub state: Option<String>,
+    /// Only tasks whose status timestamp is at or after this fixed-width instant.
+    pub status_ts_from: Option<String>,
+    /// Only tasks strictly older than this rank (the cursor).
+    pub before_rank: Option<i64>,
+    pub limit: usize,
+}
+
+/// A page of tasks and the number of matches ignoring the cursor and limit.
+#[derive(Clone, Debug, Default)]
+pub struct TaskPage {
+    pub rows: Vec<TaskRow>,
+    pub total: u64,
+    /// True when more rows follow the last one returned.
+    pub more: bool,
+}
+
+/// Result of an integrity check.
+#[derive(Clone, Debug, Default)]
+pub struct Integrity {
+    pub checked_objects: u64,
+    pub problems: Vec<String>,
+}
+
+/// Why a store call failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StoreError {
+    /// An optimistic check failed: `index` is the failing document write
+    /// (`None` for the task write) and `found` the version found (None = absent).
+    Conflict {
+        index: Option<usize>,
+        found: Option<u64>,
+    },
+    /// The backend failed (I/O, corruption, a poisoned lock).
+    Backend(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Conflict { index, found } => {
+                write!(f, "version conflict (write {index:?}, found {found:?})")
+            }
+            StoreError::Backend(message) => write!(f, "storage failure: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// The storage every backend provides. See the module docs for the model.
+pub trait Store: Send + Sync + 'static {
+    /// Backend name, e.g. `sqlite`.
+    fn backend(&self) -> &'static str;
+    /// Applies `commit` atomically and durably, or nothing of it.
+    fn commit(&self, commit: &Commit) -> StoreResult<Committed>;
+    fn get_task(&self, id: &str) -> StoreResult<Option<TaskRow>>;
+    /// Events of a task with a sequence number above `after`, in order.
+    fn events_after(&self, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>>;
+    fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage>;
+    fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>>;
+    /// Documents of a collection in a namespace whose key starts with `prefix`,
+    /// in key order, after the key `after` (exclusive), at most `limit`.
+    fn list_docs(
+        &self,
+        coll: &str,
+        namespace: &str,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>>;
+    /// Every namespace that holds a task or a document.
+    fn namespaces(&self) -> StoreResult<Vec<String>>;
+    /// Checks the store's consistency; `deep` also decodes every value.
+    fn check_integrity(&self, deep: bool) -> StoreResult<Integrity>;
+}

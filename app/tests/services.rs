@@ -1,0 +1,922 @@
+//! Health, diagnostics, namespaces and context through the generated router:
+//! exact wire values and error codes, access rules (local mode versus
+//! principals with roles) and that read-only methods change nothing.
+
+use a2a::rpc::{Access, CallContext, Principal};
+use a2a::Router;
+use app::store::{
+    Commit, Committed, Doc, EventRow, Integrity, MemoryStore, Store, StoreError, StoreResult, TaskPage,
+    TaskQuery, TaskRow,
+};
+use app::{App, AppConfig};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+fn local() -> CallContext {
+    CallContext::default()
+}
+
+fn as_principal(subject: &str, roles: &[(&str, Access)]) -> CallContext {
+    CallContext {
+        principal: Some(Principal {
+            subject: subject.into(),
+            namespaces: roles.iter().map(|(ns, a)| (ns.to_string(), *a)).collect(),
+        }),
+        ..CallContext::default()
+    }
+}
+
+async fn call(
+    router: &Router<App>,
+    ctx: &CallContext,
+    method: &str,
+    params: Value,
+) -> Result<Value, a2a::Error> {
+    router
+        .dispatch(ctx.clone(), method, Some(params))
+        .await
+        .into_single()
+}
+
+/// The JSON-RPC code of a failed call (0 when it succeeded).
+async fn code(router: &Router<App>, ctx: &CallContext, method: &str, params: Value) -> i64 {
+    match call(router, ctx, method, params).await {
+        Ok(_) => 0,
+        Err(e) => e.code,
+    }
+}
+
+fn names(items: &Value, field: &str) -> Vec<String> {
+    items
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|i| i[field].as_str().unwrap_or("?").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A memory store whose reads fail and whose integrity check finds a problem.
+struct Broken(MemoryStore);
+
+impl Store for Broken {
+    fn backend(&self) -> &'static str {
+        "broken"
+    }
+    fn commit(&self, commit: &Commit) -> StoreResult<Committed> {
+        self.0.commit(commit)
+    }
+    fn get_task(&self, id: &str) -> StoreResult<Option<TaskRow>> {
+        self.0.get_task(id)
+    }
+    fn events_after(&self, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
+        self.0.events_after(task_id, after)
+    }
+    fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
+        self.0.list_tasks(query)
+    }
+    fn get_doc(&self, _coll: &str, _namespace: &str, _key: &str) -> StoreResult<Option<Doc>> {
+        Err(StoreError::Backend("disk on fire".into()))
+    }
+    fn list_docs(
+        &self,
+        coll: &str,
+        namespace: &str,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>> {
+        self.0.list_docs(coll, namespace, prefix, after, limit)
+    }
+    fn namespaces(&self) -> StoreResult<Vec<String>> {
+        self.0.namespaces()
+    }
+    fn check_integrity(&self, deep: bool) -> StoreResult<Integrity> {
+        Ok(Integrity {
+            checked_objects: 7,
+            problems: vec![format!("row 3 is torn (deep {deep})")],
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// health/check
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn health_check_reports_every_component_healthy() {
+    let router = Router::new(App::in_memory());
+    let report = call(&router, &local(), "_cleveragents/health/check", json!({}))
+        .await
+        .expect("health");
+    assert_eq!(report["status"], "HEALTH_STATUS_HEALTHY");
+    assert_eq!(report["serverVersion"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(report["checkedAt"].as_str().map(str::len), Some(24));
+    assert_eq!(
+        names(&report["components"], "name"),
+        ["events", "executor", "push-delivery", "store"]
+    );
+    for c in report["components"].as_array().into_iter().flatten() {
+        assert_eq!(c["status"], "HEALTH_STATUS_HEALTHY", "{c}");
+        assert!(c.get("message").is_none(), "{c}");
+        assert!(c["latencyMs"].as_i64().is_some_and(|l| l >= 0), "{c}");
+    }
+}
+
+#[tokio::test]
+async fn health_check_filters_components_and_rejects_unknown_ones() {
+    let router = Router::new(App::in_memory());
+    let report = call(
+        &router,
+        &local(),
+        "_cleveragents/health/check",
+        json!({ "components": ["store"] }),
+    )
+    .await
+    .expect("health");
+    assert_eq!(names(&report["components"], "name"), ["store"]);
+    let err = call(
+        &router,
+        &local(),
+        "_cleveragents/health/check",
+        json!({ "components": ["store", "warp-drive"] }),
+    )
+    .await
+    .expect_err("unknown component");
+    assert_eq!(err.code, -32602);
+    assert_eq!(
+        err.field_violations().first().map(|(f, _)| f.as_str()),
+        Some("components[1]")
+    );
+}
+
+#[tokio::test]
+async fn health_check_reports_a_failing_store_in_the_result() {
+    let app = App::with_store(Arc::new(Broken(MemoryStore::new())), AppConfig::default());
+    let router = Router::new(app);
+    let report = call(&router, &local(), "_cleveragents/health/check", json!({}))
+        .await
+        .expect("an unhealthy component is not an error");
+    assert_eq!(report["status"], "HEALTH_STATUS_UNHEALTHY");
+    let store = report["components"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "store"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(store["status"], "HEALTH_STATUS_UNHEALTHY");
+    assert_eq!(store["message"], "storage failure: disk on fire");
+}
+
+// ---------------------------------------------------------------------------
+// diagnostics/run
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn diagnostics_report_store_versions_and_configuration() {
+    let config = AppConfig {
+        reported_settings: vec![
+            ("auth.apiKeys".into(), "k-123".into(), "file".into(), true),
+            (
+                "limits.maxBodyBytes".into(),
+                "4194304".into(),
+                "default".into(),
+                false,
+            ),
+            (
+                "store.path".into(),
+                "/var/lib/x".into(),
+                "environment".into(),
+                false,
+            ),
+            (
+                "oauth.clientToken".into(),
+                "t-9".into(),
+                "command_line".into(),
+                false,
+            ),
+        ],
+        sync_remotes: BTreeMap::from([("team".into(), "https://user:pw@team.example".into())]),
+        ..AppConfig::default()
+    };
+    let router = Router::new(App::with_store(Arc::new(MemoryStore::new()), config));
+    let report = call(&router, &local(), "_cleveragents/diagnostics/run", json!({}))
+        .await
+        .expect("diagnostics");
+    assert_eq!(report["outcome"], "DIAGNOSTIC_OUTCOME_PASS");
+    assert_eq!(report["findings"], json!([]));
+    assert_eq!(
+        report["storeIntegrity"],
+        json!({
+            "backend": "memory", "storeSchemaVersion": 1, "outcome": "DIAGNOSTIC_OUTCOME_PASS",
+            "deep": false, "checkedObjects": 0, "problems": []
+        })
+    );
+    assert_eq!(
+        report["versions"],
+        json!({
+            "a2aProtocolVersion": "1.0",
+            "extensionUri": "urn:cleveragents:extensions:v1",
+            "extensionVersions": ["1.0", "1.1"],
+            "stdioBindingUri": "urn:cleveragents:bindings:stdio:v1",
+            "serverVersion": env!("CARGO_PKG_VERSION"),
+        })
+    );
+    let config = report["configuration"].as_array().cloned().unwrap_or_default();
+    let keys: Vec<&str> = config.iter().filter_map(|e| e["key"].as_str()).collect();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(keys, sorted, "configuration is sorted by key");
+    let get = |key: &str| {
+        config
+            .iter()
+            .find(|e| e["key"] == key)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        get("auth.apiKeys"),
+        json!({ "key": "auth.apiKeys", "value": "***", "source": "CONFIGURATION_SOURCE_FILE", "redacted": true })
+    );
+    assert_eq!(
+        get("store.path"),
+        json!({ "key": "store.path", "value": "/var/lib/x", "source": "CONFIGURATION_SOURCE_ENVIRONMENT", "redacted": false })
+    );
+    assert_eq!(get("oauth.clientToken")["value"], "***");
+    assert_eq!(
+        get("oauth.clientToken")["source"],
+        "CONFIGURATION_SOURCE_COMMAND_LINE"
+    );
+    assert_eq!(get("store.backend")["value"], "memory");
+    assert_eq!(get("executor")["value"], "default");
+    assert_eq!(
+        get("sync.remotes")["value"],
+        "team",
+        "remote URLs are not reported"
+    );
+    assert!(!report.to_string().contains("k-123"));
+    assert!(!report.to_string().contains("pw@"));
+}
+
+#[tokio::test]
+async fn diagnostics_run_selected_checks_and_warn_on_private_push_targets() {
+    let mut config = AppConfig::default();
+    config.push.allow_list = vec!["127.0.0.1".into()];
+    let router = Router::new(App::with_store(Arc::new(MemoryStore::new()), config));
+    let only_versions = call(
+        &router,
+        &local(),
+        "_cleveragents/diagnostics/run",
+        json!({ "checks": ["DIAGNOSTIC_CHECK_KIND_VERSIONS"] }),
+    )
+    .await
+    .expect("diagnostics");
+    assert_eq!(only_versions["outcome"], "DIAGNOSTIC_OUTCOME_PASS");
+    assert!(only_versions.get("storeIntegrity").is_none());
+    assert!(only_versions.get("configuration").is_none());
+    assert_eq!(
+        only_versions["versions"]["extensionVersions"],
+        json!(["1.0", "1.1"])
+    );
+
+    let report = call(
+        &router,
+        &local(),
+        "_cleveragents/diagnostics/run",
+        json!({ "checks": ["DIAGNOSTIC_CHECK_KIND_CONFIGURATION"] }),
+    )
+    .await
+    .expect("diagnostics");
+    assert_eq!(report["outcome"], "DIAGNOSTIC_OUTCOME_WARN");
+    assert_eq!(
+        report["findings"],
+        json!([{
+            "check": "DIAGNOSTIC_CHECK_KIND_CONFIGURATION",
+            "outcome": "DIAGNOSTIC_OUTCOME_WARN",
+            "message": "push.allowList is not empty (127.0.0.1); webhooks may reach internal hosts."
+        }])
+    );
+}
+
+#[tokio::test]
+async fn diagnostics_report_integrity_problems_as_fail() {
+    let app = App::with_store(Arc::new(Broken(MemoryStore::new())), AppConfig::default());
+    let router = Router::new(app);
+    let report = call(
+        &router,
+        &local(),
+        "_cleveragents/diagnostics/run",
+        json!({ "deep": true }),
+    )
+    .await
+    .expect("problems are not errors");
+    assert_eq!(report["outcome"], "DIAGNOSTIC_OUTCOME_FAIL");
+    assert_eq!(
+        report["storeIntegrity"],
+        json!({
+            "backend": "broken", "storeSchemaVersion": 1, "outcome": "DIAGNOSTIC_OUTCOME_FAIL",
+            "deep": true, "checkedObjects": 7, "problems": ["row 3 is torn (deep true)"]
+        })
+    );
+    assert_eq!(
+        report["findings"],
+        json!([{
+            "check": "DIAGNOSTIC_CHECK_KIND_STORE_INTEGRITY",
+            "outcome": "DIAGNOSTIC_OUTCOME_FAIL",
+            "message": "The store reports 1 problem(s)."
+        }])
+    );
+}
+
+#[tokio::test]
+async fn diagnostics_need_admin() {
+    let router = Router::new(App::in_memory());
+    let method = "_cleveragents/diagnostics/run";
+    let writer = as_principal("bob", &[("acme", Access::Writer)]);
+    assert_eq!(
+        code(&router, &writer, method, json!({ "namespace": "acme" })).await,
+        -32003
+    );
+    let stranger = as_principal("eve", &[("other", Access::Admin)]);
+    assert_eq!(
+        code(&router, &stranger, method, json!({ "namespace": "acme" })).await,
+        -32001
+    );
+    let admin = as_principal("alice", &[("acme", Access::Admin)]);
+    assert_eq!(
+        code(&router, &admin, method, json!({ "namespace": "acme" })).await,
+        0
+    );
+    let wildcard = as_principal("root", &[("*", Access::Admin)]);
+    assert_eq!(code(&router, &wildcard, method, json!({})).await, 0);
+    assert_eq!(
+        code(&router, &local(), method, json!({ "namespace": "acme" })).await,
+        0
+    );
+}
+
+// ---------------------------------------------------------------------------
+// namespace/list, show, members
+// ---------------------------------------------------------------------------
+
+async fn add_actor(router: &Router<App>, namespace: &str, name: &str) -> Value {
+    call(
+        router,
+        &local(),
+        "_cleveragents/registry/actors/add",
+        json!({ "namespace": namespace, "actor": { "name": name, "kind": "ACTOR_KIND_AGENT" } }),
+    )
+    .await
+    .expect("add actor")
+}
+
+fn members_config() -> AppConfig {
+    let roles = |r: &[(&str, Access)]| -> BTreeMap<String, Access> {
+        r.iter().map(|(ns, a)| (ns.to_string(), *a)).collect()
+    };
+    AppConfig {
+        members: BTreeMap::from([
+            ("alice".into(), roles(&[("acme", Access::Admin)])),
+            (
+                "bob".into(),
+                roles(&[("acme", Access::Reader), ("zeta", Access::Writer)]),
+            ),
+            ("ci-bot".into(), roles(&[("acme", Access::Writer)])),
+            ("root".into(), roles(&[("*", Access::Admin)])),
+        ]),
+        ..AppConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn namespace_list_in_local_mode_shows_namespaces_with_data_and_default() {
+    let app = App::with_store(Arc::new(MemoryStore::new()), members_config());
+    let router = Router::new(app);
+    let method = "_cleveragents/namespace/list";
+    let empty = call(&router, &local(), method, json!({})).await.expect("list");
+    assert_eq!(names(&empty["items"], "name"), ["default"]);
+    assert_eq!(empty["items"][0]["callerRole"], "NAMESPACE_ROLE_ADMIN");
+    assert_eq!(empty["items"][0]["memberCount"], 1, "root is a member everywhere");
+    assert!(empty.get("nextCursor").is_none());
+    assert!(empty["items"][0].get("planCount").is_none());
+    assert!(empty["items"][0].get("entityCounts").is_none());
+
+    let first = add_actor(&router, "acme", "a1").await;
+    add_actor(&router, "acme", "a2").await;
+    add_actor(&router, "acme/marketing", "m1").await;
+    add_actor(&router, "zeta", "z1").await;
+    let all = call(&router, &local(), method, json!({})).await.expect("list");
+    assert_eq!(
+        names(&all["items"], "name"),
+        ["acme", "acme/marketing", "default", "zeta"]
+    );
+    assert_eq!(all["items"][0]["createdAt"], first["createdAt"]);
+    assert_eq!(all["items"][0]["memberCount"], 4);
+
+    let page1 = call(&router, &local(), method, json!({ "limit": 2 }))
+        .await
+        .expect("page 1");
+    assert_eq!(names(&page1["items"], "name"), ["acme", "acme/marketing"]);
+    assert_eq!(page1["nextCursor"], "eyJhZnRlciI6ImFjbWUvbWFya2V0aW5nIn0");
+    let page2 = call(
+        &router,
+        &local(),
+        method,
+        json!({ "limit": 2, "cursor": page1["nextCursor"] }),
+    )
+    .await
+    .expect("page 2");
+    assert_eq!(names(&page2["items"], "name"), ["default", "zeta"]);
+    assert!(page2.get("nextCursor").is_none());
+
+    let nested = call(&router, &local(), method, json!({ "namespace": "acme" }))
+        .await
+        .expect("nested");
+    assert_eq!(names(&nested["items"], "name"), ["acme", "acme/marketing"]);
+
+    assert_eq!(
+        code(&router, &local(), method, json!({ "limit": 101 })).await,
+        -32602
+    );
+    assert_eq!(
+        code(&router, &local(), method, json!({ "cursor": "not-ours" })).await,
+        -32602
+    );
+}
+
+#[tokio::test]
+async fn namespace_list_shows_only_readable_namespaces_with_the_callers_role() {
+    let router = Router::new(App::with_store(Arc::new(MemoryStore::new()), members_config()));
+    add_actor(&router, "acme", "a1").await;
+    add_actor(&router, "zeta", "z1").await;
+    let bob = as_principal("bob", &[("acme", Access::Reader), ("new-team", Access::Writer)]);
+    let list = call(&router, &bob, "_cleveragents/namespace/list", json!({}))
+        .await
+        .expect("list");
+    assert_eq!(names(&list["items"], "name"), ["acme", "new-team"]);
+    assert_eq!(
+        names(&list["items"], "callerRole"),
+        ["NAMESPACE_ROLE_READER", "NAMESPACE_ROLE_WRITER"]
+    );
+    let root = as_principal("root", &[("*", Access::Reader)]);
+    let list = call(&router, &root, "_cleveragents/namespace/list", json!({}))
+        .await
+        .expect("list");
+    assert_eq!(names(&list["items"], "name"), ["acme", "default", "zeta"]);
+}
+
+#[tokio::test]
+async fn namespace_show_counts_entities_and_hides_unreadable_namespaces() {
+    let router = Router::new(App::with_store(Arc::new(MemoryStore::new()), members_config()));
+    let first = add_actor(&router, "acme", "a1").await;
+    add_actor(&router, "acme", "a2").await;
+    call(
+        &router,
+        &local(),
+        "_cleveragents/registry/skills/add",
+        json!({ "namespace": "acme", "skill": { "name": "s1" } }),
+    )
+    .await
+    .expect("add skill");
+    let method = "_cleveragents/namespace/show";
+    let shown = call(&router, &local(), method, json!({ "namespace": "acme" }))
+        .await
+        .expect("show");
+    assert_eq!(
+        shown,
+        json!({
+            "name": "acme",
+            "createdAt": first["createdAt"],
+            "callerRole": "NAMESPACE_ROLE_ADMIN",
+            "memberCount": 4,
+            "planCount": 0,
+            "entityCounts": [
+                { "kind": "REGISTRY_KIND_ACTOR", "count": 2 },
+                { "kind": "REGISTRY_KIND_SKILL", "count": 1 },
+                { "kind": "REGISTRY_KIND_TOOL", "count": 4 },
+            ]
+        })
+    );
+    let default = call(&router, &local(), method, json!({})).await.expect("default");
+    assert_eq!(default["name"], "default");
+    assert_eq!(default["planCount"], 0);
+    assert_eq!(
+        code(&router, &local(), method, json!({ "namespace": "nowhere" })).await,
+        -32001
+    );
+    let outsider = as_principal("eve", &[("zeta", Access::Admin)]);
+    assert_eq!(
+        code(&router, &outsider, method, json!({ "namespace": "acme" })).await,
+        -32001
+    );
+    let reader = as_principal("bob", &[("acme", Access::Reader)]);
+    let seen = call(&router, &reader, method, json!({ "namespace": "acme" }))
+        .await
+        .expect("reader");
+    assert_eq!(seen["callerRole"], "NAMESPACE_ROLE_READER");
+}
+
+#[tokio::test]
+async fn namespace_members_need_admin_and_page_by_principal() {
+    let router = Router::new(App::with_store(Arc::new(MemoryStore::new()), members_config()));
+    add_actor(&router, "acme", "a1").await;
+    let method = "_cleveragents/namespace/members";
+    let all = call(&router, &local(), method, json!({ "namespace": "acme" }))
+        .await
+        .expect("members");
+    assert_eq!(all["namespace"], "acme");
+    assert_eq!(
+        names(&all["items"], "principal"),
+        ["alice", "bob", "ci-bot", "root"]
+    );
+    assert_eq!(
+        names(&all["items"], "role"),
+        [
+            "NAMESPACE_ROLE_ADMIN",
+            "NAMESPACE_ROLE_READER",
+            "NAMESPACE_ROLE_WRITER",
+            "NAMESPACE_ROLE_ADMIN"
+        ]
+    );
+    assert!(all["items"][0]["addedAt"].as_str().is_some_and(|t| t.len() == 24));
+    assert!(all["items"][0].get("displayName").is_none());
+
+    let admins = call(
+        &router,
+        &local(),
+        method,
+        json!({ "namespace": "acme", "role": "NAMESPACE_ROLE_ADMIN", "limit": 1 }),
+    )
+    .await
+    .expect("admins");
+    assert_eq!(names(&admins["items"], "principal"), ["alice"]);
+    let rest = call(
+        &router,
+        &local(),
+        method,
+        json!({ "namespace": "acme", "role": "NAMESPACE_ROLE_ADMIN", "cursor": admins["nextCursor"] }),
+    )
+    .await
+    .expect("rest");
+    assert_eq!(names(&rest["items"], "principal"), ["root"]);
+    assert!(rest.get("nextCursor").is_none());
+
+    let alice = as_principal("alice", &[("acme", Access::Admin)]);
+    assert_eq!(
+        code(&router, &alice, method, json!({ "namespace": "acme" })).await,
+        0
+    );
+    let writer = as_principal("ci-bot", &[("acme", Access::Writer)]);
+    assert_eq!(
+        code(&router, &writer, method, json!({ "namespace": "acme" })).await,
+        -32003
+    );
+    let outsider = as_principal("eve", &[("zeta", Access::Admin)]);
+    assert_eq!(
+        code(&router, &outsider, method, json!({ "namespace": "acme" })).await,
+        -32001
+    );
+    assert_eq!(
+        code(&router, &local(), method, json!({ "namespace": "nowhere" })).await,
+        -32001
+    );
+}
+
+// ---------------------------------------------------------------------------
+// context/show, inspect, simulate, set
+// ---------------------------------------------------------------------------
+
+/// Text of exactly `n` bytes.
+fn text_of(n: usize) -> String {
+    "x".repeat(n)
+}
+
+const STYLE: &str = "# Style\n\nUse sentence case for headings. Keep release notes user-facing.\n";
+
+/// The schema's example: project `website` in `acme` and one resource.
+async fn website(router: &Router<App>) {
+    assert_eq!(STYLE.len(), 73);
+    call(
+        router,
+        &local(),
+        "_cleveragents/registry/projects/add",
+        json!({ "namespace": "acme", "project": { "name": "website", "files": [
+            { "path": "README.md", "mediaType": "text/markdown", "text": text_of(42) },
+            { "path": "assets/logo.png", "mediaType": "image/png", "text": text_of(70) },
+            { "path": "CHANGELOG.md", "mediaType": "text/markdown", "text": text_of(45) },
+        ] } }),
+    )
+    .await
+    .expect("add project");
+    call(
+        router,
+        &local(),
+        "_cleveragents/registry/resources/add",
+        json!({ "namespace": "acme", "resource": {
+            "name": "docs-style-guide", "resourceType": "style-guide",
+            "mediaType": "text/markdown", "text": STYLE
+        } }),
+    )
+    .await
+    .expect("add resource");
+}
+
+fn example_settings() -> Value {
+    json!({ "include": ["**"], "exclude": ["assets/**"], "resources": ["docs-style-guide"], "maxTokens": 8000 })
+}
+
+fn example_report() -> Value {
+    json!({
+        "project": "website",
+        "projectRevision": 1,
+        "settings": example_settings(),
+        "items": [
+            { "kind": "CONTEXT_ITEM_KIND_FILE", "name": "CHANGELOG.md", "mediaType": "text/markdown",
+              "included": true, "sizeBytes": 45, "estimatedTokens": 12 },
+            { "kind": "CONTEXT_ITEM_KIND_FILE", "name": "README.md", "mediaType": "text/markdown",
+              "included": true, "sizeBytes": 42, "estimatedTokens": 11 },
+            { "kind": "CONTEXT_ITEM_KIND_FILE", "name": "assets/logo.png", "mediaType": "image/png",
+              "included": false, "sizeBytes": 70, "estimatedTokens": 18,
+              "exclusionReason": "CONTEXT_EXCLUSION_REASON_EXCLUDED_BY_PATTERN" },
+            { "kind": "CONTEXT_ITEM_KIND_RESOURCE", "name": "docs-style-guide", "mediaType": "text/markdown",
+              "included": true, "sizeBytes": 73, "estimatedTokens": 19 },
+        ],
+        "totalTokens": 42,
+        "withinBudget": true
+    })
+}
+
+async fn project_version(router: &Router<App>) -> Value {
+    call(
+        router,
+        &local(),
+        "_cleveragents/registry/projects/show",
+        json!({ "namespace": "acme", "name": "website" }),
+    )
+    .await
+    .expect("project")["version"]
+        .clone()
+}
+
+#[tokio::test]
+async fn context_show_uses_default_settings_until_set() {
+    let router = Router::new(App::in_memory());
+    website(&router).await;
+    let shown = call(
+        &router,
+        &local(),
+        "_cleveragents/context/show",
+        json!({ "namespace": "acme", "project": "website" }),
+    )
+    .await
+    .expect("show");
+    assert_eq!(
+        shown["settings"],
+        json!({ "include": ["**"], "exclude": [], "resources": [], "maxTokens": 100000 })
+    );
+    assert_eq!(
+        names(&shown["items"], "name"),
+        ["CHANGELOG.md", "README.md", "assets/logo.png"]
+    );
+    assert_eq!(shown["totalTokens"], 12 + 11 + 18);
+    assert_eq!(shown["withinBudget"], true);
+    assert_eq!(shown["projectRevision"], 1);
+    assert!(shown.get("planId").is_none());
+}
+
+#[tokio::test]
+async fn context_set_saves_settings_and_bumps_the_project_version() {
+    let router = Router::new(App::in_memory());
+    website(&router).await;
+    assert_eq!(project_version(&router).await, 1);
+    let set = json!({ "namespace": "acme", "project": "website", "settings": example_settings(), "expectedVersion": 1 });
+    let report = call(&router, &local(), "_cleveragents/context/set", set.clone())
+        .await
+        .expect("set");
+    assert_eq!(report, example_report());
+    assert_eq!(project_version(&router).await, 2);
+    let shown = call(
+        &router,
+        &local(),
+        "_cleveragents/context/show",
+        json!({ "namespace": "acme", "project": "website" }),
+    )
+    .await
+    .expect("show");
+    assert_eq!(shown, example_report());
+
+    // A stale expected version changes nothing.
+    let stale = call(&router, &local(), "_cleveragents/context/set", set)
+        .await
+        .expect_err("stale");
+    assert_eq!(
+        (stale.code, stale.metadata("currentVersion")),
+        (-32004, Some("2"))
+    );
+    // Without expectedVersion the write is unconditional.
+    let unconditional = json!({ "namespace": "acme", "project": "website", "settings": example_settings() });
+    assert_eq!(
+        code(&router, &local(), "_cleveragents/context/set", unconditional).await,
+        0
+    );
+    assert_eq!(project_version(&router).await, 3);
+}
+
+#[tokio::test]
+async fn context_set_over_budget_is_refused_and_saves_nothing() {
+    let router = Router::new(App::in_memory());
+    website(&router).await;
+    let mut tight = example_settings();
+    tight["maxTokens"] = json!(41);
+    let err = call(
+        &router,
+        &local(),
+        "_cleveragents/context/set",
+        json!({ "namespace": "acme", "project": "website", "settings": tight }),
+    )
+    .await
+    .expect_err("over budget");
+    assert_eq!(err.code, -32006);
+    assert_eq!(err.domain_reason().map(|(_, r)| r), Some("BUDGET_EXCEEDED"));
+    assert_eq!(err.metadata("totalTokens"), Some("42"));
+    assert_eq!(project_version(&router).await, 1);
+    let shown = call(
+        &router,
+        &local(),
+        "_cleveragents/context/show",
+        json!({ "namespace": "acme", "project": "website" }),
+    )
+    .await
+    .expect("show");
+    assert_eq!(shown["settings"]["maxTokens"], 100000, "nothing was saved");
+
+    tight["maxTokens"] = json!(42);
+    let exact = json!({ "namespace": "acme", "project": "website", "settings": tight });
+    assert_eq!(
+        code(&router, &local(), "_cleveragents/context/set", exact).await,
+        0
+    );
+}
+
+#[tokio::test]
+async fn context_errors_have_exact_codes() {
+    let router = Router::new(App::in_memory());
+    website(&router).await;
+    let set = "_cleveragents/context/set";
+    let missing_resource = json!({ "namespace": "acme", "project": "website",
+        "settings": { "include": ["**"], "exclude": [], "resources": ["nope"], "maxTokens": 10 } });
+    assert_eq!(code(&router, &local(), set, missing_resource).await, -32001);
+    let unknown_project = json!({ "namespace": "acme", "project": "nope", "settings": example_settings() });
+    assert_eq!(code(&router, &local(), set, unknown_project).await, -32001);
+    let negative = json!({ "namespace": "acme", "project": "website",
+        "settings": { "include": ["**"], "exclude": [], "resources": [], "maxTokens": -1 } });
+    assert_eq!(code(&router, &local(), set, negative).await, -32602);
+    let good = json!({ "namespace": "acme", "project": "website", "settings": example_settings() });
+    let reader = as_principal("bob", &[("acme", Access::Reader)]);
+    assert_eq!(code(&router, &reader, set, good.clone()).await, -32003);
+    let outsider = as_principal("eve", &[("zeta", Access::Admin)]);
+    assert_eq!(code(&router, &outsider, set, good).await, -32001);
+    let show = json!({ "namespace": "acme", "project": "website" });
+    assert_eq!(
+        code(&router, &reader, "_cleveragents/context/show", show.clone()).await,
+        0
+    );
+    assert_eq!(
+        code(&router, &outsider, "_cleveragents/context/show", show).await,
+        -32001
+    );
+    let in_other_ns = json!({ "project": "website" });
+    assert_eq!(
+        code(&router, &local(), "_cleveragents/context/show", in_other_ns).await,
+        -32001
+    );
+    let unknown_plan = json!({ "namespace": "acme", "project": "website", "planId": "p-1" });
+    assert_eq!(
+        code(&router, &local(), "_cleveragents/context/show", unknown_plan).await,
+        -32001
+    );
+}
+
+#[tokio::test]
+async fn context_simulate_compares_without_saving() {
+    let router = Router::new(App::in_memory());
+    website(&router).await;
+    let set = json!({ "namespace": "acme", "project": "website", "settings": example_settings() });
+    call(&router, &local(), "_cleveragents/context/set", set)
+        .await
+        .expect("set");
+    let proposed =
+        json!({ "include": ["CHANGELOG.md"], "exclude": ["assets/**"], "resources": [], "maxTokens": 8000 });
+    let sim = call(
+        &router,
+        &local(),
+        "_cleveragents/context/simulate",
+        json!({ "namespace": "acme", "project": "website", "settings": proposed }),
+    )
+    .await
+    .expect("simulate");
+    assert_eq!(sim["current"], example_report());
+    assert_eq!(
+        sim["simulated"],
+        json!({
+            "project": "website",
+            "projectRevision": 1,
+            "settings": proposed,
+            "items": [
+                { "kind": "CONTEXT_ITEM_KIND_FILE", "name": "CHANGELOG.md", "mediaType": "text/markdown",
+                  "included": true, "sizeBytes": 45, "estimatedTokens": 12 },
+                { "kind": "CONTEXT_ITEM_KIND_FILE", "name": "README.md", "mediaType": "text/markdown",
+                  "included": false, "sizeBytes": 42, "estimatedTokens": 11,
+                  "exclusionReason": "CONTEXT_EXCLUSION_REASON_NOT_INCLUDED" },
+                { "kind": "CONTEXT_ITEM_KIND_FILE", "name": "assets/logo.png", "mediaType": "image/png",
+                  "included": false, "sizeBytes": 70, "estimatedTokens": 18,
+                  "exclusionReason": "CONTEXT_EXCLUSION_REASON_NOT_INCLUDED" },
+            ],
+            "totalTokens": 12,
+            "withinBudget": true
+        })
+    );
+    assert_eq!(sim["tokenDelta"], -30);
+    assert_eq!(project_version(&router).await, 2, "simulate saves nothing");
+
+    let over = json!({ "include": ["**"], "exclude": [], "resources": [], "maxTokens": 1 });
+    let sim = call(
+        &router,
+        &local(),
+        "_cleveragents/context/simulate",
+        json!({ "namespace": "acme", "project": "website", "settings": over }),
+    )
+    .await
+    .expect("over budget is reported, not refused");
+    assert_eq!(sim["simulated"]["withinBudget"], false);
+    assert_eq!(sim["simulated"]["totalTokens"], 41);
+    assert_eq!(sim["tokenDelta"], -1);
+    assert_eq!(project_version(&router).await, 2);
+}
+
+#[tokio::test]
+async fn context_inspect_shows_content_and_binary_items() {
+    let router = Router::new(App::in_memory());
+    website(&router).await;
+    call(
+        &router,
+        &local(),
+        "_cleveragents/registry/projects/add",
+        json!({ "namespace": "acme", "project": { "name": "bin", "files": [
+            { "path": "blob.bin", "mediaType": "application/octet-stream", "raw": "/wD+AQ==" },
+        ] } }),
+    )
+    .await
+    .expect("add binary project");
+    let inspect = "_cleveragents/context/inspect";
+    let resource = call(
+        &router,
+        &local(),
+        inspect,
+        json!({ "namespace": "acme", "project": "website", "kind": "CONTEXT_ITEM_KIND_RESOURCE", "name": "docs-style-guide" }),
+    )
+    .await
+    .expect("inspect resource");
+    assert_eq!(
+        resource,
+        json!({
+            "project": "website", "projectRevision": 1,
+            "item": { "kind": "CONTEXT_ITEM_KIND_RESOURCE", "name": "docs-style-guide",
+                      "mediaType": "text/markdown", "included": false, "sizeBytes": 73, "estimatedTokens": 19,
+                      "exclusionReason": "CONTEXT_EXCLUSION_REASON_NOT_INCLUDED" },
+            "text": STYLE
+        })
+    );
+    let file = call(
+        &router,
+        &local(),
+        inspect,
+        json!({ "namespace": "acme", "project": "website", "kind": "CONTEXT_ITEM_KIND_FILE", "name": "README.md" }),
+    )
+    .await
+    .expect("inspect file");
+    assert_eq!(file["item"]["included"], true);
+    assert_eq!(file["text"], text_of(42));
+    let binary = call(
+        &router,
+        &local(),
+        inspect,
+        json!({ "namespace": "acme", "project": "bin", "kind": "CONTEXT_ITEM_KIND_FILE", "name": "blob.bin" }),
+    )
+    .await
+    .expect("inspect binary");
+    assert_eq!(
+        binary,
+        json!({
+            "project": "bin", "projectRevision": 1,
+            "item": { "kind": "CONTEXT_ITEM_KIND_FILE", "name": "blob.bin", "mediaType": "application/octet-stream",
+                      "included": false, "sizeBytes": 4, "estimatedTokens": 0,
+                      "exclusionReason": "CONTEXT_EXCLUSION_REASON_BINARY" }
+        })
+    );
+    let missing_file = json!({ "namespace": "acme", "project": "website", "kind": "CONTEXT_ITEM_KIND_FILE", "name": "nope.md" });
+    assert_eq!(code(&router, &local(), inspect, missing_file).await, -32001);
+    let missing_resource = json!({ "namespace": "acme", "project": "website", "kind": "CONTEXT_ITEM_KIND_RESOURCE", "name": "nope" });
+    assert_eq!(code(&router, &local(), inspect, missing_resource).await, -32001);
+}
