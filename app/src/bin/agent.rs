@@ -181,18 +181,40 @@ fn run() -> Result<(), String> {
                 server_config.http.listen = addr
                     .parse()
                     .map_err(|e| format!("invalid --listen address `{addr}`: {e}"))?;
-                eprintln!(
-                    "cleveragents-agent: listening on http://{}",
-                    server_config.http.listen
-                );
-                server::serve_http(server_config, dispatch, async {
-                    let _ = tokio::signal::ctrl_c().await;
-                })
-                .await
-                .map_err(|e| e.to_string())
+                let server = server::HttpServer::bind(server_config, dispatch)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                // The bound address, so `--listen 127.0.0.1:0` is usable by scripts and tests.
+                let bound = server.local_addr().map_err(|e| e.to_string())?;
+                eprintln!("cleveragents-agent: listening on http://{bound}/");
+                server.serve(shutdown_signal()).await.map_err(|e| e.to_string())
             }
         }
     })
+}
+
+/// Resolves on Ctrl-C or SIGTERM, which start a graceful shutdown (in-flight
+/// requests drain, open streams end).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 fn main() {
