@@ -79,6 +79,9 @@ pub struct MethodDef {
     /// Role the caller needs in the target namespace: `read`, `write` or `admin`.
     #[serde(default)]
     pub access: Option<String>,
+    /// False for methods that act on no namespace's resources (authentication suffices).
+    #[serde(default = "yes")]
+    pub namespaced: bool,
     #[serde(default)]
     pub since: Option<String>,
     #[serde(default)]
@@ -207,6 +210,10 @@ impl Contract {
             .find(|(_, e)| e.code == code)
             .map(|(name, _)| name.as_str())
     }
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn standard_code(name: &str) -> i64 {

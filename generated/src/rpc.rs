@@ -449,6 +449,9 @@ pub struct MethodDescriptor {
     /// Role the caller needs in the namespace the call targets; `None` for binding
     /// methods. Methods needing only `Reader` change nothing, so clients may retry them.
     pub access: Option<Access>,
+    /// False when the method acts on no namespace's resources (the caller's own
+    /// namespaces, health, the extended card): any authenticated caller may call it.
+    pub namespaced: bool,
     /// Extension minor version that introduced the method.
     pub since: Option<&'static str>,
     /// Errors the method may return beyond the JSON-RPC standard ones.

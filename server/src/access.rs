@@ -2,12 +2,12 @@
 //! role in the namespace a request acts in.
 //!
 //! The role comes from the method table: each descriptor's `access` (the
-//! schema's `x-access`: reader for reads, writer for mutations, admin for
-//! membership, sync and diagnostics). One short table here lists the methods
-//! that act on no namespace's resources and need only an authenticated caller:
-//! `GetExtendedAgentCard`, `_cleveragents/namespace/list` (lists the caller's
-//! own namespaces) and `_cleveragents/health/check`. A dispatched method without
-//! an `access` needs admin (fail closed).
+//! schema's `access`: reader for reads, writer for mutations, admin for
+//! membership, sync and diagnostics). Methods the schema marks `namespaced: false`
+//! act on no namespace's resources and need only an authenticated caller
+//! (`GetExtendedAgentCard`, `_cleveragents/namespace/list`,
+//! `_cleveragents/health/check`). A dispatched method without an `access` needs
+//! admin (fail closed).
 //!
 //! The namespace is the `namespace` param of extension methods or the `tenant`
 //! param of A2A methods (A2A `tenant` = CleverAgents namespace); when absent, the
@@ -30,16 +30,9 @@ pub enum Requirement {
     Namespace(Access),
 }
 
-/// Methods that act on no namespace: authentication suffices.
-const NAMESPACELESS: &[&str] = &[
-    "GetExtendedAgentCard",
-    "_cleveragents/namespace/list",
-    "_cleveragents/health/check",
-];
-
 /// The requirement of a method.
 pub fn requirement(descriptor: &MethodDescriptor) -> Requirement {
-    if NAMESPACELESS.contains(&descriptor.name) {
+    if !descriptor.namespaced {
         return Requirement::Authenticated;
     }
     Requirement::Namespace(descriptor.access.unwrap_or(Access::Admin))
@@ -136,9 +129,19 @@ mod tests {
         for d in a2a::METHODS.iter().filter(|d| d.is_dispatched()) {
             assert!(d.access.is_some(), "{} has no access in the schema", d.name);
         }
-        for name in NAMESPACELESS {
-            assert!(a2a::find_method(name).is_some(), "{name} is not a method");
-        }
+        let namespaceless: Vec<&str> = a2a::METHODS
+            .iter()
+            .filter(|d| d.is_dispatched() && !d.namespaced)
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(
+            namespaceless,
+            [
+                "GetExtendedAgentCard",
+                "_cleveragents/namespace/list",
+                "_cleveragents/health/check"
+            ]
+        );
     }
 
     #[test]

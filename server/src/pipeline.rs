@@ -110,7 +110,9 @@ impl Pipeline {
             }
             _ => {}
         }
-        if descriptor.name == "GetExtendedAgentCard" {
+        // The extended card is the server's to give (it is built from the
+        // configuration), so the method needing that capability is answered here.
+        if descriptor.capability == Some("extendedAgentCard") {
             if let Err(error) = decode_params::<GetExtendedAgentCardRequest>(descriptor, params.take()) {
                 return Outcome::Single(Err(error));
             }

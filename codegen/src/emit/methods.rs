@@ -101,6 +101,7 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             });
             let (capability, since, binding) =
                 (opt(&method.capability), opt(&method.since), opt(&method.binding));
+            let namespaced = method.namespaced;
             let access = match method.access.as_deref() {
                 Some("read") => quote!(Some(crate::rpc::Access::Reader)),
                 Some("write") => quote!(Some(crate::rpc::Access::Writer)),
@@ -119,6 +120,7 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                     binding: #binding,
                     capability: #capability,
                     access: #access,
+                    namespaced: #namespaced,
                     since: #since,
                     errors: &[#(#errors),*],
                     description: #description,

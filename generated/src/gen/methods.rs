@@ -118,6 +118,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -142,6 +143,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: Some("streaming"),
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -168,6 +170,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -190,6 +193,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::ExtensionSupportRequired,
@@ -211,6 +215,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -234,6 +239,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: Some("streaming"),
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -259,6 +265,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: Some("pushNotifications"),
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -288,6 +295,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: Some("pushNotifications"),
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -317,6 +325,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: Some("pushNotifications"),
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -346,6 +355,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: Some("pushNotifications"),
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -373,6 +383,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: Some("extendedAgentCard"),
         access: Some(crate::rpc::Access::Reader),
+        namespaced: false,
         since: None,
         errors: &[
             crate::errors::ErrorKind::UnsupportedOperation,
@@ -400,6 +411,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -424,6 +436,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -449,6 +462,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -475,6 +489,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -499,6 +514,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -521,6 +537,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -543,6 +560,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -565,6 +583,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -590,6 +609,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -613,6 +633,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -635,6 +656,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -659,6 +681,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -683,6 +706,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -705,6 +729,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -729,6 +754,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -753,6 +779,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -779,6 +806,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -805,6 +833,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -831,6 +860,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -855,6 +885,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -879,6 +910,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -905,6 +937,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -931,6 +964,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -957,6 +991,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -981,6 +1016,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1005,6 +1041,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1031,6 +1068,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1057,6 +1095,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1083,6 +1122,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1107,6 +1147,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1131,6 +1172,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1157,6 +1199,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1183,6 +1226,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1209,6 +1253,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1233,6 +1278,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1257,6 +1303,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1283,6 +1330,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1311,6 +1359,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1337,6 +1386,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1361,6 +1411,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1385,6 +1436,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1411,6 +1463,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1437,6 +1490,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1463,6 +1517,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1487,6 +1542,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1511,6 +1567,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1537,6 +1594,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1563,6 +1621,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1589,6 +1648,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1613,6 +1673,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1637,6 +1698,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1663,6 +1725,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1689,6 +1752,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1715,6 +1779,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1739,6 +1804,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1763,6 +1829,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1791,6 +1858,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1819,6 +1887,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1845,6 +1914,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1869,6 +1939,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1893,6 +1964,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1919,6 +1991,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1945,6 +2018,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1971,6 +2045,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1993,6 +2068,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2017,6 +2093,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2041,6 +2118,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2066,6 +2144,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Admin),
+        namespaced: true,
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2090,6 +2169,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Admin),
+        namespaced: true,
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2114,6 +2194,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2136,6 +2217,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: false,
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtAuthRequired,
@@ -2157,6 +2239,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2179,6 +2262,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Admin),
+        namespaced: true,
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2204,6 +2288,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Reader),
+        namespaced: false,
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtAuthRequired,
@@ -2225,6 +2310,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: None,
         capability: None,
         access: Some(crate::rpc::Access::Admin),
+        namespaced: true,
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2250,6 +2336,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: Some("stdio"),
         capability: None,
         access: None,
+        namespaced: true,
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtVersionMismatch,
@@ -2271,6 +2358,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: Some("stdio"),
         capability: None,
         access: None,
+        namespaced: true,
         since: Some("1.0"),
         errors: &[],
         description: "Server-to-client notification carrying one event of a streaming request (SendStreamingMessage, SubscribeToTask). Events of one stream arrive in order with seq 1, 2, 3, ...; the stream ends with the ordinary JSON-RPC response to the originating request id.",
@@ -2289,6 +2377,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         binding: Some("stdio"),
         capability: None,
         access: None,
+        namespaced: true,
         since: Some("1.0"),
         errors: &[],
         description: "Stops the stream of a streaming request: no further stream/event notifications are sent for it and the originating request is answered at once with its ordinary final response. Cancelling a stream does not cancel the task (use CancelTask).",
