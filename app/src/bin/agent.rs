@@ -217,7 +217,21 @@ async fn shutdown_signal() {
     }
 }
 
+/// Logs go to stderr only (stdout carries the protocol in stdio mode). The level
+/// comes from `CLEVERAGENTS_LOG` (e.g. `info` for one line per call with method,
+/// principal, latency and outcome; `debug`), default `warn`.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CLEVERAGENTS_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
 fn main() {
+    init_logging();
     if let Err(message) = run() {
         eprintln!("cleveragents-agent: {message}");
         std::process::exit(2);
