@@ -209,9 +209,9 @@ impl App {
                 let plan = self
                     .db(FAMILY, move |s| s.get_doc(crate::plans::COLL, &n, &key))
                     .await?
-                    .filter(|plan| plan.value["project"] == project)
+                    .filter(|plan| plan.value["plan"]["project"] == project)
                     .ok_or_else(|| FAMILY.not_found(&format!("plan `{id}` of project `{project}`")))?;
-                plan.value["baseProjectRevision"].as_i64()
+                plan.value["plan"]["baseProjectRevision"].as_i64()
             }
         };
         let (revision, files) = self.project_files(ns, project, revision).await?;

@@ -82,7 +82,29 @@ impl AgentCardHandler for App {
     }
 }
 
-impl PlanHandler for App {}
+impl PlanHandler for App {
+    async fn plan_use(&self, ctx: &CallContext, params: PlanUseParams) -> R<Plan> {
+        App::plan_use(self, ctx, params).await
+    }
+    async fn plan_status(&self, ctx: &CallContext, params: PlanStatusParams) -> R<PlanStatus> {
+        App::plan_status(self, ctx, params).await
+    }
+    async fn plan_list(&self, ctx: &CallContext, params: PlanListParams) -> R<PlanList> {
+        App::plan_list(self, ctx, params).await
+    }
+    async fn plan_cancel(&self, ctx: &CallContext, params: PlanCancelParams) -> R<Plan> {
+        App::plan_cancel(self, ctx, params).await
+    }
+    async fn plan_tree(&self, ctx: &CallContext, params: PlanTreeParams) -> R<PlanTree> {
+        App::plan_tree(self, ctx, params).await
+    }
+    async fn plan_explain(&self, ctx: &CallContext, params: PlanExplainParams) -> R<PlanExplanation> {
+        App::plan_explain(self, ctx, params).await
+    }
+    async fn plan_correct(&self, ctx: &CallContext, params: PlanCorrectParams) -> R<PlanCorrectResult> {
+        App::plan_correct(self, ctx, params).await
+    }
+}
 impl ContextHandler for App {
     async fn context_show(&self, ctx: &CallContext, params: ContextShowParams) -> R<ContextReport> {
         App::context_show(self, ctx, params).await

@@ -32,13 +32,13 @@ pub fn role_of(access: Access) -> NamespaceRole {
     }
 }
 
-/// An opaque page cursor: base64url of `{"after": <last name>}`.
-pub fn encode_cursor(after: &str) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json!({ "after": after }).to_string())
+/// An opaque page cursor: base64url of a small JSON object.
+pub fn encode_cursor_value(value: &Value) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(value.to_string())
 }
 
-/// Decodes a cursor of [`encode_cursor`]; anything else is invalid params.
-pub fn decode_cursor(cursor: Option<&str>) -> Result<Option<String>, Error> {
+/// Decodes a cursor of [`encode_cursor_value`]; anything else is invalid params.
+pub fn decode_cursor_value(cursor: Option<&str>) -> Result<Option<Value>, Error> {
     let Some(text) = cursor.filter(|c| !c.is_empty()) else {
         return Ok(None);
     };
@@ -46,9 +46,26 @@ pub fn decode_cursor(cursor: Option<&str>) -> Result<Option<String>, Error> {
         .decode(text)
         .ok()
         .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-        .and_then(|v| v.get("after").and_then(Value::as_str).map(str::to_string))
+        .filter(Value::is_object)
         .map(Some)
         .ok_or_else(|| FAMILY.invalid_params("cursor", "is not a cursor this server issued"))
+}
+
+/// A name cursor: `{"after": <last name>}`.
+pub fn encode_cursor(after: &str) -> String {
+    encode_cursor_value(&json!({ "after": after }))
+}
+
+/// Decodes a name cursor of [`encode_cursor`].
+pub fn decode_cursor(cursor: Option<&str>) -> Result<Option<String>, Error> {
+    match decode_cursor_value(cursor)? {
+        None => Ok(None),
+        Some(value) => value
+            .get("after")
+            .and_then(Value::as_str)
+            .map(|after| Some(after.to_string()))
+            .ok_or_else(|| FAMILY.invalid_params("cursor", "is not a cursor this server issued")),
+    }
 }
 
 /// A page limit: 1 to 100, 50 when absent or 0.
@@ -164,7 +181,7 @@ impl App {
                 ));
             }
         }
-        plans.iter().for_each(|d| note(&d.value));
+        plans.iter().for_each(|d| note(&d.value["plan"]));
         counts.sort_by(|a, b| a.0.cmp(b.0));
         let plan_count = i64::try_from(plans.len()).unwrap_or(i64::MAX);
         Ok((oldest, counts.into_iter().map(|(_, c)| c).collect(), plan_count))

@@ -48,7 +48,7 @@ fn msg(id: &str, text: &str) -> Value {
     json!({ "messageId": id, "role": "ROLE_USER", "parts": [{ "text": text }] })
 }
 
-/// Waits for a signal before completing, so tests see a live task.
+/// Waits for a signal before working and completing, so tests see a live task.
 struct Gated(Arc<Notify>);
 
 impl Executor for Gated {
@@ -58,8 +58,10 @@ impl Executor for Gated {
     fn run(&self, _r: ExecRequest, task: TaskHandle) -> a2a::rpc::BoxFuture<'static, ()> {
         let gate = self.0.clone();
         Box::pin(async move {
-            let _ = task.status(a2a::types::TaskState::TaskStateWorking, None).await;
+            // Wait before the first update, so subscribers that join while the task
+            // is submitted all see every update as an event (none in a snapshot).
             gate.notified().await;
+            let _ = task.status(a2a::types::TaskState::TaskStateWorking, None).await;
             let _ = task
                 .status(a2a::types::TaskState::TaskStateCompleted, Some("done"))
                 .await;
