@@ -501,6 +501,17 @@ pub fn decode_params<T: DeserializeOwned>(
     params: Option<Value>,
 ) -> Result<T, Error> {
     let value = params.unwrap_or_else(|| Value::Object(Map::new()));
+    // Every method takes named params; serde would otherwise read an array
+    // positionally into the struct's fields.
+    if !value.is_object() {
+        let kind = descriptor.contract.invalid_params();
+        let description = "params must be a JSON object of named fields";
+        return Err(Error::new(
+            kind,
+            format!("Invalid params for `{}`: {description}", descriptor.name),
+        )
+        .with_field_violation("", description));
+    }
     serde_path_to_error::deserialize(value).map_err(|error| {
         let kind = descriptor.contract.invalid_params();
         let field = error.path().to_string();

@@ -308,3 +308,19 @@ fn every_dispatched_method_declares_the_role_it_needs() {
         .all(|m| m.access.is_some()));
     assert!(a2a::find_method("ListTasks").expect("method").is_read_only());
 }
+
+#[tokio::test]
+async fn positional_params_are_invalid_params() {
+    let error = call(CallContext::default(), "GetTask", json!(["t1"]))
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), Some(ErrorKind::InvalidParams));
+    assert_eq!(
+        error.message,
+        "Invalid params for `GetTask`: params must be a JSON object of named fields"
+    );
+    let error = call(CallContext::default(), "_cleveragents/plan/cancel", json!("p1"))
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), Some(ErrorKind::ExtInvalidParams));
+}

@@ -1,0 +1,134 @@
+"""Interop check driven by the official A2A Python SDK (a2a-sdk).
+
+Usage: client.py URL   (URL: the agent's base URL, e.g. http://127.0.0.1:8080/)
+
+Resolves the public Agent Card, builds a JSON-RPC client from it, then sends a
+message (blocking), streams a message, gets and lists tasks, and cancels a
+task — first one the agent leaves open (when its executor does, e.g. the TCK
+executor's `tck-input-required` scenario), else one already finished, which
+must fail with the SDK's typed TaskNotCancelableError. Prints one line per
+step and exits non-zero on the first failure.
+"""
+
+import asyncio
+import sys
+import uuid
+
+import httpx
+from a2a.client import ClientConfig, ClientFactory
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    ListTasksRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    TaskState,
+)
+from a2a.utils.errors import TaskNotCancelableError
+
+TERMINAL = {
+    TaskState.TASK_STATE_COMPLETED,
+    TaskState.TASK_STATE_FAILED,
+    TaskState.TASK_STATE_CANCELED,
+    TaskState.TASK_STATE_REJECTED,
+}
+
+
+def check(condition, what):
+    if not condition:
+        raise AssertionError(what)
+
+
+def message(text, message_id=None, context_id=None):
+    msg = Message(
+        message_id=message_id or f"interop-{uuid.uuid4()}",
+        role=Role.ROLE_USER,
+        parts=[Part(text=text)],
+    )
+    if context_id:
+        msg.context_id = context_id
+    return msg
+
+
+async def collect(stream):
+    return [event async for event in stream]
+
+
+async def main(url):
+    async with httpx.AsyncClient(timeout=30) as http:
+        card_url = url.rstrip("/") + "/.well-known/agent-card.json"
+        raw_card = (await http.get(card_url)).json()
+        check(raw_card.get("name"), "the card has a name")
+
+        blocking = await ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create_from_url(url)
+        streaming = await ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create_from_url(url)
+        print(f"card: {raw_card['name']} ({len(raw_card.get('supportedInterfaces', []))} interface(s))")
+
+        # send (blocking): one task answer.
+        events = await collect(blocking.send_message(SendMessageRequest(message=message("interop: hello"))))
+        check(len(events) == 1 and events[0].HasField("task"), f"send answers one task: {events}")
+        task = events[0].task
+        check(task.id and task.context_id, "the task has an id and a context id")
+        print(f"send: task {task.id} {TaskState.Name(task.status.state)}")
+
+        # stream: the task first, in order, ending in a final state.
+        events = await collect(streaming.send_message(SendMessageRequest(message=message("interop: stream"))))
+        check(events and events[0].HasField("task"), f"the stream starts with the task: {events[:1]}")
+        streamed_id = events[0].task.id
+        last = events[0].task.status.state
+        for e in events[1:]:
+            if e.HasField("status_update"):
+                check(e.status_update.task_id == streamed_id, "status updates name the task")
+                last = e.status_update.status.state
+            elif e.HasField("artifact_update"):
+                check(e.artifact_update.task_id == streamed_id, "artifact updates name the task")
+        check(last in TERMINAL or last == TaskState.TASK_STATE_INPUT_REQUIRED, f"the stream ends final: {last}")
+        print(f"stream: {len(events)} event(s), ends {TaskState.Name(last)}")
+
+        # get
+        got = await blocking.get_task(GetTaskRequest(id=task.id))
+        check(got.id == task.id and got.context_id == task.context_id, "get returns the sent task")
+        print(f"get: {got.id} {TaskState.Name(got.status.state)}")
+
+        # list: both tasks are there; by context only that context's.
+        listed = await blocking.list_tasks(ListTasksRequest())
+        ids = {t.id for t in listed.tasks}
+        check(task.id in ids and streamed_id in ids, f"list shows both tasks: {ids}")
+        by_context = await blocking.list_tasks(ListTasksRequest(context_id=task.context_id))
+        check(all(t.context_id == task.context_id for t in by_context.tasks), "list filters by context")
+        print(f"list: {len(listed.tasks)} task(s), {len(by_context.tasks)} in the context")
+
+        # cancel: an open task is canceled; a finished one is refused with the typed error.
+        open_request = SendMessageRequest(
+            message=message("interop: wait for input", message_id=f"tck-input-required-{uuid.uuid4()}"),
+            configuration=SendMessageConfiguration(return_immediately=False),
+        )
+        events = await collect(blocking.send_message(open_request))
+        pending = events[0].task if events and events[0].HasField("task") else None
+        if pending is not None and pending.status.state not in TERMINAL:
+            canceled = await blocking.cancel_task(CancelTaskRequest(id=pending.id))
+            check(canceled.status.state == TaskState.TASK_STATE_CANCELED, f"cancel cancels: {canceled.status}")
+            print(f"cancel: {pending.id} CANCELED")
+        try:
+            await blocking.cancel_task(CancelTaskRequest(id=task.id))
+            raise AssertionError("canceling a finished task must fail")
+        except TaskNotCancelableError as e:
+            print(f"cancel (finished task): TaskNotCancelableError: {e}")
+
+        await blocking.close()
+        await streaming.close()
+    print("interop: OK")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    try:
+        asyncio.run(main(sys.argv[1]))
+    except Exception as e:  # report any failure as one clear line, non-zero exit
+        print(f"interop: FAILED: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Interop check: the official A2A Python SDK client (a2a-sdk from PyPI) talks
+# to a CleverAgents agent over JSON-RPC — agent card, send, stream, get, list,
+# cancel — via conformance/interop/client.py.
+#
+#   conformance/interop/run.sh --url http://127.0.0.1:PORT/   # an agent already running
+#   conformance/interop/run.sh                                 # starts target/debug/cleveragents-agent
+#
+# The SDK is installed into a venv under target/ (A2A_INTEROP_VENV overrides),
+# pinned (A2A_SDK_VERSION, default below) and reused on later runs. Every
+# network step and the client run are bounded by timeouts.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+sdk_version="${A2A_SDK_VERSION:-1.3.0}"
+venv="${A2A_INTEROP_VENV:-$root/target/a2a-interop-venv}"
+python="${PYTHON:-python3}"
+url=""
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --url) url="$2"; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+command -v "$python" >/dev/null || { echo "run.sh: $python is required" >&2; exit 2; }
+
+# The venv is (re)built only when the pinned SDK is not already in it.
+marker="$venv/.a2a-sdk-$sdk_version"
+if [ ! -f "$marker" ]; then
+  echo "run.sh: installing a2a-sdk==$sdk_version into $venv" >&2
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+  timeout 600 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --timeout 60 --retries 3 "a2a-sdk==$sdk_version"
+  touch "$marker"
+fi
+
+agent_pid=""
+cleanup() { if [ -n "$agent_pid" ]; then kill "$agent_pid" 2>/dev/null || true; wait "$agent_pid" 2>/dev/null || true; fi; }
+trap cleanup EXIT
+
+if [ -z "$url" ]; then
+  agent="${CLEVERAGENTS_AGENT:-$root/target/debug/cleveragents-agent}"
+  [ -x "$agent" ] || { echo "run.sh: $agent not found (cargo build -p cleveragents-app)" >&2; exit 2; }
+  port="$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  "$agent" --listen "127.0.0.1:$port" --memory 2>"${TMPDIR:-/tmp}/a2a-interop-agent.log" &
+  agent_pid=$!
+  url="http://127.0.0.1:$port/"
+  # Wait (bounded) until the card is served.
+  for _ in $(seq 1 100); do
+    "$python" -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1]+'.well-known/agent-card.json', timeout=1)" "$url" 2>/dev/null && break
+    sleep 0.1
+  done
+fi
+
+timeout 120 "$venv/bin/python" "$here/client.py" "$url"

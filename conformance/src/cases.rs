@@ -1,0 +1,546 @@
+//! The derived suite: cases computed from the method tables (`a2a::METHODS`,
+//! generated from the schemas' `x-methods`) and the schemas' definitions and
+//! examples. A method added to a schema is covered without writing a test.
+//!
+//! Per dispatched method:
+//! - `example-N`: each schema example's params; the result must validate
+//!   (see [`Expect::SuccessOrDeclared`] for the state rule);
+//! - `generated-minimal`: params generated from the params definition (required
+//!   fields only, the first value of each enum, the first alternative of each
+//!   one-of), kept only when they validate. Valid by the schema is not always
+//!   meaningful to the method (a webhook config without its `taskId`), so the
+//!   agent may also reject them as invalid params ([`Expect::ValidOrRejected`]);
+//! - `missing/<field>`: each required top-level field removed → invalid params;
+//! - `wrong-type/<field>`: each typed top-level field given a value of another
+//!   JSON type → invalid params;
+//! - `bad-enum/<path>`: each enum-typed value in the example (any depth) replaced
+//!   by a name the enum lacks → invalid params;
+//! - `hidden-in-1.0`: a `since: 1.1` method called at extension version 1.0 →
+//!   method not found.
+//!
+//! Plus per contract an unknown method (→ method not found) and the bad
+//! envelopes of group `envelope` (→ parse error / invalid request).
+
+use crate::schema::{schemas, Schemas};
+use a2a::{Contract, ErrorKind, MethodDescriptor};
+use serde_json::{json, Value};
+
+/// What a case sends.
+#[derive(Clone, Debug)]
+pub enum Message {
+    /// A well-formed request for `method` with these params (the runner adds
+    /// `jsonrpc` and a fresh `id`).
+    Request { method: String, params: Option<Value> },
+    /// These exact bytes; the expected response id is `expect_id`.
+    Raw { text: String, expect_id: Value },
+}
+
+/// What a case accepts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    /// A result (or stream) that validates against the method's result definition.
+    Success,
+    /// A valid result, or — because the example's ids may name nothing on this
+    /// agent — an error the method declares in the schema (`errors`), other than
+    /// the version and authentication errors, which say the runner is misconfigured.
+    /// JSON-RPC standard errors (method not found, invalid params, internal) fail.
+    SuccessOrDeclared,
+    /// Like [`Expect::SuccessOrDeclared`], and invalid params is accepted too.
+    ValidOrRejected,
+    /// Exactly this registry error: code, ErrorInfo reason and domain.
+    Error(ErrorKind),
+    /// One of these registry errors (where the contract leaves the choice open).
+    AnyError(Vec<ErrorKind>),
+    /// An envelope error with this code, carrying a registry ErrorInfo of either
+    /// contract (before the method is known, the domain cannot be chosen by it).
+    EnvelopeError(i64),
+}
+
+/// One case of the suite.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Stable id, `<method or group>/<case>`; the expected-failures file lists these.
+    pub id: String,
+    /// Method group (the schema's service), or `envelope` / `versioning`.
+    pub group: String,
+    pub method: Option<&'static MethodDescriptor>,
+    pub message: Message,
+    /// Extension minor version to call at (`None`: the agent's newest).
+    pub ext_version: Option<String>,
+    pub expect: Expect,
+}
+
+/// The groups a runner can select: every service of the method tables, plus
+/// `envelope`, `versioning` and `scenarios`.
+pub fn all_groups() -> Vec<String> {
+    let mut groups: Vec<String> = Vec::new();
+    for d in dispatched() {
+        if !groups.iter().any(|g| g == d.service) {
+            groups.push(d.service.to_string());
+        }
+    }
+    groups.extend(["envelope", "versioning", "scenarios"].map(String::from));
+    groups
+}
+
+/// The dispatched methods (binding methods such as stdio `initialize` are the
+/// transport's business, not a method's).
+pub fn dispatched() -> impl Iterator<Item = &'static MethodDescriptor> {
+    a2a::METHODS.iter().filter(|d| d.is_dispatched())
+}
+
+/// Every derived case of the selected groups, in table order.
+pub fn derive(groups: &[String]) -> Vec<Case> {
+    let s = schemas();
+    let wanted = |g: &str| groups.iter().any(|w| w == g);
+    let mut cases = Vec::new();
+    let mut services: Vec<&str> = Vec::new();
+    for d in dispatched().filter(|d| wanted(d.service)) {
+        if !services.contains(&d.service) {
+            services.push(d.service);
+        }
+    }
+    // Per group: its positive examples (ordered by phase), then its negatives.
+    for service in services {
+        let mut positives = Vec::new();
+        let mut negatives = Vec::new();
+        for d in dispatched().filter(|d| d.service == service) {
+            method_cases(s, d, &mut positives, &mut negatives);
+        }
+        positives.sort_by_key(|(phase, _)| *phase);
+        cases.extend(positives.into_iter().map(|(_, c)| c));
+        cases.extend(negatives);
+    }
+    if wanted("versioning") {
+        versioning_cases(s, &mut cases);
+    }
+    if wanted("envelope") {
+        envelope_cases(&mut cases);
+    }
+    cases
+}
+
+/// When a positive example runs within its group: the examples share names
+/// (`release-writer` is added, shown, updated, removed), so creators run
+/// first and destroyers last, everything else in table order between them.
+fn phase(name: &str) -> u8 {
+    let last = name.rsplit('/').next().unwrap_or(name);
+    if matches!(last, "add" | "use" | "set") || last.starts_with("Create") || last.starts_with("Send") {
+        0
+    } else if matches!(last, "remove" | "cancel" | "rollback")
+        || last.starts_with("Delete")
+        || last.starts_with("Cancel")
+    {
+        2
+    } else {
+        1
+    }
+}
+
+fn method_cases(
+    s: &Schemas,
+    d: &'static MethodDescriptor,
+    positives: &mut Vec<(u8, Case)>,
+    out: &mut Vec<Case>,
+) {
+    let case = |id: String, params: Option<Value>, expect: Expect| Case {
+        id: format!("{}/{id}", d.name),
+        group: d.service.to_string(),
+        method: Some(d),
+        message: Message::Request {
+            method: d.name.to_string(),
+            params,
+        },
+        ext_version: None,
+        expect,
+    };
+    let examples = s.examples(d.name);
+    for (i, example) in examples.iter().enumerate() {
+        let params = example.get("params").cloned();
+        positives.push((
+            phase(d.name),
+            case(format!("example-{}", i + 1), params, Expect::SuccessOrDeclared),
+        ));
+    }
+    if let Some(generated) = s.definition(d.params_type).and_then(|def| generate(s, def, 0)) {
+        if s.validate(d.params_type, &generated).is_ok() {
+            positives.push((
+                phase(d.name),
+                case(
+                    "generated-minimal".into(),
+                    Some(generated),
+                    Expect::ValidOrRejected,
+                ),
+            ));
+        }
+    }
+    let invalid = Expect::Error(d.contract.invalid_params());
+    let base = examples
+        .first()
+        .and_then(|e| e.get("params"))
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    let Some(def) = s.definition(d.params_type).map(|v| s.resolve(v)) else {
+        return;
+    };
+    let required: Vec<&str> = def
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for field in &required {
+        let mut params = base.clone();
+        if let Some(obj) = params.as_object_mut() {
+            obj.remove(*field);
+        }
+        out.push(case(format!("missing/{field}"), Some(params), invalid.clone()));
+    }
+    if let Some(props) = def.get("properties").and_then(Value::as_object) {
+        for (field, prop) in props {
+            let prop = s.resolve(prop);
+            let Some(wrong) = wrong_type_value(prop) else {
+                continue;
+            };
+            let mut params = base.clone();
+            if let Some(obj) = params.as_object_mut() {
+                obj.insert(field.clone(), wrong);
+            }
+            out.push(case(format!("wrong-type/{field}"), Some(params), invalid.clone()));
+        }
+    }
+    let mut enum_paths = Vec::new();
+    find_enum_paths(s, def, &base, &mut Vec::new(), &mut enum_paths, 0);
+    for path in enum_paths {
+        let mut params = base.clone();
+        if let Some(slot) = pointer_mut(&mut params, &path) {
+            *slot = json!("NOT_A_DECLARED_VALUE");
+            out.push(case(
+                format!("bad-enum/{}", path.join(".")),
+                Some(params),
+                invalid.clone(),
+            ));
+        }
+    }
+    // A params value that is not an object at all.
+    // `params` that is not an object violates the request envelope's schema;
+    // answering it as invalid request or invalid params are both fair.
+    out.push(case(
+        "params-not-object".into(),
+        Some(json!(["not", "an", "object"])),
+        Expect::AnyError(vec![d.contract.invalid_request(), d.contract.invalid_params()]),
+    ));
+}
+
+/// A minimal instance of `schema`: required properties only, the first
+/// meaningful enum value, the first one-of alternative. `None` where the
+/// schema asks for something this simple generator cannot make.
+pub fn generate(s: &Schemas, schema: &Value, depth: usize) -> Option<Value> {
+    if depth > 12 {
+        return None;
+    }
+    let schema = s.resolve(schema);
+    if let Some(c) = schema.get("const") {
+        return Some(c.clone());
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        // `*_UNSPECIFIED` is the proto's "not set" value, which methods reject.
+        return values
+            .iter()
+            .find(|v| !v.as_str().is_some_and(|t| t.ends_with("_UNSPECIFIED")))
+            .or_else(|| values.first())
+            .cloned();
+    }
+    let alternatives = schema.get("oneOf").and_then(Value::as_array);
+    let ty = schema.get("type").and_then(Value::as_str);
+    if ty.is_none() {
+        // A wrapper one-of: its first alternative; an untyped value: a string.
+        return match alternatives.and_then(|a| a.first()) {
+            Some(first) => generate(s, first, depth + 1),
+            None => Some(json!("conformance")),
+        };
+    }
+    match ty? {
+        "object" => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            let mut required: Vec<String> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect())
+                .unwrap_or_default();
+            // A content one-of (`Part`): the fields its first alternative requires.
+            if let Some(first) = alternatives.and_then(|a| a.first()) {
+                for name in first
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(n) = name.as_str() {
+                        required.push(n.to_string());
+                    }
+                }
+            }
+            let mut out = serde_json::Map::new();
+            for name in required {
+                let prop = props.and_then(|p| p.get(&name))?;
+                out.insert(name, generate(s, prop, depth + 1)?);
+            }
+            Some(Value::Object(out))
+        }
+        "array" => {
+            let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+            if min == 0 {
+                Some(json!([]))
+            } else {
+                let item = generate(s, schema.get("items")?, depth + 1)?;
+                Some(Value::Array(vec![item; min as usize]))
+            }
+        }
+        "string" => Some(match schema.get("format").and_then(Value::as_str) {
+            Some("date-time") => json!("2025-01-01T00:00:00Z"),
+            _ if schema.get("contentEncoding").is_some() => json!("Y29uZm9ybWFuY2U="),
+            _ => json!("conformance-generated"),
+        }),
+        "integer" | "number" => Some(json!(schema
+            .get("minimum")
+            .and_then(Value::as_i64)
+            .unwrap_or(1)
+            .max(1))),
+        "boolean" => Some(json!(false)),
+        _ => None,
+    }
+}
+
+/// A value of a JSON type the property does not allow, when its type is plain.
+fn wrong_type_value(prop: &Value) -> Option<Value> {
+    // Untyped (`google.protobuf.Value`) and one-of properties accept too much to
+    // have a definitely-wrong type.
+    if prop.get("oneOf").is_some() || prop.get("anyOf").is_some() {
+        return None;
+    }
+    match prop.get("type").and_then(Value::as_str)? {
+        // ProtoJSON accepts proto enum numbers, so an enum's wrong type is not a number.
+        "boolean" => Some(json!("not-a-boolean")),
+        "string" | "integer" | "number" | "object" | "array" => Some(json!(true)),
+        _ => None,
+    }
+}
+
+/// Paths (object keys / array indexes) in `value` whose schema is an enum.
+fn find_enum_paths(
+    s: &Schemas,
+    schema: &Value,
+    value: &Value,
+    path: &mut Vec<String>,
+    out: &mut Vec<Vec<String>>,
+    depth: usize,
+) {
+    if depth > 6 {
+        return;
+    }
+    let schema = s.resolve(schema);
+    if schema.get("enum").is_some() && value.is_string() {
+        out.push(path.clone());
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            for (k, v) in map {
+                if let Some(p) = props.get(k) {
+                    path.push(k.clone());
+                    find_enum_paths(s, p, v, path, out, depth + 1);
+                    path.pop();
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let (Some(first), Some(item_schema)) = (items.first(), schema.get("items")) {
+                path.push("0".into());
+                find_enum_paths(s, item_schema, first, path, out, depth + 1);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn pointer_mut<'a>(value: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
+    let pointer: String = path.iter().map(|p| format!("/{p}")).collect();
+    value.pointer_mut(&pointer)
+}
+
+fn versioning_cases(s: &Schemas, out: &mut Vec<Case>) {
+    for contract in Contract::ALL {
+        let name = match contract.method_prefix() {
+            Some(prefix) => format!("{prefix}conformance/no-such-method"),
+            None => "NoSuchConformanceMethod".to_string(),
+        };
+        out.push(Case {
+            id: format!("versioning/unknown-method/{}", contract.name()),
+            group: "versioning".into(),
+            method: None,
+            message: Message::Request {
+                method: name,
+                params: Some(json!({})),
+            },
+            ext_version: None,
+            expect: Expect::Error(contract.method_not_found()),
+        });
+    }
+    // Methods newer than the oldest extension version are invisible to its clients.
+    for d in dispatched() {
+        let (Some(since), Some(oldest)) = (d.since, d.contract.versions().first()) else {
+            continue;
+        };
+        if since == *oldest {
+            continue;
+        }
+        let params = s
+            .examples(d.name)
+            .first()
+            .and_then(|e| e.get("params"))
+            .cloned()
+            .or_else(|| Some(json!({})));
+        out.push(Case {
+            id: format!("versioning/hidden-in-{oldest}/{}", d.name),
+            group: "versioning".into(),
+            method: Some(d),
+            message: Message::Request {
+                method: d.name.to_string(),
+                params,
+            },
+            ext_version: Some(oldest.to_string()),
+            expect: Expect::Error(d.contract.method_not_found()),
+        });
+    }
+}
+
+fn envelope_cases(out: &mut Vec<Case>) {
+    let raw = |id: &str, text: &str, expect_id: Value, code: i64| Case {
+        id: format!("envelope/{id}"),
+        group: "envelope".into(),
+        method: None,
+        message: Message::Raw {
+            text: text.to_string(),
+            expect_id,
+        },
+        ext_version: None,
+        expect: Expect::EnvelopeError(code),
+    };
+    let get = r#""method":"GetTask","params":{"id":"conformance-envelope"}"#;
+    out.push(raw(
+        "not-json",
+        r#"{"jsonrpc":"2.0","id":1,"method":"#,
+        Value::Null,
+        -32700,
+    ));
+    out.push(raw("not-an-object", "42", Value::Null, -32600));
+    out.push(raw(
+        "wrong-jsonrpc",
+        &format!(r#"{{"jsonrpc":"1.0","id":"env-1",{get}}}"#),
+        json!("env-1"),
+        -32600,
+    ));
+    out.push(raw(
+        "missing-jsonrpc",
+        &format!(r#"{{"id":"env-2",{get}}}"#),
+        json!("env-2"),
+        -32600,
+    ));
+    out.push(raw(
+        "id-object",
+        &format!(r#"{{"jsonrpc":"2.0","id":{{"a":1}},{get}}}"#),
+        Value::Null,
+        -32600,
+    ));
+    out.push(raw(
+        "id-array",
+        &format!(r#"{{"jsonrpc":"2.0","id":[1],{get}}}"#),
+        Value::Null,
+        -32600,
+    ));
+    out.push(raw(
+        "missing-method",
+        r#"{"jsonrpc":"2.0","id":"env-3","params":{}}"#,
+        json!("env-3"),
+        -32600,
+    ));
+    out.push(raw(
+        "method-not-string",
+        r#"{"jsonrpc":"2.0","id":"env-4","method":7,"params":{}}"#,
+        json!("env-4"),
+        -32600,
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dispatched_method_has_positive_and_negative_cases() {
+        let cases = derive(&all_groups());
+        for d in dispatched() {
+            let prefix = format!("{}/", d.name);
+            let mine: Vec<&Case> = cases.iter().filter(|c| c.id.starts_with(&prefix)).collect();
+            assert!(
+                mine.iter().any(|c| c.expect == Expect::SuccessOrDeclared),
+                "{}",
+                d.name
+            );
+            assert!(
+                mine.iter()
+                    .any(|c| c.expect == Expect::Error(d.contract.invalid_params())),
+                "{}",
+                d.name
+            );
+        }
+        let ids: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids.len(), cases.len(), "case ids are unique");
+    }
+
+    #[test]
+    fn get_task_cases_are_derived_from_its_schema() {
+        let cases = derive(&["messaging".to_string()]);
+        let ids: Vec<&str> = cases
+            .iter()
+            .filter(|c| c.id.starts_with("GetTask/"))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert!(ids.contains(&"GetTask/example-1"), "{ids:?}");
+        assert!(ids.contains(&"GetTask/missing/id"), "{ids:?}");
+        assert!(ids.contains(&"GetTask/wrong-type/historyLength"), "{ids:?}");
+        let send = cases
+            .iter()
+            .find(|c| c.id == "SendMessage/bad-enum/message.role")
+            .expect("the role enum of the example message is found");
+        assert_eq!(
+            send.expect,
+            Expect::Error(ErrorKind::from_reason("a2a-protocol.org", "INVALID_PARAMS").expect("registry"))
+        );
+    }
+
+    #[test]
+    fn since_1_1_methods_are_probed_at_1_0() {
+        let cases = derive(&["versioning".to_string()]);
+        let case = cases
+            .iter()
+            .find(|c| c.id == "versioning/hidden-in-1.0/_cleveragents/plan/list")
+            .expect("plan/list arrived in 1.1");
+        assert_eq!(case.ext_version.as_deref(), Some("1.0"));
+        assert_eq!(
+            case.expect,
+            Expect::Error(
+                ErrorKind::from_reason("urn:cleveragents:extensions:v1", "METHOD_NOT_FOUND")
+                    .expect("registry")
+            )
+        );
+        assert!(
+            !cases.iter().any(|c| c.id.ends_with("/_cleveragents/plan/use")),
+            "1.0 methods are not probed"
+        );
+    }
+}

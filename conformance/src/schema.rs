@@ -1,0 +1,184 @@
+//! The contract's two schema files, embedded and bundled into one set of
+//! definitions, with `jsonschema` validators compiled once per definition and
+//! cached: the suite validates every result against the definition the method
+//! table names, and derives its negative cases from the same definitions.
+
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// `schema/a2a.json`, as compiled into the runner.
+pub const A2A_SCHEMA: &str = include_str!("../../schema/a2a.json");
+/// `schema/cleveragents-ext.json`, as compiled into the runner.
+pub const EXT_SCHEMA: &str = include_str!("../../schema/cleveragents-ext.json");
+
+/// The parsed schema files, their merged definitions and the validator cache.
+pub struct Schemas {
+    files: Vec<Value>,
+    definitions: Map<String, Value>,
+    validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
+}
+
+/// The process-wide schema set (parsing and bundling happen once).
+pub fn schemas() -> &'static Schemas {
+    static SCHEMAS: OnceLock<Schemas> = OnceLock::new();
+    SCHEMAS.get_or_init(|| Schemas::from_texts(&[A2A_SCHEMA, EXT_SCHEMA]))
+}
+
+impl Schemas {
+    /// Bundles schema texts: every file's `definitions` in one map, cross-file
+    /// references (`a2a.json#/definitions/X`) made local. Names are unique across
+    /// the files (a schema convention the generator enforces), so nothing is lost.
+    pub fn from_texts(texts: &[&str]) -> Schemas {
+        let mut files = Vec::new();
+        let mut definitions = Map::new();
+        for text in texts {
+            // The embedded files are checked by the generated crate's tests; an
+            // unreadable one simply contributes nothing (cases then fail clearly
+            // as "no definition").
+            let Ok(mut doc) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            localize_refs(&mut doc);
+            if let Some(Value::Object(defs)) = doc.get("definitions") {
+                definitions.extend(defs.clone());
+            }
+            files.push(doc);
+        }
+        Schemas {
+            files,
+            definitions,
+            validators: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The `x-methods` entry of a wire method name, from whichever file has it.
+    pub fn method(&self, name: &str) -> Option<&Map<String, Value>> {
+        self.files
+            .iter()
+            .find_map(|f| f.get("x-methods")?.get(name)?.as_object())
+    }
+
+    /// The examples of a method (`params` plus `result` or `events`).
+    pub fn examples(&self, name: &str) -> Vec<&Value> {
+        self.method(name)
+            .and_then(|m| m.get("examples"))
+            .and_then(Value::as_array)
+            .map(|list| list.iter().collect())
+            .unwrap_or_default()
+    }
+
+    /// The named definition.
+    pub fn definition(&self, name: &str) -> Option<&Value> {
+        self.definitions.get(name)
+    }
+
+    /// Follows `$ref`s (local `#/definitions/X`) to the schema they name.
+    pub fn resolve<'a>(&'a self, mut schema: &'a Value) -> &'a Value {
+        // Bounded: a reference cycle made only of `$ref`s would not terminate.
+        for _ in 0..32 {
+            match schema.get("$ref").and_then(Value::as_str) {
+                Some(target) => match target
+                    .strip_prefix("#/definitions/")
+                    .and_then(|n| self.definition(n))
+                {
+                    Some(next) => schema = next,
+                    None => return schema,
+                },
+                None => return schema,
+            }
+        }
+        schema
+    }
+
+    /// The validator of definition `name`, compiled on first use.
+    pub fn validator(&self, name: &str) -> Result<Arc<jsonschema::Validator>, String> {
+        let mut cache = self
+            .validators
+            .lock()
+            .map_err(|_| "validator cache poisoned".to_string())?;
+        if let Some(v) = cache.get(name) {
+            return Ok(v.clone());
+        }
+        if !self.definitions.contains_key(name) {
+            return Err(format!("the schemas have no definition `{name}`"));
+        }
+        let root = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": Value::Object(self.definitions.clone()),
+            "$ref": format!("#/definitions/{name}"),
+        });
+        let validator =
+            jsonschema::validator_for(&root).map_err(|e| format!("cannot compile `{name}`: {e}"))?;
+        let validator = Arc::new(validator);
+        cache.insert(name.to_string(), validator.clone());
+        Ok(validator)
+    }
+
+    /// Validates `instance` against definition `name`; the violations, each with
+    /// its JSON pointer, when it does not.
+    pub fn validate(&self, name: &str, instance: &Value) -> Result<(), Vec<String>> {
+        let validator = self.validator(name).map_err(|e| vec![e])?;
+        let errors: Vec<String> = validator
+            .iter_errors(instance)
+            .take(5)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                format!("{}: {e}", if at.is_empty() { "/" } else { at.as_str() })
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+fn localize_refs(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get_mut("$ref") {
+                if let Some(pos) = target.find("#/") {
+                    *target = target[pos..].replace("#/$defs/", "#/definitions/");
+                }
+            }
+            map.values_mut().for_each(localize_refs);
+        }
+        Value::Array(items) => items.iter_mut().for_each(localize_refs),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_result_type_compiles_and_accepts_its_examples() {
+        let s = schemas();
+        for d in a2a::METHODS.iter().filter(|d| d.is_dispatched()) {
+            for example in s.examples(d.name) {
+                if let Some(result) = example.get("result") {
+                    assert_eq!(s.validate(d.result_type, result), Ok(()), "{}", d.name);
+                }
+                for event in example
+                    .get("events")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    assert_eq!(s.validate(d.result_type, event), Ok(()), "{}", d.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrong_shape_is_reported_with_its_pointer() {
+        let errors = schemas()
+            .validate("Task", &json!({"id": 7}))
+            .expect_err("a number is not a task id");
+        assert!(errors.iter().any(|e| e.starts_with("/id:")), "{errors:?}");
+    }
+}

@@ -1,0 +1,523 @@
+//! Raw JSON-RPC transports for the runner. The suite must send malformed
+//! envelopes byte for byte, so it cannot use the typed client stubs: each
+//! transport takes the exact text of one message and returns what came back,
+//! normalized into an [`Answer`] that is the same shape over HTTP and stdio.
+//!
+//! - [`HttpTransport`]: `POST` to the JSON-RPC endpoint; `text/event-stream`
+//!   answers are read to their end and split into events.
+//! - [`StdioTransport`]: the `urn:cleveragents:bindings:stdio:v1` binding over
+//!   any byte pipes (a spawned agent, or in-memory pipes in tests); it performs
+//!   the `initialize` handshake and collects `stream/event` notifications.
+//!
+//! Calls are sequential on a transport: the suite is a sequence of exchanges,
+//! and one in flight at a time keeps every answer attributable.
+
+use serde_json::{json, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What an agent answered to one message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// The `result` of a unary response.
+    Result(Value),
+    /// The `error` of a response (for a streaming method: an error before any event).
+    Error(Value),
+    /// The events of a stream (each the `result` of an SSE event, or the `event`
+    /// of a stdio `stream/event`), and the error that ended it, if any.
+    Stream {
+        events: Vec<Value>,
+        error: Option<Value>,
+    },
+    /// Nothing usable came back: connection failure, unparseable bytes, a
+    /// response to another id, a protocol violation of the binding.
+    Broken(String),
+}
+
+impl Answer {
+    /// A short description for reports.
+    pub fn summary(&self) -> String {
+        match self {
+            Answer::Result(_) => "a result".into(),
+            Answer::Error(e) => format!("error {}", describe_error(e)),
+            Answer::Stream { events, error: None } => format!("a stream of {} event(s)", events.len()),
+            Answer::Stream {
+                events,
+                error: Some(e),
+            } => {
+                format!(
+                    "a stream of {} event(s) ended by error {}",
+                    events.len(),
+                    describe_error(e)
+                )
+            }
+            Answer::Broken(why) => format!("no valid answer: {why}"),
+        }
+    }
+}
+
+/// `code reason@domain "message"` of a wire error object.
+pub fn describe_error(error: &Value) -> String {
+    match serde_json::from_value::<a2a::rpc::Error>(error.clone()) {
+        Ok(e) => match e.domain_reason() {
+            Some((domain, reason)) => format!("{} {reason}@{domain} \"{}\"", e.code, e.message),
+            None => format!("{} (no ErrorInfo) \"{}\"", e.code, e.message),
+        },
+        Err(_) => format!("(malformed error object {error})"),
+    }
+}
+
+/// Carries one JSON-RPC message and returns the answer.
+pub trait Transport: Send + Sync {
+    /// Sends `message` (the exact text of one JSON-RPC message). `expect_id` is
+    /// the id the response must carry (`Value::Null` when the request's id is
+    /// unreadable on purpose).
+    fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer>;
+    /// `http` or `stdio`, for reports.
+    fn kind(&self) -> &'static str;
+    /// For bindings that can resume a stream (HTTP SSE `Last-Event-ID`): sends
+    /// `message` with `last_event_id` and returns the answer with each event's
+    /// SSE `id`. `None` when the binding has no resumption (stdio, §8 of its spec).
+    fn exchange_resumable<'a>(
+        &'a self,
+        _message: String,
+        _expect_id: Value,
+        _last_event_id: Option<String>,
+    ) -> BoxFuture<'a, Option<(Answer, Vec<String>)>> {
+        Box::pin(async { None })
+    }
+}
+
+/// Opens transports to one agent, at a chosen extension minor version.
+pub trait Connector: Send + Sync {
+    /// A transport whose calls run at extension version `ext_version` (`None`:
+    /// the agent's newest). Over stdio this is a new session.
+    fn connect<'a>(
+        &'a self,
+        ext_version: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Box<dyn Transport>, String>>;
+    /// `http` or `stdio`, for reports.
+    fn kind(&self) -> &'static str;
+}
+
+// ---------------------------------------------------------------------------
+// HTTP
+// ---------------------------------------------------------------------------
+
+/// JSON-RPC over HTTP `POST`, with SSE for streams.
+pub struct HttpTransport {
+    client: reqwest::Client,
+    url: String,
+    token: Option<String>,
+    ext_version: Option<String>,
+}
+
+impl HttpTransport {
+    /// A transport to `url` (the JSON-RPC endpoint). `timeout` bounds each whole
+    /// exchange, stream included, so a stream that never ends cannot hang the run.
+    pub fn new(
+        url: &str,
+        token: Option<String>,
+        ext_version: Option<String>,
+        timeout: Duration,
+    ) -> Result<Self, String> {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(HttpTransport {
+            client,
+            url: url.to_string(),
+            token,
+            ext_version,
+        })
+    }
+
+    async fn send(
+        &self,
+        message: String,
+        expect_id: Value,
+        last_event_id: Option<String>,
+    ) -> (Answer, Vec<String>) {
+        let mut request = self
+            .client
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("A2A-Version", "1.0")
+            .header("A2A-Extensions", "urn:cleveragents:extensions:v1")
+            .body(message);
+        if let Some(version) = &self.ext_version {
+            request = request.header("CleverAgents-Extension-Version", version);
+        }
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let response = match request.send().await {
+            Ok(r) => r,
+            Err(e) => return (Answer::Broken(format!("HTTP request failed: {e}")), vec![]),
+        };
+        let status = response.status().as_u16();
+        let is_sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let body = match response.text().await {
+            Ok(b) => b,
+            Err(e) => {
+                let why = format!("HTTP body could not be read (status {status}): {e}");
+                return (Answer::Broken(why), vec![]);
+            }
+        };
+        if is_sse {
+            return parse_sse(&body, &expect_id);
+        }
+        if status == 204 {
+            let why = "HTTP 204: the agent treated the message as a notification".to_string();
+            return (Answer::Broken(why), vec![]);
+        }
+        let answer = match serde_json::from_str::<Value>(&body) {
+            Ok(v) => single_response(v, &expect_id),
+            Err(e) => Answer::Broken(format!("HTTP {status}: body is not JSON ({e}): {}", clip(&body))),
+        };
+        match expected_status(&answer) {
+            Some(want) if want != status => (
+                Answer::Broken(format!(
+                    "HTTP {status} for {}; the binding answers it with HTTP {want}",
+                    answer.summary()
+                )),
+                vec![],
+            ),
+            _ => (answer, vec![]),
+        }
+    }
+}
+
+/// The HTTP status the binding gives an answer: 200 for results and JSON-RPC
+/// errors, 401/403 for the authentication/authorization errors (§4 of the
+/// design, server README).
+fn expected_status(answer: &Answer) -> Option<u16> {
+    match answer {
+        Answer::Result(_) => Some(200),
+        Answer::Error(e) => {
+            let error: a2a::rpc::Error = serde_json::from_value(e.clone()).ok()?;
+            match error.domain_reason() {
+                Some((_, "AUTH_REQUIRED")) => Some(401),
+                Some((_, "AUTH_FORBIDDEN")) => Some(403),
+                _ => Some(200),
+            }
+        }
+        _ => None,
+    }
+}
+
+impl Transport for HttpTransport {
+    fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer> {
+        Box::pin(async move { self.send(message, expect_id, None).await.0 })
+    }
+    fn kind(&self) -> &'static str {
+        "http"
+    }
+    fn exchange_resumable<'a>(
+        &'a self,
+        message: String,
+        expect_id: Value,
+        last_event_id: Option<String>,
+    ) -> BoxFuture<'a, Option<(Answer, Vec<String>)>> {
+        Box::pin(async move { Some(self.send(message, expect_id, last_event_id).await) })
+    }
+}
+
+/// Opens [`HttpTransport`]s to one URL.
+pub struct HttpConnector {
+    pub url: String,
+    pub token: Option<String>,
+    pub timeout: Duration,
+}
+
+impl Connector for HttpConnector {
+    fn connect<'a>(
+        &'a self,
+        ext_version: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Box<dyn Transport>, String>> {
+        Box::pin(async move {
+            let t = HttpTransport::new(
+                &self.url,
+                self.token.clone(),
+                ext_version.map(str::to_string),
+                self.timeout,
+            )?;
+            Ok(Box::new(t) as Box<dyn Transport>)
+        })
+    }
+    fn kind(&self) -> &'static str {
+        "http"
+    }
+}
+
+/// Splits an SSE body into JSON-RPC responses (results are events, an error
+/// ends it), with the SSE `id` of each event carrying data.
+fn parse_sse(body: &str, expect_id: &Value) -> (Answer, Vec<String>) {
+    let mut data = String::new();
+    let mut id = String::new();
+    let mut blocks = Vec::new();
+    let mut ids = Vec::new();
+    for line in body.lines().chain(std::iter::once("")) {
+        if line.is_empty() {
+            if !data.is_empty() {
+                blocks.push(std::mem::take(&mut data));
+                ids.push(std::mem::take(&mut id));
+            }
+        } else if let Some(rest) = line.strip_prefix("id:") {
+            id = rest.trim().to_string();
+        } else if let Some(rest) = line.strip_prefix("data:") {
+            if !data.is_empty() {
+                data.push('\n');
+            }
+            data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+        }
+    }
+    (sse_answer(&blocks, expect_id), ids)
+}
+
+fn sse_answer(blocks: &[String], expect_id: &Value) -> Answer {
+    let mut events = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let value: Value = match serde_json::from_str(block) {
+            Ok(v) => v,
+            Err(e) => {
+                return Answer::Broken(format!("SSE event {} is not JSON ({e}): {}", i + 1, clip(block)))
+            }
+        };
+        match single_response(value, expect_id) {
+            Answer::Result(r) => events.push(r),
+            Answer::Error(e) => {
+                if i + 1 != blocks.len() {
+                    return Answer::Broken("an SSE error response is followed by more events".into());
+                }
+                if events.is_empty() {
+                    return Answer::Error(e);
+                }
+                return Answer::Stream {
+                    events,
+                    error: Some(e),
+                };
+            }
+            other => return other,
+        }
+    }
+    Answer::Stream { events, error: None }
+}
+
+/// Interprets one JSON-RPC response object.
+fn single_response(value: Value, expect_id: &Value) -> Answer {
+    let Some(obj) = value.as_object() else {
+        return Answer::Broken(format!(
+            "the response is not a JSON object: {}",
+            clip(&value.to_string())
+        ));
+    };
+    if obj.get("jsonrpc") != Some(&json!("2.0")) {
+        return Answer::Broken(format!(
+            "the response lacks \"jsonrpc\":\"2.0\": {}",
+            clip(&value.to_string())
+        ));
+    }
+    let id = obj.get("id").cloned().unwrap_or(Value::Null);
+    // An envelope error may not know the id (JSON-RPC answers `null` then).
+    let id_ok = &id == expect_id || (id.is_null() && obj.contains_key("error"));
+    if !id_ok {
+        return Answer::Broken(format!("the response carries id {id}, expected {expect_id}"));
+    }
+    match (obj.get("result"), obj.get("error")) {
+        (Some(r), None) => Answer::Result(r.clone()),
+        (None, Some(e)) => Answer::Error(e.clone()),
+        _ => Answer::Broken(format!(
+            "a response needs exactly one of result and error: {}",
+            clip(&value.to_string())
+        )),
+    }
+}
+
+fn clip(text: &str) -> String {
+    let mut s: String = text.chars().take(300).collect();
+    if s.len() < text.len() {
+        s.push('…');
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------
+// stdio
+// ---------------------------------------------------------------------------
+
+type Reader = BufReader<Box<dyn AsyncRead + Send + Unpin>>;
+type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// The stdio binding over a pair of pipes.
+pub struct StdioTransport {
+    io: Mutex<(Reader, Writer)>,
+    timeout: Duration,
+    /// The spawned agent, kept so it dies with the transport.
+    _child: Option<tokio::process::Child>,
+    /// The `initialize` result.
+    pub init: Value,
+}
+
+impl StdioTransport {
+    /// Opens a session on `reader`/`writer`: sends `initialize` (protocol 1.0, the
+    /// CleverAgents extension at `ext_version` or the newest) and checks its result.
+    pub async fn start(
+        reader: Box<dyn AsyncRead + Send + Unpin>,
+        writer: Writer,
+        ext_version: Option<&str>,
+        timeout: Duration,
+        child: Option<tokio::process::Child>,
+    ) -> Result<StdioTransport, String> {
+        let mut transport = StdioTransport {
+            io: Mutex::new((BufReader::new(reader), writer)),
+            timeout,
+            _child: child,
+            init: Value::Null,
+        };
+        let mut extension = json!({"uri": "urn:cleveragents:extensions:v1"});
+        if let Some(v) = ext_version {
+            extension["version"] = json!(v);
+        }
+        let init = json!({
+            "jsonrpc": "2.0", "id": "conformance-init", "method": "initialize",
+            "params": {"protocolVersion": "1.0", "extensions": [extension],
+                       "clientInfo": {"name": "a2a-conformance", "version": env!("CARGO_PKG_VERSION")}}
+        });
+        match transport.send(init.to_string(), json!("conformance-init")).await {
+            Answer::Result(r) => {
+                transport.init = r;
+                Ok(transport)
+            }
+            other => Err(format!("stdio initialize failed: {}", other.summary())),
+        }
+    }
+
+    async fn send(&self, message: String, expect_id: Value) -> Answer {
+        match tokio::time::timeout(self.timeout, self.send_inner(message, expect_id)).await {
+            Ok(answer) => answer,
+            Err(_) => Answer::Broken(format!("no final response within {:?}", self.timeout)),
+        }
+    }
+
+    async fn send_inner(&self, message: String, expect_id: Value) -> Answer {
+        let mut io = self.io.lock().await;
+        let (reader, writer) = &mut *io;
+        let mut line = message.replace('\n', " ");
+        line.push('\n');
+        if let Err(e) = writer.write_all(line.as_bytes()).await {
+            return Answer::Broken(format!("cannot write to the agent's stdin: {e}"));
+        }
+        if let Err(e) = writer.flush().await {
+            return Answer::Broken(format!("cannot flush the agent's stdin: {e}"));
+        }
+        let mut events = Vec::new();
+        let mut buf = String::new();
+        loop {
+            buf.clear();
+            match reader.read_line(&mut buf).await {
+                Ok(0) => return Answer::Broken("the agent closed its stdout".into()),
+                Ok(_) => {}
+                Err(e) => return Answer::Broken(format!("cannot read the agent's stdout: {e}")),
+            }
+            let text = buf.trim();
+            if text.is_empty() {
+                continue;
+            }
+            let value: Value = match serde_json::from_str(text) {
+                Ok(v) => v,
+                Err(e) => return Answer::Broken(format!("stdout line is not JSON ({e}): {}", clip(text))),
+            };
+            if value.get("method").and_then(Value::as_str) == Some("stream/event") {
+                let params = value.get("params").cloned().unwrap_or(Value::Null);
+                if params.get("requestId") != Some(&expect_id) {
+                    // Not ours: another stream cannot be open (calls are sequential).
+                    return Answer::Broken(format!("a stream/event for another request: {}", clip(text)));
+                }
+                let seq = params.get("seq").and_then(Value::as_u64);
+                if seq != Some(events.len() as u64 + 1) {
+                    return Answer::Broken(format!(
+                        "stream/event seq {seq:?} where {} was due",
+                        events.len() + 1
+                    ));
+                }
+                events.push(params.get("event").cloned().unwrap_or(Value::Null));
+                continue;
+            }
+            let answer = single_response(value, &expect_id);
+            let is_stream_end = matches!(&answer, Answer::Result(Value::Null)) || !events.is_empty();
+            return match answer {
+                Answer::Result(Value::Null) if is_stream_end => Answer::Stream { events, error: None },
+                Answer::Error(e) if !events.is_empty() => Answer::Stream {
+                    events,
+                    error: Some(e),
+                },
+                other if events.is_empty() => other,
+                other => Answer::Broken(format!("a stream ended with {}", other.summary())),
+            };
+        }
+    }
+}
+
+impl Transport for StdioTransport {
+    fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer> {
+        Box::pin(self.send(message, expect_id))
+    }
+    fn kind(&self) -> &'static str {
+        "stdio"
+    }
+}
+
+/// Spawns `sh -c COMMAND` per session and speaks the stdio binding to it.
+pub struct CommandConnector {
+    pub command: String,
+    pub timeout: Duration,
+}
+
+impl Connector for CommandConnector {
+    fn connect<'a>(
+        &'a self,
+        ext_version: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Box<dyn Transport>, String>> {
+        Box::pin(async move {
+            let mut child = tokio::process::Command::new("sh")
+                .arg("-c")
+                .arg(&self.command)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::inherit())
+                .kill_on_drop(true)
+                .spawn()
+                .map_err(|e| format!("cannot spawn `{}`: {e}", self.command))?;
+            let stdin = child.stdin.take().ok_or("the agent has no stdin pipe")?;
+            let stdout = child.stdout.take().ok_or("the agent has no stdout pipe")?;
+            let t = StdioTransport::start(
+                Box::new(stdout),
+                Box::new(stdin),
+                ext_version,
+                self.timeout,
+                Some(child),
+            )
+            .await?;
+            Ok(Box::new(t) as Box<dyn Transport>)
+        })
+    }
+    fn kind(&self) -> &'static str {
+        "stdio"
+    }
+}

@@ -1,0 +1,98 @@
+//! The suite against our own agent (the reference application behind the
+//! server's transports, in process, in memory): the gate passes over both
+//! transports with the committed baseline; started from the same (fresh)
+//! backend state, both transports answer every case identically; and state
+//! written over one transport reads the same over the other.
+
+mod common;
+
+use common::{app_dispatch, http_connector, serve_http, InProcessStdio, BASELINE};
+use conformance::report::Outcome;
+use conformance::runner::Session;
+use conformance::transport::{Answer, Connector};
+use conformance::{run, Baseline, RunOptions};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_agent_passes_the_gate_over_both_transports_with_identical_answers() {
+    let baseline = Baseline::parse(BASELINE);
+    let options = RunOptions::default();
+    // Two backends in the same (fresh) state, one per transport: the examples
+    // share ids (a context, registry names), so answers depend on what ran before.
+    let shared = app_dispatch();
+    let http = serve_http(shared.clone()).await;
+    let mut over_http = run(&http_connector(&http.url), &options).await;
+    over_http.apply_baseline(&baseline);
+    assert!(over_http.passed(), "{}", over_http.to_text());
+
+    let mut over_stdio = run(
+        &InProcessStdio {
+            dispatch: app_dispatch(),
+        },
+        &options,
+    )
+    .await;
+    over_stdio.apply_baseline(&baseline);
+    assert!(over_stdio.passed(), "{}", over_stdio.to_text());
+
+    assert_eq!(over_http.summary, over_stdio.summary);
+    assert!(
+        over_http.unmatched_baseline.is_empty(),
+        "{:?}",
+        over_http.unmatched_baseline
+    );
+    assert_eq!(over_http.cases.len(), over_stdio.cases.len());
+    for (h, s) in over_http.cases.iter().zip(&over_stdio.cases) {
+        assert_eq!(h.id, s.id);
+        assert_eq!(h.outcome, s.outcome, "{}: {} / {}", h.id, h.detail, s.detail);
+        // Stream resumption exists on HTTP only (the stdio binding has none, §8 of
+        // its spec): that scenario passes on both, with transport-specific notes.
+        if h.id != "scenarios/subscribe-resume" {
+            assert_eq!(
+                h.observed, s.observed,
+                "{}: the transports answered differently",
+                h.id
+            );
+        }
+    }
+    // Every dispatched method was exercised, and nothing but the baseline failed.
+    let expected = over_http
+        .cases
+        .iter()
+        .filter(|c| c.outcome == Outcome::ExpectedFail)
+        .count();
+    assert_eq!(expected, baseline.ids().count());
+
+    // And stdio against the backend the HTTP run left behind: the gate still holds.
+    let mut again = run(&InProcessStdio { dispatch: shared }, &options).await;
+    again.apply_baseline(&baseline);
+    assert!(again.passed(), "{}", again.to_text());
+    assert_eq!(again.summary, over_http.summary);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_written_over_http_reads_the_same_over_stdio() {
+    let dispatch = app_dispatch();
+    let http = serve_http(dispatch.clone()).await;
+    let over_http = Session::new(http_connector(&http.url).connect(None).await.expect("http"));
+    let over_stdio = Session::new(InProcessStdio { dispatch }.connect(None).await.expect("stdio"));
+    let sent = over_http
+        .call(
+            "SendMessage",
+            json!({"message": {"messageId": "parity-1", "role": "ROLE_USER", "parts": [{"text": "parity"}]}}),
+        )
+        .await;
+    let Answer::Result(sent) = sent else {
+        panic!("SendMessage failed: {}", sent.summary());
+    };
+    let id = sent["task"]["id"].as_str().expect("a task id").to_string();
+    let a = over_http.call("GetTask", json!({"id": id})).await;
+    let b = over_stdio.call("GetTask", json!({"id": id})).await;
+    assert!(matches!(a, Answer::Result(_)), "{}", a.summary());
+    assert_eq!(a, b, "unmasked: byte-for-byte the same task");
+    let missing = json!({"id": "no-such-task"});
+    assert_eq!(
+        over_http.call("GetTask", missing.clone()).await,
+        over_stdio.call("GetTask", missing).await
+    );
+}

@@ -1,0 +1,220 @@
+//! The runner binary as CI uses it: it fails — non-zero exit, a report naming
+//! each broken case and why — against a deliberately broken handler, passes
+//! our agent with the committed baseline, and treats the baseline strictly.
+
+mod common;
+
+use a2a::rpc::{BoxFuture, CallContext, Dispatch, Outcome};
+use a2a::ErrorKind;
+use common::{app_dispatch, serve_http, BASELINE};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::Output;
+use std::sync::Arc;
+
+/// The real application, with three defects a conformant agent must not have.
+struct Broken {
+    inner: Arc<dyn Dispatch>,
+}
+
+impl Dispatch for Broken {
+    fn dispatch<'a>(
+        &'a self,
+        ctx: CallContext,
+        method: &'a str,
+        params: Option<Value>,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(async move {
+            match method {
+                // A result of the wrong shape: a number where the task id goes.
+                "GetTask" => Outcome::Single(Ok(json!({"id": 7}))),
+                // The right reason with the wrong code.
+                "CancelTask" => Outcome::Single(Err(a2a::Error {
+                    code: -32099,
+                    message: "gone".into(),
+                    data: Some(json!([{"@type": a2a::rpc::ERROR_INFO_TYPE,
+                                       "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}])),
+                })),
+                // Invalid params reported in the wrong domain.
+                "ListTasks" => {
+                    let kind = ErrorKind::from_reason("urn:cleveragents:extensions:v1", "INVALID_PARAMS");
+                    Outcome::Single(Err(a2a::Error::from_kind(kind.expect("registry entry"))))
+                }
+                _ => self.inner.dispatch(ctx, method, params).await,
+            }
+        })
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("a2a-conformance-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// Runs the runner binary off the async runtime (it is a blocking child process).
+async fn runner(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_a2a-conformance"))
+            .args(args)
+            .output()
+            .expect("the runner starts")
+    })
+    .await
+    .expect("the runner finishes")
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runner_fails_a_broken_handler_with_a_clear_report() {
+    let http = serve_http(Arc::new(Broken {
+        inner: app_dispatch(),
+    }))
+    .await;
+    let dir = scratch("broken");
+    let (json_path, junit_path) = (dir.join("report.json"), dir.join("report.xml"));
+    let out = runner(args(&[
+        "--url",
+        &http.url,
+        "--groups",
+        "messaging",
+        "--json",
+        json_path.to_str().expect("utf-8 path"),
+        "--junit",
+        junit_path.to_str().expect("utf-8 path"),
+    ]))
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FAIL  [http] GetTask/example-1: GetTask result does not validate against `Task`: ")
+            && stdout.contains("/id: 7 is not of type \"string\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL  [http] CancelTask/missing/id: error -32099 TASK_NOT_FOUND@a2a-protocol.org \"gone\": the registry gives TASK_NOT_FOUND@a2a-protocol.org code -32001, not -32099"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL  [http] ListTasks/wrong-type/pageSize: expected error -32602 INVALID_PARAMS@a2a-protocol.org, got -32602 INVALID_PARAMS@urn:cleveragents:extensions:v1"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("— FAIL"), "{stdout}");
+
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).expect("JSON report")).expect("JSON");
+    let outcome = |id: &str| {
+        report["cases"]
+            .as_array()
+            .and_then(|cases| cases.iter().find(|c| c["id"] == json!(id)))
+            .map(|c| c["outcome"].clone())
+    };
+    assert_eq!(outcome("GetTask/example-1"), Some(json!("fail")));
+    assert_eq!(
+        outcome("GetTask/missing/id"),
+        Some(json!("fail")),
+        "the broken GetTask answers even bad params"
+    );
+    assert_eq!(
+        outcome("SendMessage/example-1"),
+        Some(json!("pass")),
+        "untouched methods still pass"
+    );
+    assert_eq!(report["transport"], json!("http"));
+    assert!(report["summary"]["failed"].as_u64().is_some_and(|n| n > 0));
+
+    let junit = std::fs::read_to_string(&junit_path).expect("JUnit report");
+    assert!(
+        junit.contains("<testcase classname=\"http.messaging\" name=\"GetTask/example-1\""),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<failure message=\"GetTask result does not validate against `Task`"),
+        "{junit}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runner_passes_our_agent_with_the_committed_baseline() {
+    let http = serve_http(app_dispatch()).await;
+    let dir = scratch("ours");
+    let baseline = dir.join("expected-failures.txt");
+    std::fs::write(&baseline, BASELINE).expect("baseline copy");
+    let out = runner(args(&[
+        "--url",
+        &http.url,
+        "--expected-failures",
+        baseline.to_str().expect("utf-8 path"),
+    ]))
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(" 0 failed, "), "{stdout}");
+    assert!(stdout.contains(" 0 stale baseline entries — PASS"), "{stdout}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listed_case_that_passes_is_stale_and_an_unlisted_failure_fails() {
+    let http = serve_http(Arc::new(Broken {
+        inner: app_dispatch(),
+    }))
+    .await;
+    let dir = scratch("stale");
+    let baseline = dir.join("expected-failures.txt");
+    // GetTask/example-1 fails (broken shape) and is listed: expected.
+    // SendMessage/missing/message passes but is listed: stale.
+    std::fs::write(
+        &baseline,
+        "GetTask/example-1\nSendMessage/missing/message # passes\n",
+    )
+    .expect("baseline");
+    let out = runner(args(&[
+        "--url",
+        &http.url,
+        "--groups",
+        "messaging",
+        "--expected-failures",
+        baseline.to_str().expect("utf-8 path"),
+    ]))
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "STALE [http] SendMessage/missing/message: listed in the expected-failures file but passed"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("FAIL  [http] GetTask/example-1:"),
+        "a listed failure is expected: {stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL  [http] GetTask/missing/id:"),
+        "an unlisted failure fails: {stdout}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn bad_usage_exits_2() {
+    assert_eq!(runner(args(&["--url"])).await.status.code(), Some(2));
+    assert_eq!(
+        runner(args(&["--url", "http://127.0.0.1:9/", "--groups", "nope"]))
+            .await
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(runner(args(&[])).await.status.code(), Some(2));
+    let listed = runner(args(&["--list-groups"])).await;
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout),
+        "messaging\npush_config\nagent_card\nplan\nregistry\ncontext\nsync\nnamespace\nhealth\nenvelope\nversioning\nscenarios\n"
+    );
+}
