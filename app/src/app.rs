@@ -56,6 +56,10 @@ pub struct App {
     pub(crate) push: Arc<PushDelivery>,
     /// When the application started (also when configured memberships took effect).
     pub(crate) started_at: String,
+    /// Per-plan locks serializing a plan's operations (see `execution.rs`).
+    pub(crate) plan_locks: std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Namespaces with a sync running (one at a time per namespace).
+    pub(crate) syncing: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Itself, so `&self` handlers can hand an owned reference to detached work.
     me: Weak<App>,
 }
@@ -101,6 +105,8 @@ impl App {
             executor,
             push,
             started_at: crate::util::now(),
+            plan_locks: Default::default(),
+            syncing: Default::default(),
             me: me.clone(),
         })
     }

@@ -150,8 +150,8 @@ pub fn message_text(message: &Message) -> String {
 ///
 /// - A message continuing a plan's task resumes that plan (the reply answers
 ///   its pending approval).
-/// - A data part `{"action": NAME, "project": NAME, "inputs": {...}}` starts a
-///   plan of that action on that project and runs it in this task.
+/// - (Reserved: a data part naming an action would start a plan in this
+///   task; not recognised yet, see `plans::plan_request`.)
 /// - Anything else completes with an agent message echoing the text.
 pub struct DefaultExecutor;
 

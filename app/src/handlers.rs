@@ -104,6 +104,24 @@ impl PlanHandler for App {
     async fn plan_correct(&self, ctx: &CallContext, params: PlanCorrectParams) -> R<PlanCorrectResult> {
         App::plan_correct(self, ctx, params).await
     }
+    async fn plan_execute(&self, ctx: &CallContext, params: PlanExecuteParams) -> R<PlanExecution> {
+        App::plan_execute(self, ctx, params).await
+    }
+    async fn plan_prompt(&self, ctx: &CallContext, params: PlanPromptParams) -> R<Plan> {
+        App::plan_prompt(self, ctx, params).await
+    }
+    async fn plan_artifacts(&self, ctx: &CallContext, params: PlanArtifactsParams) -> R<PlanArtifactList> {
+        App::plan_artifacts(self, ctx, params).await
+    }
+    async fn plan_diff(&self, ctx: &CallContext, params: PlanDiffParams) -> R<PlanDiff> {
+        App::plan_diff(self, ctx, params).await
+    }
+    async fn plan_apply(&self, ctx: &CallContext, params: PlanApplyParams) -> R<PlanApplyResult> {
+        App::plan_apply(self, ctx, params).await
+    }
+    async fn plan_rollback(&self, ctx: &CallContext, params: PlanRollbackParams) -> R<PlanRollbackResult> {
+        App::plan_rollback(self, ctx, params).await
+    }
 }
 impl ContextHandler for App {
     async fn context_show(&self, ctx: &CallContext, params: ContextShowParams) -> R<ContextReport> {
@@ -123,7 +141,17 @@ impl ContextHandler for App {
         App::context_set(self, ctx, params).await
     }
 }
-impl SyncHandler for App {}
+impl SyncHandler for App {
+    async fn sync_pull(&self, ctx: &CallContext, params: SyncPullParams) -> R<SyncReport> {
+        App::sync_pull(self, ctx, params).await
+    }
+    async fn sync_push(&self, ctx: &CallContext, params: SyncPushParams) -> R<SyncReport> {
+        App::sync_push(self, ctx, params).await
+    }
+    async fn sync_status(&self, ctx: &CallContext, params: SyncStatusParams) -> R<SyncStatus> {
+        App::sync_status(self, ctx, params).await
+    }
+}
 impl NamespaceHandler for App {
     async fn namespace_list(&self, ctx: &CallContext, params: NamespaceListParams) -> R<NamespaceList> {
         App::namespace_list(self, ctx, params).await

@@ -15,6 +15,7 @@
 
 mod app;
 pub mod context;
+pub mod execution;
 pub mod executor;
 mod handlers;
 pub mod health;
@@ -23,6 +24,7 @@ pub mod plans;
 pub mod push;
 pub mod registry;
 pub mod store;
+pub mod sync;
 pub mod tasks;
 pub mod tck;
 pub mod util;

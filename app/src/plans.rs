@@ -1,8 +1,7 @@
 //! Plans (`_cleveragents/plan/*`): `use`, `status`, `list`, `cancel`,
-//! `tree`, `explain` and `correct` are implemented; the methods that run a
-//! plan or change its project (execute, prompt, artifacts, diff, apply,
-//! rollback) still answer method-not-found (the trait defaults), so plans can
-//! be drafted, inspected, corrected and cancelled but not yet run.
+//! `tree`, `explain` and `correct` live here; running a plan and what
+//! follows (execute, prompt, artifacts, diff, apply, rollback) lives in
+//! [`crate::execution`].
 //!
 //! The decision tree is derived from the steps: the GOAL, then one node per
 //! step in order (`n-<stepId>`; an approval or validation tool makes it an
@@ -17,9 +16,10 @@
 //! instead of lost. The state machine is the one of the `PlanState` schema
 //! description; [`can_cancel`] encodes the part the implemented methods need.
 //!
-//! The executor hooks at the end (a message continuing a plan's task, a data
-//! part starting a plan) recognise nothing yet, so every message takes the
-//! executor's echo path.
+//! A message replying to a plan's task is recognised through
+//! [`plan_of_task`] (see `execution.rs`). Starting a plan from a message's
+//! data part is not supported yet: [`plan_request`] recognises nothing, so
+//! such messages take the executor's echo path.
 
 use crate::app::App;
 use crate::executor::TaskHandle;
@@ -32,7 +32,7 @@ use a2a::types::{
     Budget, BudgetUsage, CancelTaskRequest, DecisionNode, DecisionNodeKind, Message, Plan, PlanCancelParams,
     PlanCorrectParams, PlanCorrectResult, PlanCorrection, PlanExplainParams, PlanExplanation, PlanList,
     PlanListParams, PlanPhase, PlanRationale, PlanRevision, PlanState, PlanStatus, PlanStatusParams,
-    PlanStep, PlanStepState, PlanTree, PlanTreeParams, PlanUseParams, Task,
+    PlanStep, PlanStepState, PlanTree, PlanTreeParams, PlanUseParams,
 };
 use a2a::ErrorKind;
 use serde::{Deserialize, Serialize};
@@ -62,6 +62,15 @@ pub struct PlanRecord {
     /// Corrections made, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub corrections: Vec<PlanCorrection>,
+    /// Execution state of the current revision (see `execution.rs`).
+    #[serde(default)]
+    pub exec: crate::execution::ExecState,
+    /// PlanArtifact values of every revision, in production order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<Value>,
+    /// The project revision before the apply (what rollback restores).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied_parent: Option<i64>,
 }
 
 /// An earlier revision of a plan: its steps as they were when corrected.
@@ -354,6 +363,9 @@ impl App {
             cancel_reason: None,
             past: vec![],
             corrections: vec![],
+            exec: Default::default(),
+            artifacts: vec![],
+            applied_parent: None,
         };
         let commit = Commit {
             task: None,
@@ -383,10 +395,11 @@ impl App {
             &format!("Plan `{}`", params.plan_id),
         )?;
         let (record, _) = self.load_plan(&ns, &params.plan_id).await?;
+        let waiting = record.plan.state == PlanState::PlanStateInputRequired;
         Ok(PlanStatus {
             plan: record.plan,
             steps: record.steps,
-            pending_prompt: None,
+            pending_prompt: waiting.then_some(record.exec.pending_prompt).flatten(),
             revisions: record.revisions,
             usage: record.usage,
             budget: record.budget,
@@ -462,6 +475,7 @@ impl App {
             FAMILY,
             &format!("Plan `{}`", params.plan_id),
         )?;
+        let guard = self.plan_guard(&params.plan_id).await?;
         let (mut record, version) = self.load_plan(&ns, &params.plan_id).await?;
         if !can_cancel(record.plan.state) {
             return Err(Error::new(
@@ -481,7 +495,10 @@ impl App {
         record.plan.state = PlanState::PlanStateCancelled;
         record.plan.updated_at = util::now();
         record.cancel_reason = params.reason.clone().filter(|r| !r.is_empty());
+        record.exec.pending_prompt = None;
         self.save_plan(&ns, &record, version).await?;
+        // Cancelling the task tells the executor, which takes the plan lock.
+        drop(guard);
         if let (true, Some(task_id)) = (running, record.plan.task_id.clone()) {
             // The plan is cancelled; its task follows. A task that ended
             // meanwhile needs nothing more.
@@ -682,6 +699,7 @@ impl App {
         if params.instruction.trim().is_empty() {
             return Err(FAMILY.invalid_params("instruction", "must not be empty"));
         }
+        let _guard = self.plan_guard(&params.plan_id).await?;
         let (mut record, version) = self.load_plan(&ns, &params.plan_id).await?;
         let from = record.plan.revision;
         if !matches!(
@@ -775,6 +793,7 @@ impl App {
             .as_i64()
             .unwrap_or(plan.base_project_revision);
         plan.updated_at = now;
+        record.exec = Default::default();
         record.usage = BudgetUsage {
             tokens: 0,
             tool_calls: 0,
@@ -788,22 +807,18 @@ impl App {
         })
     }
 
-    pub(crate) async fn plan_reply(&self, _t: &TaskHandle, _p: &str, _m: &Message) -> Result<(), Error> {
-        Ok(())
-    }
+    /// Starting a plan from a message is not supported yet (see [`plan_request`]).
     pub(crate) async fn plan_start_in_task(&self, _t: &TaskHandle, _s: PlanStart) -> Result<(), Error> {
-        Ok(())
+        Err(plan_error(
+            "starting a plan from a message is not supported".into(),
+        ))
     }
-    pub(crate) async fn plan_task_cancelled(&self, _ns: &str, _p: &str) {}
 }
 
 /// A request, found in a message, to start a plan (not recognised yet).
 pub struct PlanStart;
 
-/// The plan a task executes (none yet: plans are not executed).
-pub fn plan_of_task(_task: &Task) -> Option<String> {
-    None
-}
+pub use crate::execution::plan_of_task;
 
 /// A plan start request carried by a message (none recognised yet).
 pub fn plan_request(_m: &Message) -> Option<PlanStart> {

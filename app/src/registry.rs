@@ -94,35 +94,46 @@ pub fn revision_key(project: &str, revision: i64) -> String {
     format!("{project}/{revision:010}")
 }
 
-/// The tools every namespace has: deterministic and safe.
+/// The tools every namespace has: deterministic and safe. Their argument
+/// conventions (the `inputSchema`s) are explained in `execution.rs`.
 pub(crate) fn builtin_tools(namespace: &str) -> Vec<Value> {
-    let tool = |name: &str, kind: &str, description: &str| {
+    let tool = |name: &str, kind: &str, description: &str, schema: Value| {
         json!({
             "name": name, "namespace": namespace, "version": 1,
             "createdAt": "1970-01-01T00:00:00.000Z", "updatedAt": "1970-01-01T00:00:00.000Z",
-            "description": description, "kind": kind, "builtin": true
+            "description": description, "kind": kind, "builtin": true, "inputSchema": schema
         })
     };
+    let string = json!({ "type": "string" });
     vec![
         tool(
             "approval",
             "TOOL_KIND_APPROVAL",
             "Asks the user to approve before continuing.",
+            json!({ "type": "object", "properties": { "question": string }, "additionalProperties": false }),
         ),
         tool(
             "run-validation",
             "TOOL_KIND_RUN_VALIDATION",
             "Runs the plan's declared validations on its workspace.",
+            json!({ "type": "object", "properties": { "validations": { "type": "array", "items": string } },
+                    "additionalProperties": false }),
         ),
         tool(
             "template",
             "TOOL_KIND_TEMPLATE",
             "Renders a text template with the plan inputs.",
+            json!({ "type": "object", "required": ["template"],
+                    "properties": { "template": string, "name": string }, "additionalProperties": false }),
         ),
         tool(
             "write-file",
             "TOOL_KIND_WRITE_FILE",
             "Writes a file into the plan's virtual workspace.",
+            json!({ "type": "object", "required": ["path"],
+                    "properties": { "path": { "type": "string", "minLength": 1 }, "content": string,
+                                    "fromStep": string, "mediaType": string },
+                    "additionalProperties": false }),
         ),
     ]
 }

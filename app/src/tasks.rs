@@ -96,6 +96,95 @@ pub struct Change {
     pub events: Vec<StreamResponse>,
 }
 
+/// Moves `task` to `state` (refused once terminal) and describes the event.
+pub(crate) fn status_change(
+    task: &mut Task,
+    state: TaskState,
+    message: Option<Message>,
+    metadata: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Result<Change, Error> {
+    if is_terminal(task.status.state) {
+        return Err(Error::new(
+            ErrorKind::UnsupportedOperation,
+            "the task is already in a terminal state",
+        ));
+    }
+    let message = message.map(|mut m| {
+        m.task_id = Some(task.id.clone());
+        m.context_id = task.context_id.clone();
+        m
+    });
+    // The previous status message becomes history when superseded.
+    if let Some(previous) = task.status.message.take() {
+        task.history.push(previous);
+    }
+    task.status = TaskStatus {
+        state,
+        message,
+        timestamp: Some(util::now()),
+    };
+    Ok(Change {
+        events: vec![StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone().unwrap_or_default(),
+            status: task.status.clone(),
+            metadata,
+        })],
+    })
+}
+
+/// Adds (or, with `append`, extends) an artifact of `task` (refused once terminal).
+pub(crate) fn artifact_change(
+    task: &mut Task,
+    artifact: Artifact,
+    append: bool,
+    last_chunk: Option<bool>,
+    metadata: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Result<Change, Error> {
+    if is_terminal(task.status.state) {
+        return Err(Error::new(
+            ErrorKind::UnsupportedOperation,
+            "the task is already in a terminal state",
+        ));
+    }
+    match task
+        .artifacts
+        .iter_mut()
+        .find(|a| a.artifact_id == artifact.artifact_id)
+    {
+        Some(existing) if append => existing.parts.extend(artifact.parts.iter().cloned()),
+        Some(existing) => *existing = artifact.clone(),
+        None => task.artifacts.push(artifact.clone()),
+    }
+    Ok(Change {
+        events: vec![StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone().unwrap_or_default(),
+            artifact,
+            append: append.then_some(true),
+            last_chunk,
+            metadata,
+        })],
+    })
+}
+
+/// Fills in the `seq` of a plan domain event carried in an event's metadata.
+fn stamp_seq(event: &mut StreamResponse, seq: u64) {
+    let metadata = match event {
+        StreamResponse::StatusUpdate(e) => e.metadata.as_mut(),
+        StreamResponse::ArtifactUpdate(e) => e.metadata.as_mut(),
+        _ => None,
+    };
+    if let Some(domain) = metadata
+        .and_then(|m| m.get_mut(util::EXTENSION_URI))
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        if domain.contains_key("seq") {
+            domain.insert("seq".into(), serde_json::json!(seq));
+        }
+    }
+}
+
 /// Keeps the last `n` messages of the history (A2A §3.2.4); `None` keeps all.
 pub fn trim_history(task: &mut Task, history_length: Option<i32>) {
     if let Some(n) = history_length {
@@ -261,14 +350,33 @@ impl App {
     where
         F: FnOnce(&mut Task) -> Result<Change, Error>,
     {
+        self.mutate_with(namespace, task_id, vec![], f).await
+    }
+
+    /// Like [`App::mutate`], and writes `docs` in the same atomic commit (a
+    /// plan's state travels with the task event that announces it). A
+    /// conflicting document write is ExtInvalidState and changes nothing.
+    /// Events whose metadata carries a plan domain event under the extension
+    /// URI get its `seq` filled in with the event's sequence number.
+    pub(crate) async fn mutate_with<F>(
+        &self,
+        namespace: &str,
+        task_id: &str,
+        docs: Vec<DocWrite>,
+        f: F,
+    ) -> Result<Task, Error>
+    where
+        F: FnOnce(&mut Task) -> Result<Change, Error>,
+    {
         let slot = self.engine.slot(task_id)?;
         let mut live = slot.lock().await;
         let (mut task, row) = self.load_task(namespace, task_id).await?;
         let change = f(&mut task)?;
         let mut events = Vec::with_capacity(change.events.len());
         let mut rows = Vec::with_capacity(change.events.len());
-        for (i, data) in change.events.into_iter().enumerate() {
+        for (i, mut data) in change.events.into_iter().enumerate() {
             let seq = row.last_seq + 1 + i as u64;
+            stamp_seq(&mut data, seq);
             rows.push(EventRow {
                 seq,
                 body: to_json(&data, FAMILY)?,
@@ -284,9 +392,17 @@ impl App {
                 expected_last_seq: row.last_seq,
                 events: rows,
             }),
-            docs: vec![],
+            docs,
         };
-        self.db(FAMILY, move |s| s.commit(&commit)).await?;
+        self.db_raw(move |s| s.commit(&commit))
+            .await
+            .map_err(|e| match e {
+                crate::store::StoreError::Conflict { index: Some(_), .. } => Error::new(
+                    ErrorKind::ExtInvalidState,
+                    "a document changed concurrently; retry",
+                ),
+                other => FAMILY.internal(other.to_string()),
+            })?;
         for event in &events {
             live.subscribers.retain(|tx| tx.send(event.clone()).is_ok());
             if let Some(seq) = event.seq {
@@ -313,34 +429,7 @@ impl App {
         metadata: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> Result<Task, Error> {
         self.mutate(namespace, task_id, |task| {
-            if is_terminal(task.status.state) {
-                return Err(Error::new(
-                    ErrorKind::UnsupportedOperation,
-                    "the task is already in a terminal state",
-                ));
-            }
-            let message = message.map(|mut m| {
-                m.task_id = Some(task.id.clone());
-                m.context_id = task.context_id.clone();
-                m
-            });
-            // The previous status message becomes history when superseded.
-            if let Some(previous) = task.status.message.take() {
-                task.history.push(previous);
-            }
-            task.status = TaskStatus {
-                state,
-                message,
-                timestamp: Some(util::now()),
-            };
-            Ok(Change {
-                events: vec![StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id: task.id.clone(),
-                    context_id: task.context_id.clone().unwrap_or_default(),
-                    status: task.status.clone(),
-                    metadata,
-                })],
-            })
+            status_change(task, state, message, metadata)
         })
         .await
     }
@@ -356,31 +445,7 @@ impl App {
         metadata: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> Result<Task, Error> {
         self.mutate(namespace, task_id, |task| {
-            if is_terminal(task.status.state) {
-                return Err(Error::new(
-                    ErrorKind::UnsupportedOperation,
-                    "the task is already in a terminal state",
-                ));
-            }
-            match task
-                .artifacts
-                .iter_mut()
-                .find(|a| a.artifact_id == artifact.artifact_id)
-            {
-                Some(existing) if append => existing.parts.extend(artifact.parts.iter().cloned()),
-                Some(existing) => *existing = artifact.clone(),
-                None => task.artifacts.push(artifact.clone()),
-            }
-            Ok(Change {
-                events: vec![StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                    task_id: task.id.clone(),
-                    context_id: task.context_id.clone().unwrap_or_default(),
-                    artifact,
-                    append: append.then_some(true),
-                    last_chunk,
-                    metadata,
-                })],
-            })
+            artifact_change(task, artifact, append, last_chunk, metadata)
         })
         .await
     }

@@ -1294,7 +1294,7 @@ async fn plan_list_is_newest_first_with_filters_and_cursor() {
 }
 
 #[tokio::test]
-async fn unimplemented_plan_methods_answer_method_not_found() {
+async fn plan_execute_of_an_unknown_plan_is_not_found() {
     let router = Router::new(App::in_memory());
     let err = call(
         &router,
@@ -1303,8 +1303,8 @@ async fn unimplemented_plan_methods_answer_method_not_found() {
         json!({ "planId": "x" }),
     )
     .await
-    .expect_err("not implemented");
-    assert_eq!(err.code, -32601);
+    .expect_err("unknown plan");
+    assert_eq!(err.code, -32001);
 }
 
 // ---------------------------------------------------------------------------

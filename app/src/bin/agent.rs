@@ -169,6 +169,12 @@ fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(async move {
         let app = App::open(store.clone(), app_config)?;
+        // Plans that were running when the agent stopped continue now.
+        match app.resume_plans().await {
+            Ok(0) => {}
+            Ok(n) => eprintln!("cleveragents-agent: resumed {n} running plan(s)"),
+            Err(e) => eprintln!("cleveragents-agent: cannot resume running plans: {}", e.message),
+        }
         eprintln!("cleveragents-agent: store {store:?}, executor {executor:?}");
         let dispatch: Arc<dyn a2a::rpc::Dispatch> = Arc::new(a2a::Router::new(app));
         match mode {
