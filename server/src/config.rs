@@ -117,6 +117,8 @@ pub struct HttpConfig {
     /// default such requests get -32009. Setting this (e.g. `"1.0"`) treats an
     /// absent header as that version instead, for lenient clients.
     pub assume_version_when_absent: Option<String>,
+    /// `Cache-Control: max-age` of the Agent Card, in seconds (spec §8.6.1).
+    pub card_max_age_secs: u64,
 }
 
 impl Default for HttpConfig {
@@ -127,6 +129,7 @@ impl Default for HttpConfig {
             keep_alive_secs: 15,
             shutdown_grace_secs: 30,
             assume_version_when_absent: None,
+            card_max_age_secs: 300,
         }
     }
 }

@@ -48,6 +48,10 @@ struct HttpState {
     pipeline: Pipeline,
     auth: Authenticator,
     card_json: Bytes,
+    /// Validators of the card (spec §8.6.1): a strong ETag of its exact bytes and
+    /// the time it was built.
+    card_etag: HeaderValue,
+    card_last_modified: HeaderValue,
     streams: StreamSlots,
     shutdown: CancellationToken,
 }
@@ -84,10 +88,16 @@ impl HttpServer {
             serde_json::to_vec(&card::agent_card(&config, Binding::Http))
                 .map_err(|e| ServerError::Config(format!("agent card: {e}")))?,
         );
+        let card_etag = HeaderValue::try_from(format!("\"{:016x}\"", fnv1a64(&card_json)))
+            .map_err(|e| ServerError::Config(format!("agent card etag: {e}")))?;
+        let card_last_modified = HeaderValue::try_from(httpdate::fmt_http_date(std::time::SystemTime::now()))
+            .map_err(|e| ServerError::Config(format!("agent card date: {e}")))?;
         let state = HttpState {
             pipeline: Pipeline::new(&config, dispatch, Binding::Http),
             auth,
             card_json,
+            card_etag,
+            card_last_modified,
             streams: StreamSlots::new(config.limits.max_streams_per_principal),
             shutdown: CancellationToken::new(),
             config,
@@ -211,18 +221,55 @@ fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v)
 }
 
+/// FNV-1a, 64 bit: a stable digest of the card for its ETag (no security role).
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
 impl HttpState {
+    /// The public Agent Card with caching headers; `If-None-Match` with the
+    /// current ETag answers 304 without a body.
+    fn card(&self, request: &Request<Incoming>) -> Response<ResponseBody> {
+        let fresh = request
+            .headers()
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|tag| {
+                let tag = tag.trim();
+                tag == "*" || tag.trim_start_matches("W/") == self.card_etag.to_str().unwrap_or_default()
+            });
+        let mut response = if fresh {
+            let mut response = Response::new(ResponseBody::full(Bytes::new()));
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            response
+        } else {
+            let mut response = Response::new(ResponseBody::full(self.card_json.clone()));
+            response
+                .headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response
+        };
+        let headers = response.headers_mut();
+        let max_age = format!("public, max-age={}", self.config.http.card_max_age_secs);
+        if let Ok(value) = HeaderValue::try_from(max_age) {
+            headers.insert(header::CACHE_CONTROL, value);
+        }
+        headers.insert(header::ETAG, self.card_etag.clone());
+        headers.insert(header::LAST_MODIFIED, self.card_last_modified.clone());
+        response
+    }
+
     async fn handle(&self, request: Request<Incoming>, _peer: SocketAddr) -> Response<ResponseBody> {
         let origin = request.headers().get(header::ORIGIN).cloned();
         let path = request.uri().path();
         let mut response = match (request.method(), path) {
             (&Method::OPTIONS, _) => self.preflight(origin.as_ref()),
             (&Method::GET | &Method::HEAD, "/.well-known/agent-card.json" | "/.well-known/agent.json") => {
-                let mut response = Response::new(ResponseBody::full(self.card_json.clone()));
-                response
-                    .headers_mut()
-                    .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                response
+                self.card(&request)
             }
             (&Method::POST, p) if p == self.config.http.path => self.rpc(request).await,
             (_, p) if p == self.config.http.path => {

@@ -642,3 +642,34 @@ async fn capabilities_gate_their_methods() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn agent_card_carries_cache_validators_and_answers_conditional_requests() {
+    let (dispatch, _) = test_router();
+    let server = start_http(loopback_config(), dispatch).await;
+    let card = get(server.addr, "/.well-known/agent-card.json").await;
+    assert_eq!(card.header("cache-control"), Some("public, max-age=300"));
+    let etag = card.header("etag").expect("ETag").to_string();
+    assert!(
+        etag.starts_with('"') && etag.ends_with('"') && etag.len() == 18,
+        "{etag}"
+    );
+    let modified = card.header("last-modified").expect("Last-Modified");
+    assert!(modified.ends_with(" GMT"), "{modified}");
+    // The same card gives the same validator.
+    let again = get(server.addr, "/.well-known/agent.json").await;
+    assert_eq!(again.header("etag"), Some(etag.as_str()));
+
+    let request = format!(
+        "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: {etag}\r\nConnection: close\r\n\r\n"
+    );
+    let cached = send_raw(server.addr, request.as_bytes()).await.into_full().await;
+    assert_eq!(cached.status, 304);
+    assert!(cached.body.is_empty());
+    assert_eq!(cached.header("etag"), Some(etag.as_str()));
+
+    let stale = "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: \"0000000000000000\"\r\nConnection: close\r\n\r\n";
+    let refreshed = send_raw(server.addr, stale.as_bytes()).await.into_full().await;
+    assert_eq!(refreshed.status, 200);
+    assert_eq!(refreshed.json(), card.json());
+}
