@@ -1,7 +1,8 @@
 //! Plan execution and its outcomes: `plan/execute`, `prompt`, `artifacts`,
 //! `diff`, `apply` and `rollback`, the built-in tools, the validations, and
-//! the default executor's hooks (a message replying to a plan's
-//! input-required task answers its prompt).
+//! the default executor's hooks (a message whose data part names an action
+//! starts a plan inside the message's task, `App::plan_start_in_task`; a
+//! message replying to a plan's input-required task answers its prompt).
 //!
 //! # Running
 //!
@@ -105,7 +106,7 @@ use a2a::types::{
     Artifact, Message, PartContent, Plan, PlanApplyParams, PlanApplyResult, PlanArtifactList,
     PlanArtifactsParams, PlanDiff, PlanDiffParams, PlanExecuteParams, PlanExecution, PlanFailure, PlanPhase,
     PlanPrompt, PlanPromptKind, PlanPromptParams, PlanRollbackParams, PlanRollbackResult, PlanState,
-    PlanStepState, PromptDecision, Role, Task, TaskState, TaskStatus,
+    PlanStepState, PlanUseParams, PromptDecision, Role, Task, TaskState, TaskStatus,
 };
 use a2a::ErrorKind;
 use serde::{Deserialize, Serialize};
@@ -606,33 +607,13 @@ impl App {
         }
     }
 
-    pub(crate) async fn plan_execute(
-        &self,
-        ctx: &CallContext,
-        params: PlanExecuteParams,
-    ) -> Result<PlanExecution, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let _guard = self.plan_guard(&params.plan_id).await?;
-        let (mut rec, ver) = self.load_plan_rec(&ns, &params.plan_id).await?;
-        if rec.plan.state != PlanState::PlanStateCreated {
-            return Err(invalid_state(
-                format!(
-                    "Plan `{}` is {}; only CREATED plans can be executed",
-                    rec.plan.id,
-                    state_name(rec.plan.state)
-                ),
-                rec.plan.state,
-            ));
-        }
+    /// Prepares a CREATED plan for a run: checks the action still matches the
+    /// plan's steps and every tool is runnable, then snapshots the step
+    /// arguments, validations and the profile's approval mode and resets the
+    /// steps, usage and this revision's artifacts. Changes only `rec`.
+    async fn arm(&self, ns: &str, rec: &mut PlanRecord) -> Result<(), Error> {
         let action = self
-            .reg_get(&ns, Kind::Action, &rec.plan.action)
+            .reg_get(ns, Kind::Action, &rec.plan.action)
             .await?
             .ok_or_else(|| plan_error(format!("Action `{}` no longer exists", rec.plan.action)))?;
         let action_steps = action["steps"].as_array().cloned().unwrap_or_default();
@@ -648,7 +629,7 @@ impl App {
             )));
         }
         for step in &rec.steps {
-            let tool = self.reg_get(&ns, Kind::Tool, &step.tool).await?.ok_or_else(|| {
+            let tool = self.reg_get(ns, Kind::Tool, &step.tool).await?.ok_or_else(|| {
                 plan_error(format!(
                     "step `{}` uses tool `{}`, which does not exist",
                     step.id, step.tool
@@ -664,7 +645,7 @@ impl App {
         let (mut auto_approve, mut auto_apply) = (false, false);
         if let Some(name) = &rec.plan.automation_profile {
             let profile = self
-                .reg_get(&ns, Kind::AutomationProfile, name)
+                .reg_get(ns, Kind::AutomationProfile, name)
                 .await?
                 .ok_or_else(|| plan_error(format!("Automation profile `{name}` no longer exists")))?;
             auto_approve = profile["approvalMode"] == "APPROVAL_MODE_AUTO";
@@ -700,6 +681,36 @@ impl App {
         // Artifacts of an earlier execution of this revision are superseded.
         let revision = rec.plan.revision;
         rec.artifacts.retain(|a| a["revision"].as_i64() != Some(revision));
+        Ok(())
+    }
+
+    pub(crate) async fn plan_execute(
+        &self,
+        ctx: &CallContext,
+        params: PlanExecuteParams,
+    ) -> Result<PlanExecution, Error> {
+        let ns = namespace_of(params.namespace.as_deref());
+        require(
+            ctx,
+            &ns,
+            Access::Writer,
+            FAMILY,
+            &format!("Plan `{}`", params.plan_id),
+        )?;
+        let _guard = self.plan_guard(&params.plan_id).await?;
+        let (mut rec, ver) = self.load_plan_rec(&ns, &params.plan_id).await?;
+        if rec.plan.state != PlanState::PlanStateCreated {
+            return Err(invalid_state(
+                format!(
+                    "Plan `{}` is {}; only CREATED plans can be executed",
+                    rec.plan.id,
+                    state_name(rec.plan.state)
+                ),
+                rec.plan.state,
+            ));
+        }
+        self.arm(&ns, &mut rec).await?;
+        let revision = rec.plan.revision;
         let task_id = util::new_id();
         let now = util::now();
         rec.plan.state = PlanState::PlanStateRunning;
@@ -1480,6 +1491,88 @@ impl App {
         Ok(())
     }
 
+    /// Starts a plan from a message (the default executor's
+    /// [`crate::plans::plan_request`]) and runs it inside the message's task,
+    /// which the caller (the executor) drives; returns once the run waits,
+    /// fails or completes.
+    ///
+    /// The plan is created exactly as `plan/use` would (same validation and
+    /// errors, in the task's namespace and context), then armed as
+    /// `plan/execute` would. Linking commits the plan RUNNING with this task
+    /// id together with the task's metadata naming the plan (so a reply
+    /// resumes it, see [`plan_of_task`]); from there the task's events are
+    /// the plan's events. A refusal ends the task FAILED with a `plan.error`
+    /// domain event instead of a JSON-RPC error (the task already exists):
+    /// its status message is the error's text plus a data part
+    /// `{"code": <JSON-RPC code>, "message": <text>}`, the code `plan/use` or
+    /// `plan/execute` would have answered. A refusal before any plan exists
+    /// (unknown action, project or profile, inputs not matching the schema)
+    /// names no plan: `planId` is empty and `revision` 0. A plan that exists
+    /// but cannot run (e.g. an EXTERNAL tool) stays CREATED and is named.
+    pub(crate) async fn plan_start_in_task(
+        &self,
+        task: &TaskHandle,
+        start: crate::plans::PlanStart,
+    ) -> Result<(), Error> {
+        let ns = task.namespace.clone();
+        let params = PlanUseParams {
+            action: start.action,
+            project: start.project,
+            inputs: start.inputs,
+            automation_profile: start.automation_profile,
+            title: start.title,
+            context_id: Some(task.context_id.clone()),
+            namespace: Some(ns.clone()),
+        };
+        let plan = match self.create_plan(&ns, params).await {
+            Ok(plan) => plan,
+            Err(error) => return refuse_start(task, "", 0, &error).await,
+        };
+        // Any refusal from here on leaves the plan CREATED (nothing below
+        // is committed unless the link is).
+        let linked = async {
+            let _guard = self.plan_guard(&plan.id).await?;
+            let (mut rec, ver) = self.load_plan_rec(&ns, &plan.id).await?;
+            self.arm(&ns, &mut rec).await?;
+            let revision = rec.plan.revision;
+            rec.plan.state = PlanState::PlanStateRunning;
+            rec.plan.phase = PlanPhase::PlanPhaseExecute;
+            rec.plan.task_id = Some(task.task_id.clone());
+            rec.plan.failure = None;
+            rec.plan.updated_at = util::now();
+            let doc = DocWrite::put(
+                COLL,
+                &ns,
+                &rec.plan.id,
+                Expect::Version(ver),
+                to_json(&rec, FAMILY)?,
+            );
+            let plan_id = rec.plan.id.clone();
+            self.mutate_with(&ns, &task.task_id, vec![doc], move |t| {
+                if crate::tasks::is_terminal(t.status.state) {
+                    return Err(Error::new(
+                        ErrorKind::ExtInvalidState,
+                        "the task ended before its plan could start",
+                    ));
+                }
+                let metadata = t.metadata.get_or_insert_with(Map::new);
+                metadata.insert(
+                    EXTENSION_URI.into(),
+                    json!({ "planId": plan_id, "revision": revision }),
+                );
+                Ok(crate::tasks::Change { events: vec![] })
+            })
+            .await
+            .map(|_| ())
+        }
+        .await;
+        if let Err(error) = linked {
+            return refuse_start(task, &plan.id, plan.revision, &error).await;
+        }
+        self.run_plan(&ns, &plan.id).await;
+        Ok(())
+    }
+
     /// The plan's task was cancelled through A2A: the plan follows.
     pub(crate) async fn plan_task_cancelled(&self, ns: &str, plan_id: &str) {
         let Ok(_guard) = self.plan_guard(plan_id).await else {
@@ -1925,6 +2018,32 @@ fn changed_files(tree: &[Value], workspace: &[Value]) -> (i32, i64) {
         }
     }
     (count, bytes)
+}
+
+/// Ends a message's task FAILED because its plan could not start: a
+/// `plan.error` domain event naming `plan_id` (empty when no plan exists) and
+/// a status message with the error's text and `{"code", "message"}`.
+async fn refuse_start(task: &TaskHandle, plan_id: &str, revision: i64, error: &Error) -> Result<(), Error> {
+    let mut metadata = Map::new();
+    metadata.insert(
+        EXTENSION_URI.into(),
+        json!({
+            "event": "plan.error", "planId": plan_id, "revision": revision, "seq": 0,
+            "occurredAt": util::now(), "message": error.message,
+        }),
+    );
+    let message = task.agent_message(vec![
+        crate::executor::text_part(&error.message),
+        a2a::types::Part {
+            content: PartContent::Data(json!({ "code": error.code, "message": error.message })),
+            filename: None,
+            media_type: None,
+            metadata: None,
+        },
+    ]);
+    task.status_with(TaskState::TaskStateFailed, Some(message), Some(metadata))
+        .await
+        .map(|_| ())
 }
 
 /// The plan a task executes (named in the task's metadata by plan/execute).

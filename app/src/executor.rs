@@ -1,6 +1,41 @@
 //! The pluggable built-in agent: the [`Executor`] trait, the handle an
 //! executor drives its task through, and the default deterministic executor
 //! (the CleverAgents session workflow).
+//!
+//! # The default executor: messages that start plans
+//!
+//! A `contextId` is a session. A message (not continuing a plan's task) with
+//! a data part that is a JSON object with an `"action"` member starts a plan
+//! in the message's task. The first such data part counts; its shape is
+//!
+//! ```json
+//! { "action": "<action name>",            // required, non-empty string
+//!   "project": "<project name>",          // required, non-empty string
+//!   "inputs": { "<name>": <value> },      // optional object (plan inputs)
+//!   "automationProfile": "<profile name>",// optional string
+//!   "title": "<plan title>" }             // optional string
+//! ```
+//!
+//! i.e. the parameters of `_cleveragents/plan/use` without `namespace` (the
+//! request's tenant) and `contextId` (the message's context). Other members
+//! are ignored; text parts next to it are kept in the history only.
+//!
+//! - A malformed request (e.g. `project` missing, `inputs` not an object) is
+//!   refused by [`Executor::start`] with InvalidParams (-32602) naming the
+//!   field, before any task exists, so nothing changes.
+//! - Otherwise a task is created and the plan is created and run inside it
+//!   (`App::plan_start_in_task`): the task's events are the plan's events,
+//!   with the same domain-event metadata as `plan/execute`; an approval step
+//!   leaves the task input-required, and a reply to the task resumes the plan.
+//!   `plan/status` shows the task id; the task's metadata names the plan
+//!   under the extension URI.
+//! - What `plan/use` or `plan/execute` would refuse (unknown action, project
+//!   or profile: ExtNotFound; inputs not matching the schema, unrunnable
+//!   tools: ExtPlanError) fails the task: a `plan.error` domain event and a
+//!   status message with the error text and a data part
+//!   `{"code": <that JSON-RPC code>, "message": <text>}`. The check needs the
+//!   registry, which [`Executor::start`] (synchronous, before the task
+//!   exists) cannot consult, so it happens once the task exists.
 
 use crate::app::App;
 use a2a::rpc::{BoxFuture, Error};
@@ -150,13 +185,24 @@ pub fn message_text(message: &Message) -> String {
 ///
 /// - A message continuing a plan's task resumes that plan (the reply answers
 ///   its pending approval).
-/// - (Reserved: a data part naming an action would start a plan in this
-///   task; not recognised yet, see `plans::plan_request`.)
+/// - A data part naming an action starts a plan in this task (see the
+///   module documentation for its shape and errors).
 /// - Anything else completes with an agent message echoing the text.
 pub struct DefaultExecutor;
 
 impl Executor for DefaultExecutor {
-    fn start(&self, _app: &Arc<App>, _request: &ExecRequest) -> Result<Start, Error> {
+    fn start(&self, _app: &Arc<App>, request: &ExecRequest) -> Result<Start, Error> {
+        let continues_plan = request
+            .task
+            .as_ref()
+            .is_some_and(|t| crate::plans::plan_of_task(t).is_some());
+        if !continues_plan {
+            if let Some(Err((field, why))) = crate::plans::plan_request(&request.message) {
+                return Err(
+                    crate::util::Family::A2a.invalid_params(&format!("message.parts.data.{field}"), &why)
+                );
+            }
+        }
         Ok(Start::Task)
     }
 
@@ -170,7 +216,7 @@ impl Executor for DefaultExecutor {
                         return app.plan_reply(&task, &plan_id, &request.message).await;
                     }
                 }
-                if let Some(start) = crate::plans::plan_request(&request.message) {
+                if let Some(Ok(start)) = crate::plans::plan_request(&request.message) {
                     return app.plan_start_in_task(&task, start).await;
                 }
                 task.status(TaskState::TaskStateWorking, None).await?;

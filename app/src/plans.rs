@@ -17,12 +17,12 @@
 //! description; [`can_cancel`] encodes the part the implemented methods need.
 //!
 //! A message replying to a plan's task is recognised through
-//! [`plan_of_task`] (see `execution.rs`). Starting a plan from a message's
-//! data part is not supported yet: [`plan_request`] recognises nothing, so
-//! such messages take the executor's echo path.
+//! [`plan_of_task`] (see `execution.rs`). A message whose data part names an
+//! action is recognised by [`plan_request`]; the default executor then
+//! creates the plan (as `plan/use` would, `App::create_plan`) and runs it
+//! inside the message's task (`App::plan_start_in_task` in `execution.rs`).
 
 use crate::app::App;
-use crate::executor::TaskHandle;
 use crate::namespaces::{decode_cursor_value, encode_cursor_value, page_limit};
 use crate::registry::Kind;
 use crate::store::{Commit, DocWrite, Expect, StoreError};
@@ -276,14 +276,22 @@ impl App {
 
     pub(crate) async fn plan_use(&self, ctx: &CallContext, params: PlanUseParams) -> Result<Plan, Error> {
         let ns = namespace_of(params.namespace.as_deref());
-        let action_name = params.action.clone();
         require(
             ctx,
             &ns,
             Access::Writer,
             FAMILY,
-            &format!("Action `{action_name}`"),
+            &format!("Action `{}`", params.action),
         )?;
+        self.create_plan(&ns, params).await
+    }
+
+    /// `plan/use` once access is checked: validates the action, project,
+    /// profile and inputs and stores the plan CREATED in `ns`. Also used by
+    /// the default executor to start a plan from a message.
+    pub(crate) async fn create_plan(&self, ns: &str, params: PlanUseParams) -> Result<Plan, Error> {
+        let ns = ns.to_string();
+        let action_name = params.action.clone();
         let action = self
             .reg_get(&ns, Kind::Action, &action_name)
             .await?
@@ -806,23 +814,61 @@ impl App {
             correction,
         })
     }
-
-    /// Starting a plan from a message is not supported yet (see [`plan_request`]).
-    pub(crate) async fn plan_start_in_task(&self, _t: &TaskHandle, _s: PlanStart) -> Result<(), Error> {
-        Err(plan_error(
-            "starting a plan from a message is not supported".into(),
-        ))
-    }
 }
 
-/// A request, found in a message, to start a plan (not recognised yet).
-pub struct PlanStart;
+/// A request, carried by a message's data part, to start a plan in the
+/// message's task (see [`plan_request`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanStart {
+    pub action: String,
+    pub project: String,
+    pub inputs: Option<serde_json::Map<String, Value>>,
+    pub automation_profile: Option<String>,
+    pub title: Option<String>,
+}
 
 pub use crate::execution::plan_of_task;
 
-/// A plan start request carried by a message (none recognised yet).
-pub fn plan_request(_m: &Message) -> Option<PlanStart> {
-    None
+/// The plan start request a message carries, if any.
+///
+/// The first data part that is a JSON object with an `"action"` member is
+/// the request; its shape is
+/// `{"action": string, "project": string, "inputs"?: object,
+/// "automationProfile"?: string, "title"?: string}` (the fields of
+/// `plan/use` without `namespace` and `contextId`, which come from the
+/// message). `None` when no data part names an action; `Some(Err(why))` when
+/// one does but is malformed (`why` names the offending field, e.g.
+/// `project`, with its problem).
+pub fn plan_request(message: &Message) -> Option<Result<PlanStart, (String, String)>> {
+    let data = message.parts.iter().find_map(|p| match &p.content {
+        a2a::types::PartContent::Data(Value::Object(d)) if d.contains_key("action") => Some(d),
+        _ => None,
+    })?;
+    Some(parse_start(data))
+}
+
+fn parse_start(data: &serde_json::Map<String, Value>) -> Result<PlanStart, (String, String)> {
+    let required = |name: &str| match data.get(name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        _ => Err((name.to_string(), "must be a non-empty string".to_string())),
+    };
+    let optional = |name: &str| match data.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone()).filter(|s| !s.is_empty())),
+        Some(_) => Err((name.to_string(), "must be a string".to_string())),
+    };
+    let inputs = match data.get("inputs") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(o)) => Some(o.clone()),
+        Some(_) => return Err(("inputs".into(), "must be an object".into())),
+    };
+    Ok(PlanStart {
+        action: required("action")?,
+        project: required("project")?,
+        inputs,
+        automation_profile: optional("automationProfile")?,
+        title: optional("title")?,
+    })
 }
 
 #[cfg(test)]
@@ -869,6 +915,40 @@ mod tests {
         assert_eq!(
             check_schema(&schema, &json!({ "version": "1", "extra": true }), "inputs"),
             Err("inputs.extra is not allowed".into())
+        );
+    }
+
+    #[test]
+    fn plan_requests_come_from_data_parts_naming_an_action() {
+        let message = |parts: Value| -> Message {
+            serde_json::from_value(json!({ "messageId": "m", "role": "ROLE_USER", "parts": parts }))
+                .unwrap_or_else(|e| panic!("message: {e}"))
+        };
+        assert_eq!(plan_request(&message(json!([{ "text": "hi" }]))), None);
+        assert_eq!(
+            plan_request(&message(json!([{ "data": { "decision": "x" } }]))),
+            None
+        );
+        assert_eq!(
+            plan_request(&message(json!([{ "text": "go" }, { "data": {
+                "action": "a", "project": "p", "inputs": { "v": 1 }, "automationProfile": "auto" } }]))),
+            Some(Ok(PlanStart {
+                action: "a".into(),
+                project: "p".into(),
+                inputs: serde_json::from_value(json!({ "v": 1 })).ok(),
+                automation_profile: Some("auto".into()),
+                title: None,
+            }))
+        );
+        assert_eq!(
+            plan_request(&message(json!([{ "data": { "action": "a", "project": "" } }]))),
+            Some(Err(("project".into(), "must be a non-empty string".into())))
+        );
+        assert_eq!(
+            plan_request(&message(
+                json!([{ "data": { "action": "a", "project": "p", "inputs": 3 } }])
+            )),
+            Some(Err(("inputs".into(), "must be an object".into())))
         );
     }
 
