@@ -6,7 +6,7 @@
 //! ```no_run
 //! # fn demo() -> Result<(), String> {
 //! let app = app::App::open(
-//!     app::StoreConfig::Sqlite { data_dir: "/tmp/agent".into() },
+//!     app::StoreConfig::Sqlite { data_dir: "agent-data".into() },
 //!     app::AppConfig::default(),
 //! )?;
 //! let router = a2a::Router::new(app);
