@@ -175,7 +175,7 @@ fn run() -> Result<(), String> {
             Ok(n) => eprintln!("cleveragents-agent: resumed {n} running plan(s)"),
             Err(e) => eprintln!("cleveragents-agent: cannot resume running plans: {}", e.message),
         }
-        eprintln!("cleveragents-agent: store {store:?}, executor {executor:?}");
+        tracing::info!(?store, ?executor, "agent started");
         let dispatch: Arc<dyn a2a::rpc::Dispatch> = Arc::new(a2a::Router::new(app));
         match mode {
             Mode::Stdio => {
