@@ -64,6 +64,7 @@ pub fn apply(
                             field.attrs.push(syn::parse_quote!(#[serde(alias = #alias)]));
                         }
                         optional_map_to_option(field);
+                        accept_string_integers(field);
                     }
                 }
             }
@@ -166,6 +167,38 @@ fn optional_map_to_option(field: &mut syn::Field) {
     field.attrs.push(attr);
     let ty = &field.ty;
     field.ty = syn::parse_quote!(::std::option::Option<#ty>);
+}
+
+/// The integer type of a field, and whether it is optional.
+fn integer_field(ty: &syn::Type) -> Option<bool> {
+    const INTEGERS: &[&str] = &["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"];
+    let syn::Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let name = last.ident.to_string();
+    if INTEGERS.contains(&name.as_str()) {
+        return Some(false);
+    }
+    if name == "Option" {
+        if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+            if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
+                return integer_field(inner).filter(|optional| !optional).map(|_| true);
+            }
+        }
+    }
+    None
+}
+
+/// ProtoJSON accepts integers as decimal strings too (`"10"`); output stays a number.
+fn accept_string_integers(field: &mut syn::Field) {
+    match integer_field(&field.ty) {
+        Some(false) => field
+            .attrs
+            .push(syn::parse_quote!(#[serde(deserialize_with = "crate::rpc::proto_int")])),
+        Some(true) => field
+            .attrs
+            .push(syn::parse_quote!(#[serde(default, deserialize_with = "crate::rpc::proto_int_opt")])),
+        None => {}
+    }
 }
 
 fn proto_enum_impl(ident: &syn::Ident, item: &syn::ItemEnum, numbers: &[(String, i64)]) -> Result<Item> {

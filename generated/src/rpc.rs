@@ -750,3 +750,56 @@ pub const fn declared(value: Option<&'static str>) -> &'static str {
         None => panic!("the schema does not declare this contract fact"),
     }
 }
+
+/// ProtoJSON integers: a JSON number or a decimal string (`10` or `"10"`);
+/// output stays a number. Used by the generated types on every integer field.
+pub fn proto_int<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<i64> + TryFrom<u64>,
+{
+    deserializer.deserialize_any(ProtoIntVisitor(std::marker::PhantomData))
+}
+
+/// [`proto_int`] for optional fields: absent or `null` is `None`.
+pub fn proto_int_opt<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<i64> + TryFrom<u64>,
+{
+    struct Present<T>(T);
+    impl<'de, T: TryFrom<i64> + TryFrom<u64>> Deserialize<'de> for Present<T> {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            proto_int(deserializer).map(Present)
+        }
+    }
+    Ok(Option::<Present<T>>::deserialize(deserializer)?.map(|p| p.0))
+}
+
+struct ProtoIntVisitor<T>(std::marker::PhantomData<T>);
+
+impl<T: TryFrom<i64> + TryFrom<u64>> serde::de::Visitor<'_> for ProtoIntVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an integer (a JSON number or a decimal string)")
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<T, E> {
+        T::try_from(v).map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<T, E> {
+        T::try_from(v).map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+        if let Ok(n) = v.parse::<i64>() {
+            return self.visit_i64(n);
+        }
+        match v.parse::<u64>() {
+            Ok(n) => self.visit_u64(n),
+            Err(_) => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+        }
+    }
+}

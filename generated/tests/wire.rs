@@ -182,3 +182,40 @@ fn unknown_field_on_a_closed_object_is_rejected() {
         "{error}"
     );
 }
+
+#[test]
+fn integers_may_be_decimal_strings_and_are_written_as_numbers() {
+    let request: a2a::types::ListTasksRequest =
+        decode(json!({"pageSize": "25", "history_length": 3})).expect("decodes");
+    assert_eq!(request.page_size, Some(25));
+    assert_eq!(request.history_length, Some(3));
+    assert_eq!(
+        serde_json::to_value(&request).expect("encodes"),
+        json!({"pageSize": 25, "historyLength": 3})
+    );
+    assert_eq!(
+        decode::<a2a::types::ListTasksRequest>(json!({"pageSize": null}))
+            .expect("null")
+            .page_size,
+        None
+    );
+}
+
+#[test]
+fn malformed_integers_are_rejected_precisely() {
+    let error = decode::<a2a::types::ListTasksRequest>(json!({"pageSize": "ten"})).unwrap_err();
+    assert_eq!(
+        error,
+        "invalid value: string \"ten\", expected an integer (a JSON number or a decimal string)"
+    );
+    let error = decode::<a2a::types::ListTasksRequest>(json!({"pageSize": 3000000000u64})).unwrap_err();
+    assert_eq!(
+        error,
+        "invalid value: integer `3000000000`, expected an integer (a JSON number or a decimal string)"
+    );
+    let error = decode::<a2a::types::ListTasksRequest>(json!({"pageSize": true})).unwrap_err();
+    assert_eq!(
+        error,
+        "invalid type: boolean `true`, expected an integer (a JSON number or a decimal string)"
+    );
+}

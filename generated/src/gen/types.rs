@@ -49,6 +49,7 @@ pub struct Action {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub validations: ::std::vec::Vec<::std::string::String>,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/actions/add`.
@@ -134,6 +135,7 @@ pub struct ActionUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -173,6 +175,7 @@ pub struct Actor {
     #[serde(alias = "updated_at")]
     pub updated_at: ::std::string::String,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/actors/add`.
@@ -284,6 +287,7 @@ pub struct ActorUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -645,6 +649,7 @@ pub struct AutomationProfile {
     #[serde(alias = "updated_at")]
     pub updated_at: ::std::string::String,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/automation-profiles/add`.
@@ -707,6 +712,7 @@ pub struct AutomationProfileUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -790,6 +796,7 @@ pub struct Budget {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "max_bytes_changed")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub max_bytes_changed: ::std::option::Option<i64>,
     ///Maximum number of project files one apply may add, modify or delete.
     #[serde(
@@ -797,6 +804,7 @@ pub struct Budget {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "max_files_changed")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub max_files_changed: ::std::option::Option<i32>,
     ///Maximum estimated tokens of context plus generated content.
     #[serde(
@@ -804,6 +812,7 @@ pub struct Budget {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "max_tokens")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub max_tokens: ::std::option::Option<i64>,
     ///Maximum number of tool invocations across all steps of one execution.
     #[serde(
@@ -811,6 +820,7 @@ pub struct Budget {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "max_tool_calls")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub max_tool_calls: ::std::option::Option<i32>,
 }
 ///What a plan has consumed so far, measured against its Budget. Tokens are estimated deterministically as ceil(UTF-8 bytes / 4).
@@ -820,16 +830,20 @@ pub struct BudgetUsage {
     ///Total size in bytes of the files applying the plan would write.
     #[serde(rename = "bytesChanged")]
     #[serde(alias = "bytes_changed")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub bytes_changed: i64,
     ///Project files that applying the plan would add, modify or delete.
     #[serde(rename = "filesChanged")]
     #[serde(alias = "files_changed")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub files_changed: i32,
     ///Estimated tokens consumed (context plus generated content).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub tokens: i64,
     ///Tool invocations made by the current execution.
     #[serde(rename = "toolCalls")]
     #[serde(alias = "tool_calls")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub tool_calls: i32,
 }
 ///Parameters of CancelTask.
@@ -992,6 +1006,7 @@ pub struct ComponentHealth {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "latency_ms")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub latency_ms: ::std::option::Option<i64>,
     ///Details when not HEALTHY.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1302,6 +1317,7 @@ pub struct ContextInspection {
     ///Project revision read.
     #[serde(rename = "projectRevision")]
     #[serde(alias = "project_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub project_revision: i64,
     ///Content as presented to the plan (resource data rendered as JSON); absent for binary items.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1314,6 +1330,7 @@ pub struct ContextItem {
     ///Estimated tokens, ceil(UTF-8 bytes / 4); 0 for binary items.
     #[serde(rename = "estimatedTokens")]
     #[serde(alias = "estimated_tokens")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub estimated_tokens: i64,
     ///Why the item is left out; present when not included.
     #[serde(
@@ -1335,6 +1352,7 @@ pub struct ContextItem {
     ///Size of the content in bytes.
     #[serde(rename = "sizeBytes")]
     #[serde(alias = "size_bytes")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub size_bytes: i64,
 }
 ///Kind of context item.
@@ -1407,12 +1425,14 @@ pub struct ContextReport {
     ///Project revision the report reads (a plan's baseProjectRevision when planId was given).
     #[serde(rename = "projectRevision")]
     #[serde(alias = "project_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub project_revision: i64,
     ///Settings the report was computed with.
     pub settings: ContextSettings,
     ///Sum of estimatedTokens of the included items.
     #[serde(rename = "totalTokens")]
     #[serde(alias = "total_tokens")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub total_tokens: i64,
     ///Whether totalTokens <= settings.maxTokens.
     #[serde(rename = "withinBudget")]
@@ -1429,6 +1449,7 @@ pub struct ContextSetParams {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "expected_version")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub expected_version: ::std::option::Option<i64>,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1564,6 +1585,7 @@ pub struct ContextSettings {
     ///Token budget of the context; context/set refuses settings whose context exceeds it.
     #[serde(rename = "maxTokens")]
     #[serde(alias = "max_tokens")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub max_tokens: i64,
     ///Names of registry resources added to the context.
     pub resources: ::std::vec::Vec<::std::string::String>,
@@ -1842,6 +1864,7 @@ pub struct ContextSimulation {
     ///simulated.totalTokens - current.totalTokens.
     #[serde(rename = "tokenDelta")]
     #[serde(alias = "token_delta")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub token_delta: i64,
 }
 ///Versions of the contract the server implements.
@@ -2572,18 +2595,22 @@ pub struct DiffHunk {
     ///Number of new-file lines in the hunk.
     #[serde(rename = "newLines")]
     #[serde(alias = "new_lines")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub new_lines: i32,
     ///First line of the hunk in the new file (1-based; 0 for an empty new file).
     #[serde(rename = "newStart")]
     #[serde(alias = "new_start")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub new_start: i32,
     ///Number of old-file lines in the hunk.
     #[serde(rename = "oldLines")]
     #[serde(alias = "old_lines")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub old_lines: i32,
     ///First line of the hunk in the old file (1-based; 0 for an empty old file).
     #[serde(rename = "oldStart")]
     #[serde(alias = "old_start")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub old_start: i32,
 }
 ///Totals of a diff.
@@ -2593,14 +2620,17 @@ pub struct DiffStats {
     ///Files added, modified or deleted.
     #[serde(rename = "filesChanged")]
     #[serde(alias = "files_changed")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub files_changed: i32,
     ///Text lines added.
     #[serde(rename = "linesAdded")]
     #[serde(alias = "lines_added")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub lines_added: i32,
     ///Text lines deleted.
     #[serde(rename = "linesDeleted")]
     #[serde(alias = "lines_deleted")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub lines_deleted: i32,
 }
 ///An empty result (google.protobuf.Empty, serialized as {}).
@@ -3108,6 +3138,7 @@ pub struct GetTaskRequest {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "history_length")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub history_length: ::std::option::Option<i32>,
     ///Identifier of the task to fetch.
     pub id: ::std::string::String,
@@ -3618,6 +3649,7 @@ pub struct Invariant {
     ///Names of the validations that must pass on the tree the apply would produce.
     pub validations: ::std::vec::Vec<::std::string::String>,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/invariants/add`.
@@ -3723,6 +3755,7 @@ pub struct InvariantUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///The new client-writable fields; `name` identifies the entity (renaming is not supported).
     pub invariant: InvariantSpec,
@@ -3735,6 +3768,7 @@ pub struct InvariantUpdateParams {
 #[serde(deny_unknown_fields)]
 pub struct JsonrpcError {
     ///Numeric error code (see x-errors).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub code: i32,
     ///Error details. A2A servers send an array of ProtoJSON Any objects, each with an @type, such as ErrorInfo and BadRequest.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3971,6 +4005,7 @@ pub struct ListTaskPushNotificationConfigsRequest {
     ///Maximum number of configurations to return.
     #[serde(rename = "pageSize", skip_serializing_if = "::std::option::Option::is_none")]
     #[serde(alias = "page_size")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub page_size: ::std::option::Option<i32>,
     ///Cursor from a previous response's nextPageToken, to fetch the following page.
     #[serde(
@@ -4139,6 +4174,7 @@ pub struct ListTasksRequest {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "history_length")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub history_length: ::std::option::Option<i32>,
     ///Whether to include artifacts in the returned tasks (default false: the artifacts field is omitted).
     #[serde(
@@ -4150,6 +4186,7 @@ pub struct ListTasksRequest {
     ///Maximum number of tasks to return, 1 to 100; 50 when unset. The server may return fewer.
     #[serde(rename = "pageSize", skip_serializing_if = "::std::option::Option::is_none")]
     #[serde(alias = "page_size")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub page_size: ::std::option::Option<i32>,
     ///Cursor from a previous response's nextPageToken, to fetch the following page.
     #[serde(
@@ -4183,12 +4220,14 @@ pub struct ListTasksResponse {
     ///Page size applied to this response.
     #[serde(rename = "pageSize")]
     #[serde(alias = "page_size")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub page_size: i32,
     ///The tasks of this page (empty when nothing matches).
     pub tasks: ::std::vec::Vec<Task>,
     ///Number of matching tasks before pagination.
     #[serde(rename = "totalSize")]
     #[serde(alias = "total_size")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub total_size: i32,
 }
 ///A JSON-RPC request calling `ListTasks`.
@@ -4380,6 +4419,7 @@ pub struct Namespace {
     ///Number of principals with a role in the namespace.
     #[serde(rename = "memberCount")]
     #[serde(alias = "member_count")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub member_count: i32,
     ///Name of the namespace.
     pub name: ::std::string::String,
@@ -4389,6 +4429,7 @@ pub struct Namespace {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "plan_count")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub plan_count: ::std::option::Option<i64>,
 }
 ///One page of the namespaces the caller can read, ordered by name.
@@ -4414,6 +4455,7 @@ pub struct NamespaceListParams {
     pub cursor: ::std::option::Option<::std::string::String>,
     ///Maximum number of items to return, 1 to 100 (default 50). The server may return fewer.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub limit: ::std::option::Option<i32>,
     ///When present, list only this namespace and the namespaces nested under it (names starting with "<namespace>/").
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4582,6 +4624,7 @@ pub struct NamespaceMembersParams {
     pub cursor: ::std::option::Option<::std::string::String>,
     ///Maximum number of items to return, 1 to 100 (default 50). The server may return fewer.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub limit: ::std::option::Option<i32>,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5063,6 +5106,7 @@ pub struct Plan {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "applied_project_revision")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub applied_project_revision: ::std::option::Option<i64>,
     ///Name of the automation profile in effect, if any.
     #[serde(
@@ -5074,6 +5118,7 @@ pub struct Plan {
     ///Project revision the plan reads and diffs against (the project's current revision when the plan was created or last corrected).
     #[serde(rename = "baseProjectRevision")]
     #[serde(alias = "base_project_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub base_project_revision: i64,
     ///A2A contextId the plan's tasks belong to.
     #[serde(rename = "contextId")]
@@ -5097,6 +5142,7 @@ pub struct Plan {
     ///Name of the project the plan works on.
     pub project: ::std::string::String,
     ///Plan revision, 1 on creation and incremented by every plan/correct.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub revision: i64,
     ///Current state.
     pub state: PlanState,
@@ -5122,6 +5168,7 @@ pub struct PlanApplyParams {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "expected_project_revision")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub expected_project_revision: ::std::option::Option<i64>,
     ///Message recorded on the new project revision.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5274,6 +5321,7 @@ pub struct PlanArtifact {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub path: ::std::option::Option<::std::string::String>,
     ///Plan revision that produced it.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub revision: i64,
     ///Step that produced it.
     #[serde(rename = "stepId", skip_serializing_if = "::std::option::Option::is_none")]
@@ -5358,6 +5406,7 @@ pub struct PlanArtifactList {
     #[serde(alias = "plan_id")]
     pub plan_id: ::std::string::String,
     ///Plan revision.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub revision: i64,
 }
 ///Params of plan/artifacts.
@@ -5373,6 +5422,7 @@ pub struct PlanArtifactsParams {
     pub plan_id: ::std::string::String,
     ///Plan revision; the current one when absent.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub revision: ::std::option::Option<i64>,
 }
 ///A JSON-RPC request calling `_cleveragents/plan/artifacts`.
@@ -5629,6 +5679,7 @@ pub struct PlanCorrectParams {
     ///Plan revision being corrected; ExtInvalidState when it is no longer current.
     #[serde(rename = "expectedRevision")]
     #[serde(alias = "expected_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_revision: i64,
     ///Replacement inputs for the action; must satisfy its inputSchema.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -5784,6 +5835,7 @@ pub struct PlanCorrection {
     ///Revision that was corrected.
     #[serde(rename = "fromRevision")]
     #[serde(alias = "from_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub from_revision: i64,
     ///Identifier of the correction.
     pub id: ::std::string::String,
@@ -5800,6 +5852,7 @@ pub struct PlanCorrection {
     ///Revision the correction created.
     #[serde(rename = "toRevision")]
     #[serde(alias = "to_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub to_revision: i64,
 }
 ///What plan/apply would change in the project, relative to its current revision.
@@ -5817,8 +5870,10 @@ pub struct PlanDiff {
     ///Current project revision the diff is computed against. Pass it to plan/apply as expectedProjectRevision to apply exactly this diff.
     #[serde(rename = "projectRevision")]
     #[serde(alias = "project_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub project_revision: i64,
     ///Plan revision diffed.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub revision: i64,
     ///Totals.
     pub stats: DiffStats,
@@ -5833,6 +5888,7 @@ pub struct PlanDiffParams {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "context_lines")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub context_lines: ::std::option::Option<i32>,
     ///Rendering of text changes; UNIFIED when absent.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5990,10 +6046,13 @@ pub struct PlanDomainEvent {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "project_revision")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub project_revision: ::std::option::Option<i64>,
     ///Plan revision the event belongs to.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub revision: i64,
     ///Per-task sequence number of the event, starting at 1.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub seq: i64,
     ///State after the event (plan.state_changed).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6247,6 +6306,7 @@ pub struct PlanExplainParams {
     pub plan_id: ::std::string::String,
     ///Plan revision; the current one when absent.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub revision: ::std::option::Option<i64>,
 }
 ///A JSON-RPC request calling `_cleveragents/plan/explain`.
@@ -6379,6 +6439,7 @@ pub struct PlanExplanation {
     ///Per-decision reasoning, in tree order.
     pub rationale: ::std::vec::Vec<PlanRationale>,
     ///Plan revision explained.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub revision: i64,
     ///Overall explanation.
     pub summary: ::std::string::String,
@@ -6420,6 +6481,7 @@ pub struct PlanListParams {
     pub cursor: ::std::option::Option<::std::string::String>,
     ///Maximum number of items to return, 1 to 100 (default 50). The server may return fewer.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub limit: ::std::option::Option<i32>,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6864,6 +6926,7 @@ pub struct PlanRevision {
     #[serde(alias = "created_at")]
     pub created_at: ::std::string::String,
     ///Revision number.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub revision: i64,
     ///What changed in this revision.
     pub summary: ::std::string::String,
@@ -6892,6 +6955,7 @@ pub struct PlanRollbackResult {
     ///Project revision whose tree was restored (the apply's parent revision).
     #[serde(rename = "restoredRevision")]
     #[serde(alias = "restored_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub restored_revision: i64,
     ///The new project revision (origin PLAN_ROLLED_BACK).
     pub revision: ProjectRevision,
@@ -7352,6 +7416,7 @@ pub struct PlanTree {
     #[serde(alias = "plan_id")]
     pub plan_id: ::std::string::String,
     ///Plan revision the tree belongs to.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub revision: i64,
     ///The GOAL node.
     pub root: DecisionNode,
@@ -7369,6 +7434,7 @@ pub struct PlanTreeParams {
     pub plan_id: ::std::string::String,
     ///Plan revision; the current one when absent.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub revision: ::std::option::Option<i64>,
 }
 ///A JSON-RPC request calling `_cleveragents/plan/tree`.
@@ -7646,6 +7712,7 @@ pub struct Project {
     ///Number of the current revision of the file tree (see ProjectRevision). Distinct from `version`, which counts every change to the entity, including context settings.
     #[serde(rename = "currentRevision")]
     #[serde(alias = "current_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub current_revision: i64,
     ///Human-readable description.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7664,6 +7731,7 @@ pub struct Project {
     #[serde(alias = "updated_at")]
     pub updated_at: ::std::string::String,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/projects/add`.
@@ -7721,6 +7789,7 @@ pub struct ProjectFileInfo {
     ///Size of the content in bytes.
     #[serde(rename = "sizeBytes")]
     #[serde(alias = "size_bytes")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub size_bytes: i64,
 }
 ///One page of projects, ordered by name.
@@ -7750,6 +7819,7 @@ pub struct ProjectRevision {
     ///Number of files in the tree at this revision.
     #[serde(rename = "fileCount")]
     #[serde(alias = "file_count")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub file_count: i32,
     ///Human-readable summary of the change.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7762,6 +7832,7 @@ pub struct ProjectRevision {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "parent_revision")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub parent_revision: ::std::option::Option<i64>,
     ///Plan whose apply or rollback created this revision, if any.
     #[serde(rename = "planId", skip_serializing_if = "::std::option::Option::is_none")]
@@ -7770,6 +7841,7 @@ pub struct ProjectRevision {
     ///Name of the project.
     pub project: ::std::string::String,
     ///Revision number, starting at 1 and increasing by 1 per change of the tree.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub revision: i64,
 }
 ///What created a project revision.
@@ -7873,6 +7945,7 @@ pub struct ProjectUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -10459,6 +10532,7 @@ impl ::std::convert::TryFrom<::std::string::String> for RegistryKind {
 #[serde(deny_unknown_fields)]
 pub struct RegistryKindCount {
     ///Number of entities.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub count: i64,
     ///Entity kind.
     pub kind: RegistryKind,
@@ -10475,6 +10549,7 @@ pub struct RegistryListParams {
     pub filter: ::std::option::Option<::std::string::String>,
     ///Maximum number of items to return, 1 to 100 (default 50). The server may return fewer.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub limit: ::std::option::Option<i32>,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -11093,6 +11168,7 @@ pub struct RegistryRemoveParams {
     ///Version the caller last read; the removal fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Name of the entity.
     pub name: ::std::string::String,
@@ -11111,6 +11187,7 @@ pub struct RegistryRemoveResult {
     ///Version the entity had when it was removed.
     #[serde(rename = "removedVersion")]
     #[serde(alias = "removed_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub removed_version: i64,
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resource-types/add`.
@@ -14196,6 +14273,7 @@ pub struct Resource {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub uri: ::std::option::Option<::std::string::String>,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/resources/add`.
@@ -14290,6 +14368,7 @@ pub struct ResourceType {
     #[serde(alias = "updated_at")]
     pub updated_at: ::std::string::String,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/resource-types/add`.
@@ -14348,6 +14427,7 @@ pub struct ResourceTypeUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14364,6 +14444,7 @@ pub struct ResourceUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14508,6 +14589,7 @@ pub struct SendMessageConfiguration {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "history_length")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub history_length: ::std::option::Option<i32>,
     ///When true, return as soon as the task exists; when false (default), wait until the task is terminal or interrupted. Ignored for streaming and for direct Message replies.
     #[serde(
@@ -14827,6 +14909,7 @@ pub struct Skill {
     #[serde(alias = "updated_at")]
     pub updated_at: ::std::string::String,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/skills/add`.
@@ -14882,6 +14965,7 @@ pub struct SkillUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14998,6 +15082,7 @@ pub struct StdioStreamEventParams {
     #[serde(alias = "request_id")]
     pub request_id: StdioRequestId,
     ///Sequence number within the stream, starting at 1 and increasing by 1.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub seq: i64,
 }
 ///Integrity of the persistent store.
@@ -15009,6 +15094,7 @@ pub struct StoreIntegrityReport {
     ///Objects verified.
     #[serde(rename = "checkedObjects")]
     #[serde(alias = "checked_objects")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub checked_objects: i64,
     ///Whether every object was verified.
     pub deep: bool,
@@ -15019,6 +15105,7 @@ pub struct StoreIntegrityReport {
     ///Schema version of the store's tables.
     #[serde(rename = "storeSchemaVersion")]
     #[serde(alias = "store_schema_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub store_schema_version: i32,
 }
 ///A JSON-RPC request calling `stream/cancel`.
@@ -15487,6 +15574,7 @@ pub struct SyncEntityStatus {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "local_version")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub local_version: ::std::option::Option<i64>,
     ///Name of the entity.
     pub name: ::std::string::String,
@@ -15496,6 +15584,7 @@ pub struct SyncEntityStatus {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "remote_version")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub remote_version: ::std::option::Option<i64>,
     ///Comparison result.
     pub state: SyncState,
@@ -15512,6 +15601,7 @@ pub struct SyncItem {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "local_version")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub local_version: ::std::option::Option<i64>,
     ///Details, e.g. the conflicting versions.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -15526,6 +15616,7 @@ pub struct SyncItem {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "remote_version")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub remote_version: ::std::option::Option<i64>,
 }
 ///Where a registry entity came from when it was last pulled from a remote by sync/pull.
@@ -15537,6 +15628,7 @@ pub struct SyncOrigin {
     ///Version of the entity on the remote at the time of the pull.
     #[serde(rename = "remoteVersion")]
     #[serde(alias = "remote_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub remote_version: i64,
     ///When the entity was pulled.
     #[serde(rename = "syncedAt")]
@@ -15891,8 +15983,10 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncPushRpcRequestMethod
 #[serde(deny_unknown_fields)]
 pub struct SyncReport {
     ///Entities left alone because of conflicts.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub conflicts: i32,
     ///Entities created on the target side.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub created: i32,
     ///Direction of the run.
     pub direction: SyncDirection,
@@ -15913,8 +16007,10 @@ pub struct SyncReport {
     #[serde(alias = "started_at")]
     pub started_at: ::std::string::String,
     ///Entities already equal.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub unchanged: i32,
     ///Entities updated on the target side.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub updated: i32,
 }
 ///How one entity compares between this instance and the remote.
@@ -16385,6 +16481,7 @@ pub struct Tool {
     #[serde(alias = "updated_at")]
     pub updated_at: ::std::string::String,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/tools/add`.
@@ -16511,6 +16608,7 @@ pub struct ToolUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -16534,6 +16632,7 @@ pub struct Validation {
     ///Size limit for MAX_FILE_BYTES.
     #[serde(rename = "maxBytes", skip_serializing_if = "::std::option::Option::is_none")]
     #[serde(alias = "max_bytes")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub max_bytes: ::std::option::Option<i64>,
     ///Name of the entity, unique per kind within its namespace.
     pub name: ::std::string::String,
@@ -16561,6 +16660,7 @@ pub struct Validation {
     #[serde(alias = "updated_at")]
     pub updated_at: ::std::string::String,
     ///Server-assigned version, 1 on creation and incremented by every change; updates and removals must name it as `expectedVersion` (optimistic concurrency).
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub version: i64,
 }
 ///Params of `_cleveragents/registry/validations/add`.
@@ -16805,6 +16905,7 @@ pub struct ValidationSpec {
     ///Size limit for MAX_FILE_BYTES.
     #[serde(rename = "maxBytes", skip_serializing_if = "::std::option::Option::is_none")]
     #[serde(alias = "max_bytes")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub max_bytes: ::std::option::Option<i64>,
     ///Name of the entity, unique per kind within the namespace.
     pub name: ::std::string::String,
@@ -16830,6 +16931,7 @@ pub struct ValidationUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
     #[serde(alias = "expected_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub expected_version: i64,
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -9,6 +9,7 @@ pub struct ArchiveEntry {
     ///Revision in the archive.
     #[serde(rename = "archiveRevision")]
     #[serde(alias = "archive_revision")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub archive_revision: i64,
     ///Which note.
     #[serde(rename = "noteId")]
@@ -266,6 +267,7 @@ pub struct GetNoteRequest {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "history_length")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub history_length: ::std::option::Option<i32>,
     ///The note id.
     pub id: ::std::string::String,

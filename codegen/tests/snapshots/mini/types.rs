@@ -124,6 +124,7 @@ pub struct GetNoteRequest {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     #[serde(alias = "history_length")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub history_length: ::std::option::Option<i32>,
     ///The note id.
     pub id: ::std::string::String,
