@@ -77,6 +77,19 @@ pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
         .collect::<Result<Vec<_>>>()?;
     check_unique_methods(&contracts)?;
     let mut definitions = preprocess::bundle(schemas)?;
+    // A method's params and result may name a definition of any bundled file.
+    for contract in &contracts {
+        for method in &contract.methods {
+            for type_name in [&method.params, &method.result] {
+                if !definitions.contains_key(type_name.as_str()) {
+                    return Err(Error::schema(
+                        &contract.file,
+                        format!("x-methods.{}: no definition `{type_name}`", method.name),
+                    ));
+                }
+            }
+        }
+    }
     let notes = preprocess::prepare(&mut definitions, &contracts)?;
     let types = types::generate(&definitions, &notes)?;
     let sources = schemas.iter().map(|(file, _)| file.as_str()).collect::<Vec<_>>();

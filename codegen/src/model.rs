@@ -114,10 +114,9 @@ impl Contract {
         let services: Vec<(String, Service)> = ordered_section(file, root, "x-services")?;
         let errors: Vec<(String, ErrorDef)> = ordered_section(file, root, "x-errors")?;
         let methods: Vec<(String, MethodDef)> = ordered_section(file, root, "x-methods")?;
-        let definitions = root
-            .get("definitions")
-            .and_then(Value::as_object)
-            .ok_or_else(|| Error::schema(file, "missing `definitions`"))?;
+        if !root.get("definitions").is_some_and(Value::is_object) {
+            return Err(Error::schema(file, "missing `definitions`"));
+        }
 
         let methods = methods
             .into_iter()
@@ -134,11 +133,6 @@ impl Contract {
                     file,
                     at(&format!("unknown service `{}`", method.service)),
                 ));
-            }
-            for type_name in [&method.params, &method.result] {
-                if !definitions.contains_key(type_name.as_str()) {
-                    return Err(Error::schema(file, at(&format!("no definition `{type_name}`"))));
-                }
             }
             for error in &method.errors {
                 if !errors.iter().any(|(key, _)| key == error) {

@@ -18,7 +18,7 @@ use crate::pipeline::Pipeline;
 use a2a::rpc::{decode_params, CallContext, Dispatch, Error, Outcome};
 use a2a::types::{
     AgentCard, StdioActivatedExtension, StdioImplementationInfo, StdioInitializeParams,
-    StdioInitializeResult, StdioStreamCancelParams, StdioStreamCancelResult,
+    StdioInitializeResult, StdioStreamCancelParams, StdioStreamCancelResult, StdioStreamResumeParams,
 };
 use a2a::{find_method, Contract, ErrorKind};
 use serde_json::{json, Value};
@@ -35,6 +35,7 @@ use tokio_util::sync::CancellationToken;
 const INITIALIZE: &str = "initialize";
 const STREAM_EVENT: &str = "stream/event";
 const STREAM_CANCEL: &str = "stream/cancel";
+const STREAM_RESUME: &str = "stream/resume";
 
 struct Session {
     pipeline: Pipeline,
@@ -178,6 +179,22 @@ where
             }
             continue;
         };
+        // `stream/resume` is the stdio form of SSE `Last-Event-ID`: it becomes the
+        // named streaming call, run with `resume_after`.
+        let (request, resume_after) = if request.method == STREAM_RESUME {
+            match resume_request(request) {
+                Ok(resumed) => resumed,
+                Err(rejected) => {
+                    let (id, error) = *rejected;
+                    if let Some(id) = id {
+                        session.send(&jsonrpc::failure(&id, &error)).await;
+                    }
+                    continue;
+                }
+            }
+        } else {
+            (request, None)
+        };
         // Register a stream's cancel token before the request runs, so a
         // `stream/cancel` read right after it always finds it.
         let cancel = match (&request.id, find_method(&request.method)) {
@@ -210,7 +227,7 @@ where
         };
         let session = session.clone();
         tasks.spawn(async move {
-            run_request(&session, negotiated, request, cancel).await;
+            run_request(&session, negotiated, request, cancel, resume_after).await;
             drop(permit);
         });
         // Reap finished tasks so the set does not grow with the session.
@@ -336,6 +353,46 @@ fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> 
     Ok(value)
 }
 
+/// A refused request: the id to answer under (none for a notification) and why.
+type Refused = (Option<Value>, Error);
+
+/// Unwraps a `stream/resume` into the streaming request it names and the
+/// sequence to resume after; only streaming, dispatched methods qualify.
+fn resume_request(request: Request) -> Result<(Request, Option<u64>), Box<Refused>> {
+    let Request {
+        id,
+        request_id,
+        params,
+        ..
+    } = request;
+    let descriptor = match find_method(STREAM_RESUME) {
+        Some(descriptor) => descriptor,
+        None => return Err(Box::new((id, Error::method_not_found(STREAM_RESUME)))),
+    };
+    let resume: StdioStreamResumeParams = match decode_params(descriptor, params) {
+        Ok(resume) => resume,
+        Err(error) => return Err(Box::new((id, error))),
+    };
+    let streaming = find_method(&resume.method).is_some_and(|d| d.streaming && d.is_dispatched());
+    if !streaming {
+        let description = format!("`{}` is not a streaming method", resume.method);
+        let error = Error::new(
+            ErrorKind::ExtInvalidParams,
+            format!("Invalid params for `{STREAM_RESUME}`: {description}"),
+        )
+        .with_field_violation("method", description);
+        return Err(Box::new((id, error)));
+    }
+    let after = u64::try_from(resume.last_event_id).unwrap_or(0);
+    let request = Request {
+        id,
+        request_id,
+        method: resume.method,
+        params: Some(Value::Object(resume.params)),
+    };
+    Ok((request, Some(after)))
+}
+
 fn cancel_stream(session: &Session, params: Option<Value>) -> Result<Value, Error> {
     let descriptor = find_method(STREAM_CANCEL).ok_or_else(|| Error::method_not_found(STREAM_CANCEL))?;
     let params: StdioStreamCancelParams = decode_params(descriptor, params)?;
@@ -357,6 +414,7 @@ async fn run_request(
     negotiated: Negotiated,
     request: Request,
     cancel: Option<CancellationToken>,
+    resume_after: Option<u64>,
 ) {
     let Request {
         id,
@@ -369,7 +427,7 @@ async fn run_request(
         principal: None,
         extension_versions: negotiated.versions,
         activated_extensions: negotiated.activated,
-        resume_after: None,
+        resume_after,
     };
     let outcome = session.pipeline.call(ctx, None, &method, params).await;
     let Some(id) = id else {
@@ -396,10 +454,14 @@ async fn run_request(
                 match next {
                     Some(Ok(event)) => {
                         seq += 1;
+                        let mut params = json!({ "requestId": id, "seq": seq, "event": event.data });
+                        if let Some(task_seq) = event.seq {
+                            params["taskSeq"] = json!(task_seq);
+                        }
                         let notification = json!({
                             "jsonrpc": "2.0",
                             "method": STREAM_EVENT,
-                            "params": { "requestId": id, "seq": seq, "event": event.data },
+                            "params": params,
                         });
                         session.send(&notification).await;
                     }

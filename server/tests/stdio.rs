@@ -306,3 +306,82 @@ async fn oversize_lines_and_deep_nesting_are_refused() {
     let (response, _) = client.until_response(&json!(2)).await;
     assert_eq!(response["result"]["id"], "ok");
 }
+
+#[tokio::test]
+async fn stream_resume_continues_after_the_last_task_sequence_seen() {
+    let (dispatch, _) = test_router();
+    let mut client = StdioClient::start(server::ServerConfig::default(), dispatch);
+    client.initialize(None).await;
+    // Events carry the producer's sequence as `taskSeq`.
+    client
+        .send(&rpc(json!(1), "SubscribeToTask", json!({"id": "resume"})))
+        .await;
+    let (done, events) = client.until_response(&json!(1)).await;
+    assert_eq!(done["result"], Value::Null);
+    let seqs: Vec<(Value, Value)> = events
+        .iter()
+        .map(|e| (e["params"]["seq"].clone(), e["params"]["taskSeq"].clone()))
+        .collect();
+    assert_eq!(seqs, [(json!(1), json!(1)), (json!(2), json!(2))]);
+
+    client
+        .send(&rpc(
+            json!(2),
+            "stream/resume",
+            json!({"method": "SubscribeToTask", "params": {"id": "resume"}, "lastEventId": 41}),
+        ))
+        .await;
+    let (done, events) = client.until_response(&json!(2)).await;
+    assert_eq!(done["result"], Value::Null);
+    let resumed: Vec<(Value, Value, Value)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["params"]["requestId"].clone(),
+                e["params"]["seq"].clone(),
+                e["params"]["taskSeq"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        resumed,
+        [(json!(2), json!(1), json!(42)), (json!(2), json!(2), json!(43))]
+    );
+}
+
+#[tokio::test]
+async fn stream_resume_of_a_unary_method_is_invalid_params() {
+    let (dispatch, _) = test_router();
+    let mut client = StdioClient::start(server::ServerConfig::default(), dispatch);
+    client.initialize(None).await;
+    client
+        .send(&rpc(
+            json!(3),
+            "stream/resume",
+            json!({"method": "GetTask", "params": {"id": "t"}, "lastEventId": 1}),
+        ))
+        .await;
+    let (response, events) = client.until_response(&json!(3)).await;
+    assert!(events.is_empty());
+    assert_eq!(
+        error_of(&response),
+        (
+            -32602,
+            "urn:cleveragents:extensions:v1".to_string(),
+            "INVALID_PARAMS".to_string()
+        )
+    );
+    assert_eq!(
+        response["error"]["message"],
+        "Invalid params for `stream/resume`: `GetTask` is not a streaming method"
+    );
+    client
+        .send(&rpc(
+            json!(4),
+            "stream/resume",
+            json!({"method": "SubscribeToTask"}),
+        ))
+        .await;
+    let (response, _) = client.until_response(&json!(4)).await;
+    assert_eq!(response["error"]["code"], -32602);
+}

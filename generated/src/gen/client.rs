@@ -686,4 +686,14 @@ impl<T: crate::rpc::Transport> crate::rpc::Client<T> {
     > {
         self.call::<crate::methods::markers::StreamCancel>(params).await
     }
+    /// `stream/resume`: Calls a streaming method so that it continues after `lastEventId`: the events arrive as `stream/event` notifications for this request's id, and the stream ends with the response to it, as for any streaming request. Stdio-binding method.
+    pub async fn stream_resume(
+        &self,
+        params: crate::types::StdioStreamResumeParams,
+    ) -> ::std::result::Result<
+        crate::rpc::ClientStream<crate::types::StreamResponse>,
+        crate::rpc::CallError,
+    > {
+        self.subscribe::<crate::methods::markers::StreamResume>(params).await
+    }
 }

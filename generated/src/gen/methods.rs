@@ -2385,6 +2385,25 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::StdioStreamCancelResult>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::StreamCancelRpcRequest>,
     },
+    crate::rpc::MethodDescriptor {
+        name: "stream/resume",
+        contract: Contract::Cleveragents,
+        service: "stdio",
+        params_type: "StdioStreamResumeParams",
+        result_type: "StreamResponse",
+        streaming: true,
+        notification: false,
+        binding: Some("stdio"),
+        capability: None,
+        access: None,
+        namespaced: true,
+        since: Some("1.0"),
+        errors: &[crate::errors::ErrorKind::ExtInvalidParams],
+        description: "Calls a streaming method so that it continues after `lastEventId`: the events arrive as `stream/event` notifications for this request's id, and the stream ends with the response to it, as for any streaming request. Stdio-binding method.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::StdioStreamResumeParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::StreamResponse>,
+        roundtrip_request: crate::rpc::roundtrip::<crate::types::StreamResumeRpcRequest>,
+    },
 ];
 /// The descriptor of the method with this wire name.
 pub fn find_method(name: &str) -> Option<&'static crate::rpc::MethodDescriptor> {
@@ -2478,6 +2497,7 @@ pub fn find_method(name: &str) -> Option<&'static crate::rpc::MethodDescriptor> 
         "initialize" => Some(&METHODS[86usize]),
         "stream/event" => Some(&METHODS[87usize]),
         "stream/cancel" => Some(&METHODS[88usize]),
+        "stream/resume" => Some(&METHODS[89usize]),
         _ => None,
     }
 }
@@ -3460,6 +3480,17 @@ pub mod markers {
         type Result = crate::types::StdioStreamCancelResult;
         fn descriptor() -> &'static crate::rpc::MethodDescriptor {
             &super::METHODS[88usize]
+        }
+    }
+    /// `stream/resume`: Calls a streaming method so that it continues after `lastEventId`: the events arrive as `stream/event` notifications for this request's id, and the stream ends with the response to it, as for any streaming request. Stdio-binding method.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct StreamResume;
+    impl crate::rpc::Method for StreamResume {
+        const NAME: &'static str = "stream/resume";
+        type Params = crate::types::StdioStreamResumeParams;
+        type Result = crate::types::StreamResponse;
+        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+            &super::METHODS[89usize]
         }
     }
 }

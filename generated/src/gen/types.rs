@@ -15084,6 +15084,25 @@ pub struct StdioStreamEventParams {
     ///Sequence number within the stream, starting at 1 and increasing by 1.
     #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub seq: i64,
+    ///The producer's sequence number of the event (for task streams, the task's persisted event sequence), when it has one. Pass the last one seen as `lastEventId` of `stream/resume` to continue after it.
+    #[serde(rename = "taskSeq", skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(alias = "task_seq")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub task_seq: ::std::option::Option<i64>,
+}
+///Params of `stream/resume`: a streaming call that continues after the last event a client saw (the stdio form of SSE `Last-Event-ID`).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StdioStreamResumeParams {
+    ///The last `taskSeq` the client saw; only later events are sent.
+    #[serde(rename = "lastEventId")]
+    #[serde(alias = "last_event_id")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
+    pub last_event_id: i64,
+    ///The streaming method to call, e.g. `SubscribeToTask`.
+    pub method: ::std::string::String,
+    ///That method's params.
+    pub params: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Integrity of the persistent store.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -15372,6 +15391,121 @@ impl ::std::convert::From<TaskStatusUpdateEvent> for StreamResponse {
 impl ::std::convert::From<TaskArtifactUpdateEvent> for StreamResponse {
     fn from(value: TaskArtifactUpdateEvent) -> Self {
         Self::ArtifactUpdate(value)
+    }
+}
+///A JSON-RPC request calling `stream/resume`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StreamResumeRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: StreamResumeRpcRequestJsonrpc,
+    ///The method name.
+    pub method: StreamResumeRpcRequestMethod,
+    ///The method's parameters.
+    pub params: StdioStreamResumeParams,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum StreamResumeRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for StreamResumeRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for StreamResumeRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for StreamResumeRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for StreamResumeRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum StreamResumeRpcRequestMethod {
+    #[serde(rename = "stream/resume")]
+    StreamResume,
+}
+impl ::std::fmt::Display for StreamResumeRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::StreamResume => f.write_str("stream/resume"),
+        }
+    }
+}
+impl ::std::str::FromStr for StreamResumeRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "stream/resume" => Ok(Self::StreamResume),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for StreamResumeRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for StreamResumeRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
     }
 }
 ///A list of strings (used as a map value).
