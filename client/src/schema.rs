@@ -3,48 +3,11 @@
 //! results against a method's result type.
 
 use serde_json::{Map, Value};
-use std::sync::OnceLock;
-
-const A2A_SCHEMA: &str = include_str!("../../schema/a2a.json");
-const EXT_SCHEMA: &str = include_str!("../../schema/cleveragents-ext.json");
 
 /// Both schema files' `definitions` in one map, with cross-file references
-/// (`a2a.json#/definitions/X`) rewritten to local ones (`#/definitions/X`).
-/// Definition names are unique across the files (a schema convention), so the
-/// merge loses nothing.
+/// made local (bundled once by the contract crate).
 pub fn definitions() -> &'static Map<String, Value> {
-    static BUNDLE: OnceLock<Map<String, Value>> = OnceLock::new();
-    BUNDLE.get_or_init(|| {
-        let mut all = Map::new();
-        for text in [A2A_SCHEMA, EXT_SCHEMA] {
-            // The files are compiled in and checked by the generated crate's
-            // tests; an unreadable one leaves the bundle without its types
-            // rather than panicking.
-            let Ok(mut doc) = serde_json::from_str::<Value>(text) else {
-                continue;
-            };
-            localize_refs(&mut doc);
-            if let Some(Value::Object(defs)) = doc.get_mut("definitions").map(Value::take) {
-                all.extend(defs);
-            }
-        }
-        all
-    })
-}
-
-fn localize_refs(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(target)) = map.get_mut("$ref") {
-                if let Some(pos) = target.find("#/") {
-                    *target = target[pos..].to_string();
-                }
-            }
-            map.values_mut().for_each(localize_refs);
-        }
-        Value::Array(items) => items.iter_mut().for_each(localize_refs),
-        _ => {}
-    }
+    a2a::schema::definitions()
 }
 
 /// The definition called `name`.

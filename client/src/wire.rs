@@ -17,11 +17,11 @@ pub const EXTENSION_VERSION_HEADER: &str = a2a::rpc::declared(Contract::Cleverag
 /// Default header of API-key authentication.
 pub const DEFAULT_API_KEY_HEADER: &str = "X-API-Key";
 /// Method name of stdio stream event notifications.
-pub const STREAM_EVENT_METHOD: &str = "stream/event";
+pub const STREAM_EVENT_METHOD: &str = <a2a::methods::markers::StreamEvent as a2a::rpc::Method>::NAME;
 /// Method name that cancels a stdio stream.
-pub const STREAM_CANCEL_METHOD: &str = "stream/cancel";
+pub const STREAM_CANCEL_METHOD: &str = <a2a::methods::markers::StreamCancel as a2a::rpc::Method>::NAME;
 /// Method name of the stdio handshake.
-pub const INITIALIZE_METHOD: &str = "initialize";
+pub const INITIALIZE_METHOD: &str = <a2a::methods::markers::Initialize as a2a::rpc::Method>::NAME;
 
 /// How the client authenticates to a server (HTTP only; stdio runs as the user).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

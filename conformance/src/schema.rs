@@ -7,10 +7,10 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// `schema/a2a.json`, as compiled into the runner.
-pub const A2A_SCHEMA: &str = include_str!("../../schema/a2a.json");
-/// `schema/cleveragents-ext.json`, as compiled into the runner.
-pub const EXT_SCHEMA: &str = include_str!("../../schema/cleveragents-ext.json");
+/// `schema/a2a.json`, as compiled into the contract crate.
+pub const A2A_SCHEMA: &str = a2a::schema::A2A_JSON;
+/// `schema/cleveragents-ext.json`, as compiled into the contract crate.
+pub const EXT_SCHEMA: &str = a2a::schema::EXTENSION_JSON;
 
 /// The parsed schema files, their merged definitions and the validator cache.
 pub struct Schemas {
@@ -39,7 +39,7 @@ impl Schemas {
             let Ok(mut doc) = serde_json::from_str::<Value>(text) else {
                 continue;
             };
-            localize_refs(&mut doc);
+            a2a::schema::localize_refs(&mut doc);
             if let Some(Value::Object(defs)) = doc.get("definitions") {
                 definitions.extend(defs.clone());
             }
@@ -132,21 +132,6 @@ impl Schemas {
         } else {
             Err(errors)
         }
-    }
-}
-
-fn localize_refs(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(target)) = map.get_mut("$ref") {
-                if let Some(pos) = target.find("#/") {
-                    *target = target[pos..].replace("#/$defs/", "#/definitions/");
-                }
-            }
-            map.values_mut().for_each(localize_refs);
-        }
-        Value::Array(items) => items.iter_mut().for_each(localize_refs),
-        _ => {}
     }
 }
 

@@ -19,6 +19,7 @@
 #[path = "gen/mod.rs"]
 mod generated;
 pub mod rpc;
+pub mod schema;
 
 pub use errors::ErrorKind;
 pub use generated::{client, errors, handlers, methods, types};

@@ -15,7 +15,8 @@ use crate::error::ServerError;
 use crate::jsonrpc::{self, Request};
 use crate::negotiate::{self, Negotiated, PROTOCOL_VERSION};
 use crate::pipeline::Pipeline;
-use a2a::rpc::{decode_params, CallContext, Dispatch, Error, Outcome};
+use a2a::methods::markers;
+use a2a::rpc::{decode_params, CallContext, Dispatch, Error, Method, Outcome};
 use a2a::types::{
     AgentCard, StdioActivatedExtension, StdioImplementationInfo, StdioInitializeParams,
     StdioInitializeResult, StdioStreamCancelParams, StdioStreamCancelResult, StdioStreamResumeParams,
@@ -32,10 +33,11 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 /// Method names of the binding itself.
-const INITIALIZE: &str = "initialize";
-const STREAM_EVENT: &str = "stream/event";
-const STREAM_CANCEL: &str = "stream/cancel";
-const STREAM_RESUME: &str = "stream/resume";
+// The binding's own methods, by their names in the method table.
+const INITIALIZE: &str = <markers::Initialize as Method>::NAME;
+const STREAM_EVENT: &str = <markers::StreamEvent as Method>::NAME;
+const STREAM_CANCEL: &str = <markers::StreamCancel as Method>::NAME;
+const STREAM_RESUME: &str = <markers::StreamResume as Method>::NAME;
 
 struct Session {
     pipeline: Pipeline,

@@ -1,0 +1,71 @@
+//! The contract's two schema files as compiled into the crate, parsed once and
+//! bundled into one set of definitions with cross-file references made local.
+//! Clients derive their options from it and conformance suites validate against
+//! it, so no crate downstream keeps a copy of the files or of the bundling rule.
+
+use serde_json::{Map, Value};
+use std::sync::OnceLock;
+
+/// `schema/a2a.json`.
+pub const A2A_JSON: &str = include_str!("../../schema/a2a.json");
+/// `schema/cleveragents-ext.json`.
+pub const EXTENSION_JSON: &str = include_str!("../../schema/cleveragents-ext.json");
+
+/// Both documents, parsed, references made local (bundling order: A2A first).
+pub fn documents() -> &'static [Value] {
+    static DOCUMENTS: OnceLock<Vec<Value>> = OnceLock::new();
+    DOCUMENTS.get_or_init(|| {
+        [A2A_JSON, EXTENSION_JSON]
+            .iter()
+            // The files are the ones the crate was generated from (the drift gate
+            // checks it); an unreadable one contributes nothing rather than panic.
+            .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+            .map(|mut document| {
+                localize_refs(&mut document);
+                document
+            })
+            .collect()
+    })
+}
+
+/// Every definition of both files in one map. Names are unique across the files
+/// (the generator enforces it), so the merge loses nothing.
+pub fn definitions() -> &'static Map<String, Value> {
+    static DEFINITIONS: OnceLock<Map<String, Value>> = OnceLock::new();
+    DEFINITIONS.get_or_init(|| {
+        documents()
+            .iter()
+            .filter_map(|document| document.get("definitions")?.as_object())
+            .flat_map(|definitions| definitions.clone())
+            .collect()
+    })
+}
+
+/// The definition called `name`.
+pub fn definition(name: &str) -> Option<&'static Value> {
+    definitions().get(name)
+}
+
+/// The `x-methods` entry of a wire method name, from whichever file has it.
+pub fn method_entry(name: &str) -> Option<&'static Map<String, Value>> {
+    documents()
+        .iter()
+        .find_map(|document| document.get("x-methods")?.get(name)?.as_object())
+}
+
+/// Rewrites cross-file references (`a2a.json#/definitions/X`, `#/$defs/X`) into
+/// local ones (`#/definitions/X`), in place.
+pub fn localize_refs(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get_mut("$ref") {
+                if let Some(pos) = target.find("#/") {
+                    *target = target[pos..].replace("#/$defs/", "#/definitions/");
+                }
+            }
+            map.values_mut().for_each(localize_refs);
+        }
+        Value::Array(items) => items.iter_mut().for_each(localize_refs),
+        _ => {}
+    }
+}
