@@ -108,17 +108,17 @@ fn file_candidate(file: &Value, settings: &ContextSettings) -> Candidate {
         None => String::from_utf8(bytes.clone()).ok(),
     };
     let reason = if !settings.include.iter().any(|g| glob_match(g, &path)) {
-        Some(ContextExclusionReason::ContextExclusionReasonNotIncluded)
+        Some(ContextExclusionReason::NotIncluded)
     } else if settings.exclude.iter().any(|g| glob_match(g, &path)) {
-        Some(ContextExclusionReason::ContextExclusionReasonExcludedByPattern)
+        Some(ContextExclusionReason::ExcludedByPattern)
     } else if text.is_none() {
-        Some(ContextExclusionReason::ContextExclusionReasonBinary)
+        Some(ContextExclusionReason::Binary)
     } else {
         None
     };
     Candidate {
         item: ContextItem {
-            kind: ContextItemKind::ContextItemKindFile,
+            kind: ContextItemKind::File,
             name: path,
             media_type: file["mediaType"]
                 .as_str()
@@ -147,11 +147,11 @@ fn resource_candidate(resource: &Value, listed: bool) -> Candidate {
     };
     Candidate {
         item: ContextItem {
-            kind: ContextItemKind::ContextItemKindResource,
+            kind: ContextItemKind::Resource,
             name,
             media_type: resource["mediaType"].as_str().unwrap_or(default_type).to_string(),
             included: listed,
-            exclusion_reason: (!listed).then_some(ContextExclusionReason::ContextExclusionReasonNotIncluded),
+            exclusion_reason: (!listed).then_some(ContextExclusionReason::NotIncluded),
             size_bytes: i64::try_from(text.len()).unwrap_or(i64::MAX),
             estimated_tokens: estimate_tokens(text.len()),
         },
@@ -312,7 +312,7 @@ impl App {
             .context_basis(&ns, &params.project, params.plan_id.as_deref())
             .await?;
         let candidate = match params.kind {
-            ContextItemKind::ContextItemKindFile => basis
+            ContextItemKind::File => basis
                 .files
                 .iter()
                 .find(|f| f["path"] == params.name.as_str())
@@ -323,7 +323,7 @@ impl App {
                         params.name, basis.revision, params.project
                     ))
                 })?,
-            ContextItemKind::ContextItemKindResource => {
+            ContextItemKind::Resource => {
                 let resource = self
                     .reg_get(&ns, Kind::Resource, &params.name)
                     .await?

@@ -183,7 +183,7 @@ fn agent_text(text: &str) -> Message {
         message_id: util::new_id(),
         context_id: None,
         task_id: None,
-        role: Role::RoleAgent,
+        role: Role::Agent,
         parts: vec![crate::executor::text_part(text)],
         metadata: None,
         extensions: vec![],
@@ -667,7 +667,7 @@ impl App {
             ..ExecState::default()
         };
         for step in &mut rec.steps {
-            step.state = PlanStepState::PlanStepStatePending;
+            step.state = PlanStepState::Pending;
             step.started_at = None;
             step.finished_at = None;
             step.message = None;
@@ -699,7 +699,7 @@ impl App {
         )?;
         let _guard = self.plan_guard(&params.plan_id).await?;
         let (mut rec, ver) = self.load_plan_rec(&ns, &params.plan_id).await?;
-        if rec.plan.state != PlanState::PlanStateCreated {
+        if rec.plan.state != PlanState::Created {
             return Err(invalid_state(
                 format!(
                     "Plan `{}` is {}; only CREATED plans can be executed",
@@ -713,8 +713,8 @@ impl App {
         let revision = rec.plan.revision;
         let task_id = util::new_id();
         let now = util::now();
-        rec.plan.state = PlanState::PlanStateRunning;
-        rec.plan.phase = PlanPhase::PlanPhaseExecute;
+        rec.plan.state = PlanState::Running;
+        rec.plan.phase = PlanPhase::Execute;
         rec.plan.task_id = Some(task_id.clone());
         rec.plan.failure = None;
         rec.plan.updated_at = now.clone();
@@ -727,7 +727,7 @@ impl App {
             id: task_id.clone(),
             context_id: Some(rec.plan.context_id.clone()),
             status: TaskStatus {
-                state: TaskState::TaskStateSubmitted,
+                state: TaskState::Submitted,
                 message: None,
                 timestamp: Some(now),
             },
@@ -770,7 +770,7 @@ impl App {
                 let Ok(rec) = from_json::<PlanRecord>(doc.value, FAMILY) else {
                     continue;
                 };
-                if rec.plan.state == PlanState::PlanStateRunning && rec.plan.task_id.is_some() {
+                if rec.plan.state == PlanState::Running && rec.plan.task_id.is_some() {
                     let (app, ns, id) = (self.clone(), ns.clone(), rec.plan.id.clone());
                     tokio::spawn(async move { app.run_plan(&ns, &id).await });
                     resumed += 1;
@@ -795,10 +795,10 @@ impl App {
         let Ok((mut rec, mut ver)) = self.load_plan_rec(ns, plan_id).await else {
             return;
         };
-        if rec.plan.state != PlanState::PlanStateRunning {
+        if rec.plan.state != PlanState::Running {
             return;
         }
-        rec.plan.state = PlanState::PlanStateFailed;
+        rec.plan.state = PlanState::Failed;
         rec.plan.failure = Some(PlanFailure {
             message: message.to_string(),
             step_id: step_id.clone(),
@@ -809,7 +809,7 @@ impl App {
                 ns,
                 &mut rec,
                 &mut ver,
-                Out::Status(TaskState::TaskStateFailed, Some(message.to_string())),
+                Out::Status(TaskState::Failed, Some(message.to_string())),
                 "plan.error",
                 json!({ "state": "PLAN_STATE_FAILED", "message": message, "stepId": step_id }),
             )
@@ -821,7 +821,7 @@ impl App {
         loop {
             let _guard = self.plan_guard(plan_id).await?;
             let (mut rec, mut ver) = self.load_plan_rec(ns, plan_id).await?;
-            if rec.plan.state != PlanState::PlanStateRunning {
+            if rec.plan.state != PlanState::Running {
                 return Ok(());
             }
             if !rec.exec.started {
@@ -830,7 +830,7 @@ impl App {
                     ns,
                     &mut rec,
                     &mut ver,
-                    Out::Status(TaskState::TaskStateWorking, None),
+                    Out::Status(TaskState::Working, None),
                     "plan.phase_changed",
                     json!({ "phase": "PLAN_PHASE_EXECUTE" }),
                 )
@@ -856,10 +856,10 @@ impl App {
         message: String,
     ) -> Result<StepEnd, Error> {
         let step_id = rec.steps[i].id.clone();
-        rec.steps[i].state = PlanStepState::PlanStepStateFailed;
+        rec.steps[i].state = PlanStepState::Failed;
         rec.steps[i].finished_at = Some(util::now());
         rec.steps[i].message = Some(message.clone());
-        rec.plan.state = PlanState::PlanStateFailed;
+        rec.plan.state = PlanState::Failed;
         let message = format!("Step `{step_id}` failed: {message}");
         rec.plan.failure = Some(PlanFailure {
             message: message.clone(),
@@ -869,7 +869,7 @@ impl App {
             ns,
             rec,
             ver,
-            Out::Status(TaskState::TaskStateFailed, Some(message.clone())),
+            Out::Status(TaskState::Failed, Some(message.clone())),
             "plan.error",
             json!({ "state": "PLAN_STATE_FAILED", "stepId": step_id, "message": message }),
         )
@@ -979,14 +979,14 @@ impl App {
     ) -> Result<StepEnd, Error> {
         let step = rec.steps[i].clone();
         let tool_fields = json!({ "stepId": step.id, "tool": step.tool });
-        rec.steps[i].state = PlanStepState::PlanStepStateRunning;
+        rec.steps[i].state = PlanStepState::Running;
         rec.steps[i].started_at = Some(util::now());
         rec.usage.tool_calls += 1;
         self.emit(
             ns,
             rec,
             ver,
-            Out::Status(TaskState::TaskStateWorking, None),
+            Out::Status(TaskState::Working, None),
             "tool.invoked",
             tool_fields.clone(),
         )
@@ -1011,7 +1011,7 @@ impl App {
         let artifact_id = format!("{}-r{}-{}", rec.plan.id, rec.plan.revision, step.id);
         let revision = rec.plan.revision;
         let finish_step = |rec: &mut PlanRecord, message: String| {
-            rec.steps[i].state = PlanStepState::PlanStepStateSucceeded;
+            rec.steps[i].state = PlanStepState::Succeeded;
             rec.steps[i].finished_at = Some(util::now());
             rec.steps[i].message = Some(message);
             rec.exec.next_step = i + 1;
@@ -1133,7 +1133,7 @@ impl App {
                         ns,
                         rec,
                         ver,
-                        Out::Status(TaskState::TaskStateWorking, None),
+                        Out::Status(TaskState::Working, None),
                         "plan.decision_made",
                         json!({ "stepId": step.id, "nodeId": format!("n-{}", step.id),
                                 "message": "Approved automatically by the automation profile." }),
@@ -1143,7 +1143,7 @@ impl App {
                         ns,
                         rec,
                         ver,
-                        Out::Status(TaskState::TaskStateWorking, None),
+                        Out::Status(TaskState::Working, None),
                         "tool.completed",
                         tool_fields,
                     )
@@ -1154,18 +1154,18 @@ impl App {
                 rec.exec.pending_prompt = Some(PlanPrompt {
                     prompt_id: format!("prm-{}-{}", step.id, rec.exec.prompts),
                     step_id: step.id.clone(),
-                    kind: PlanPromptKind::PlanPromptKindApproval,
+                    kind: PlanPromptKind::Approval,
                     question: question.clone(),
                     choices: vec![],
                     created_at: util::now(),
                 });
-                rec.steps[i].state = PlanStepState::PlanStepStateWaitingInput;
-                rec.plan.state = PlanState::PlanStateInputRequired;
+                rec.steps[i].state = PlanStepState::WaitingInput;
+                rec.plan.state = PlanState::InputRequired;
                 self.emit(
                     ns,
                     rec,
                     ver,
-                    Out::Status(TaskState::TaskStateInputRequired, Some(question)),
+                    Out::Status(TaskState::InputRequired, Some(question)),
                     "plan.state_changed",
                     json!({ "state": "PLAN_STATE_INPUT_REQUIRED", "stepId": step.id }),
                 )
@@ -1189,7 +1189,7 @@ impl App {
                     ns,
                     rec,
                     ver,
-                    Out::Status(TaskState::TaskStateWorking, None),
+                    Out::Status(TaskState::Working, None),
                     "tool.completed",
                     tool_fields,
                 )
@@ -1207,7 +1207,7 @@ impl App {
     async fn finish(&self, ns: &str, rec: &mut PlanRecord, ver: &mut u64) -> Result<(), Error> {
         let names = rec.exec.validations.clone();
         if let Err(why) = self.validate_into(ns, rec, ver, &names, None).await? {
-            rec.plan.state = PlanState::PlanStateFailed;
+            rec.plan.state = PlanState::Failed;
             rec.plan.failure = Some(PlanFailure {
                 message: why.clone(),
                 step_id: None,
@@ -1217,7 +1217,7 @@ impl App {
                     ns,
                     rec,
                     ver,
-                    Out::Status(TaskState::TaskStateFailed, Some(why.clone())),
+                    Out::Status(TaskState::Failed, Some(why.clone())),
                     "plan.error",
                     json!({ "state": "PLAN_STATE_FAILED", "message": why }),
                 )
@@ -1227,17 +1227,17 @@ impl App {
         let (changed, bytes) = changed_files(&current, &rec.exec.workspace);
         rec.usage.files_changed = changed;
         rec.usage.bytes_changed = bytes;
-        rec.plan.phase = PlanPhase::PlanPhaseReview;
+        rec.plan.phase = PlanPhase::Review;
         self.emit(
             ns,
             rec,
             ver,
-            Out::Status(TaskState::TaskStateWorking, None),
+            Out::Status(TaskState::Working, None),
             "plan.phase_changed",
             json!({ "phase": "PLAN_PHASE_REVIEW" }),
         )
         .await?;
-        rec.plan.state = PlanState::PlanStateCompleted;
+        rec.plan.state = PlanState::Completed;
         let mut note = None;
         if rec.exec.auto_apply {
             match self.apply_core(ns, rec, ver, None, None).await {
@@ -1246,7 +1246,7 @@ impl App {
                         ns,
                         rec,
                         ver,
-                        Out::Status(TaskState::TaskStateWorking, None),
+                        Out::Status(TaskState::Working, None),
                         "plan.apply_completed",
                         json!({ "state": "PLAN_STATE_APPLIED", "phase": "PLAN_PHASE_APPLY",
                                 "projectRevision": result.revision.revision }),
@@ -1273,7 +1273,7 @@ impl App {
             ns,
             rec,
             ver,
-            Out::Status(TaskState::TaskStateCompleted, note),
+            Out::Status(TaskState::Completed, note),
             "plan.state_changed",
             fields,
         )
@@ -1300,7 +1300,7 @@ impl App {
             }
         }
         let pending = match (&rec.exec.pending_prompt, rec.plan.state) {
-            (Some(p), PlanState::PlanStateInputRequired) => p.clone(),
+            (Some(p), PlanState::InputRequired) => p.clone(),
             _ => {
                 return Err(invalid_state(
                     format!(
@@ -1316,7 +1316,7 @@ impl App {
                 return Err(FAMILY.not_found(&format!("Prompt `{p}` of plan `{plan_id}`")));
             }
         }
-        if decision == PromptDecision::PromptDecisionAnswer {
+        if decision == PromptDecision::Answer {
             return Err(FAMILY.invalid_params("decision", "an APPROVAL prompt takes APPROVE or REJECT"));
         }
         let i = rec
@@ -1333,11 +1333,11 @@ impl App {
             None => verdict.to_string(),
         };
         rec.steps[i].finished_at = Some(util::now());
-        if decision == PromptDecision::PromptDecisionReject {
+        if decision == PromptDecision::Reject {
             let message = with_comment("Rejected");
-            rec.steps[i].state = PlanStepState::PlanStepStateFailed;
+            rec.steps[i].state = PlanStepState::Failed;
             rec.steps[i].message = Some(message.clone());
-            rec.plan.state = PlanState::PlanStateFailed;
+            rec.plan.state = PlanState::Failed;
             rec.plan.failure = Some(PlanFailure {
                 message: message.clone(),
                 step_id: Some(step.id.clone()),
@@ -1346,7 +1346,7 @@ impl App {
                 ns,
                 &mut rec,
                 &mut ver,
-                Out::Status(TaskState::TaskStateFailed, Some(message.clone())),
+                Out::Status(TaskState::Failed, Some(message.clone())),
                 "plan.state_changed",
                 json!({ "state": "PLAN_STATE_FAILED", "stepId": step.id, "message": message }),
             )
@@ -1354,15 +1354,15 @@ impl App {
             return Ok((rec.plan, false));
         }
         let message = with_comment("Approved");
-        rec.steps[i].state = PlanStepState::PlanStepStateSucceeded;
+        rec.steps[i].state = PlanStepState::Succeeded;
         rec.steps[i].message = Some(message.clone());
         rec.exec.next_step = i + 1;
-        rec.plan.state = PlanState::PlanStateRunning;
+        rec.plan.state = PlanState::Running;
         self.emit(
             ns,
             &mut rec,
             &mut ver,
-            Out::Status(TaskState::TaskStateWorking, None),
+            Out::Status(TaskState::Working, None),
             "plan.state_changed",
             json!({ "state": "PLAN_STATE_RUNNING", "stepId": step.id }),
         )
@@ -1371,7 +1371,7 @@ impl App {
             ns,
             &mut rec,
             &mut ver,
-            Out::Status(TaskState::TaskStateWorking, None),
+            Out::Status(TaskState::Working, None),
             "plan.decision_made",
             json!({ "stepId": step.id, "nodeId": format!("n-{}", step.id), "message": message }),
         )
@@ -1380,7 +1380,7 @@ impl App {
             ns,
             &mut rec,
             &mut ver,
-            Out::Status(TaskState::TaskStateWorking, None),
+            Out::Status(TaskState::Working, None),
             "tool.completed",
             json!({ "stepId": step.id, "tool": step.tool }),
         )
@@ -1437,10 +1437,8 @@ impl App {
             .unwrap_or_default()
             .to_lowercase();
         let decision = data_decision.or(match word.as_str() {
-            "approve" | "approved" | "yes" | "y" | "ok" | "lgtm" => {
-                Some(PromptDecision::PromptDecisionApprove)
-            }
-            "reject" | "rejected" | "no" | "n" | "deny" => Some(PromptDecision::PromptDecisionReject),
+            "approve" | "approved" | "yes" | "y" | "ok" | "lgtm" => Some(PromptDecision::Approve),
+            "reject" | "rejected" | "no" | "n" | "deny" => Some(PromptDecision::Reject),
             _ => None,
         });
         {
@@ -1448,7 +1446,7 @@ impl App {
             // only recorded in the task's history; the run goes on.
             let _guard = self.plan_guard(plan_id).await?;
             let (rec, _) = self.load_plan_rec(&ns, plan_id).await?;
-            if rec.plan.state != PlanState::PlanStateInputRequired {
+            if rec.plan.state != PlanState::InputRequired {
                 return Ok(());
             }
         }
@@ -1469,7 +1467,7 @@ impl App {
                     &ns,
                     &mut rec,
                     &mut ver,
-                    Out::Status(TaskState::TaskStateInputRequired, Some(question)),
+                    Out::Status(TaskState::InputRequired, Some(question)),
                     "plan.state_changed",
                     fields,
                 )
@@ -1535,8 +1533,8 @@ impl App {
             let (mut rec, ver) = self.load_plan_rec(&ns, &plan.id).await?;
             self.arm(&ns, &mut rec).await?;
             let revision = rec.plan.revision;
-            rec.plan.state = PlanState::PlanStateRunning;
-            rec.plan.phase = PlanPhase::PlanPhaseExecute;
+            rec.plan.state = PlanState::Running;
+            rec.plan.phase = PlanPhase::Execute;
             rec.plan.task_id = Some(task.task_id.clone());
             rec.plan.failure = None;
             rec.plan.updated_at = util::now();
@@ -1581,11 +1579,8 @@ impl App {
         let Ok((mut rec, ver)) = self.load_plan_rec(ns, plan_id).await else {
             return;
         };
-        if matches!(
-            rec.plan.state,
-            PlanState::PlanStateRunning | PlanState::PlanStateInputRequired
-        ) {
-            rec.plan.state = PlanState::PlanStateCancelled;
+        if matches!(rec.plan.state, PlanState::Running | PlanState::InputRequired) {
+            rec.plan.state = PlanState::Cancelled;
             rec.plan.updated_at = util::now();
             rec.exec.pending_prompt = None;
             rec.cancel_reason = Some("The plan's task was cancelled.".into());
@@ -1641,9 +1636,9 @@ impl App {
             Some(n) if (0..=1000).contains(&n) => n as usize,
             Some(_) => return Err(FAMILY.invalid_params("contextLines", "must be between 0 and 1000")),
         };
-        let full = params.format == Some(a2a::types::FileDiffFormat::FileDiffFormatFull);
+        let full = params.format == Some(a2a::types::FileDiffFormat::Full);
         let (rec, _) = self.load_plan_rec(&ns, &params.plan_id).await?;
-        if rec.plan.state == PlanState::PlanStateCreated {
+        if rec.plan.state == PlanState::Created {
             return Err(invalid_state(
                 format!(
                     "Plan `{}` is CREATED and has produced no artifacts; execute it first",
@@ -1680,7 +1675,7 @@ impl App {
         )?;
         let _guard = self.plan_guard(&params.plan_id).await?;
         let (mut rec, mut ver) = self.load_plan_rec(&ns, &params.plan_id).await?;
-        if rec.plan.state != PlanState::PlanStateCompleted {
+        if rec.plan.state != PlanState::Completed {
             return Err(invalid_state(
                 format!(
                     "Plan `{}` is {}; only COMPLETED plans can be applied",
@@ -1775,8 +1770,8 @@ impl App {
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| format!("Applied plan {} (action {})", rec.plan.id, rec.plan.action));
         let changes = registry::changes(&current, &new_files);
-        rec.plan.state = PlanState::PlanStateApplied;
-        rec.plan.phase = PlanPhase::PlanPhaseApply;
+        rec.plan.state = PlanState::Applied;
+        rec.plan.phase = PlanPhase::Apply;
         rec.plan.applied_project_revision = Some(next);
         rec.plan.updated_at = now.clone();
         rec.applied_parent = Some(current_rev);
@@ -1930,7 +1925,7 @@ impl App {
         )?;
         let _guard = self.plan_guard(&params.plan_id).await?;
         let (mut rec, ver) = self.load_plan_rec(&ns, &params.plan_id).await?;
-        if rec.plan.state != PlanState::PlanStateApplied {
+        if rec.plan.state != PlanState::Applied {
             return Err(invalid_state(
                 format!(
                     "Plan `{}` is {}; only APPLIED plans can be rolled back",
@@ -1966,7 +1961,7 @@ impl App {
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| format!("Rolled back plan {}", rec.plan.id));
         let changes = registry::changes(&current, &files);
-        rec.plan.state = PlanState::PlanStateRolledBack;
+        rec.plan.state = PlanState::RolledBack;
         rec.plan.updated_at = now.clone();
         let revision = self
             .write_revision(
@@ -2041,7 +2036,7 @@ async fn refuse_start(task: &TaskHandle, plan_id: &str, revision: i64, error: &E
             metadata: None,
         },
     ]);
-    task.status_with(TaskState::TaskStateFailed, Some(message), Some(metadata))
+    task.status_with(TaskState::Failed, Some(message), Some(metadata))
         .await
         .map(|_| ())
 }

@@ -109,7 +109,7 @@ impl TaskHandle {
             message_id: crate::util::new_id(),
             context_id: Some(self.context_id.clone()),
             task_id: Some(self.task_id.clone()),
-            role: Role::RoleAgent,
+            role: Role::Agent,
             parts,
             metadata: None,
             extensions: vec![],
@@ -219,23 +219,19 @@ impl Executor for DefaultExecutor {
                 if let Some(Ok(start)) = crate::plans::plan_request(&request.message) {
                     return app.plan_start_in_task(&task, start).await;
                 }
-                task.status(TaskState::TaskStateWorking, None).await?;
+                task.status(TaskState::Working, None).await?;
                 let text = message_text(&request.message);
                 let reply = if text.is_empty() {
                     "Received a message without text.".to_string()
                 } else {
                     format!("Received: {text}")
                 };
-                task.status(TaskState::TaskStateCompleted, Some(&reply))
-                    .await
-                    .map(|_| ())
+                task.status(TaskState::Completed, Some(&reply)).await.map(|_| ())
             }
             .await;
             if let Err(error) = outcome {
                 // A task already terminal (e.g. cancelled meanwhile) stays as it is.
-                let _ = task
-                    .status(TaskState::TaskStateFailed, Some(&error.message))
-                    .await;
+                let _ = task.status(TaskState::Failed, Some(&error.message)).await;
             }
         })
     }

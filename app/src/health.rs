@@ -49,17 +49,17 @@ fn looks_secret(key: &str) -> bool {
 
 fn severity(status: HealthStatus) -> u8 {
     match status {
-        HealthStatus::HealthStatusHealthy => 0,
-        HealthStatus::HealthStatusDegraded => 1,
-        HealthStatus::HealthStatusUnhealthy => 2,
+        HealthStatus::Healthy => 0,
+        HealthStatus::Degraded => 1,
+        HealthStatus::Unhealthy => 2,
     }
 }
 
 fn outcome_rank(outcome: DiagnosticOutcome) -> u8 {
     match outcome {
-        DiagnosticOutcome::DiagnosticOutcomePass => 0,
-        DiagnosticOutcome::DiagnosticOutcomeWarn => 1,
-        DiagnosticOutcome::DiagnosticOutcomeFail => 2,
+        DiagnosticOutcome::Pass => 0,
+        DiagnosticOutcome::Warn => 1,
+        DiagnosticOutcome::Fail => 2,
     }
 }
 
@@ -71,13 +71,13 @@ fn component(name: &str, result: Result<(), String>, latency_ms: Option<i64>) ->
     match result {
         Ok(()) => ComponentHealth {
             name: name.to_string(),
-            status: HealthStatus::HealthStatusHealthy,
+            status: HealthStatus::Healthy,
             message: None,
             latency_ms,
         },
         Err(message) => ComponentHealth {
             name: name.to_string(),
-            status: HealthStatus::HealthStatusUnhealthy,
+            status: HealthStatus::Unhealthy,
             message: Some(message),
             latency_ms,
         },
@@ -89,12 +89,12 @@ fn source_of(name: &str) -> ConfigurationSource {
     let name = name.trim().to_ascii_lowercase();
     let name = name.strip_prefix("configuration_source_").unwrap_or(&name);
     match name {
-        "file" => ConfigurationSource::ConfigurationSourceFile,
-        "env" | "environment" => ConfigurationSource::ConfigurationSourceEnvironment,
+        "file" => ConfigurationSource::File,
+        "env" | "environment" => ConfigurationSource::Environment,
         "cli" | "command_line" | "command-line" | "commandline" | "flag" | "argument" => {
-            ConfigurationSource::ConfigurationSourceCommandLine
+            ConfigurationSource::CommandLine
         }
-        _ => ConfigurationSource::ConfigurationSourceDefault,
+        _ => ConfigurationSource::Default,
     }
 }
 
@@ -170,7 +170,7 @@ impl App {
             .iter()
             .map(|c| c.status)
             .max_by_key(|s| severity(*s))
-            .unwrap_or(HealthStatus::HealthStatusHealthy);
+            .unwrap_or(HealthStatus::Healthy);
         Ok(HealthReport {
             status,
             checked_at: util::now(),
@@ -181,7 +181,7 @@ impl App {
 
     /// The effective configuration, sorted by key, secrets redacted.
     fn configuration(&self) -> Vec<ConfigurationEntry> {
-        use ConfigurationSource::ConfigurationSourceDefault as Default;
+        use ConfigurationSource::Default;
         let c = &self.config;
         let executor = match c.executor {
             ExecutorKind::Default => "default",
@@ -242,9 +242,9 @@ impl App {
         let started_at = util::now();
         let run = |kind: DiagnosticCheckKind| params.checks.is_empty() || params.checks.contains(&kind);
         let mut findings = vec![];
-        let mut outcome = DiagnosticOutcome::DiagnosticOutcomePass;
+        let mut outcome = DiagnosticOutcome::Pass;
         let mut store_integrity = None;
-        if run(DiagnosticCheckKind::DiagnosticCheckKindStoreIntegrity) {
+        if run(DiagnosticCheckKind::StoreIntegrity) {
             let deep = params.deep.unwrap_or(false);
             let report = match self.db_raw(move |s| s.check_integrity(deep)).await {
                 Ok(integrity) => {
@@ -253,9 +253,9 @@ impl App {
                         backend: self.store.backend().to_string(),
                         store_schema_version: i32::try_from(STORE_SCHEMA_VERSION).unwrap_or(i32::MAX),
                         outcome: if pass {
-                            DiagnosticOutcome::DiagnosticOutcomePass
+                            DiagnosticOutcome::Pass
                         } else {
-                            DiagnosticOutcome::DiagnosticOutcomeFail
+                            DiagnosticOutcome::Fail
                         },
                         deep,
                         checked_objects: i64::try_from(integrity.checked_objects).unwrap_or(i64::MAX),
@@ -265,29 +265,29 @@ impl App {
                 Err(e) => StoreIntegrityReport {
                     backend: self.store.backend().to_string(),
                     store_schema_version: i32::try_from(STORE_SCHEMA_VERSION).unwrap_or(i32::MAX),
-                    outcome: DiagnosticOutcome::DiagnosticOutcomeFail,
+                    outcome: DiagnosticOutcome::Fail,
                     deep,
                     checked_objects: 0,
                     problems: vec![format!("the integrity check could not run: {e}")],
                 },
             };
-            if report.outcome != DiagnosticOutcome::DiagnosticOutcomePass {
+            if report.outcome != DiagnosticOutcome::Pass {
                 findings.push(DiagnosticFinding {
-                    check: DiagnosticCheckKind::DiagnosticCheckKindStoreIntegrity,
+                    check: DiagnosticCheckKind::StoreIntegrity,
                     outcome: report.outcome,
                     message: format!("The store reports {} problem(s).", report.problems.len()),
                 });
             }
             store_integrity = Some(report);
         }
-        let versions = run(DiagnosticCheckKind::DiagnosticCheckKindVersions).then(contract_versions);
+        let versions = run(DiagnosticCheckKind::Versions).then(contract_versions);
         let mut configuration = vec![];
-        if run(DiagnosticCheckKind::DiagnosticCheckKindConfiguration) {
+        if run(DiagnosticCheckKind::Configuration) {
             configuration = self.configuration();
             if !self.config.push.allow_list.is_empty() {
                 findings.push(DiagnosticFinding {
-                    check: DiagnosticCheckKind::DiagnosticCheckKindConfiguration,
-                    outcome: DiagnosticOutcome::DiagnosticOutcomeWarn,
+                    check: DiagnosticCheckKind::Configuration,
+                    outcome: DiagnosticOutcome::Warn,
                     message: format!(
                         "push.allowList is not empty ({}); webhooks may reach internal hosts.",
                         self.config.push.allow_list.join(", ")
@@ -320,12 +320,12 @@ mod tests {
     fn secrets_are_redacted_by_flag_or_name() {
         let e = entry("auth.apiKeys", "k1".into(), source_of("file"), false);
         assert_eq!((e.value.as_str(), e.redacted), ("***", true));
-        assert_eq!(e.source, ConfigurationSource::ConfigurationSourceFile);
+        assert_eq!(e.source, ConfigurationSource::File);
         let e = entry("limits.maxBodyBytes", "42".into(), source_of("env"), false);
         assert_eq!((e.value.as_str(), e.redacted), ("42", false));
-        assert_eq!(e.source, ConfigurationSource::ConfigurationSourceEnvironment);
+        assert_eq!(e.source, ConfigurationSource::Environment);
         let e = entry("db.url", "postgres://u:p@h".into(), source_of("?"), true);
         assert_eq!((e.value.as_str(), e.redacted), ("***", true));
-        assert_eq!(e.source, ConfigurationSource::ConfigurationSourceDefault);
+        assert_eq!(e.source, ConfigurationSource::Default);
     }
 }

@@ -26,9 +26,9 @@ const FAMILY: Family = Family::Ext;
 /// The wire role of an access level.
 pub fn role_of(access: Access) -> NamespaceRole {
     match access {
-        Access::Reader => NamespaceRole::NamespaceRoleReader,
-        Access::Writer => NamespaceRole::NamespaceRoleWriter,
-        Access::Admin => NamespaceRole::NamespaceRoleAdmin,
+        Access::Reader => NamespaceRole::Reader,
+        Access::Writer => NamespaceRole::Writer,
+        Access::Admin => NamespaceRole::Admin,
     }
 }
 

@@ -85,11 +85,11 @@ pub struct PastRevision {
 pub fn can_cancel(state: PlanState) -> bool {
     matches!(
         state,
-        PlanState::PlanStateCreated
-            | PlanState::PlanStateRunning
-            | PlanState::PlanStateInputRequired
-            | PlanState::PlanStateCompleted
-            | PlanState::PlanStateFailed
+        PlanState::Created
+            | PlanState::Running
+            | PlanState::InputRequired
+            | PlanState::Completed
+            | PlanState::Failed
     )
 }
 
@@ -265,7 +265,7 @@ impl App {
                 id: step["id"].as_str().unwrap_or_default().to_string(),
                 name: step["name"].as_str().unwrap_or_default().to_string(),
                 tool,
-                state: PlanStepState::PlanStepStatePending,
+                state: PlanStepState::Pending,
                 started_at: None,
                 finished_at: None,
                 message: None,
@@ -337,8 +337,8 @@ impl App {
             project: params.project.clone(),
             automation_profile: profile_name,
             inputs,
-            phase: PlanPhase::PlanPhaseStrategize,
-            state: PlanState::PlanStateCreated,
+            phase: PlanPhase::Strategize,
+            state: PlanState::Created,
             revision: 1,
             base_project_revision: project["currentRevision"].as_i64().unwrap_or(1),
             applied_project_revision: None,
@@ -403,7 +403,7 @@ impl App {
             &format!("Plan `{}`", params.plan_id),
         )?;
         let (record, _) = self.load_plan(&ns, &params.plan_id).await?;
-        let waiting = record.plan.state == PlanState::PlanStateInputRequired;
+        let waiting = record.plan.state == PlanState::InputRequired;
         Ok(PlanStatus {
             plan: record.plan,
             steps: record.steps,
@@ -496,11 +496,8 @@ impl App {
             )
             .with_metadata("state", state_name(record.plan.state)));
         }
-        let running = matches!(
-            record.plan.state,
-            PlanState::PlanStateRunning | PlanState::PlanStateInputRequired
-        );
-        record.plan.state = PlanState::PlanStateCancelled;
+        let running = matches!(record.plan.state, PlanState::Running | PlanState::InputRequired);
+        record.plan.state = PlanState::Cancelled;
         record.plan.updated_at = util::now();
         record.cancel_reason = params.reason.clone().filter(|r| !r.is_empty());
         record.exec.pending_prompt = None;
@@ -548,13 +545,13 @@ impl App {
                 .and_then(|t| t["kind"].as_str().map(str::to_string))
                 .unwrap_or_default();
             let kind = match tool_kind.as_str() {
-                "TOOL_KIND_APPROVAL" => DecisionNodeKind::DecisionNodeKindApproval,
-                "TOOL_KIND_RUN_VALIDATION" => DecisionNodeKind::DecisionNodeKindValidation,
-                _ => DecisionNodeKind::DecisionNodeKindStep,
+                "TOOL_KIND_APPROVAL" => DecisionNodeKind::Approval,
+                "TOOL_KIND_RUN_VALIDATION" => DecisionNodeKind::Validation,
+                _ => DecisionNodeKind::Step,
             };
-            let call = (kind == DecisionNodeKind::DecisionNodeKindStep).then(|| DecisionNode {
+            let call = (kind == DecisionNodeKind::Step).then(|| DecisionNode {
                 id: format!("n-{}-call", step.id),
-                kind: DecisionNodeKind::DecisionNodeKindToolCall,
+                kind: DecisionNodeKind::ToolCall,
                 label: step.tool.clone(),
                 step_id: Some(step.id.clone()),
                 state: Some(step.state),
@@ -575,7 +572,7 @@ impl App {
         }
         Ok(DecisionNode {
             id: "goal".into(),
-            kind: DecisionNodeKind::DecisionNodeKindGoal,
+            kind: DecisionNodeKind::Goal,
             label: plan
                 .title
                 .clone()
@@ -712,7 +709,7 @@ impl App {
         let from = record.plan.revision;
         if !matches!(
             record.plan.state,
-            PlanState::PlanStateCreated | PlanState::PlanStateCompleted | PlanState::PlanStateFailed
+            PlanState::Created | PlanState::Completed | PlanState::Failed
         ) {
             return Err(Error::new(
                 ErrorKind::ExtInvalidState,
@@ -793,8 +790,8 @@ impl App {
         record.corrections.push(correction.clone());
         let plan = &mut record.plan;
         plan.revision = to;
-        plan.state = PlanState::PlanStateCreated;
-        plan.phase = PlanPhase::PlanPhaseStrategize;
+        plan.state = PlanState::Created;
+        plan.phase = PlanPhase::Strategize;
         plan.failure = None;
         plan.inputs = inputs;
         plan.base_project_revision = project["currentRevision"]
@@ -954,10 +951,10 @@ mod tests {
 
     #[test]
     fn cancel_follows_the_state_machine() {
-        assert!(can_cancel(PlanState::PlanStateCreated));
-        assert!(can_cancel(PlanState::PlanStateFailed));
-        assert!(!can_cancel(PlanState::PlanStateApplied));
-        assert!(!can_cancel(PlanState::PlanStateCancelled));
-        assert!(!can_cancel(PlanState::PlanStateRolledBack));
+        assert!(can_cancel(PlanState::Created));
+        assert!(can_cancel(PlanState::Failed));
+        assert!(!can_cancel(PlanState::Applied));
+        assert!(!can_cancel(PlanState::Cancelled));
+        assert!(!can_cancel(PlanState::RolledBack));
     }
 }

@@ -31,19 +31,13 @@ const FAMILY: Family = Family::A2a;
 pub fn is_terminal(state: TaskState) -> bool {
     matches!(
         state,
-        TaskState::TaskStateCompleted
-            | TaskState::TaskStateFailed
-            | TaskState::TaskStateCanceled
-            | TaskState::TaskStateRejected
+        TaskState::Completed | TaskState::Failed | TaskState::Canceled | TaskState::Rejected
     )
 }
 
 /// Interrupted states: the task waits for the client.
 pub fn is_interrupted(state: TaskState) -> bool {
-    matches!(
-        state,
-        TaskState::TaskStateInputRequired | TaskState::TaskStateAuthRequired
-    )
+    matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
 }
 
 /// The wire name of a state (the stores index it).
@@ -597,7 +591,7 @@ impl App {
                             id: id.clone(),
                             context_id: Some(context_id.clone()),
                             status: TaskStatus {
-                                state: TaskState::TaskStateSubmitted,
+                                state: TaskState::Submitted,
                                 message: None,
                                 timestamp: Some(util::now()),
                             },
@@ -749,7 +743,7 @@ impl App {
         };
         let state = request
             .status
-            .filter(|s| *s != TaskState::TaskStateUnspecified)
+            .filter(|s| *s != TaskState::Unspecified)
             .map(state_name);
         if !util::can_read(ctx, &namespace) {
             // Nothing of a namespace the caller cannot read is visible.
@@ -810,7 +804,7 @@ impl App {
                     task.history.push(previous);
                 }
                 task.status = TaskStatus {
-                    state: TaskState::TaskStateCanceled,
+                    state: TaskState::Canceled,
                     message: None,
                     timestamp: Some(util::now()),
                 };

@@ -70,7 +70,7 @@ impl Executor for TckExecutor {
                 message_id: crate::util::new_id(),
                 context_id: request.message.context_id.clone(),
                 task_id: None,
-                role: Role::RoleAgent,
+                role: Role::Agent,
                 parts: vec![text_part("Direct message response")],
                 metadata: None,
                 extensions: vec![],
@@ -88,9 +88,9 @@ impl Executor for TckExecutor {
 }
 
 async fn streamed(task: &TaskHandle, parts: Vec<Part>) -> Result<(), Error> {
-    task.status(TaskState::TaskStateWorking, None).await?;
+    task.status(TaskState::Working, None).await?;
     task.artifact(artifact(parts), false, None, None).await?;
-    task.status(TaskState::TaskStateCompleted, None).await?;
+    task.status(TaskState::Completed, None).await?;
     Ok(())
 }
 
@@ -105,12 +105,12 @@ async fn run_scenario(request: &ExecRequest, task: &TaskHandle) -> Result<(), Er
                 None,
             )
             .await?;
-            task.status(TaskState::TaskStateCompleted, None).await?;
+            task.status(TaskState::Completed, None).await?;
         }
         "tck-artifact-file" => {
             task.artifact(artifact(vec![file_part()]), false, None, None)
                 .await?;
-            task.status(TaskState::TaskStateCompleted, None).await?;
+            task.status(TaskState::Completed, None).await?;
         }
         "tck-artifact-file-url" => {
             let part = Part {
@@ -120,7 +120,7 @@ async fn run_scenario(request: &ExecRequest, task: &TaskHandle) -> Result<(), Er
                 metadata: None,
             };
             task.artifact(artifact(vec![part]), false, None, None).await?;
-            task.status(TaskState::TaskStateCompleted, None).await?;
+            task.status(TaskState::Completed, None).await?;
         }
         "tck-artifact-data" => {
             let part = Part {
@@ -130,40 +130,38 @@ async fn run_scenario(request: &ExecRequest, task: &TaskHandle) -> Result<(), Er
                 metadata: None,
             };
             task.artifact(artifact(vec![part]), false, None, None).await?;
-            task.status(TaskState::TaskStateCompleted, None).await?;
+            task.status(TaskState::Completed, None).await?;
         }
         "tck-input-required" => {
-            task.status(TaskState::TaskStateInputRequired, None).await?;
+            task.status(TaskState::InputRequired, None).await?;
         }
         "tck-reject-task" => {
-            task.status(TaskState::TaskStateRejected, Some("rejected"))
-                .await?;
+            task.status(TaskState::Rejected, Some("rejected")).await?;
         }
         "tck-stream-001" => streamed(task, vec![text_part("Stream hello from TCK")]).await?,
         "tck-stream-002" => {
-            task.status(TaskState::TaskStateCompleted, None).await?;
+            task.status(TaskState::Completed, None).await?;
         }
         "tck-stream-003" => streamed(task, vec![text_part("Stream task lifecycle")]).await?,
         "tck-stream-ordering-001" => streamed(task, vec![text_part("Ordered output")]).await?,
         "tck-stream-artifact-text" => streamed(task, vec![text_part("Streamed text content")]).await?,
         "tck-stream-artifact-file" => streamed(task, vec![file_part()]).await?,
         "tck-stream-artifact-chunked" => {
-            task.status(TaskState::TaskStateWorking, None).await?;
+            task.status(TaskState::Working, None).await?;
             let mut chunk = artifact(vec![text_part("chunk-1 ")]);
             task.artifact(chunk.clone(), false, None, None).await?;
             chunk.parts = vec![text_part("chunk-2")];
             task.artifact(chunk, true, Some(true), None).await?;
-            task.status(TaskState::TaskStateCompleted, None).await?;
+            task.status(TaskState::Completed, None).await?;
         }
         "test-resubscribe-message-id" => {
-            task.status(TaskState::TaskStateWorking, None).await?;
+            task.status(TaskState::Working, None).await?;
             tokio::time::sleep(STREAMING_TIMEOUT * 2).await;
-            task.status(TaskState::TaskStateCompleted, None).await?;
+            task.status(TaskState::Completed, None).await?;
         }
         // `tck-complete-task` and every unknown prefix: complete with a message.
         _ => {
-            task.status(TaskState::TaskStateCompleted, Some("Hello from TCK"))
-                .await?;
+            task.status(TaskState::Completed, Some("Hello from TCK")).await?;
         }
     }
     Ok(())

@@ -61,10 +61,8 @@ impl Executor for Gated {
             // Wait before the first update, so subscribers that join while the task
             // is submitted all see every update as an event (none in a snapshot).
             gate.notified().await;
-            let _ = task.status(a2a::types::TaskState::TaskStateWorking, None).await;
-            let _ = task
-                .status(a2a::types::TaskState::TaskStateCompleted, Some("done"))
-                .await;
+            let _ = task.status(a2a::types::TaskState::Working, None).await;
+            let _ = task.status(a2a::types::TaskState::Completed, Some("done")).await;
         })
     }
 }

@@ -10,6 +10,7 @@ pub mod model;
 mod postpass;
 pub mod preprocess;
 mod types;
+mod variants;
 
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -1,8 +1,8 @@
 //! Payload types: runs typify over the prepared definitions and hands the
 //! result to the post-pass.
 
-use crate::postpass;
 use crate::preprocess::Notes;
+use crate::{postpass, variants};
 use crate::{Error, Result};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -50,6 +50,7 @@ pub fn generate(definitions: &Map<String, Value>, notes: &Notes) -> Result<Types
         what: "typify output".into(),
         message: e.to_string(),
     })?;
+    variants::strip_enum_name_prefixes(&mut file);
     postpass::apply(&mut file, definitions, notes, &names)?;
     Ok(Types { file, names })
 }

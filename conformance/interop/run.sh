@@ -45,7 +45,7 @@ trap cleanup EXIT
 
 if [ -z "$url" ]; then
   agent="${CLEVERAGENTS_AGENT:-$root/target/debug/cleveragents-agent}"
-  [ -x "$agent" ] || { echo "run.sh: $agent not found (cargo build -p cleveragents-app)" >&2; exit 2; }
+  [ -x "$agent" ] || { echo "run.sh: $agent not found (cargo build -p cleveragents-agent)" >&2; exit 2; }
   port="$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
   "$agent" --listen "127.0.0.1:$port" --memory 2>"${TMPDIR:-/tmp}/a2a-interop-agent.log" &
   agent_pid=$!

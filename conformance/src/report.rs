@@ -39,7 +39,7 @@ pub struct CaseResult {
     pub outcome: Outcome,
     /// Why it passed or failed.
     pub detail: String,
-    /// What came back, with run-specific values (ids, timestamps) masked, so
+    /// What came back, with run-specific values (ids, timestamps, durations) masked, so
     /// runs over different transports compare equal when the agent behaves the same.
     pub observed: Value,
     pub millis: u64,
@@ -105,6 +105,16 @@ fn mask(value: Value, key: Option<&str>) -> Value {
                 .collect(),
         ),
         Value::Array(items) => Value::Array(items.into_iter().map(|v| mask(v, key)).collect()),
+        // A measured duration (health's `latencyMs`) differs from run to run and
+        // between transports; only its presence and type are comparable.
+        Value::Number(n) if key.is_some_and(is_duration_key) => Value::String(
+            if n.is_i64() || n.is_u64() {
+                "<duration>"
+            } else {
+                "<non-integer duration>"
+            }
+            .into(),
+        ),
         Value::String(s) => {
             let opaque = key.is_some_and(|k| k.ends_with("Token") || k.ends_with("Cursor") || k == "cursor");
             if opaque && !s.is_empty() {
@@ -117,6 +127,11 @@ fn mask(value: Value, key: Option<&str>) -> Value {
         }
         other => other,
     }
+}
+
+/// A field that holds a measured time span in milliseconds.
+fn is_duration_key(key: &str) -> bool {
+    key.ends_with("Ms")
 }
 
 fn is_timestamp(s: &str) -> bool {
@@ -383,12 +398,17 @@ mod tests {
             "id": "8e2b1f5a-3c4d-4e6f-a7b8-9c0d1e2f3a4b",
             "status": {"timestamp": "2025-11-03T09:14:27.512Z"},
             "note": "task 8e2b1f5a-3c4d-4e6f-a7b8-9c0d1e2f3a4b of conformance-msg-1a-2-3",
-            "nextPageToken": "abc"
+            "nextPageToken": "abc",
+            "components": [{"latencyMs": 3}, {"latencyMs": 0.5}, {"latencyMs": null}],
+            "count": 3
         })));
         assert_eq!(
             v,
             json!({"result": {"id": "<uuid>", "status": {"timestamp": "<time>"},
-                   "note": "task <uuid> of <unique>", "nextPageToken": "<opaque>"}})
+                   "note": "task <uuid> of <unique>", "nextPageToken": "<opaque>",
+                   "components": [{"latencyMs": "<duration>"}, {"latencyMs": "<non-integer duration>"},
+                                  {"latencyMs": null}],
+                   "count": 3}})
         );
     }
 

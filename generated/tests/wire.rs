@@ -96,10 +96,10 @@ fn unknown_enum_name_is_rejected() {
 
 #[test]
 fn integer_enum_values_are_accepted_and_written_as_names() {
-    assert_eq!(decode::<TaskState>(json!(3)), Ok(TaskState::TaskStateCompleted));
-    assert_eq!(decode::<Role>(json!(2)), Ok(Role::RoleAgent));
+    assert_eq!(decode::<TaskState>(json!(3)), Ok(TaskState::Completed));
+    assert_eq!(decode::<Role>(json!(2)), Ok(Role::Agent));
     assert_eq!(
-        serde_json::to_value(TaskState::TaskStateCompleted).expect("encodes"),
+        serde_json::to_value(TaskState::Completed).expect("encodes"),
         json!("TASK_STATE_COMPLETED")
     );
     assert_eq!(

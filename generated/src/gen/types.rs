@@ -203,15 +203,15 @@ pub struct ActorAddParams {
 )]
 pub enum ActorKind {
     #[serde(rename = "ACTOR_KIND_AGENT")]
-    ActorKindAgent,
+    Agent,
     #[serde(rename = "ACTOR_KIND_HUMAN")]
-    ActorKindHuman,
+    Human,
 }
 impl ::std::fmt::Display for ActorKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ActorKindAgent => f.write_str("ACTOR_KIND_AGENT"),
-            Self::ActorKindHuman => f.write_str("ACTOR_KIND_HUMAN"),
+            Self::Agent => f.write_str("ACTOR_KIND_AGENT"),
+            Self::Human => f.write_str("ACTOR_KIND_HUMAN"),
         }
     }
 }
@@ -221,8 +221,8 @@ impl ::std::str::FromStr for ActorKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "ACTOR_KIND_AGENT" => Ok(Self::ActorKindAgent),
-            "ACTOR_KIND_HUMAN" => Ok(Self::ActorKindHuman),
+            "ACTOR_KIND_AGENT" => Ok(Self::Agent),
+            "ACTOR_KIND_HUMAN" => Ok(Self::Human),
             _ => Err("invalid value".into()),
         }
     }
@@ -506,15 +506,15 @@ pub struct ApiKeySecurityScheme {
 )]
 pub enum ApprovalMode {
     #[serde(rename = "APPROVAL_MODE_MANUAL")]
-    ApprovalModeManual,
+    Manual,
     #[serde(rename = "APPROVAL_MODE_AUTO")]
-    ApprovalModeAuto,
+    Auto,
 }
 impl ::std::fmt::Display for ApprovalMode {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ApprovalModeManual => f.write_str("APPROVAL_MODE_MANUAL"),
-            Self::ApprovalModeAuto => f.write_str("APPROVAL_MODE_AUTO"),
+            Self::Manual => f.write_str("APPROVAL_MODE_MANUAL"),
+            Self::Auto => f.write_str("APPROVAL_MODE_AUTO"),
         }
     }
 }
@@ -524,8 +524,8 @@ impl ::std::str::FromStr for ApprovalMode {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "APPROVAL_MODE_MANUAL" => Ok(Self::ApprovalModeManual),
-            "APPROVAL_MODE_AUTO" => Ok(Self::ApprovalModeAuto),
+            "APPROVAL_MODE_MANUAL" => Ok(Self::Manual),
+            "APPROVAL_MODE_AUTO" => Ok(Self::Auto),
             _ => Err("invalid value".into()),
         }
     }
@@ -1044,27 +1044,21 @@ pub struct ConfigurationEntry {
 )]
 pub enum ConfigurationSource {
     #[serde(rename = "CONFIGURATION_SOURCE_DEFAULT")]
-    ConfigurationSourceDefault,
+    Default,
     #[serde(rename = "CONFIGURATION_SOURCE_FILE")]
-    ConfigurationSourceFile,
+    File,
     #[serde(rename = "CONFIGURATION_SOURCE_ENVIRONMENT")]
-    ConfigurationSourceEnvironment,
+    Environment,
     #[serde(rename = "CONFIGURATION_SOURCE_COMMAND_LINE")]
-    ConfigurationSourceCommandLine,
+    CommandLine,
 }
 impl ::std::fmt::Display for ConfigurationSource {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ConfigurationSourceDefault => {
-                f.write_str("CONFIGURATION_SOURCE_DEFAULT")
-            }
-            Self::ConfigurationSourceFile => f.write_str("CONFIGURATION_SOURCE_FILE"),
-            Self::ConfigurationSourceEnvironment => {
-                f.write_str("CONFIGURATION_SOURCE_ENVIRONMENT")
-            }
-            Self::ConfigurationSourceCommandLine => {
-                f.write_str("CONFIGURATION_SOURCE_COMMAND_LINE")
-            }
+            Self::Default => f.write_str("CONFIGURATION_SOURCE_DEFAULT"),
+            Self::File => f.write_str("CONFIGURATION_SOURCE_FILE"),
+            Self::Environment => f.write_str("CONFIGURATION_SOURCE_ENVIRONMENT"),
+            Self::CommandLine => f.write_str("CONFIGURATION_SOURCE_COMMAND_LINE"),
         }
     }
 }
@@ -1074,14 +1068,10 @@ impl ::std::str::FromStr for ConfigurationSource {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "CONFIGURATION_SOURCE_DEFAULT" => Ok(Self::ConfigurationSourceDefault),
-            "CONFIGURATION_SOURCE_FILE" => Ok(Self::ConfigurationSourceFile),
-            "CONFIGURATION_SOURCE_ENVIRONMENT" => {
-                Ok(Self::ConfigurationSourceEnvironment)
-            }
-            "CONFIGURATION_SOURCE_COMMAND_LINE" => {
-                Ok(Self::ConfigurationSourceCommandLine)
-            }
+            "CONFIGURATION_SOURCE_DEFAULT" => Ok(Self::Default),
+            "CONFIGURATION_SOURCE_FILE" => Ok(Self::File),
+            "CONFIGURATION_SOURCE_ENVIRONMENT" => Ok(Self::Environment),
+            "CONFIGURATION_SOURCE_COMMAND_LINE" => Ok(Self::CommandLine),
             _ => Err("invalid value".into()),
         }
     }
@@ -1117,24 +1107,20 @@ impl ::std::convert::TryFrom<::std::string::String> for ConfigurationSource {
 )]
 pub enum ContextExclusionReason {
     #[serde(rename = "CONTEXT_EXCLUSION_REASON_NOT_INCLUDED")]
-    ContextExclusionReasonNotIncluded,
+    NotIncluded,
     #[serde(rename = "CONTEXT_EXCLUSION_REASON_EXCLUDED_BY_PATTERN")]
-    ContextExclusionReasonExcludedByPattern,
+    ExcludedByPattern,
     #[serde(rename = "CONTEXT_EXCLUSION_REASON_BINARY")]
-    ContextExclusionReasonBinary,
+    Binary,
 }
 impl ::std::fmt::Display for ContextExclusionReason {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ContextExclusionReasonNotIncluded => {
-                f.write_str("CONTEXT_EXCLUSION_REASON_NOT_INCLUDED")
-            }
-            Self::ContextExclusionReasonExcludedByPattern => {
+            Self::NotIncluded => f.write_str("CONTEXT_EXCLUSION_REASON_NOT_INCLUDED"),
+            Self::ExcludedByPattern => {
                 f.write_str("CONTEXT_EXCLUSION_REASON_EXCLUDED_BY_PATTERN")
             }
-            Self::ContextExclusionReasonBinary => {
-                f.write_str("CONTEXT_EXCLUSION_REASON_BINARY")
-            }
+            Self::Binary => f.write_str("CONTEXT_EXCLUSION_REASON_BINARY"),
         }
     }
 }
@@ -1144,13 +1130,9 @@ impl ::std::str::FromStr for ContextExclusionReason {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "CONTEXT_EXCLUSION_REASON_NOT_INCLUDED" => {
-                Ok(Self::ContextExclusionReasonNotIncluded)
-            }
-            "CONTEXT_EXCLUSION_REASON_EXCLUDED_BY_PATTERN" => {
-                Ok(Self::ContextExclusionReasonExcludedByPattern)
-            }
-            "CONTEXT_EXCLUSION_REASON_BINARY" => Ok(Self::ContextExclusionReasonBinary),
+            "CONTEXT_EXCLUSION_REASON_NOT_INCLUDED" => Ok(Self::NotIncluded),
+            "CONTEXT_EXCLUSION_REASON_EXCLUDED_BY_PATTERN" => Ok(Self::ExcludedByPattern),
+            "CONTEXT_EXCLUSION_REASON_BINARY" => Ok(Self::Binary),
             _ => Err("invalid value".into()),
         }
     }
@@ -1370,15 +1352,15 @@ pub struct ContextItem {
 )]
 pub enum ContextItemKind {
     #[serde(rename = "CONTEXT_ITEM_KIND_FILE")]
-    ContextItemKindFile,
+    File,
     #[serde(rename = "CONTEXT_ITEM_KIND_RESOURCE")]
-    ContextItemKindResource,
+    Resource,
 }
 impl ::std::fmt::Display for ContextItemKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ContextItemKindFile => f.write_str("CONTEXT_ITEM_KIND_FILE"),
-            Self::ContextItemKindResource => f.write_str("CONTEXT_ITEM_KIND_RESOURCE"),
+            Self::File => f.write_str("CONTEXT_ITEM_KIND_FILE"),
+            Self::Resource => f.write_str("CONTEXT_ITEM_KIND_RESOURCE"),
         }
     }
 }
@@ -1388,8 +1370,8 @@ impl ::std::str::FromStr for ContextItemKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "CONTEXT_ITEM_KIND_FILE" => Ok(Self::ContextItemKindFile),
-            "CONTEXT_ITEM_KIND_RESOURCE" => Ok(Self::ContextItemKindResource),
+            "CONTEXT_ITEM_KIND_FILE" => Ok(Self::File),
+            "CONTEXT_ITEM_KIND_RESOURCE" => Ok(Self::Resource),
             _ => Err("invalid value".into()),
         }
     }
@@ -2061,34 +2043,30 @@ pub struct DecisionNode {
 )]
 pub enum DecisionNodeKind {
     #[serde(rename = "DECISION_NODE_KIND_GOAL")]
-    DecisionNodeKindGoal,
+    Goal,
     #[serde(rename = "DECISION_NODE_KIND_STEP")]
-    DecisionNodeKindStep,
+    Step,
     #[serde(rename = "DECISION_NODE_KIND_DECISION")]
-    DecisionNodeKindDecision,
+    Decision,
     #[serde(rename = "DECISION_NODE_KIND_ALTERNATIVE")]
-    DecisionNodeKindAlternative,
+    Alternative,
     #[serde(rename = "DECISION_NODE_KIND_TOOL_CALL")]
-    DecisionNodeKindToolCall,
+    ToolCall,
     #[serde(rename = "DECISION_NODE_KIND_VALIDATION")]
-    DecisionNodeKindValidation,
+    Validation,
     #[serde(rename = "DECISION_NODE_KIND_APPROVAL")]
-    DecisionNodeKindApproval,
+    Approval,
 }
 impl ::std::fmt::Display for DecisionNodeKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::DecisionNodeKindGoal => f.write_str("DECISION_NODE_KIND_GOAL"),
-            Self::DecisionNodeKindStep => f.write_str("DECISION_NODE_KIND_STEP"),
-            Self::DecisionNodeKindDecision => f.write_str("DECISION_NODE_KIND_DECISION"),
-            Self::DecisionNodeKindAlternative => {
-                f.write_str("DECISION_NODE_KIND_ALTERNATIVE")
-            }
-            Self::DecisionNodeKindToolCall => f.write_str("DECISION_NODE_KIND_TOOL_CALL"),
-            Self::DecisionNodeKindValidation => {
-                f.write_str("DECISION_NODE_KIND_VALIDATION")
-            }
-            Self::DecisionNodeKindApproval => f.write_str("DECISION_NODE_KIND_APPROVAL"),
+            Self::Goal => f.write_str("DECISION_NODE_KIND_GOAL"),
+            Self::Step => f.write_str("DECISION_NODE_KIND_STEP"),
+            Self::Decision => f.write_str("DECISION_NODE_KIND_DECISION"),
+            Self::Alternative => f.write_str("DECISION_NODE_KIND_ALTERNATIVE"),
+            Self::ToolCall => f.write_str("DECISION_NODE_KIND_TOOL_CALL"),
+            Self::Validation => f.write_str("DECISION_NODE_KIND_VALIDATION"),
+            Self::Approval => f.write_str("DECISION_NODE_KIND_APPROVAL"),
         }
     }
 }
@@ -2098,13 +2076,13 @@ impl ::std::str::FromStr for DecisionNodeKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "DECISION_NODE_KIND_GOAL" => Ok(Self::DecisionNodeKindGoal),
-            "DECISION_NODE_KIND_STEP" => Ok(Self::DecisionNodeKindStep),
-            "DECISION_NODE_KIND_DECISION" => Ok(Self::DecisionNodeKindDecision),
-            "DECISION_NODE_KIND_ALTERNATIVE" => Ok(Self::DecisionNodeKindAlternative),
-            "DECISION_NODE_KIND_TOOL_CALL" => Ok(Self::DecisionNodeKindToolCall),
-            "DECISION_NODE_KIND_VALIDATION" => Ok(Self::DecisionNodeKindValidation),
-            "DECISION_NODE_KIND_APPROVAL" => Ok(Self::DecisionNodeKindApproval),
+            "DECISION_NODE_KIND_GOAL" => Ok(Self::Goal),
+            "DECISION_NODE_KIND_STEP" => Ok(Self::Step),
+            "DECISION_NODE_KIND_DECISION" => Ok(Self::Decision),
+            "DECISION_NODE_KIND_ALTERNATIVE" => Ok(Self::Alternative),
+            "DECISION_NODE_KIND_TOOL_CALL" => Ok(Self::ToolCall),
+            "DECISION_NODE_KIND_VALIDATION" => Ok(Self::Validation),
+            "DECISION_NODE_KIND_APPROVAL" => Ok(Self::Approval),
             _ => Err("invalid value".into()),
         }
     }
@@ -2300,24 +2278,18 @@ pub struct DeviceCodeOAuthFlow {
 )]
 pub enum DiagnosticCheckKind {
     #[serde(rename = "DIAGNOSTIC_CHECK_KIND_STORE_INTEGRITY")]
-    DiagnosticCheckKindStoreIntegrity,
+    StoreIntegrity,
     #[serde(rename = "DIAGNOSTIC_CHECK_KIND_VERSIONS")]
-    DiagnosticCheckKindVersions,
+    Versions,
     #[serde(rename = "DIAGNOSTIC_CHECK_KIND_CONFIGURATION")]
-    DiagnosticCheckKindConfiguration,
+    Configuration,
 }
 impl ::std::fmt::Display for DiagnosticCheckKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::DiagnosticCheckKindStoreIntegrity => {
-                f.write_str("DIAGNOSTIC_CHECK_KIND_STORE_INTEGRITY")
-            }
-            Self::DiagnosticCheckKindVersions => {
-                f.write_str("DIAGNOSTIC_CHECK_KIND_VERSIONS")
-            }
-            Self::DiagnosticCheckKindConfiguration => {
-                f.write_str("DIAGNOSTIC_CHECK_KIND_CONFIGURATION")
-            }
+            Self::StoreIntegrity => f.write_str("DIAGNOSTIC_CHECK_KIND_STORE_INTEGRITY"),
+            Self::Versions => f.write_str("DIAGNOSTIC_CHECK_KIND_VERSIONS"),
+            Self::Configuration => f.write_str("DIAGNOSTIC_CHECK_KIND_CONFIGURATION"),
         }
     }
 }
@@ -2327,13 +2299,9 @@ impl ::std::str::FromStr for DiagnosticCheckKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "DIAGNOSTIC_CHECK_KIND_STORE_INTEGRITY" => {
-                Ok(Self::DiagnosticCheckKindStoreIntegrity)
-            }
-            "DIAGNOSTIC_CHECK_KIND_VERSIONS" => Ok(Self::DiagnosticCheckKindVersions),
-            "DIAGNOSTIC_CHECK_KIND_CONFIGURATION" => {
-                Ok(Self::DiagnosticCheckKindConfiguration)
-            }
+            "DIAGNOSTIC_CHECK_KIND_STORE_INTEGRITY" => Ok(Self::StoreIntegrity),
+            "DIAGNOSTIC_CHECK_KIND_VERSIONS" => Ok(Self::Versions),
+            "DIAGNOSTIC_CHECK_KIND_CONFIGURATION" => Ok(Self::Configuration),
             _ => Err("invalid value".into()),
         }
     }
@@ -2380,18 +2348,18 @@ pub struct DiagnosticFinding {
 )]
 pub enum DiagnosticOutcome {
     #[serde(rename = "DIAGNOSTIC_OUTCOME_PASS")]
-    DiagnosticOutcomePass,
+    Pass,
     #[serde(rename = "DIAGNOSTIC_OUTCOME_WARN")]
-    DiagnosticOutcomeWarn,
+    Warn,
     #[serde(rename = "DIAGNOSTIC_OUTCOME_FAIL")]
-    DiagnosticOutcomeFail,
+    Fail,
 }
 impl ::std::fmt::Display for DiagnosticOutcome {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::DiagnosticOutcomePass => f.write_str("DIAGNOSTIC_OUTCOME_PASS"),
-            Self::DiagnosticOutcomeWarn => f.write_str("DIAGNOSTIC_OUTCOME_WARN"),
-            Self::DiagnosticOutcomeFail => f.write_str("DIAGNOSTIC_OUTCOME_FAIL"),
+            Self::Pass => f.write_str("DIAGNOSTIC_OUTCOME_PASS"),
+            Self::Warn => f.write_str("DIAGNOSTIC_OUTCOME_WARN"),
+            Self::Fail => f.write_str("DIAGNOSTIC_OUTCOME_FAIL"),
         }
     }
 }
@@ -2401,9 +2369,9 @@ impl ::std::str::FromStr for DiagnosticOutcome {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "DIAGNOSTIC_OUTCOME_PASS" => Ok(Self::DiagnosticOutcomePass),
-            "DIAGNOSTIC_OUTCOME_WARN" => Ok(Self::DiagnosticOutcomeWarn),
-            "DIAGNOSTIC_OUTCOME_FAIL" => Ok(Self::DiagnosticOutcomeFail),
+            "DIAGNOSTIC_OUTCOME_PASS" => Ok(Self::Pass),
+            "DIAGNOSTIC_OUTCOME_WARN" => Ok(Self::Warn),
+            "DIAGNOSTIC_OUTCOME_FAIL" => Ok(Self::Fail),
             _ => Err("invalid value".into()),
         }
     }
@@ -2734,18 +2702,18 @@ pub struct FieldViolation {
 )]
 pub enum FileChangeKind {
     #[serde(rename = "FILE_CHANGE_KIND_ADDED")]
-    FileChangeKindAdded,
+    Added,
     #[serde(rename = "FILE_CHANGE_KIND_MODIFIED")]
-    FileChangeKindModified,
+    Modified,
     #[serde(rename = "FILE_CHANGE_KIND_DELETED")]
-    FileChangeKindDeleted,
+    Deleted,
 }
 impl ::std::fmt::Display for FileChangeKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::FileChangeKindAdded => f.write_str("FILE_CHANGE_KIND_ADDED"),
-            Self::FileChangeKindModified => f.write_str("FILE_CHANGE_KIND_MODIFIED"),
-            Self::FileChangeKindDeleted => f.write_str("FILE_CHANGE_KIND_DELETED"),
+            Self::Added => f.write_str("FILE_CHANGE_KIND_ADDED"),
+            Self::Modified => f.write_str("FILE_CHANGE_KIND_MODIFIED"),
+            Self::Deleted => f.write_str("FILE_CHANGE_KIND_DELETED"),
         }
     }
 }
@@ -2755,9 +2723,9 @@ impl ::std::str::FromStr for FileChangeKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "FILE_CHANGE_KIND_ADDED" => Ok(Self::FileChangeKindAdded),
-            "FILE_CHANGE_KIND_MODIFIED" => Ok(Self::FileChangeKindModified),
-            "FILE_CHANGE_KIND_DELETED" => Ok(Self::FileChangeKindDeleted),
+            "FILE_CHANGE_KIND_ADDED" => Ok(Self::Added),
+            "FILE_CHANGE_KIND_MODIFIED" => Ok(Self::Modified),
+            "FILE_CHANGE_KIND_DELETED" => Ok(Self::Deleted),
             _ => Err("invalid value".into()),
         }
     }
@@ -2831,15 +2799,15 @@ pub struct FileDiff {
 )]
 pub enum FileDiffFormat {
     #[serde(rename = "FILE_DIFF_FORMAT_UNIFIED")]
-    FileDiffFormatUnified,
+    Unified,
     #[serde(rename = "FILE_DIFF_FORMAT_FULL")]
-    FileDiffFormatFull,
+    Full,
 }
 impl ::std::fmt::Display for FileDiffFormat {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::FileDiffFormatUnified => f.write_str("FILE_DIFF_FORMAT_UNIFIED"),
-            Self::FileDiffFormatFull => f.write_str("FILE_DIFF_FORMAT_FULL"),
+            Self::Unified => f.write_str("FILE_DIFF_FORMAT_UNIFIED"),
+            Self::Full => f.write_str("FILE_DIFF_FORMAT_FULL"),
         }
     }
 }
@@ -2849,8 +2817,8 @@ impl ::std::str::FromStr for FileDiffFormat {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "FILE_DIFF_FORMAT_UNIFIED" => Ok(Self::FileDiffFormatUnified),
-            "FILE_DIFF_FORMAT_FULL" => Ok(Self::FileDiffFormatFull),
+            "FILE_DIFF_FORMAT_UNIFIED" => Ok(Self::Unified),
+            "FILE_DIFF_FORMAT_FULL" => Ok(Self::Full),
             _ => Err("invalid value".into()),
         }
     }
@@ -3419,18 +3387,18 @@ pub struct HealthReport {
 )]
 pub enum HealthStatus {
     #[serde(rename = "HEALTH_STATUS_HEALTHY")]
-    HealthStatusHealthy,
+    Healthy,
     #[serde(rename = "HEALTH_STATUS_DEGRADED")]
-    HealthStatusDegraded,
+    Degraded,
     #[serde(rename = "HEALTH_STATUS_UNHEALTHY")]
-    HealthStatusUnhealthy,
+    Unhealthy,
 }
 impl ::std::fmt::Display for HealthStatus {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::HealthStatusHealthy => f.write_str("HEALTH_STATUS_HEALTHY"),
-            Self::HealthStatusDegraded => f.write_str("HEALTH_STATUS_DEGRADED"),
-            Self::HealthStatusUnhealthy => f.write_str("HEALTH_STATUS_UNHEALTHY"),
+            Self::Healthy => f.write_str("HEALTH_STATUS_HEALTHY"),
+            Self::Degraded => f.write_str("HEALTH_STATUS_DEGRADED"),
+            Self::Unhealthy => f.write_str("HEALTH_STATUS_UNHEALTHY"),
         }
     }
 }
@@ -3440,9 +3408,9 @@ impl ::std::str::FromStr for HealthStatus {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "HEALTH_STATUS_HEALTHY" => Ok(Self::HealthStatusHealthy),
-            "HEALTH_STATUS_DEGRADED" => Ok(Self::HealthStatusDegraded),
-            "HEALTH_STATUS_UNHEALTHY" => Ok(Self::HealthStatusUnhealthy),
+            "HEALTH_STATUS_HEALTHY" => Ok(Self::Healthy),
+            "HEALTH_STATUS_DEGRADED" => Ok(Self::Degraded),
+            "HEALTH_STATUS_UNHEALTHY" => Ok(Self::Unhealthy),
             _ => Err("invalid value".into()),
         }
     }
@@ -3677,15 +3645,15 @@ pub struct InvariantAddParams {
 )]
 pub enum InvariantEnforcement {
     #[serde(rename = "INVARIANT_ENFORCEMENT_BLOCK")]
-    InvariantEnforcementBlock,
+    Block,
     #[serde(rename = "INVARIANT_ENFORCEMENT_WARN")]
-    InvariantEnforcementWarn,
+    Warn,
 }
 impl ::std::fmt::Display for InvariantEnforcement {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::InvariantEnforcementBlock => f.write_str("INVARIANT_ENFORCEMENT_BLOCK"),
-            Self::InvariantEnforcementWarn => f.write_str("INVARIANT_ENFORCEMENT_WARN"),
+            Self::Block => f.write_str("INVARIANT_ENFORCEMENT_BLOCK"),
+            Self::Warn => f.write_str("INVARIANT_ENFORCEMENT_WARN"),
         }
     }
 }
@@ -3695,8 +3663,8 @@ impl ::std::str::FromStr for InvariantEnforcement {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "INVARIANT_ENFORCEMENT_BLOCK" => Ok(Self::InvariantEnforcementBlock),
-            "INVARIANT_ENFORCEMENT_WARN" => Ok(Self::InvariantEnforcementWarn),
+            "INVARIANT_ENFORCEMENT_BLOCK" => Ok(Self::Block),
+            "INVARIANT_ENFORCEMENT_WARN" => Ok(Self::Warn),
             _ => Err("invalid value".into()),
         }
     }
@@ -4768,18 +4736,18 @@ for NamespaceMembersRpcRequestMethod {
 )]
 pub enum NamespaceRole {
     #[serde(rename = "NAMESPACE_ROLE_READER")]
-    NamespaceRoleReader,
+    Reader,
     #[serde(rename = "NAMESPACE_ROLE_WRITER")]
-    NamespaceRoleWriter,
+    Writer,
     #[serde(rename = "NAMESPACE_ROLE_ADMIN")]
-    NamespaceRoleAdmin,
+    Admin,
 }
 impl ::std::fmt::Display for NamespaceRole {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::NamespaceRoleReader => f.write_str("NAMESPACE_ROLE_READER"),
-            Self::NamespaceRoleWriter => f.write_str("NAMESPACE_ROLE_WRITER"),
-            Self::NamespaceRoleAdmin => f.write_str("NAMESPACE_ROLE_ADMIN"),
+            Self::Reader => f.write_str("NAMESPACE_ROLE_READER"),
+            Self::Writer => f.write_str("NAMESPACE_ROLE_WRITER"),
+            Self::Admin => f.write_str("NAMESPACE_ROLE_ADMIN"),
         }
     }
 }
@@ -4789,9 +4757,9 @@ impl ::std::str::FromStr for NamespaceRole {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "NAMESPACE_ROLE_READER" => Ok(Self::NamespaceRoleReader),
-            "NAMESPACE_ROLE_WRITER" => Ok(Self::NamespaceRoleWriter),
-            "NAMESPACE_ROLE_ADMIN" => Ok(Self::NamespaceRoleAdmin),
+            "NAMESPACE_ROLE_READER" => Ok(Self::Reader),
+            "NAMESPACE_ROLE_WRITER" => Ok(Self::Writer),
+            "NAMESPACE_ROLE_ADMIN" => Ok(Self::Admin),
             _ => Err("invalid value".into()),
         }
     }
@@ -5343,23 +5311,21 @@ pub struct PlanArtifact {
 )]
 pub enum PlanArtifactKind {
     #[serde(rename = "PLAN_ARTIFACT_KIND_FILE")]
-    PlanArtifactKindFile,
+    File,
     #[serde(rename = "PLAN_ARTIFACT_KIND_REPORT")]
-    PlanArtifactKindReport,
+    Report,
     #[serde(rename = "PLAN_ARTIFACT_KIND_VALIDATION_RESULT")]
-    PlanArtifactKindValidationResult,
+    ValidationResult,
     #[serde(rename = "PLAN_ARTIFACT_KIND_LOG")]
-    PlanArtifactKindLog,
+    Log,
 }
 impl ::std::fmt::Display for PlanArtifactKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::PlanArtifactKindFile => f.write_str("PLAN_ARTIFACT_KIND_FILE"),
-            Self::PlanArtifactKindReport => f.write_str("PLAN_ARTIFACT_KIND_REPORT"),
-            Self::PlanArtifactKindValidationResult => {
-                f.write_str("PLAN_ARTIFACT_KIND_VALIDATION_RESULT")
-            }
-            Self::PlanArtifactKindLog => f.write_str("PLAN_ARTIFACT_KIND_LOG"),
+            Self::File => f.write_str("PLAN_ARTIFACT_KIND_FILE"),
+            Self::Report => f.write_str("PLAN_ARTIFACT_KIND_REPORT"),
+            Self::ValidationResult => f.write_str("PLAN_ARTIFACT_KIND_VALIDATION_RESULT"),
+            Self::Log => f.write_str("PLAN_ARTIFACT_KIND_LOG"),
         }
     }
 }
@@ -5369,12 +5335,10 @@ impl ::std::str::FromStr for PlanArtifactKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "PLAN_ARTIFACT_KIND_FILE" => Ok(Self::PlanArtifactKindFile),
-            "PLAN_ARTIFACT_KIND_REPORT" => Ok(Self::PlanArtifactKindReport),
-            "PLAN_ARTIFACT_KIND_VALIDATION_RESULT" => {
-                Ok(Self::PlanArtifactKindValidationResult)
-            }
-            "PLAN_ARTIFACT_KIND_LOG" => Ok(Self::PlanArtifactKindLog),
+            "PLAN_ARTIFACT_KIND_FILE" => Ok(Self::File),
+            "PLAN_ARTIFACT_KIND_REPORT" => Ok(Self::Report),
+            "PLAN_ARTIFACT_KIND_VALIDATION_RESULT" => Ok(Self::ValidationResult),
+            "PLAN_ARTIFACT_KIND_LOG" => Ok(Self::Log),
             _ => Err("invalid value".into()),
         }
     }
@@ -6624,21 +6588,21 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanListRpcRequestMethod
 )]
 pub enum PlanPhase {
     #[serde(rename = "PLAN_PHASE_STRATEGIZE")]
-    PlanPhaseStrategize,
+    Strategize,
     #[serde(rename = "PLAN_PHASE_EXECUTE")]
-    PlanPhaseExecute,
+    Execute,
     #[serde(rename = "PLAN_PHASE_REVIEW")]
-    PlanPhaseReview,
+    Review,
     #[serde(rename = "PLAN_PHASE_APPLY")]
-    PlanPhaseApply,
+    Apply,
 }
 impl ::std::fmt::Display for PlanPhase {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::PlanPhaseStrategize => f.write_str("PLAN_PHASE_STRATEGIZE"),
-            Self::PlanPhaseExecute => f.write_str("PLAN_PHASE_EXECUTE"),
-            Self::PlanPhaseReview => f.write_str("PLAN_PHASE_REVIEW"),
-            Self::PlanPhaseApply => f.write_str("PLAN_PHASE_APPLY"),
+            Self::Strategize => f.write_str("PLAN_PHASE_STRATEGIZE"),
+            Self::Execute => f.write_str("PLAN_PHASE_EXECUTE"),
+            Self::Review => f.write_str("PLAN_PHASE_REVIEW"),
+            Self::Apply => f.write_str("PLAN_PHASE_APPLY"),
         }
     }
 }
@@ -6648,10 +6612,10 @@ impl ::std::str::FromStr for PlanPhase {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "PLAN_PHASE_STRATEGIZE" => Ok(Self::PlanPhaseStrategize),
-            "PLAN_PHASE_EXECUTE" => Ok(Self::PlanPhaseExecute),
-            "PLAN_PHASE_REVIEW" => Ok(Self::PlanPhaseReview),
-            "PLAN_PHASE_APPLY" => Ok(Self::PlanPhaseApply),
+            "PLAN_PHASE_STRATEGIZE" => Ok(Self::Strategize),
+            "PLAN_PHASE_EXECUTE" => Ok(Self::Execute),
+            "PLAN_PHASE_REVIEW" => Ok(Self::Review),
+            "PLAN_PHASE_APPLY" => Ok(Self::Apply),
             _ => Err("invalid value".into()),
         }
     }
@@ -6711,18 +6675,18 @@ pub struct PlanPrompt {
 )]
 pub enum PlanPromptKind {
     #[serde(rename = "PLAN_PROMPT_KIND_APPROVAL")]
-    PlanPromptKindApproval,
+    Approval,
     #[serde(rename = "PLAN_PROMPT_KIND_TEXT")]
-    PlanPromptKindText,
+    Text,
     #[serde(rename = "PLAN_PROMPT_KIND_CHOICE")]
-    PlanPromptKindChoice,
+    Choice,
 }
 impl ::std::fmt::Display for PlanPromptKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::PlanPromptKindApproval => f.write_str("PLAN_PROMPT_KIND_APPROVAL"),
-            Self::PlanPromptKindText => f.write_str("PLAN_PROMPT_KIND_TEXT"),
-            Self::PlanPromptKindChoice => f.write_str("PLAN_PROMPT_KIND_CHOICE"),
+            Self::Approval => f.write_str("PLAN_PROMPT_KIND_APPROVAL"),
+            Self::Text => f.write_str("PLAN_PROMPT_KIND_TEXT"),
+            Self::Choice => f.write_str("PLAN_PROMPT_KIND_CHOICE"),
         }
     }
 }
@@ -6732,9 +6696,9 @@ impl ::std::str::FromStr for PlanPromptKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "PLAN_PROMPT_KIND_APPROVAL" => Ok(Self::PlanPromptKindApproval),
-            "PLAN_PROMPT_KIND_TEXT" => Ok(Self::PlanPromptKindText),
-            "PLAN_PROMPT_KIND_CHOICE" => Ok(Self::PlanPromptKindChoice),
+            "PLAN_PROMPT_KIND_APPROVAL" => Ok(Self::Approval),
+            "PLAN_PROMPT_KIND_TEXT" => Ok(Self::Text),
+            "PLAN_PROMPT_KIND_CHOICE" => Ok(Self::Choice),
             _ => Err("invalid value".into()),
         }
     }
@@ -7090,33 +7054,33 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanRollbackRpcRequestMe
 )]
 pub enum PlanState {
     #[serde(rename = "PLAN_STATE_CREATED")]
-    PlanStateCreated,
+    Created,
     #[serde(rename = "PLAN_STATE_RUNNING")]
-    PlanStateRunning,
+    Running,
     #[serde(rename = "PLAN_STATE_INPUT_REQUIRED")]
-    PlanStateInputRequired,
+    InputRequired,
     #[serde(rename = "PLAN_STATE_COMPLETED")]
-    PlanStateCompleted,
+    Completed,
     #[serde(rename = "PLAN_STATE_APPLIED")]
-    PlanStateApplied,
+    Applied,
     #[serde(rename = "PLAN_STATE_FAILED")]
-    PlanStateFailed,
+    Failed,
     #[serde(rename = "PLAN_STATE_CANCELLED")]
-    PlanStateCancelled,
+    Cancelled,
     #[serde(rename = "PLAN_STATE_ROLLED_BACK")]
-    PlanStateRolledBack,
+    RolledBack,
 }
 impl ::std::fmt::Display for PlanState {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::PlanStateCreated => f.write_str("PLAN_STATE_CREATED"),
-            Self::PlanStateRunning => f.write_str("PLAN_STATE_RUNNING"),
-            Self::PlanStateInputRequired => f.write_str("PLAN_STATE_INPUT_REQUIRED"),
-            Self::PlanStateCompleted => f.write_str("PLAN_STATE_COMPLETED"),
-            Self::PlanStateApplied => f.write_str("PLAN_STATE_APPLIED"),
-            Self::PlanStateFailed => f.write_str("PLAN_STATE_FAILED"),
-            Self::PlanStateCancelled => f.write_str("PLAN_STATE_CANCELLED"),
-            Self::PlanStateRolledBack => f.write_str("PLAN_STATE_ROLLED_BACK"),
+            Self::Created => f.write_str("PLAN_STATE_CREATED"),
+            Self::Running => f.write_str("PLAN_STATE_RUNNING"),
+            Self::InputRequired => f.write_str("PLAN_STATE_INPUT_REQUIRED"),
+            Self::Completed => f.write_str("PLAN_STATE_COMPLETED"),
+            Self::Applied => f.write_str("PLAN_STATE_APPLIED"),
+            Self::Failed => f.write_str("PLAN_STATE_FAILED"),
+            Self::Cancelled => f.write_str("PLAN_STATE_CANCELLED"),
+            Self::RolledBack => f.write_str("PLAN_STATE_ROLLED_BACK"),
         }
     }
 }
@@ -7126,14 +7090,14 @@ impl ::std::str::FromStr for PlanState {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "PLAN_STATE_CREATED" => Ok(Self::PlanStateCreated),
-            "PLAN_STATE_RUNNING" => Ok(Self::PlanStateRunning),
-            "PLAN_STATE_INPUT_REQUIRED" => Ok(Self::PlanStateInputRequired),
-            "PLAN_STATE_COMPLETED" => Ok(Self::PlanStateCompleted),
-            "PLAN_STATE_APPLIED" => Ok(Self::PlanStateApplied),
-            "PLAN_STATE_FAILED" => Ok(Self::PlanStateFailed),
-            "PLAN_STATE_CANCELLED" => Ok(Self::PlanStateCancelled),
-            "PLAN_STATE_ROLLED_BACK" => Ok(Self::PlanStateRolledBack),
+            "PLAN_STATE_CREATED" => Ok(Self::Created),
+            "PLAN_STATE_RUNNING" => Ok(Self::Running),
+            "PLAN_STATE_INPUT_REQUIRED" => Ok(Self::InputRequired),
+            "PLAN_STATE_COMPLETED" => Ok(Self::Completed),
+            "PLAN_STATE_APPLIED" => Ok(Self::Applied),
+            "PLAN_STATE_FAILED" => Ok(Self::Failed),
+            "PLAN_STATE_CANCELLED" => Ok(Self::Cancelled),
+            "PLAN_STATE_ROLLED_BACK" => Ok(Self::RolledBack),
             _ => Err("invalid value".into()),
         }
     }
@@ -7349,29 +7313,27 @@ pub struct PlanStep {
 )]
 pub enum PlanStepState {
     #[serde(rename = "PLAN_STEP_STATE_PENDING")]
-    PlanStepStatePending,
+    Pending,
     #[serde(rename = "PLAN_STEP_STATE_RUNNING")]
-    PlanStepStateRunning,
+    Running,
     #[serde(rename = "PLAN_STEP_STATE_WAITING_INPUT")]
-    PlanStepStateWaitingInput,
+    WaitingInput,
     #[serde(rename = "PLAN_STEP_STATE_SUCCEEDED")]
-    PlanStepStateSucceeded,
+    Succeeded,
     #[serde(rename = "PLAN_STEP_STATE_FAILED")]
-    PlanStepStateFailed,
+    Failed,
     #[serde(rename = "PLAN_STEP_STATE_SKIPPED")]
-    PlanStepStateSkipped,
+    Skipped,
 }
 impl ::std::fmt::Display for PlanStepState {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::PlanStepStatePending => f.write_str("PLAN_STEP_STATE_PENDING"),
-            Self::PlanStepStateRunning => f.write_str("PLAN_STEP_STATE_RUNNING"),
-            Self::PlanStepStateWaitingInput => {
-                f.write_str("PLAN_STEP_STATE_WAITING_INPUT")
-            }
-            Self::PlanStepStateSucceeded => f.write_str("PLAN_STEP_STATE_SUCCEEDED"),
-            Self::PlanStepStateFailed => f.write_str("PLAN_STEP_STATE_FAILED"),
-            Self::PlanStepStateSkipped => f.write_str("PLAN_STEP_STATE_SKIPPED"),
+            Self::Pending => f.write_str("PLAN_STEP_STATE_PENDING"),
+            Self::Running => f.write_str("PLAN_STEP_STATE_RUNNING"),
+            Self::WaitingInput => f.write_str("PLAN_STEP_STATE_WAITING_INPUT"),
+            Self::Succeeded => f.write_str("PLAN_STEP_STATE_SUCCEEDED"),
+            Self::Failed => f.write_str("PLAN_STEP_STATE_FAILED"),
+            Self::Skipped => f.write_str("PLAN_STEP_STATE_SKIPPED"),
         }
     }
 }
@@ -7381,12 +7343,12 @@ impl ::std::str::FromStr for PlanStepState {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "PLAN_STEP_STATE_PENDING" => Ok(Self::PlanStepStatePending),
-            "PLAN_STEP_STATE_RUNNING" => Ok(Self::PlanStepStateRunning),
-            "PLAN_STEP_STATE_WAITING_INPUT" => Ok(Self::PlanStepStateWaitingInput),
-            "PLAN_STEP_STATE_SUCCEEDED" => Ok(Self::PlanStepStateSucceeded),
-            "PLAN_STEP_STATE_FAILED" => Ok(Self::PlanStepStateFailed),
-            "PLAN_STEP_STATE_SKIPPED" => Ok(Self::PlanStepStateSkipped),
+            "PLAN_STEP_STATE_PENDING" => Ok(Self::Pending),
+            "PLAN_STEP_STATE_RUNNING" => Ok(Self::Running),
+            "PLAN_STEP_STATE_WAITING_INPUT" => Ok(Self::WaitingInput),
+            "PLAN_STEP_STATE_SUCCEEDED" => Ok(Self::Succeeded),
+            "PLAN_STEP_STATE_FAILED" => Ok(Self::Failed),
+            "PLAN_STEP_STATE_SKIPPED" => Ok(Self::Skipped),
             _ => Err("invalid value".into()),
         }
     }
@@ -7859,34 +7821,26 @@ pub struct ProjectRevision {
 )]
 pub enum ProjectRevisionOrigin {
     #[serde(rename = "PROJECT_REVISION_ORIGIN_CREATED")]
-    ProjectRevisionOriginCreated,
+    Created,
     #[serde(rename = "PROJECT_REVISION_ORIGIN_UPDATED")]
-    ProjectRevisionOriginUpdated,
+    Updated,
     #[serde(rename = "PROJECT_REVISION_ORIGIN_PLAN_APPLIED")]
-    ProjectRevisionOriginPlanApplied,
+    PlanApplied,
     #[serde(rename = "PROJECT_REVISION_ORIGIN_PLAN_ROLLED_BACK")]
-    ProjectRevisionOriginPlanRolledBack,
+    PlanRolledBack,
     #[serde(rename = "PROJECT_REVISION_ORIGIN_SYNCED")]
-    ProjectRevisionOriginSynced,
+    Synced,
 }
 impl ::std::fmt::Display for ProjectRevisionOrigin {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ProjectRevisionOriginCreated => {
-                f.write_str("PROJECT_REVISION_ORIGIN_CREATED")
-            }
-            Self::ProjectRevisionOriginUpdated => {
-                f.write_str("PROJECT_REVISION_ORIGIN_UPDATED")
-            }
-            Self::ProjectRevisionOriginPlanApplied => {
-                f.write_str("PROJECT_REVISION_ORIGIN_PLAN_APPLIED")
-            }
-            Self::ProjectRevisionOriginPlanRolledBack => {
+            Self::Created => f.write_str("PROJECT_REVISION_ORIGIN_CREATED"),
+            Self::Updated => f.write_str("PROJECT_REVISION_ORIGIN_UPDATED"),
+            Self::PlanApplied => f.write_str("PROJECT_REVISION_ORIGIN_PLAN_APPLIED"),
+            Self::PlanRolledBack => {
                 f.write_str("PROJECT_REVISION_ORIGIN_PLAN_ROLLED_BACK")
             }
-            Self::ProjectRevisionOriginSynced => {
-                f.write_str("PROJECT_REVISION_ORIGIN_SYNCED")
-            }
+            Self::Synced => f.write_str("PROJECT_REVISION_ORIGIN_SYNCED"),
         }
     }
 }
@@ -7896,15 +7850,11 @@ impl ::std::str::FromStr for ProjectRevisionOrigin {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "PROJECT_REVISION_ORIGIN_CREATED" => Ok(Self::ProjectRevisionOriginCreated),
-            "PROJECT_REVISION_ORIGIN_UPDATED" => Ok(Self::ProjectRevisionOriginUpdated),
-            "PROJECT_REVISION_ORIGIN_PLAN_APPLIED" => {
-                Ok(Self::ProjectRevisionOriginPlanApplied)
-            }
-            "PROJECT_REVISION_ORIGIN_PLAN_ROLLED_BACK" => {
-                Ok(Self::ProjectRevisionOriginPlanRolledBack)
-            }
-            "PROJECT_REVISION_ORIGIN_SYNCED" => Ok(Self::ProjectRevisionOriginSynced),
+            "PROJECT_REVISION_ORIGIN_CREATED" => Ok(Self::Created),
+            "PROJECT_REVISION_ORIGIN_UPDATED" => Ok(Self::Updated),
+            "PROJECT_REVISION_ORIGIN_PLAN_APPLIED" => Ok(Self::PlanApplied),
+            "PROJECT_REVISION_ORIGIN_PLAN_ROLLED_BACK" => Ok(Self::PlanRolledBack),
+            "PROJECT_REVISION_ORIGIN_SYNCED" => Ok(Self::Synced),
             _ => Err("invalid value".into()),
         }
     }
@@ -7968,18 +7918,18 @@ pub struct ProjectUpdateParams {
 )]
 pub enum PromptDecision {
     #[serde(rename = "PROMPT_DECISION_APPROVE")]
-    PromptDecisionApprove,
+    Approve,
     #[serde(rename = "PROMPT_DECISION_REJECT")]
-    PromptDecisionReject,
+    Reject,
     #[serde(rename = "PROMPT_DECISION_ANSWER")]
-    PromptDecisionAnswer,
+    Answer,
 }
 impl ::std::fmt::Display for PromptDecision {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::PromptDecisionApprove => f.write_str("PROMPT_DECISION_APPROVE"),
-            Self::PromptDecisionReject => f.write_str("PROMPT_DECISION_REJECT"),
-            Self::PromptDecisionAnswer => f.write_str("PROMPT_DECISION_ANSWER"),
+            Self::Approve => f.write_str("PROMPT_DECISION_APPROVE"),
+            Self::Reject => f.write_str("PROMPT_DECISION_REJECT"),
+            Self::Answer => f.write_str("PROMPT_DECISION_ANSWER"),
         }
     }
 }
@@ -7989,9 +7939,9 @@ impl ::std::str::FromStr for PromptDecision {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "PROMPT_DECISION_APPROVE" => Ok(Self::PromptDecisionApprove),
-            "PROMPT_DECISION_REJECT" => Ok(Self::PromptDecisionReject),
-            "PROMPT_DECISION_ANSWER" => Ok(Self::PromptDecisionAnswer),
+            "PROMPT_DECISION_APPROVE" => Ok(Self::Approve),
+            "PROMPT_DECISION_REJECT" => Ok(Self::Reject),
+            "PROMPT_DECISION_ANSWER" => Ok(Self::Answer),
             _ => Err("invalid value".into()),
         }
     }
@@ -10453,41 +10403,39 @@ for RegistryInvariantsUpdateRpcRequestMethod {
 )]
 pub enum RegistryKind {
     #[serde(rename = "REGISTRY_KIND_ACTOR")]
-    RegistryKindActor,
+    Actor,
     #[serde(rename = "REGISTRY_KIND_TOOL")]
-    RegistryKindTool,
+    Tool,
     #[serde(rename = "REGISTRY_KIND_SKILL")]
-    RegistryKindSkill,
+    Skill,
     #[serde(rename = "REGISTRY_KIND_RESOURCE")]
-    RegistryKindResource,
+    Resource,
     #[serde(rename = "REGISTRY_KIND_RESOURCE_TYPE")]
-    RegistryKindResourceType,
+    ResourceType,
     #[serde(rename = "REGISTRY_KIND_PROJECT")]
-    RegistryKindProject,
+    Project,
     #[serde(rename = "REGISTRY_KIND_VALIDATION")]
-    RegistryKindValidation,
+    Validation,
     #[serde(rename = "REGISTRY_KIND_ACTION")]
-    RegistryKindAction,
+    Action,
     #[serde(rename = "REGISTRY_KIND_AUTOMATION_PROFILE")]
-    RegistryKindAutomationProfile,
+    AutomationProfile,
     #[serde(rename = "REGISTRY_KIND_INVARIANT")]
-    RegistryKindInvariant,
+    Invariant,
 }
 impl ::std::fmt::Display for RegistryKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::RegistryKindActor => f.write_str("REGISTRY_KIND_ACTOR"),
-            Self::RegistryKindTool => f.write_str("REGISTRY_KIND_TOOL"),
-            Self::RegistryKindSkill => f.write_str("REGISTRY_KIND_SKILL"),
-            Self::RegistryKindResource => f.write_str("REGISTRY_KIND_RESOURCE"),
-            Self::RegistryKindResourceType => f.write_str("REGISTRY_KIND_RESOURCE_TYPE"),
-            Self::RegistryKindProject => f.write_str("REGISTRY_KIND_PROJECT"),
-            Self::RegistryKindValidation => f.write_str("REGISTRY_KIND_VALIDATION"),
-            Self::RegistryKindAction => f.write_str("REGISTRY_KIND_ACTION"),
-            Self::RegistryKindAutomationProfile => {
-                f.write_str("REGISTRY_KIND_AUTOMATION_PROFILE")
-            }
-            Self::RegistryKindInvariant => f.write_str("REGISTRY_KIND_INVARIANT"),
+            Self::Actor => f.write_str("REGISTRY_KIND_ACTOR"),
+            Self::Tool => f.write_str("REGISTRY_KIND_TOOL"),
+            Self::Skill => f.write_str("REGISTRY_KIND_SKILL"),
+            Self::Resource => f.write_str("REGISTRY_KIND_RESOURCE"),
+            Self::ResourceType => f.write_str("REGISTRY_KIND_RESOURCE_TYPE"),
+            Self::Project => f.write_str("REGISTRY_KIND_PROJECT"),
+            Self::Validation => f.write_str("REGISTRY_KIND_VALIDATION"),
+            Self::Action => f.write_str("REGISTRY_KIND_ACTION"),
+            Self::AutomationProfile => f.write_str("REGISTRY_KIND_AUTOMATION_PROFILE"),
+            Self::Invariant => f.write_str("REGISTRY_KIND_INVARIANT"),
         }
     }
 }
@@ -10497,16 +10445,16 @@ impl ::std::str::FromStr for RegistryKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "REGISTRY_KIND_ACTOR" => Ok(Self::RegistryKindActor),
-            "REGISTRY_KIND_TOOL" => Ok(Self::RegistryKindTool),
-            "REGISTRY_KIND_SKILL" => Ok(Self::RegistryKindSkill),
-            "REGISTRY_KIND_RESOURCE" => Ok(Self::RegistryKindResource),
-            "REGISTRY_KIND_RESOURCE_TYPE" => Ok(Self::RegistryKindResourceType),
-            "REGISTRY_KIND_PROJECT" => Ok(Self::RegistryKindProject),
-            "REGISTRY_KIND_VALIDATION" => Ok(Self::RegistryKindValidation),
-            "REGISTRY_KIND_ACTION" => Ok(Self::RegistryKindAction),
-            "REGISTRY_KIND_AUTOMATION_PROFILE" => Ok(Self::RegistryKindAutomationProfile),
-            "REGISTRY_KIND_INVARIANT" => Ok(Self::RegistryKindInvariant),
+            "REGISTRY_KIND_ACTOR" => Ok(Self::Actor),
+            "REGISTRY_KIND_TOOL" => Ok(Self::Tool),
+            "REGISTRY_KIND_SKILL" => Ok(Self::Skill),
+            "REGISTRY_KIND_RESOURCE" => Ok(Self::Resource),
+            "REGISTRY_KIND_RESOURCE_TYPE" => Ok(Self::ResourceType),
+            "REGISTRY_KIND_PROJECT" => Ok(Self::Project),
+            "REGISTRY_KIND_VALIDATION" => Ok(Self::Validation),
+            "REGISTRY_KIND_ACTION" => Ok(Self::Action),
+            "REGISTRY_KIND_AUTOMATION_PROFILE" => Ok(Self::AutomationProfile),
+            "REGISTRY_KIND_INVARIANT" => Ok(Self::Invariant),
             _ => Err("invalid value".into()),
         }
     }
@@ -14468,18 +14416,18 @@ pub struct ResourceUpdateParams {
 #[serde(try_from = "crate::rpc::ProtoEnumRepr")]
 pub enum Role {
     #[serde(rename = "ROLE_UNSPECIFIED")]
-    RoleUnspecified,
+    Unspecified,
     #[serde(rename = "ROLE_USER")]
-    RoleUser,
+    User,
     #[serde(rename = "ROLE_AGENT")]
-    RoleAgent,
+    Agent,
 }
 impl ::std::fmt::Display for Role {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::RoleUnspecified => f.write_str("ROLE_UNSPECIFIED"),
-            Self::RoleUser => f.write_str("ROLE_USER"),
-            Self::RoleAgent => f.write_str("ROLE_AGENT"),
+            Self::Unspecified => f.write_str("ROLE_UNSPECIFIED"),
+            Self::User => f.write_str("ROLE_USER"),
+            Self::Agent => f.write_str("ROLE_AGENT"),
         }
     }
 }
@@ -14489,9 +14437,9 @@ impl ::std::str::FromStr for Role {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "ROLE_UNSPECIFIED" => Ok(Self::RoleUnspecified),
-            "ROLE_USER" => Ok(Self::RoleUser),
-            "ROLE_AGENT" => Ok(Self::RoleAgent),
+            "ROLE_UNSPECIFIED" => Ok(Self::Unspecified),
+            "ROLE_USER" => Ok(Self::User),
+            "ROLE_AGENT" => Ok(Self::Agent),
             _ => Err("invalid value".into()),
         }
     }
@@ -15656,15 +15604,15 @@ impl ::std::convert::TryFrom<::std::string::String> for SubscribeToTaskRpcReques
 )]
 pub enum SyncDirection {
     #[serde(rename = "SYNC_DIRECTION_PULL")]
-    SyncDirectionPull,
+    Pull,
     #[serde(rename = "SYNC_DIRECTION_PUSH")]
-    SyncDirectionPush,
+    Push,
 }
 impl ::std::fmt::Display for SyncDirection {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::SyncDirectionPull => f.write_str("SYNC_DIRECTION_PULL"),
-            Self::SyncDirectionPush => f.write_str("SYNC_DIRECTION_PUSH"),
+            Self::Pull => f.write_str("SYNC_DIRECTION_PULL"),
+            Self::Push => f.write_str("SYNC_DIRECTION_PUSH"),
         }
     }
 }
@@ -15674,8 +15622,8 @@ impl ::std::str::FromStr for SyncDirection {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "SYNC_DIRECTION_PULL" => Ok(Self::SyncDirectionPull),
-            "SYNC_DIRECTION_PUSH" => Ok(Self::SyncDirectionPush),
+            "SYNC_DIRECTION_PULL" => Ok(Self::Pull),
+            "SYNC_DIRECTION_PUSH" => Ok(Self::Push),
             _ => Err("invalid value".into()),
         }
     }
@@ -15784,21 +15732,21 @@ pub struct SyncOrigin {
 )]
 pub enum SyncOutcome {
     #[serde(rename = "SYNC_OUTCOME_CREATED")]
-    SyncOutcomeCreated,
+    Created,
     #[serde(rename = "SYNC_OUTCOME_UPDATED")]
-    SyncOutcomeUpdated,
+    Updated,
     #[serde(rename = "SYNC_OUTCOME_UNCHANGED")]
-    SyncOutcomeUnchanged,
+    Unchanged,
     #[serde(rename = "SYNC_OUTCOME_CONFLICT")]
-    SyncOutcomeConflict,
+    Conflict,
 }
 impl ::std::fmt::Display for SyncOutcome {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::SyncOutcomeCreated => f.write_str("SYNC_OUTCOME_CREATED"),
-            Self::SyncOutcomeUpdated => f.write_str("SYNC_OUTCOME_UPDATED"),
-            Self::SyncOutcomeUnchanged => f.write_str("SYNC_OUTCOME_UNCHANGED"),
-            Self::SyncOutcomeConflict => f.write_str("SYNC_OUTCOME_CONFLICT"),
+            Self::Created => f.write_str("SYNC_OUTCOME_CREATED"),
+            Self::Updated => f.write_str("SYNC_OUTCOME_UPDATED"),
+            Self::Unchanged => f.write_str("SYNC_OUTCOME_UNCHANGED"),
+            Self::Conflict => f.write_str("SYNC_OUTCOME_CONFLICT"),
         }
     }
 }
@@ -15808,10 +15756,10 @@ impl ::std::str::FromStr for SyncOutcome {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "SYNC_OUTCOME_CREATED" => Ok(Self::SyncOutcomeCreated),
-            "SYNC_OUTCOME_UPDATED" => Ok(Self::SyncOutcomeUpdated),
-            "SYNC_OUTCOME_UNCHANGED" => Ok(Self::SyncOutcomeUnchanged),
-            "SYNC_OUTCOME_CONFLICT" => Ok(Self::SyncOutcomeConflict),
+            "SYNC_OUTCOME_CREATED" => Ok(Self::Created),
+            "SYNC_OUTCOME_UPDATED" => Ok(Self::Updated),
+            "SYNC_OUTCOME_UNCHANGED" => Ok(Self::Unchanged),
+            "SYNC_OUTCOME_CONFLICT" => Ok(Self::Conflict),
             _ => Err("invalid value".into()),
         }
     }
@@ -16162,27 +16110,27 @@ pub struct SyncReport {
 )]
 pub enum SyncState {
     #[serde(rename = "SYNC_STATE_IN_SYNC")]
-    SyncStateInSync,
+    InSync,
     #[serde(rename = "SYNC_STATE_LOCAL_ONLY")]
-    SyncStateLocalOnly,
+    LocalOnly,
     #[serde(rename = "SYNC_STATE_REMOTE_ONLY")]
-    SyncStateRemoteOnly,
+    RemoteOnly,
     #[serde(rename = "SYNC_STATE_LOCAL_AHEAD")]
-    SyncStateLocalAhead,
+    LocalAhead,
     #[serde(rename = "SYNC_STATE_REMOTE_AHEAD")]
-    SyncStateRemoteAhead,
+    RemoteAhead,
     #[serde(rename = "SYNC_STATE_DIVERGED")]
-    SyncStateDiverged,
+    Diverged,
 }
 impl ::std::fmt::Display for SyncState {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::SyncStateInSync => f.write_str("SYNC_STATE_IN_SYNC"),
-            Self::SyncStateLocalOnly => f.write_str("SYNC_STATE_LOCAL_ONLY"),
-            Self::SyncStateRemoteOnly => f.write_str("SYNC_STATE_REMOTE_ONLY"),
-            Self::SyncStateLocalAhead => f.write_str("SYNC_STATE_LOCAL_AHEAD"),
-            Self::SyncStateRemoteAhead => f.write_str("SYNC_STATE_REMOTE_AHEAD"),
-            Self::SyncStateDiverged => f.write_str("SYNC_STATE_DIVERGED"),
+            Self::InSync => f.write_str("SYNC_STATE_IN_SYNC"),
+            Self::LocalOnly => f.write_str("SYNC_STATE_LOCAL_ONLY"),
+            Self::RemoteOnly => f.write_str("SYNC_STATE_REMOTE_ONLY"),
+            Self::LocalAhead => f.write_str("SYNC_STATE_LOCAL_AHEAD"),
+            Self::RemoteAhead => f.write_str("SYNC_STATE_REMOTE_AHEAD"),
+            Self::Diverged => f.write_str("SYNC_STATE_DIVERGED"),
         }
     }
 }
@@ -16192,12 +16140,12 @@ impl ::std::str::FromStr for SyncState {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "SYNC_STATE_IN_SYNC" => Ok(Self::SyncStateInSync),
-            "SYNC_STATE_LOCAL_ONLY" => Ok(Self::SyncStateLocalOnly),
-            "SYNC_STATE_REMOTE_ONLY" => Ok(Self::SyncStateRemoteOnly),
-            "SYNC_STATE_LOCAL_AHEAD" => Ok(Self::SyncStateLocalAhead),
-            "SYNC_STATE_REMOTE_AHEAD" => Ok(Self::SyncStateRemoteAhead),
-            "SYNC_STATE_DIVERGED" => Ok(Self::SyncStateDiverged),
+            "SYNC_STATE_IN_SYNC" => Ok(Self::InSync),
+            "SYNC_STATE_LOCAL_ONLY" => Ok(Self::LocalOnly),
+            "SYNC_STATE_REMOTE_ONLY" => Ok(Self::RemoteOnly),
+            "SYNC_STATE_LOCAL_AHEAD" => Ok(Self::LocalAhead),
+            "SYNC_STATE_REMOTE_AHEAD" => Ok(Self::RemoteAhead),
+            "SYNC_STATE_DIVERGED" => Ok(Self::Diverged),
             _ => Err("invalid value".into()),
         }
     }
@@ -16473,36 +16421,36 @@ pub struct TaskPushNotificationConfig {
 #[serde(try_from = "crate::rpc::ProtoEnumRepr")]
 pub enum TaskState {
     #[serde(rename = "TASK_STATE_UNSPECIFIED")]
-    TaskStateUnspecified,
+    Unspecified,
     #[serde(rename = "TASK_STATE_SUBMITTED")]
-    TaskStateSubmitted,
+    Submitted,
     #[serde(rename = "TASK_STATE_WORKING")]
-    TaskStateWorking,
+    Working,
     #[serde(rename = "TASK_STATE_COMPLETED")]
-    TaskStateCompleted,
+    Completed,
     #[serde(rename = "TASK_STATE_FAILED")]
-    TaskStateFailed,
+    Failed,
     #[serde(rename = "TASK_STATE_CANCELED")]
-    TaskStateCanceled,
+    Canceled,
     #[serde(rename = "TASK_STATE_INPUT_REQUIRED")]
-    TaskStateInputRequired,
+    InputRequired,
     #[serde(rename = "TASK_STATE_REJECTED")]
-    TaskStateRejected,
+    Rejected,
     #[serde(rename = "TASK_STATE_AUTH_REQUIRED")]
-    TaskStateAuthRequired,
+    AuthRequired,
 }
 impl ::std::fmt::Display for TaskState {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::TaskStateUnspecified => f.write_str("TASK_STATE_UNSPECIFIED"),
-            Self::TaskStateSubmitted => f.write_str("TASK_STATE_SUBMITTED"),
-            Self::TaskStateWorking => f.write_str("TASK_STATE_WORKING"),
-            Self::TaskStateCompleted => f.write_str("TASK_STATE_COMPLETED"),
-            Self::TaskStateFailed => f.write_str("TASK_STATE_FAILED"),
-            Self::TaskStateCanceled => f.write_str("TASK_STATE_CANCELED"),
-            Self::TaskStateInputRequired => f.write_str("TASK_STATE_INPUT_REQUIRED"),
-            Self::TaskStateRejected => f.write_str("TASK_STATE_REJECTED"),
-            Self::TaskStateAuthRequired => f.write_str("TASK_STATE_AUTH_REQUIRED"),
+            Self::Unspecified => f.write_str("TASK_STATE_UNSPECIFIED"),
+            Self::Submitted => f.write_str("TASK_STATE_SUBMITTED"),
+            Self::Working => f.write_str("TASK_STATE_WORKING"),
+            Self::Completed => f.write_str("TASK_STATE_COMPLETED"),
+            Self::Failed => f.write_str("TASK_STATE_FAILED"),
+            Self::Canceled => f.write_str("TASK_STATE_CANCELED"),
+            Self::InputRequired => f.write_str("TASK_STATE_INPUT_REQUIRED"),
+            Self::Rejected => f.write_str("TASK_STATE_REJECTED"),
+            Self::AuthRequired => f.write_str("TASK_STATE_AUTH_REQUIRED"),
         }
     }
 }
@@ -16512,15 +16460,15 @@ impl ::std::str::FromStr for TaskState {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "TASK_STATE_UNSPECIFIED" => Ok(Self::TaskStateUnspecified),
-            "TASK_STATE_SUBMITTED" => Ok(Self::TaskStateSubmitted),
-            "TASK_STATE_WORKING" => Ok(Self::TaskStateWorking),
-            "TASK_STATE_COMPLETED" => Ok(Self::TaskStateCompleted),
-            "TASK_STATE_FAILED" => Ok(Self::TaskStateFailed),
-            "TASK_STATE_CANCELED" => Ok(Self::TaskStateCanceled),
-            "TASK_STATE_INPUT_REQUIRED" => Ok(Self::TaskStateInputRequired),
-            "TASK_STATE_REJECTED" => Ok(Self::TaskStateRejected),
-            "TASK_STATE_AUTH_REQUIRED" => Ok(Self::TaskStateAuthRequired),
+            "TASK_STATE_UNSPECIFIED" => Ok(Self::Unspecified),
+            "TASK_STATE_SUBMITTED" => Ok(Self::Submitted),
+            "TASK_STATE_WORKING" => Ok(Self::Working),
+            "TASK_STATE_COMPLETED" => Ok(Self::Completed),
+            "TASK_STATE_FAILED" => Ok(Self::Failed),
+            "TASK_STATE_CANCELED" => Ok(Self::Canceled),
+            "TASK_STATE_INPUT_REQUIRED" => Ok(Self::InputRequired),
+            "TASK_STATE_REJECTED" => Ok(Self::Rejected),
+            "TASK_STATE_AUTH_REQUIRED" => Ok(Self::AuthRequired),
             _ => Err("invalid value".into()),
         }
     }
@@ -16643,24 +16591,24 @@ pub struct ToolAddParams {
 )]
 pub enum ToolKind {
     #[serde(rename = "TOOL_KIND_TEMPLATE")]
-    ToolKindTemplate,
+    Template,
     #[serde(rename = "TOOL_KIND_WRITE_FILE")]
-    ToolKindWriteFile,
+    WriteFile,
     #[serde(rename = "TOOL_KIND_APPROVAL")]
-    ToolKindApproval,
+    Approval,
     #[serde(rename = "TOOL_KIND_RUN_VALIDATION")]
-    ToolKindRunValidation,
+    RunValidation,
     #[serde(rename = "TOOL_KIND_EXTERNAL")]
-    ToolKindExternal,
+    External,
 }
 impl ::std::fmt::Display for ToolKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ToolKindTemplate => f.write_str("TOOL_KIND_TEMPLATE"),
-            Self::ToolKindWriteFile => f.write_str("TOOL_KIND_WRITE_FILE"),
-            Self::ToolKindApproval => f.write_str("TOOL_KIND_APPROVAL"),
-            Self::ToolKindRunValidation => f.write_str("TOOL_KIND_RUN_VALIDATION"),
-            Self::ToolKindExternal => f.write_str("TOOL_KIND_EXTERNAL"),
+            Self::Template => f.write_str("TOOL_KIND_TEMPLATE"),
+            Self::WriteFile => f.write_str("TOOL_KIND_WRITE_FILE"),
+            Self::Approval => f.write_str("TOOL_KIND_APPROVAL"),
+            Self::RunValidation => f.write_str("TOOL_KIND_RUN_VALIDATION"),
+            Self::External => f.write_str("TOOL_KIND_EXTERNAL"),
         }
     }
 }
@@ -16670,11 +16618,11 @@ impl ::std::str::FromStr for ToolKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "TOOL_KIND_TEMPLATE" => Ok(Self::ToolKindTemplate),
-            "TOOL_KIND_WRITE_FILE" => Ok(Self::ToolKindWriteFile),
-            "TOOL_KIND_APPROVAL" => Ok(Self::ToolKindApproval),
-            "TOOL_KIND_RUN_VALIDATION" => Ok(Self::ToolKindRunValidation),
-            "TOOL_KIND_EXTERNAL" => Ok(Self::ToolKindExternal),
+            "TOOL_KIND_TEMPLATE" => Ok(Self::Template),
+            "TOOL_KIND_WRITE_FILE" => Ok(Self::WriteFile),
+            "TOOL_KIND_APPROVAL" => Ok(Self::Approval),
+            "TOOL_KIND_RUN_VALIDATION" => Ok(Self::RunValidation),
+            "TOOL_KIND_EXTERNAL" => Ok(Self::External),
             _ => Err("invalid value".into()),
         }
     }
@@ -16822,33 +16770,27 @@ pub struct ValidationAddParams {
 )]
 pub enum ValidationKind {
     #[serde(rename = "VALIDATION_KIND_FILE_EXISTS")]
-    ValidationKindFileExists,
+    FileExists,
     #[serde(rename = "VALIDATION_KIND_FILE_ABSENT")]
-    ValidationKindFileAbsent,
+    FileAbsent,
     #[serde(rename = "VALIDATION_KIND_CONTENT_MATCHES")]
-    ValidationKindContentMatches,
+    ContentMatches,
     #[serde(rename = "VALIDATION_KIND_CONTENT_EXCLUDES")]
-    ValidationKindContentExcludes,
+    ContentExcludes,
     #[serde(rename = "VALIDATION_KIND_JSON_SCHEMA")]
-    ValidationKindJsonSchema,
+    JsonSchema,
     #[serde(rename = "VALIDATION_KIND_MAX_FILE_BYTES")]
-    ValidationKindMaxFileBytes,
+    MaxFileBytes,
 }
 impl ::std::fmt::Display for ValidationKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ValidationKindFileExists => f.write_str("VALIDATION_KIND_FILE_EXISTS"),
-            Self::ValidationKindFileAbsent => f.write_str("VALIDATION_KIND_FILE_ABSENT"),
-            Self::ValidationKindContentMatches => {
-                f.write_str("VALIDATION_KIND_CONTENT_MATCHES")
-            }
-            Self::ValidationKindContentExcludes => {
-                f.write_str("VALIDATION_KIND_CONTENT_EXCLUDES")
-            }
-            Self::ValidationKindJsonSchema => f.write_str("VALIDATION_KIND_JSON_SCHEMA"),
-            Self::ValidationKindMaxFileBytes => {
-                f.write_str("VALIDATION_KIND_MAX_FILE_BYTES")
-            }
+            Self::FileExists => f.write_str("VALIDATION_KIND_FILE_EXISTS"),
+            Self::FileAbsent => f.write_str("VALIDATION_KIND_FILE_ABSENT"),
+            Self::ContentMatches => f.write_str("VALIDATION_KIND_CONTENT_MATCHES"),
+            Self::ContentExcludes => f.write_str("VALIDATION_KIND_CONTENT_EXCLUDES"),
+            Self::JsonSchema => f.write_str("VALIDATION_KIND_JSON_SCHEMA"),
+            Self::MaxFileBytes => f.write_str("VALIDATION_KIND_MAX_FILE_BYTES"),
         }
     }
 }
@@ -16858,12 +16800,12 @@ impl ::std::str::FromStr for ValidationKind {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "VALIDATION_KIND_FILE_EXISTS" => Ok(Self::ValidationKindFileExists),
-            "VALIDATION_KIND_FILE_ABSENT" => Ok(Self::ValidationKindFileAbsent),
-            "VALIDATION_KIND_CONTENT_MATCHES" => Ok(Self::ValidationKindContentMatches),
-            "VALIDATION_KIND_CONTENT_EXCLUDES" => Ok(Self::ValidationKindContentExcludes),
-            "VALIDATION_KIND_JSON_SCHEMA" => Ok(Self::ValidationKindJsonSchema),
-            "VALIDATION_KIND_MAX_FILE_BYTES" => Ok(Self::ValidationKindMaxFileBytes),
+            "VALIDATION_KIND_FILE_EXISTS" => Ok(Self::FileExists),
+            "VALIDATION_KIND_FILE_ABSENT" => Ok(Self::FileAbsent),
+            "VALIDATION_KIND_CONTENT_MATCHES" => Ok(Self::ContentMatches),
+            "VALIDATION_KIND_CONTENT_EXCLUDES" => Ok(Self::ContentExcludes),
+            "VALIDATION_KIND_JSON_SCHEMA" => Ok(Self::JsonSchema),
+            "VALIDATION_KIND_MAX_FILE_BYTES" => Ok(Self::MaxFileBytes),
             _ => Err("invalid value".into()),
         }
     }
@@ -16913,18 +16855,18 @@ pub struct ValidationList {
 )]
 pub enum ValidationOutcome {
     #[serde(rename = "VALIDATION_OUTCOME_PASSED")]
-    ValidationOutcomePassed,
+    Passed,
     #[serde(rename = "VALIDATION_OUTCOME_FAILED")]
-    ValidationOutcomeFailed,
+    Failed,
     #[serde(rename = "VALIDATION_OUTCOME_WARNED")]
-    ValidationOutcomeWarned,
+    Warned,
 }
 impl ::std::fmt::Display for ValidationOutcome {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ValidationOutcomePassed => f.write_str("VALIDATION_OUTCOME_PASSED"),
-            Self::ValidationOutcomeFailed => f.write_str("VALIDATION_OUTCOME_FAILED"),
-            Self::ValidationOutcomeWarned => f.write_str("VALIDATION_OUTCOME_WARNED"),
+            Self::Passed => f.write_str("VALIDATION_OUTCOME_PASSED"),
+            Self::Failed => f.write_str("VALIDATION_OUTCOME_FAILED"),
+            Self::Warned => f.write_str("VALIDATION_OUTCOME_WARNED"),
         }
     }
 }
@@ -16934,9 +16876,9 @@ impl ::std::str::FromStr for ValidationOutcome {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "VALIDATION_OUTCOME_PASSED" => Ok(Self::ValidationOutcomePassed),
-            "VALIDATION_OUTCOME_FAILED" => Ok(Self::ValidationOutcomeFailed),
-            "VALIDATION_OUTCOME_WARNED" => Ok(Self::ValidationOutcomeWarned),
+            "VALIDATION_OUTCOME_PASSED" => Ok(Self::Passed),
+            "VALIDATION_OUTCOME_FAILED" => Ok(Self::Failed),
+            "VALIDATION_OUTCOME_WARNED" => Ok(Self::Warned),
             _ => Err("invalid value".into()),
         }
     }
@@ -16987,15 +16929,15 @@ pub struct ValidationResult {
 )]
 pub enum ValidationSeverity {
     #[serde(rename = "VALIDATION_SEVERITY_ERROR")]
-    ValidationSeverityError,
+    Error,
     #[serde(rename = "VALIDATION_SEVERITY_WARNING")]
-    ValidationSeverityWarning,
+    Warning,
 }
 impl ::std::fmt::Display for ValidationSeverity {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::ValidationSeverityError => f.write_str("VALIDATION_SEVERITY_ERROR"),
-            Self::ValidationSeverityWarning => f.write_str("VALIDATION_SEVERITY_WARNING"),
+            Self::Error => f.write_str("VALIDATION_SEVERITY_ERROR"),
+            Self::Warning => f.write_str("VALIDATION_SEVERITY_WARNING"),
         }
     }
 }
@@ -17005,8 +16947,8 @@ impl ::std::str::FromStr for ValidationSeverity {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "VALIDATION_SEVERITY_ERROR" => Ok(Self::ValidationSeverityError),
-            "VALIDATION_SEVERITY_WARNING" => Ok(Self::ValidationSeverityWarning),
+            "VALIDATION_SEVERITY_ERROR" => Ok(Self::Error),
+            "VALIDATION_SEVERITY_WARNING" => Ok(Self::Warning),
             _ => Err("invalid value".into()),
         }
     }
@@ -17091,9 +17033,9 @@ impl ::std::convert::TryFrom<crate::rpc::ProtoEnumRepr> for Role {
         match value {
             crate::rpc::ProtoEnumRepr::Name(name) => {
                 match name.as_str() {
-                    "ROLE_UNSPECIFIED" => Ok(Self::RoleUnspecified),
-                    "ROLE_USER" => Ok(Self::RoleUser),
-                    "ROLE_AGENT" => Ok(Self::RoleAgent),
+                    "ROLE_UNSPECIFIED" => Ok(Self::Unspecified),
+                    "ROLE_USER" => Ok(Self::User),
+                    "ROLE_AGENT" => Ok(Self::Agent),
                     _ => {
                         Err(
                             crate::rpc::ConversionError::unknown_enum_name("Role", &name),
@@ -17103,9 +17045,9 @@ impl ::std::convert::TryFrom<crate::rpc::ProtoEnumRepr> for Role {
             }
             crate::rpc::ProtoEnumRepr::Number(number) => {
                 match number {
-                    0i64 => Ok(Self::RoleUnspecified),
-                    1i64 => Ok(Self::RoleUser),
-                    2i64 => Ok(Self::RoleAgent),
+                    0i64 => Ok(Self::Unspecified),
+                    1i64 => Ok(Self::User),
+                    2i64 => Ok(Self::Agent),
                     _ => {
                         Err(
                             crate::rpc::ConversionError::unknown_enum_number(
@@ -17127,15 +17069,15 @@ impl ::std::convert::TryFrom<crate::rpc::ProtoEnumRepr> for TaskState {
         match value {
             crate::rpc::ProtoEnumRepr::Name(name) => {
                 match name.as_str() {
-                    "TASK_STATE_UNSPECIFIED" => Ok(Self::TaskStateUnspecified),
-                    "TASK_STATE_SUBMITTED" => Ok(Self::TaskStateSubmitted),
-                    "TASK_STATE_WORKING" => Ok(Self::TaskStateWorking),
-                    "TASK_STATE_COMPLETED" => Ok(Self::TaskStateCompleted),
-                    "TASK_STATE_FAILED" => Ok(Self::TaskStateFailed),
-                    "TASK_STATE_CANCELED" => Ok(Self::TaskStateCanceled),
-                    "TASK_STATE_INPUT_REQUIRED" => Ok(Self::TaskStateInputRequired),
-                    "TASK_STATE_REJECTED" => Ok(Self::TaskStateRejected),
-                    "TASK_STATE_AUTH_REQUIRED" => Ok(Self::TaskStateAuthRequired),
+                    "TASK_STATE_UNSPECIFIED" => Ok(Self::Unspecified),
+                    "TASK_STATE_SUBMITTED" => Ok(Self::Submitted),
+                    "TASK_STATE_WORKING" => Ok(Self::Working),
+                    "TASK_STATE_COMPLETED" => Ok(Self::Completed),
+                    "TASK_STATE_FAILED" => Ok(Self::Failed),
+                    "TASK_STATE_CANCELED" => Ok(Self::Canceled),
+                    "TASK_STATE_INPUT_REQUIRED" => Ok(Self::InputRequired),
+                    "TASK_STATE_REJECTED" => Ok(Self::Rejected),
+                    "TASK_STATE_AUTH_REQUIRED" => Ok(Self::AuthRequired),
                     _ => {
                         Err(
                             crate::rpc::ConversionError::unknown_enum_name(
@@ -17148,15 +17090,15 @@ impl ::std::convert::TryFrom<crate::rpc::ProtoEnumRepr> for TaskState {
             }
             crate::rpc::ProtoEnumRepr::Number(number) => {
                 match number {
-                    0i64 => Ok(Self::TaskStateUnspecified),
-                    1i64 => Ok(Self::TaskStateSubmitted),
-                    2i64 => Ok(Self::TaskStateWorking),
-                    3i64 => Ok(Self::TaskStateCompleted),
-                    4i64 => Ok(Self::TaskStateFailed),
-                    5i64 => Ok(Self::TaskStateCanceled),
-                    6i64 => Ok(Self::TaskStateInputRequired),
-                    7i64 => Ok(Self::TaskStateRejected),
-                    8i64 => Ok(Self::TaskStateAuthRequired),
+                    0i64 => Ok(Self::Unspecified),
+                    1i64 => Ok(Self::Submitted),
+                    2i64 => Ok(Self::Working),
+                    3i64 => Ok(Self::Completed),
+                    4i64 => Ok(Self::Failed),
+                    5i64 => Ok(Self::Canceled),
+                    6i64 => Ok(Self::InputRequired),
+                    7i64 => Ok(Self::Rejected),
+                    8i64 => Ok(Self::AuthRequired),
                     _ => {
                         Err(
                             crate::rpc::ConversionError::unknown_enum_number(

@@ -314,18 +314,18 @@ impl ::std::convert::From<StateChange> for NoteEvent {
 #[serde(try_from = "crate::rpc::ProtoEnumRepr")]
 pub enum NoteState {
     #[serde(rename = "NOTE_STATE_UNSPECIFIED")]
-    NoteStateUnspecified,
+    Unspecified,
     #[serde(rename = "NOTE_STATE_OPEN")]
-    NoteStateOpen,
+    Open,
     #[serde(rename = "NOTE_STATE_CLOSED")]
-    NoteStateClosed,
+    Closed,
 }
 impl ::std::fmt::Display for NoteState {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::NoteStateUnspecified => f.write_str("NOTE_STATE_UNSPECIFIED"),
-            Self::NoteStateOpen => f.write_str("NOTE_STATE_OPEN"),
-            Self::NoteStateClosed => f.write_str("NOTE_STATE_CLOSED"),
+            Self::Unspecified => f.write_str("NOTE_STATE_UNSPECIFIED"),
+            Self::Open => f.write_str("NOTE_STATE_OPEN"),
+            Self::Closed => f.write_str("NOTE_STATE_CLOSED"),
         }
     }
 }
@@ -335,9 +335,9 @@ impl ::std::str::FromStr for NoteState {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
-            "NOTE_STATE_UNSPECIFIED" => Ok(Self::NoteStateUnspecified),
-            "NOTE_STATE_OPEN" => Ok(Self::NoteStateOpen),
-            "NOTE_STATE_CLOSED" => Ok(Self::NoteStateClosed),
+            "NOTE_STATE_UNSPECIFIED" => Ok(Self::Unspecified),
+            "NOTE_STATE_OPEN" => Ok(Self::Open),
+            "NOTE_STATE_CLOSED" => Ok(Self::Closed),
             _ => Err("invalid value".into()),
         }
     }
@@ -522,9 +522,9 @@ impl ::std::convert::TryFrom<crate::rpc::ProtoEnumRepr> for NoteState {
         match value {
             crate::rpc::ProtoEnumRepr::Name(name) => {
                 match name.as_str() {
-                    "NOTE_STATE_UNSPECIFIED" => Ok(Self::NoteStateUnspecified),
-                    "NOTE_STATE_OPEN" => Ok(Self::NoteStateOpen),
-                    "NOTE_STATE_CLOSED" => Ok(Self::NoteStateClosed),
+                    "NOTE_STATE_UNSPECIFIED" => Ok(Self::Unspecified),
+                    "NOTE_STATE_OPEN" => Ok(Self::Open),
+                    "NOTE_STATE_CLOSED" => Ok(Self::Closed),
                     _ => {
                         Err(
                             crate::rpc::ConversionError::unknown_enum_name(
@@ -537,9 +537,9 @@ impl ::std::convert::TryFrom<crate::rpc::ProtoEnumRepr> for NoteState {
             }
             crate::rpc::ProtoEnumRepr::Number(number) => {
                 match number {
-                    0i64 => Ok(Self::NoteStateUnspecified),
-                    1i64 => Ok(Self::NoteStateOpen),
-                    2i64 => Ok(Self::NoteStateClosed),
+                    0i64 => Ok(Self::Unspecified),
+                    1i64 => Ok(Self::Open),
+                    2i64 => Ok(Self::Closed),
                     _ => {
                         Err(
                             crate::rpc::ConversionError::unknown_enum_number(
