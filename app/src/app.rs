@@ -4,7 +4,9 @@
 
 use crate::executor::{DefaultExecutor, Executor};
 use crate::push::{PushConfig, PushDelivery};
-use crate::store::{MemoryStore, SqliteStore, Store, StoreError, StoreResult};
+use crate::registry::Registry;
+use crate::store::{MemoryStore, SqliteStore, Store, StoreHandle, StoreResult};
+use crate::sync::SyncService;
 use crate::tasks::Engine;
 use crate::util::Family;
 use a2a::rpc::{Access, Error};
@@ -50,6 +52,9 @@ pub struct AppConfig {
 /// The reference application.
 pub struct App {
     pub(crate) store: Arc<dyn Store>,
+    pub(crate) db: StoreHandle,
+    pub(crate) registry: Registry,
+    pub(crate) sync: SyncService,
     pub(crate) config: AppConfig,
     pub(crate) executor: Arc<dyn Executor>,
     pub(crate) engine: Engine,
@@ -58,8 +63,6 @@ pub struct App {
     pub(crate) started_at: String,
     /// Per-plan locks serializing a plan's operations (see `execution.rs`).
     pub(crate) plan_locks: std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    /// Namespaces with a sync running (one at a time per namespace).
-    pub(crate) syncing: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Itself, so `&self` handlers can hand an owned reference to detached work.
     me: Weak<App>,
 }
@@ -98,15 +101,20 @@ impl App {
     /// An application with a custom executor.
     pub fn with_executor(store: Arc<dyn Store>, config: AppConfig, executor: Arc<dyn Executor>) -> Arc<App> {
         let push = Arc::new(PushDelivery::new(store.clone(), config.push.clone()));
+        let db = StoreHandle::new(store.clone());
+        let registry = Registry::new(db.clone());
+        let sync = SyncService::new(db.clone(), registry.clone(), config.sync_remotes.clone());
         Arc::new_cyclic(|me| App {
             engine: Engine::default(),
+            registry,
+            sync,
+            db,
             store,
             config,
             executor,
             push,
             started_at: crate::util::now(),
             plan_locks: Default::default(),
-            syncing: Default::default(),
             me: me.clone(),
         })
     }
@@ -129,7 +137,7 @@ impl App {
         T: Send + 'static,
         F: FnOnce(&dyn Store) -> StoreResult<T> + Send + 'static,
     {
-        self.db_raw(f).await.map_err(|e| family.internal(e.to_string()))
+        self.db.run(family, f).await
     }
 
     /// Like [`App::db`] but keeps the store error so callers can map conflicts.
@@ -138,10 +146,26 @@ impl App {
         T: Send + 'static,
         F: FnOnce(&dyn Store) -> StoreResult<T> + Send + 'static,
     {
-        let store = self.store.clone();
-        match tokio::task::spawn_blocking(move || f(&*store)).await {
-            Ok(result) => result,
-            Err(e) => Err(StoreError::Backend(format!("storage task failed: {e}"))),
-        }
+        self.db.call(f).await
+    }
+
+    /// The entity `name` of `kind` as its JSON (see [`Registry::get`]).
+    pub(crate) async fn reg_get(
+        &self,
+        namespace: &str,
+        kind: a2a::types::RegistryKind,
+        name: &str,
+    ) -> Result<Option<serde_json::Value>, Error> {
+        self.registry.get(namespace, kind, name).await
+    }
+
+    /// The files of a project (see [`Registry::project_files`]).
+    pub(crate) async fn project_files(
+        &self,
+        namespace: &str,
+        project: &str,
+        revision: Option<i64>,
+    ) -> Result<(i64, Vec<serde_json::Value>), Error> {
+        self.registry.project_files(namespace, project, revision).await
     }
 }

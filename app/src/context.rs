@@ -14,10 +14,11 @@
 //! one character.
 
 use crate::app::App;
-use crate::registry::{file_bytes, Kind};
+use crate::registry::file_bytes;
 use crate::store::{Commit, DocWrite, Expect, StoreError};
 use crate::util::{self, namespace_of, require, Family};
 use a2a::rpc::{Access, CallContext, Error};
+use a2a::types::RegistryKind;
 use a2a::types::{
     ContextExclusionReason, ContextInspectParams, ContextInspection, ContextItem, ContextItemKind,
     ContextReport, ContextSetParams, ContextSettings, ContextShowParams, ContextSimulateParams,
@@ -197,7 +198,10 @@ impl App {
         let (n, p) = (ns.to_string(), project.to_string());
         let (doc, saved) = self
             .db(FAMILY, move |s| {
-                Ok((s.get_doc(Kind::Project.coll(), &n, &p)?, s.get_doc(COLL, &n, &p)?))
+                Ok((
+                    s.get_doc(RegistryKind::Project.descriptor().name, &n, &p)?,
+                    s.get_doc(COLL, &n, &p)?,
+                ))
             })
             .await?;
         let doc = doc.ok_or_else(|| FAMILY.not_found(&what))?;
@@ -238,7 +242,7 @@ impl App {
                 continue;
             }
             let resource = self
-                .reg_get(ns, Kind::Resource, name)
+                .reg_get(ns, RegistryKind::Resource, name)
                 .await?
                 .ok_or_else(|| FAMILY.not_found(&format!("Resource `{name}`")))?;
             out.push(resource);
@@ -325,7 +329,7 @@ impl App {
                 })?,
             ContextItemKind::Resource => {
                 let resource = self
-                    .reg_get(&ns, Kind::Resource, &params.name)
+                    .reg_get(&ns, RegistryKind::Resource, &params.name)
                     .await?
                     .ok_or_else(|| FAMILY.not_found(&format!("Resource `{}`", params.name)))?;
                 let listed = basis.settings.resources.contains(&params.name);
@@ -417,7 +421,7 @@ impl App {
             task: None,
             docs: vec![
                 DocWrite::put(
-                    Kind::Project.coll(),
+                    RegistryKind::Project.descriptor().name,
                     &ns,
                     &project,
                     Expect::Version(current_version),

@@ -97,11 +97,12 @@
 use crate::app::App;
 use crate::executor::TaskHandle;
 use crate::plans::{state_name, PlanRecord, COLL};
-use crate::registry::{self, file_bytes, file_infos, hex, revision_key, Kind, PROJECT_REV};
+use crate::registry::{self, file_bytes, file_infos, hex, revision_key, PROJECT_REV};
 use crate::store::{Commit, DocWrite, Expect, StoreError};
 use crate::tasks::{artifact_change, status_change};
 use crate::util::{self, from_json, namespace_of, require, to_json, Family, EXTENSION_URI};
 use a2a::rpc::{Access, CallContext, Error};
+use a2a::types::RegistryKind as Kind;
 use a2a::types::{
     Artifact, Message, PartContent, Plan, PlanApplyParams, PlanApplyResult, PlanArtifactList,
     PlanArtifactsParams, PlanDiff, PlanDiffParams, PlanExecuteParams, PlanExecution, PlanFailure, PlanPhase,
@@ -1806,7 +1807,7 @@ impl App {
         let n = ns.to_string();
         let invariants = self
             .db(FAMILY, move |s| {
-                s.list_docs(Kind::Invariant.coll(), &n, "", None, usize::MAX)
+                s.list_docs(Kind::Invariant.descriptor().name, &n, "", None, usize::MAX)
             })
             .await?;
         let mut results = vec![];
@@ -1882,7 +1883,7 @@ impl App {
             task: None,
             docs: vec![
                 DocWrite::put(
-                    Kind::Project.coll(),
+                    Kind::Project.descriptor().name,
                     ns,
                     &project,
                     Expect::Version(project_version),

@@ -2,8 +2,11 @@
 //! to the service function in its module, so this file is only wiring.
 
 use crate::app::App;
+use crate::registry::what;
+use crate::util::{can_read, namespace_of, require, Family};
 use a2a::handlers::*;
-use a2a::rpc::{CallContext, Error, EventStream};
+use a2a::registry::RegistryEntity;
+use a2a::rpc::{Access, CallContext, Error, EventStream};
 use a2a::types::*;
 use a2a::ErrorKind;
 
@@ -143,13 +146,25 @@ impl ContextHandler for App {
 }
 impl SyncHandler for App {
     async fn sync_pull(&self, ctx: &CallContext, params: SyncPullParams) -> R<SyncReport> {
-        App::sync_pull(self, ctx, params).await
+        let ns = namespace_of(params.namespace.as_deref());
+        require(ctx, &ns, Access::Admin, Family::Ext, &format!("namespace `{ns}`"))?;
+        self.sync.pull(&ns, params).await
     }
     async fn sync_push(&self, ctx: &CallContext, params: SyncPushParams) -> R<SyncReport> {
-        App::sync_push(self, ctx, params).await
+        let ns = namespace_of(params.namespace.as_deref());
+        require(ctx, &ns, Access::Admin, Family::Ext, &format!("namespace `{ns}`"))?;
+        self.sync.push(&ns, params).await
     }
     async fn sync_status(&self, ctx: &CallContext, params: SyncStatusParams) -> R<SyncStatus> {
-        App::sync_status(self, ctx, params).await
+        let ns = namespace_of(params.namespace.as_deref());
+        require(
+            ctx,
+            &ns,
+            Access::Reader,
+            Family::Ext,
+            &format!("namespace `{ns}`"),
+        )?;
+        self.sync.status(&ns, params).await
     }
 }
 impl NamespaceHandler for App {
@@ -176,228 +191,60 @@ impl HealthHandler for App {
     }
 }
 
-/// Decodes stored entity JSON into the contract type; a mismatch is a bug or
-/// corruption, reported as an internal error.
-fn decode<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> R<T> {
-    crate::util::from_json(value, crate::util::Family::Ext)
-}
-
-fn decode_all<T: serde::de::DeserializeOwned>(values: Vec<serde_json::Value>) -> R<Vec<T>> {
-    values.into_iter().map(decode).collect()
-}
-
-fn spec<T: serde::Serialize>(value: &T) -> R<serde_json::Value> {
-    crate::util::to_json(value, crate::util::Family::Ext)
-}
-
-macro_rules! registry_kind {
-    ($kind:expr, $list:ident, $show:ident, $add:ident, $update:ident, $remove:ident,
-     $Add:ty, $Update:ty, $field:ident, $Entity:ty, $List:ty) => {
-        async fn $list(&self, ctx: &CallContext, p: RegistryListParams) -> R<$List> {
-            let (items, next_cursor) = self
-                .reg_list(
-                    ctx,
-                    $kind,
-                    p.namespace.as_deref(),
-                    p.filter.as_deref(),
-                    p.cursor.as_deref(),
-                    p.limit,
-                )
-                .await?;
-            Ok(<$List>::from_parts(decode_all(items)?, next_cursor))
-        }
-        async fn $show(&self, ctx: &CallContext, p: RegistryShowParams) -> R<$Entity> {
-            decode(
-                self.reg_show(ctx, $kind, p.namespace.as_deref(), &p.name)
-                    .await?,
-            )
-        }
-        async fn $add(&self, ctx: &CallContext, p: $Add) -> R<$Entity> {
-            decode(
-                self.reg_add(ctx, $kind, p.namespace.as_deref(), spec(&p.$field)?)
-                    .await?,
-            )
-        }
-        async fn $update(&self, ctx: &CallContext, p: $Update) -> R<$Entity> {
-            decode(
-                self.reg_update(
-                    ctx,
-                    $kind,
-                    p.namespace.as_deref(),
-                    p.expected_version,
-                    spec(&p.$field)?,
-                )
-                .await?,
-            )
-        }
-        async fn $remove(&self, ctx: &CallContext, p: RegistryRemoveParams) -> R<RegistryRemoveResult> {
-            self.reg_remove(
-                ctx,
-                $kind,
-                p.namespace.as_deref(),
-                &p.name,
-                p.expected_version,
-            )
-            .await
-        }
-    };
-}
-
-/// Builds a registry list result from items and a cursor.
-trait FromParts<T> {
-    fn from_parts(items: Vec<T>, next_cursor: Option<String>) -> Self;
-}
-
-macro_rules! list_type {
-    ($List:ty, $Entity:ty) => {
-        impl FromParts<$Entity> for $List {
-            fn from_parts(items: Vec<$Entity>, next_cursor: Option<String>) -> Self {
-                Self { items, next_cursor }
-            }
-        }
-    };
-}
-
-list_type!(ActorList, Actor);
-list_type!(ToolList, Tool);
-list_type!(SkillList, Skill);
-list_type!(ResourceList, Resource);
-list_type!(ResourceTypeList, ResourceType);
-list_type!(ProjectList, Project);
-list_type!(ValidationList, Validation);
-list_type!(ActionList, Action);
-list_type!(AutomationProfileList, AutomationProfile);
-list_type!(InvariantList, Invariant);
-
+/// Every registry kind through one generic implementation: the generated
+/// per-kind methods default to these five.
 impl RegistryHandler for App {
-    registry_kind!(
-        crate::registry::Kind::Actor,
-        registry_actors_list,
-        registry_actors_show,
-        registry_actors_add,
-        registry_actors_update,
-        registry_actors_remove,
-        ActorAddParams,
-        ActorUpdateParams,
-        actor,
-        Actor,
-        ActorList
-    );
-    registry_kind!(
-        crate::registry::Kind::Tool,
-        registry_tools_list,
-        registry_tools_show,
-        registry_tools_add,
-        registry_tools_update,
-        registry_tools_remove,
-        ToolAddParams,
-        ToolUpdateParams,
-        tool,
-        Tool,
-        ToolList
-    );
-    registry_kind!(
-        crate::registry::Kind::Skill,
-        registry_skills_list,
-        registry_skills_show,
-        registry_skills_add,
-        registry_skills_update,
-        registry_skills_remove,
-        SkillAddParams,
-        SkillUpdateParams,
-        skill,
-        Skill,
-        SkillList
-    );
-    registry_kind!(
-        crate::registry::Kind::Resource,
-        registry_resources_list,
-        registry_resources_show,
-        registry_resources_add,
-        registry_resources_update,
-        registry_resources_remove,
-        ResourceAddParams,
-        ResourceUpdateParams,
-        resource,
-        Resource,
-        ResourceList
-    );
-    registry_kind!(
-        crate::registry::Kind::ResourceType,
-        registry_resource_types_list,
-        registry_resource_types_show,
-        registry_resource_types_add,
-        registry_resource_types_update,
-        registry_resource_types_remove,
-        ResourceTypeAddParams,
-        ResourceTypeUpdateParams,
-        resource_type,
-        ResourceType,
-        ResourceTypeList
-    );
-    registry_kind!(
-        crate::registry::Kind::Project,
-        registry_projects_list,
-        registry_projects_show,
-        registry_projects_add,
-        registry_projects_update,
-        registry_projects_remove,
-        ProjectAddParams,
-        ProjectUpdateParams,
-        project,
-        Project,
-        ProjectList
-    );
-    registry_kind!(
-        crate::registry::Kind::Validation,
-        registry_validations_list,
-        registry_validations_show,
-        registry_validations_add,
-        registry_validations_update,
-        registry_validations_remove,
-        ValidationAddParams,
-        ValidationUpdateParams,
-        validation,
-        Validation,
-        ValidationList
-    );
-    registry_kind!(
-        crate::registry::Kind::Action,
-        registry_actions_list,
-        registry_actions_show,
-        registry_actions_add,
-        registry_actions_update,
-        registry_actions_remove,
-        ActionAddParams,
-        ActionUpdateParams,
-        action,
-        Action,
-        ActionList
-    );
-    registry_kind!(
-        crate::registry::Kind::AutomationProfile,
-        registry_automation_profiles_list,
-        registry_automation_profiles_show,
-        registry_automation_profiles_add,
-        registry_automation_profiles_update,
-        registry_automation_profiles_remove,
-        AutomationProfileAddParams,
-        AutomationProfileUpdateParams,
-        automation_profile,
-        AutomationProfile,
-        AutomationProfileList
-    );
-    registry_kind!(
-        crate::registry::Kind::Invariant,
-        registry_invariants_list,
-        registry_invariants_show,
-        registry_invariants_add,
-        registry_invariants_update,
-        registry_invariants_remove,
-        InvariantAddParams,
-        InvariantUpdateParams,
-        invariant,
-        Invariant,
-        InvariantList
-    );
+    async fn registry_list<E: RegistryEntity>(&self, ctx: &CallContext, p: RegistryListParams) -> R<E::List> {
+        let ns = namespace_of(p.namespace.as_deref());
+        if !can_read(ctx, &ns) {
+            return Err(Family::Ext.not_found(&format!("namespace `{ns}`")));
+        }
+        self.registry.list::<E>(&ns, p).await
+    }
+    async fn registry_show<E: RegistryEntity>(&self, ctx: &CallContext, p: RegistryShowParams) -> R<E> {
+        let ns = namespace_of(p.namespace.as_deref());
+        require(ctx, &ns, Access::Reader, Family::Ext, &what(E::KIND, &p.name))?;
+        self.registry.show::<E>(&ns, &p.name).await
+    }
+    async fn registry_add<E: RegistryEntity>(&self, ctx: &CallContext, p: E::AddParams) -> R<E> {
+        let (namespace, spec) = E::added(p);
+        let ns = namespace_of(namespace.as_deref());
+        require(
+            ctx,
+            &ns,
+            Access::Writer,
+            Family::Ext,
+            &what(E::KIND, &spec_name(&spec)),
+        )?;
+        self.registry.add::<E>(&ns, spec).await
+    }
+    async fn registry_update<E: RegistryEntity>(&self, ctx: &CallContext, p: E::UpdateParams) -> R<E> {
+        let (namespace, expected_version, spec) = E::updated(p);
+        let ns = namespace_of(namespace.as_deref());
+        require(
+            ctx,
+            &ns,
+            Access::Writer,
+            Family::Ext,
+            &what(E::KIND, &spec_name(&spec)),
+        )?;
+        self.registry.update::<E>(&ns, expected_version, spec).await
+    }
+    async fn registry_remove<E: RegistryEntity>(
+        &self,
+        ctx: &CallContext,
+        p: RegistryRemoveParams,
+    ) -> R<RegistryRemoveResult> {
+        let ns = namespace_of(p.namespace.as_deref());
+        require(ctx, &ns, Access::Writer, Family::Ext, &what(E::KIND, &p.name))?;
+        self.registry.remove::<E>(&ns, &p.name, p.expected_version).await
+    }
+}
+
+/// The `name` of a spec, for messages.
+fn spec_name<S: serde::Serialize>(spec: &S) -> String {
+    serde_json::to_value(spec)
+        .ok()
+        .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_string))
+        .unwrap_or_default()
 }

@@ -10,7 +10,6 @@
 //! none.
 
 use crate::app::App;
-use crate::registry::Kind;
 use crate::util::{self, namespace_of, require, Family, DEFAULT_NAMESPACE};
 use a2a::rpc::{Access, CallContext, Error};
 use a2a::types::{
@@ -98,10 +97,6 @@ fn page<T>(
     (items, next)
 }
 
-fn registry_kind(kind: Kind) -> Result<RegistryKind, Error> {
-    util::from_json(json!(kind.wire()), FAMILY)
-}
-
 impl App {
     /// The caller's role in `namespace` (local mode is admin everywhere).
     fn caller_role(ctx: &CallContext, namespace: &str) -> Option<Access> {
@@ -147,8 +142,11 @@ impl App {
         let (per_kind, plans) = self
             .db(FAMILY, move |s| {
                 let mut per_kind = vec![];
-                for kind in Kind::ALL {
-                    per_kind.push((kind, s.list_docs(kind.coll(), &ns, "", None, usize::MAX)?));
+                for kind in RegistryKind::ALL {
+                    per_kind.push((
+                        kind,
+                        s.list_docs(kind.descriptor().name, &ns, "", None, usize::MAX)?,
+                    ));
                 }
                 let plans = s.list_docs(crate::plans::COLL, &ns, "", None, usize::MAX)?;
                 Ok((per_kind, plans))
@@ -165,24 +163,25 @@ impl App {
         let mut counts = vec![];
         for (kind, docs) in &per_kind {
             docs.iter().for_each(|d| note(&d.value));
-            let builtin = if *kind == Kind::Tool {
+            let builtin = if *kind == RegistryKind::Tool {
                 crate::registry::builtin_tools(namespace).len()
             } else {
                 0
             };
             let count = docs.len() + builtin;
             if count > 0 {
+                // Ordered by wire name, as the schema's example shows.
                 counts.push((
-                    kind.wire(),
+                    kind.to_string(),
                     RegistryKindCount {
-                        kind: registry_kind(*kind)?,
+                        kind: *kind,
                         count: i64::try_from(count).unwrap_or(i64::MAX),
                     },
                 ));
             }
         }
         plans.iter().for_each(|d| note(&d.value["plan"]));
-        counts.sort_by(|a, b| a.0.cmp(b.0));
+        counts.sort_by(|a, b| a.0.cmp(&b.0));
         let plan_count = i64::try_from(plans.len()).unwrap_or(i64::MAX);
         Ok((oldest, counts.into_iter().map(|(_, c)| c).collect(), plan_count))
     }

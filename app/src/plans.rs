@@ -24,10 +24,10 @@
 
 use crate::app::App;
 use crate::namespaces::{decode_cursor_value, encode_cursor_value, page_limit};
-use crate::registry::Kind;
 use crate::store::{Commit, DocWrite, Expect, StoreError};
 use crate::util::{self, from_json, namespace_of, require, to_json, Family};
 use a2a::rpc::{Access, CallContext, Error};
+use a2a::types::RegistryKind as Kind;
 use a2a::types::{
     Budget, BudgetUsage, CancelTaskRequest, DecisionNode, DecisionNodeKind, Message, Plan, PlanCancelParams,
     PlanCorrectParams, PlanCorrectResult, PlanCorrection, PlanExplainParams, PlanExplanation, PlanList,

@@ -9,6 +9,7 @@ mod emit;
 pub mod model;
 mod postpass;
 pub mod preprocess;
+pub mod registry;
 mod types;
 mod variants;
 
@@ -78,6 +79,7 @@ pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
         .collect::<Result<Vec<_>>>()?;
     check_unique_methods(&contracts)?;
     let mut definitions = preprocess::bundle(schemas)?;
+    let registry = single_registry(&contracts, schemas, &definitions)?;
     // A method's params and result may name a definition of any bundled file.
     for contract in &contracts {
         for method in &contract.methods {
@@ -99,11 +101,32 @@ pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
         "types.rs".to_string(),
         emit::render("types", &sources, types.file)?,
     );
-    for (name, tokens) in emit::emit_all(&contracts, &types.names)? {
+    for (name, tokens) in emit::emit_all(&contracts, registry.as_ref(), &types.names)? {
         files.insert(format!("{name}.rs"), emit::render(&name, &sources, tokens)?);
     }
     files.insert("mod.rs".to_string(), emit::module_index(&sources, files.keys())?);
     Ok(Output { files })
+}
+
+/// The registry of the contracts: at most one schema declares `x-registry`.
+fn single_registry(
+    contracts: &[model::Contract],
+    schemas: &[(String, Value)],
+    definitions: &serde_json::Map<String, Value>,
+) -> Result<Option<registry::Registry>> {
+    let mut found = None;
+    for (contract, (_, schema)) in contracts.iter().zip(schemas) {
+        if let Some(registry) = registry::resolve(contract, schema, definitions)? {
+            if found.is_some() {
+                return Err(Error::schema(
+                    &contract.file,
+                    "a second `x-registry`: one contract set has one registry",
+                ));
+            }
+            found = Some(registry);
+        }
+    }
+    Ok(found)
 }
 
 fn check_unique_methods(contracts: &[model::Contract]) -> Result<()> {

@@ -9,6 +9,8 @@
 //!   method in [`methods::markers`] implementing [`rpc::Method`];
 //! - [`errors`]: the error registry ([`ErrorKind`]);
 //! - [`handlers`]: one async trait per service and the [`Router`] dispatcher;
+//! - [`registry`]: one descriptor per registry kind and [`registry::RegistryEntity`]
+//!   on every entity type, for one generic registry;
 //! - [`client`]: typed stubs on [`rpc::Client`] over any [`rpc::Transport`].
 //!
 //! [`rpc`] is the small hand-written runtime the generated code stands on. The
@@ -22,7 +24,7 @@ pub mod rpc;
 pub mod schema;
 
 pub use errors::ErrorKind;
-pub use generated::{client, errors, handlers, methods, types};
+pub use generated::{client, errors, handlers, methods, registry, types};
 pub use handlers::{Handler, Router};
 pub use methods::{find_method, Contract, METHODS};
 pub use rpc::{CallContext, Error, Method, MethodDescriptor, Outcome};

@@ -2,9 +2,9 @@
 //!
 //! The trait is **synchronous**. Both backends are embedded (SQLite, memory)
 //! and every operation is a short local transaction, so an async trait would
-//! only add boxing; the application calls the store through
-//! [`crate::app::App::db`], which runs each call on tokio's blocking pool so a
-//! durable `fsync` never stalls the async workers. A networked backend (e.g.
+//! only add boxing; the services call the store through a [`StoreHandle`],
+//! which runs each call on tokio's blocking pool so a durable `fsync` never
+//! stalls the async workers. A networked backend (e.g.
 //! PostgreSQL) fits the same shape by running its own client in blocking mode.
 //!
 //! The model is deliberately small:
@@ -19,6 +19,7 @@
 //! optimistic version checks, so a state change and its event are either both
 //! on disk before the caller is answered or neither is.
 
+mod handle;
 pub mod memory;
 pub mod sqlite;
 
@@ -28,6 +29,7 @@ mod conformance;
 use serde_json::Value;
 use std::fmt;
 
+pub use handle::StoreHandle;
 pub use memory::MemoryStore;
 pub use sqlite::SqliteStore;
 

@@ -3,11 +3,21 @@
 
 use super::{dispatched, doc, fn_name, marker, service_trait, Names};
 use crate::model::Contract;
+use crate::registry::{Registry, OPERATIONS};
 use crate::Result;
+use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
+pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) -> Result<TokenStream> {
+    // Registry methods: wire name → (entity type, operation).
+    let mut registry_methods = std::collections::BTreeMap::new();
+    for kind in registry.iter().flat_map(|r| &r.kinds) {
+        let entity = names.ty(&kind.entity)?;
+        for (name, op) in kind.methods.iter().zip(OPERATIONS) {
+            registry_methods.insert(name.as_str(), (entity.clone(), op));
+        }
+    }
     let mut traits = Vec::new();
     let mut trait_idents = Vec::new();
     let mut arms = Vec::new();
@@ -22,7 +32,10 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                 continue;
             }
             let ident = service_trait(service);
-            let mut fns = Vec::new();
+            let mut fns = match registry {
+                Some(registry) if &registry.service == service => generic_registry_fns(registry, names)?,
+                _ => Vec::new(),
+            };
             for method in methods {
                 let f = fn_name(method);
                 let m = marker(method);
@@ -39,6 +52,25 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                     if method.streaming { " (streaming)" } else { "" },
                     method.description
                 ));
+                let body = match registry_methods.get(method.name.as_str()) {
+                    Some((entity, op)) => {
+                        let generic = generic_fn(service, op);
+                        quote!(self.#generic::<#entity>(ctx, params))
+                    }
+                    None => quote! {
+                        let _ = (ctx, params);
+                        async { Err(crate::rpc::Error::unimplemented(<crate::methods::markers::#m as crate::rpc::Method>::descriptor())) }
+                    },
+                };
+                let docs = match registry_methods.get(method.name.as_str()) {
+                    Some((_, op)) => doc(&format!(
+                        "`{}`: {}\n\nThe default calls [`Self::{}`].",
+                        method.name,
+                        method.description,
+                        generic_fn(service, op)
+                    )),
+                    None => docs,
+                };
                 fns.push(quote! {
                     #docs
                     fn #f(
@@ -46,8 +78,7 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                         ctx: &crate::rpc::CallContext,
                         params: #params,
                     ) -> impl ::std::future::Future<Output = ::std::result::Result<#output, crate::rpc::Error>> + Send {
-                        let _ = (ctx, params);
-                        async { Err(crate::rpc::Error::unimplemented(<crate::methods::markers::#m as crate::rpc::Method>::descriptor())) }
+                        #body
                     }
                 });
                 let wire = &method.name;
@@ -137,4 +168,49 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             }
         }
     })
+}
+
+/// The generic handler method an operation of every registry kind defaults to.
+fn generic_fn(service: &str, operation: &str) -> syn::Ident {
+    quote::format_ident!("{}_{operation}", service.to_snake_case())
+}
+
+/// One generic method per registry operation: implementing these five answers
+/// every kind's methods.
+fn generic_registry_fns(registry: &Registry, names: &Names) -> Result<Vec<TokenStream>> {
+    let entity = quote!(crate::registry::RegistryEntity);
+    let list_params = names.ty(&registry.list_params)?;
+    let show_params = names.ty(&registry.show_params)?;
+    let remove_params = names.ty(&registry.remove_params)?;
+    let remove_result = names.ty(&registry.remove_result)?;
+    let shapes = [
+        (list_params, quote!(E::List)),
+        (show_params, quote!(E)),
+        (quote!(E::AddParams), quote!(E)),
+        (quote!(E::UpdateParams), quote!(E)),
+        (remove_params, remove_result),
+    ];
+    Ok(OPERATIONS
+        .iter()
+        .zip(shapes)
+        .map(|(op, (params, output))| {
+            let f = generic_fn(&registry.service, op);
+            let variant = quote::format_ident!("{}", op.to_upper_camel_case());
+            let docs = doc(&format!(
+                "`{}` of any registry kind `E`: every kind's `{op}` method defaults to this.\n\nThe default answers method-not-found.",
+                registry.service
+            ));
+            quote! {
+                #docs
+                fn #f<E: #entity>(
+                    &self,
+                    ctx: &crate::rpc::CallContext,
+                    params: #params,
+                ) -> impl ::std::future::Future<Output = ::std::result::Result<#output, crate::rpc::Error>> + Send {
+                    let _ = (ctx, params);
+                    async { Err(crate::rpc::Error::unimplemented(E::method(crate::registry::RegistryOperation::#variant))) }
+                }
+            }
+        })
+        .collect())
 }

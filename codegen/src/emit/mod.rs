@@ -6,9 +6,11 @@ mod client;
 mod errors;
 mod handlers;
 mod methods;
+mod registry;
 
 use crate::model::{Contract, MethodDef};
 use crate::preprocess::method_type_name;
+use crate::registry::Registry;
 use crate::{Error, Result};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Span, TokenStream};
@@ -70,13 +72,15 @@ pub fn doc(text: &str) -> TokenStream {
 
 pub fn emit_all(
     contracts: &[Contract],
+    registry: Option<&Registry>,
     types: &BTreeMap<String, String>,
 ) -> Result<Vec<(String, syn::File)>> {
     let names = Names { types };
     let parts = [
         ("errors", errors::emit(contracts)?),
         ("methods", methods::emit(contracts, &names)?),
-        ("handlers", handlers::emit(contracts, &names)?),
+        ("handlers", handlers::emit(contracts, registry, &names)?),
+        ("registry", registry::emit(contracts, registry, &names)?),
         ("client", client::emit(contracts, &names)?),
     ];
     parts
@@ -111,6 +115,10 @@ const MODULE_DOCS: &[(&str, &str)] = &[
     (
         "client",
         "Typed client stubs, one per method, over any `Transport`.",
+    ),
+    (
+        "registry",
+        "Registry kinds: a descriptor per kind and the `RegistryEntity` trait on every entity type.",
     ),
 ];
 

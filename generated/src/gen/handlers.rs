@@ -499,9 +499,107 @@ pub trait PlanHandler: Send + Sync {
 }
 /// Service `registry` of the `cleveragents` contract: Registries of actors, tools, skills, resources, resource types, projects, validations, actions, automation profiles and invariants.
 pub trait RegistryHandler: Send + Sync {
-    /// `_cleveragents/registry/actors/list`: Lists the actors of a namespace, ordered by name.
+    /// `registry` of any registry kind `E`: every kind's `list` method defaults to this.
     ///
     /// The default answers method-not-found.
+    fn registry_list<E: crate::registry::RegistryEntity>(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::RegistryListParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<E::List, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    E::method(crate::registry::RegistryOperation::List),
+                ),
+            )
+        }
+    }
+    /// `registry` of any registry kind `E`: every kind's `show` method defaults to this.
+    ///
+    /// The default answers method-not-found.
+    fn registry_show<E: crate::registry::RegistryEntity>(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::RegistryShowParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<E, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    E::method(crate::registry::RegistryOperation::Show),
+                ),
+            )
+        }
+    }
+    /// `registry` of any registry kind `E`: every kind's `add` method defaults to this.
+    ///
+    /// The default answers method-not-found.
+    fn registry_add<E: crate::registry::RegistryEntity>(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: E::AddParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<E, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    E::method(crate::registry::RegistryOperation::Add),
+                ),
+            )
+        }
+    }
+    /// `registry` of any registry kind `E`: every kind's `update` method defaults to this.
+    ///
+    /// The default answers method-not-found.
+    fn registry_update<E: crate::registry::RegistryEntity>(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: E::UpdateParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<E, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    E::method(crate::registry::RegistryOperation::Update),
+                ),
+            )
+        }
+    }
+    /// `registry` of any registry kind `E`: every kind's `remove` method defaults to this.
+    ///
+    /// The default answers method-not-found.
+    fn registry_remove<E: crate::registry::RegistryEntity>(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::RegistryRemoveParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::types::RegistryRemoveResult,
+            crate::rpc::Error,
+        >,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    E::method(crate::registry::RegistryOperation::Remove),
+                ),
+            )
+        }
+    }
+    /// `_cleveragents/registry/actors/list`: Lists the actors of a namespace, ordered by name.
+    ///
+    /// The default calls [`Self::registry_list`].
     fn registry_actors_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -509,18 +607,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ActorList, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActorsList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::Actor>(ctx, params)
     }
     /// `_cleveragents/registry/actors/show`: Returns one Actor by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_actors_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -528,18 +619,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Actor, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActorsShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::Actor>(ctx, params)
     }
     /// `_cleveragents/registry/actors/add`: Creates a Actor at version 1. ExtAlreadyExists when the name is taken in the namespace.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_actors_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -547,18 +631,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Actor, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActorsAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::Actor>(ctx, params)
     }
     /// `_cleveragents/registry/actors/update`: Replaces the client-writable fields of a Actor and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_actors_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -566,18 +643,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Actor, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActorsUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::Actor>(ctx, params)
     }
     /// `_cleveragents/registry/actors/remove`: Removes a Actor. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_actors_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -588,18 +658,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActorsRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::Actor>(ctx, params)
     }
     /// `_cleveragents/registry/tools/list`: Lists the tools of a namespace, ordered by name.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_list`].
     fn registry_tools_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -607,18 +670,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ToolList, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryToolsList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::Tool>(ctx, params)
     }
     /// `_cleveragents/registry/tools/show`: Returns one Tool by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_tools_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -626,18 +682,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Tool, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryToolsShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::Tool>(ctx, params)
     }
     /// `_cleveragents/registry/tools/add`: Creates a Tool at version 1. ExtAlreadyExists when the name is taken in the namespace.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_tools_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -645,18 +694,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Tool, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryToolsAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::Tool>(ctx, params)
     }
     /// `_cleveragents/registry/tools/update`: Replaces the client-writable fields of a Tool and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version. Built-in tools cannot be updated or removed (ExtInvalidState).
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_tools_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -664,18 +706,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Tool, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryToolsUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::Tool>(ctx, params)
     }
     /// `_cleveragents/registry/tools/remove`: Removes a Tool. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version. Built-in tools cannot be updated or removed (ExtInvalidState).
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_tools_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -686,18 +721,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryToolsRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::Tool>(ctx, params)
     }
     /// `_cleveragents/registry/skills/list`: Lists the skills of a namespace, ordered by name.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_list`].
     fn registry_skills_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -705,18 +733,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::SkillList, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistrySkillsList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::Skill>(ctx, params)
     }
     /// `_cleveragents/registry/skills/show`: Returns one Skill by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_skills_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -724,18 +745,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Skill, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistrySkillsShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::Skill>(ctx, params)
     }
     /// `_cleveragents/registry/skills/add`: Creates a Skill at version 1. ExtAlreadyExists when the name is taken in the namespace.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_skills_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -743,18 +757,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Skill, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistrySkillsAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::Skill>(ctx, params)
     }
     /// `_cleveragents/registry/skills/update`: Replaces the client-writable fields of a Skill and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_skills_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -762,18 +769,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Skill, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistrySkillsUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::Skill>(ctx, params)
     }
     /// `_cleveragents/registry/skills/remove`: Removes a Skill. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_skills_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -784,18 +784,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistrySkillsRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::Skill>(ctx, params)
     }
     /// `_cleveragents/registry/resources/list`: Lists the resources of a namespace, ordered by name.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_list`].
     fn registry_resources_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -803,18 +796,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ResourceList, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourcesList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::Resource>(ctx, params)
     }
     /// `_cleveragents/registry/resources/show`: Returns one Resource by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_resources_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -822,18 +808,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Resource, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourcesShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::Resource>(ctx, params)
     }
     /// `_cleveragents/registry/resources/add`: Creates a Resource at version 1. ExtAlreadyExists when the name is taken in the namespace.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_resources_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -841,18 +820,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Resource, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourcesAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::Resource>(ctx, params)
     }
     /// `_cleveragents/registry/resources/update`: Replaces the client-writable fields of a Resource and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_resources_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -860,18 +832,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Resource, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourcesUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::Resource>(ctx, params)
     }
     /// `_cleveragents/registry/resources/remove`: Removes a Resource. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_resources_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -882,18 +847,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourcesRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::Resource>(ctx, params)
     }
     /// `_cleveragents/registry/resource-types/list`: Lists the resource types of a namespace, ordered by name.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_list`].
     fn registry_resource_types_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -901,18 +859,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ResourceTypeList, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourceTypesList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::ResourceType>(ctx, params)
     }
     /// `_cleveragents/registry/resource-types/show`: Returns one ResourceType by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_resource_types_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -920,18 +871,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ResourceType, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourceTypesShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::ResourceType>(ctx, params)
     }
     /// `_cleveragents/registry/resource-types/add`: Creates a ResourceType at version 1. ExtAlreadyExists when the name is taken in the namespace.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_resource_types_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -939,18 +883,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ResourceType, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourceTypesAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::ResourceType>(ctx, params)
     }
     /// `_cleveragents/registry/resource-types/update`: Replaces the client-writable fields of a ResourceType and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_resource_types_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -958,18 +895,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ResourceType, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourceTypesUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::ResourceType>(ctx, params)
     }
     /// `_cleveragents/registry/resource-types/remove`: Removes a ResourceType. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_resource_types_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -980,18 +910,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryResourceTypesRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::ResourceType>(ctx, params)
     }
     /// `_cleveragents/registry/projects/list`: Lists the projects of a namespace, ordered by name.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_list`].
     fn registry_projects_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -999,18 +922,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ProjectList, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryProjectsList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::Project>(ctx, params)
     }
     /// `_cleveragents/registry/projects/show`: Returns one Project by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_projects_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1018,18 +934,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Project, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryProjectsShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::Project>(ctx, params)
     }
     /// `_cleveragents/registry/projects/add`: Creates a Project at version 1. ExtAlreadyExists when the name is taken in the namespace. The given files become revision 1 of the project's tree.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_projects_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1037,18 +946,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Project, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryProjectsAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::Project>(ctx, params)
     }
     /// `_cleveragents/registry/projects/update`: Replaces the client-writable fields of a Project and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version. Passing `files` replaces the tree as a new project revision.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_projects_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1056,18 +958,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Project, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryProjectsUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::Project>(ctx, params)
     }
     /// `_cleveragents/registry/projects/remove`: Removes a Project. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version. A project with plans that are RUNNING or INPUT_REQUIRED cannot be removed (ExtInvalidState).
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_projects_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1078,18 +973,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryProjectsRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::Project>(ctx, params)
     }
     /// `_cleveragents/registry/validations/list`: Lists the validations of a namespace, ordered by name.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_list`].
     fn registry_validations_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1097,18 +985,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ValidationList, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryValidationsList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::Validation>(ctx, params)
     }
     /// `_cleveragents/registry/validations/show`: Returns one Validation by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_validations_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1116,18 +997,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Validation, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryValidationsShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::Validation>(ctx, params)
     }
     /// `_cleveragents/registry/validations/add`: Creates a Validation at version 1. ExtAlreadyExists when the name is taken in the namespace.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_validations_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1135,18 +1009,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Validation, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryValidationsAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::Validation>(ctx, params)
     }
     /// `_cleveragents/registry/validations/update`: Replaces the client-writable fields of a Validation and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_validations_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1154,18 +1021,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Validation, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryValidationsUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::Validation>(ctx, params)
     }
     /// `_cleveragents/registry/validations/remove`: Removes a Validation. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_validations_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1176,18 +1036,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryValidationsRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::Validation>(ctx, params)
     }
     /// `_cleveragents/registry/actions/list`: Lists the actions of a namespace, ordered by name.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_list`].
     fn registry_actions_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1195,18 +1048,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::ActionList, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActionsList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::Action>(ctx, params)
     }
     /// `_cleveragents/registry/actions/show`: Returns one Action by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_actions_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1214,18 +1060,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Action, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActionsShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::Action>(ctx, params)
     }
     /// `_cleveragents/registry/actions/add`: Creates a Action at version 1. ExtAlreadyExists when the name is taken in the namespace.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_actions_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1233,18 +1072,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Action, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActionsAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::Action>(ctx, params)
     }
     /// `_cleveragents/registry/actions/update`: Replaces the client-writable fields of a Action and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_actions_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1252,18 +1084,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Action, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActionsUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::Action>(ctx, params)
     }
     /// `_cleveragents/registry/actions/remove`: Removes a Action. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_actions_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1274,18 +1099,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryActionsRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::Action>(ctx, params)
     }
     /// `_cleveragents/registry/automation-profiles/list`: Lists the automation profiles of a namespace, ordered by name.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_list`].
     fn registry_automation_profiles_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1296,18 +1114,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryAutomationProfilesList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::AutomationProfile>(ctx, params)
     }
     /// `_cleveragents/registry/automation-profiles/show`: Returns one AutomationProfile by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_automation_profiles_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1318,18 +1129,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryAutomationProfilesShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::AutomationProfile>(ctx, params)
     }
     /// `_cleveragents/registry/automation-profiles/add`: Creates a AutomationProfile at version 1. ExtAlreadyExists when the name is taken in the namespace.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_automation_profiles_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1340,18 +1144,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryAutomationProfilesAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::AutomationProfile>(ctx, params)
     }
     /// `_cleveragents/registry/automation-profiles/update`: Replaces the client-writable fields of a AutomationProfile and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_automation_profiles_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1362,18 +1159,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryAutomationProfilesUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::AutomationProfile>(ctx, params)
     }
     /// `_cleveragents/registry/automation-profiles/remove`: Removes a AutomationProfile. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_automation_profiles_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1384,18 +1174,11 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryAutomationProfilesRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::AutomationProfile>(ctx, params)
     }
     /// `_cleveragents/registry/invariants/list`: Lists the invariants of a namespace, ordered by name.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_list`].
     fn registry_invariants_list(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1403,18 +1186,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::InvariantList, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryInvariantsList as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_list::<crate::types::Invariant>(ctx, params)
     }
     /// `_cleveragents/registry/invariants/show`: Returns one Invariant by name. ExtNotFound when it does not exist.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_show`].
     fn registry_invariants_show(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1422,18 +1198,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Invariant, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryInvariantsShow as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_show::<crate::types::Invariant>(ctx, params)
     }
     /// `_cleveragents/registry/invariants/add`: Creates a Invariant at version 1. ExtAlreadyExists when the name is taken in the namespace.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_add`].
     fn registry_invariants_add(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1441,18 +1210,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Invariant, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryInvariantsAdd as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_add::<crate::types::Invariant>(ctx, params)
     }
     /// `_cleveragents/registry/invariants/update`: Replaces the client-writable fields of a Invariant and increments its version. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_update`].
     fn registry_invariants_update(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1460,18 +1222,11 @@ pub trait RegistryHandler: Send + Sync {
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<crate::types::Invariant, crate::rpc::Error>,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryInvariantsUpdate as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_update::<crate::types::Invariant>(ctx, params)
     }
     /// `_cleveragents/registry/invariants/remove`: Removes a Invariant. ExtNotFound when it does not exist; ExtInvalidState when expectedVersion is not the stored version.
     ///
-    /// The default answers method-not-found.
+    /// The default calls [`Self::registry_remove`].
     fn registry_invariants_remove(
         &self,
         ctx: &crate::rpc::CallContext,
@@ -1482,14 +1237,7 @@ pub trait RegistryHandler: Send + Sync {
             crate::rpc::Error,
         >,
     > + Send {
-        let _ = (ctx, params);
-        async {
-            Err(
-                crate::rpc::Error::unimplemented(
-                    <crate::methods::markers::RegistryInvariantsRemove as crate::rpc::Method>::descriptor(),
-                ),
-            )
-        }
+        self.registry_remove::<crate::types::Invariant>(ctx, params)
     }
 }
 /// Service `context` of the `cleveragents` contract: What plans see: project files and resources, token estimates and budget.

@@ -5,4 +5,5 @@ pub mod client;
 pub mod errors;
 pub mod handlers;
 pub mod methods;
+pub mod registry;
 pub mod types;

@@ -1,0 +1,176 @@
+//! The registry module: one descriptor per registry kind and the
+//! `RegistryEntity` trait on every entity type, so a backend writes one generic
+//! registry instead of a copy per kind (see `handlers.rs` for the generic
+//! handler methods every kind's methods default to).
+
+use super::{doc, marker, Names};
+use crate::model::Contract;
+use crate::registry::{Registry, OPERATIONS};
+use crate::{Error, Result};
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) -> Result<TokenStream> {
+    let Some(registry) = registry else {
+        return Ok(quote! {});
+    };
+    let kind_enum = names.ty(&registry.kind_enum)?;
+    let operations: Vec<syn::Ident> = OPERATIONS
+        .iter()
+        .map(|op| format_ident!("{}", op.to_upper_camel_case()))
+        .collect();
+    let mut descriptors = Vec::new();
+    let mut arms = Vec::new();
+    let mut variants = Vec::new();
+    let mut impls = Vec::new();
+    for (index, kind) in registry.kinds.iter().enumerate() {
+        let variant = format_ident!("{}", kind.variant);
+        let (name, label, path, field) = (&kind.name, &kind.label, &kind.path, &kind.spec_field);
+        let fields = &kind.spec_fields;
+        let methods = &kind.methods;
+        descriptors.push(quote! {
+            RegistryKindDescriptor {
+                kind: #kind_enum::#variant,
+                name: #name,
+                label: #label,
+                path: #path,
+                spec_field: #field,
+                spec_fields: &[#(#fields),*],
+                methods: [#(#methods),*],
+            }
+        });
+        arms.push(quote!(#kind_enum::#variant => &REGISTRY_KINDS[#index]));
+        variants.push(quote!(#kind_enum::#variant));
+
+        let entity = names.ty(&kind.entity)?;
+        let spec = names.ty(&kind.spec)?;
+        let list = names.ty(&kind.list)?;
+        let add = names.ty(&kind.add_params)?;
+        let update = names.ty(&kind.update_params)?;
+        let spec_ident = format_ident!("{}", field.to_snake_case());
+        let markers = kind
+            .methods
+            .iter()
+            .map(|name| {
+                let method = contracts
+                    .iter()
+                    .flat_map(|c| &c.methods)
+                    .find(|m| &m.name == name)
+                    .ok_or_else(|| Error::Syntax {
+                        what: "registry".into(),
+                        message: format!("no method `{name}`"),
+                    })?;
+                let marker = marker(method);
+                Ok(quote!(<crate::methods::markers::#marker as crate::rpc::Method>::descriptor()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let docs = doc(&format!("`{}`: the `{label}` kind of the registry.", kind.entity));
+        impls.push(quote! {
+            #docs
+            impl RegistryEntity for #entity {
+                const KIND: #kind_enum = #kind_enum::#variant;
+                type Spec = #spec;
+                type List = #list;
+                type AddParams = #add;
+                type UpdateParams = #update;
+                fn method(operation: RegistryOperation) -> &'static crate::rpc::MethodDescriptor {
+                    match operation {
+                        #(RegistryOperation::#operations => #markers,)*
+                    }
+                }
+                fn page(items: ::std::vec::Vec<Self>, next_cursor: ::std::option::Option<::std::string::String>) -> Self::List {
+                    #list { items, next_cursor }
+                }
+                fn added(params: Self::AddParams) -> (::std::option::Option<::std::string::String>, Self::Spec) {
+                    (params.namespace, params.#spec_ident)
+                }
+                fn updated(params: Self::UpdateParams) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
+                    (params.namespace, params.expected_version, params.#spec_ident)
+                }
+            }
+        });
+    }
+    let count = registry.kinds.len();
+    let operation_count = OPERATIONS.len();
+    let description = doc(&format!(
+        "Every registry kind, in schema order.\n\n{}",
+        registry.description
+    ));
+    let op_docs = OPERATIONS.iter().map(|op| doc(&format!("`…/{op}`")));
+    Ok(quote! {
+        /// The operations every registry kind has, in the order of
+        /// [`RegistryKindDescriptor::methods`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum RegistryOperation {
+            #(#op_docs #operations,)*
+        }
+
+        /// Everything the schema says about one registry kind.
+        #[derive(Debug)]
+        pub struct RegistryKindDescriptor {
+            pub kind: #kind_enum,
+            /// Singular kebab-case name (`resource-type`).
+            pub name: &'static str,
+            /// Human label (`Resource type`), for messages.
+            pub label: &'static str,
+            /// Path segment of the kind's methods (`resource-types`).
+            pub path: &'static str,
+            /// Field of the add and update params carrying the spec (`resourceType`).
+            pub spec_field: &'static str,
+            /// Wire names of the spec's fields: what a client may write.
+            pub spec_fields: &'static [&'static str],
+            /// Wire names of the kind's methods, one per [`RegistryOperation`].
+            pub methods: [&'static str; #operation_count],
+        }
+
+        impl RegistryKindDescriptor {
+            /// The wire name of the kind's method for `operation`.
+            pub fn method(&self, operation: RegistryOperation) -> &'static str {
+                self.methods[operation as usize]
+            }
+        }
+
+        #description
+        pub static REGISTRY_KINDS: &[RegistryKindDescriptor] = &[#(#descriptors),*];
+
+        impl #kind_enum {
+            /// Every kind, in schema order.
+            pub const ALL: [#kind_enum; #count] = [#(#variants),*];
+
+            /// What the schema says about this kind.
+            pub fn descriptor(self) -> &'static RegistryKindDescriptor {
+                match self {
+                    #(#arms,)*
+                }
+            }
+        }
+
+        /// An entity type of the registry: its kind, spec, list page and params.
+        pub trait RegistryEntity:
+            ::serde::Serialize + ::serde::de::DeserializeOwned + Clone + Send + Sync + 'static
+        {
+            const KIND: #kind_enum;
+            /// What a client writes (the entity without its server-kept fields).
+            type Spec: ::serde::Serialize + ::serde::de::DeserializeOwned + Clone + Send + Sync + 'static;
+            /// One page of entities.
+            type List: Send + 'static;
+            type AddParams: Send + 'static;
+            type UpdateParams: Send + 'static;
+            /// What the schema says about the kind.
+            fn descriptor() -> &'static RegistryKindDescriptor {
+                Self::KIND.descriptor()
+            }
+            /// The kind's method for `operation`.
+            fn method(operation: RegistryOperation) -> &'static crate::rpc::MethodDescriptor;
+            /// A page of entities.
+            fn page(items: ::std::vec::Vec<Self>, next_cursor: ::std::option::Option<::std::string::String>) -> Self::List;
+            /// The namespace and spec of an add.
+            fn added(params: Self::AddParams) -> (::std::option::Option<::std::string::String>, Self::Spec);
+            /// The namespace, expected version and spec of an update.
+            fn updated(params: Self::UpdateParams) -> (::std::option::Option<::std::string::String>, i64, Self::Spec);
+        }
+
+        #(#impls)*
+    })
+}
