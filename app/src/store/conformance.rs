@@ -1,3 +1,4 @@
+#![cfg(test)]
 //! The one behavioural test suite of the storage trait, instantiated for every
 //! backend by `store_suite!`.
 
