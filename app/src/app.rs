@@ -5,15 +5,19 @@
 use crate::executor::{DefaultExecutor, Executor};
 use crate::push::{PushConfig, PushDelivery};
 use crate::registry::Registry;
+use crate::store::{DocWrite, TaskRow};
 use crate::store::{MemoryStore, SqliteStore, Store, StoreHandle, StoreResult};
 use crate::sync::SyncService;
-use crate::tasks::Engine;
+use crate::tasks::Change;
+use crate::tasks::{TaskEngine, TaskService};
 use crate::util::Family;
-use a2a::rpc::{Access, Error};
+use a2a::rpc::{Access, Error, Event};
 use a2a::types::AgentCard;
+use a2a::types::{StreamResponse, Task};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
+use tokio::sync::mpsc;
 
 /// Where the data lives.
 #[derive(Clone, Debug)]
@@ -49,15 +53,15 @@ pub struct AppConfig {
     pub sync_remotes: BTreeMap<String, String>,
 }
 
-/// The reference application.
+/// The reference application: the composition of its services.
 pub struct App {
     pub(crate) store: Arc<dyn Store>,
     pub(crate) db: StoreHandle,
     pub(crate) registry: Registry,
     pub(crate) sync: SyncService,
+    pub(crate) tasks: TaskService,
+    pub(crate) engine: TaskEngine,
     pub(crate) config: AppConfig,
-    pub(crate) executor: Arc<dyn Executor>,
-    pub(crate) engine: Engine,
     pub(crate) push: Arc<PushDelivery>,
     /// When the application started (also when configured memberships took effect).
     pub(crate) started_at: String,
@@ -65,6 +69,12 @@ pub struct App {
     pub(crate) plan_locks: std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Itself, so `&self` handlers can hand an owned reference to detached work.
     me: Weak<App>,
+}
+
+/// Which executor an application is built with.
+enum ExecutorChoice {
+    Kind(ExecutorKind),
+    Custom(Arc<dyn Executor>),
 }
 
 impl App {
@@ -91,31 +101,41 @@ impl App {
 
     /// An application on a given store (any backend).
     pub fn with_store(store: Arc<dyn Store>, config: AppConfig) -> Arc<App> {
-        let executor: Arc<dyn Executor> = match config.executor {
-            ExecutorKind::Default => Arc::new(DefaultExecutor),
-            ExecutorKind::Tck => Arc::new(crate::tck::TckExecutor),
-        };
-        Self::with_executor(store, config, executor)
+        let kind = config.executor;
+        Self::compose(store, config, ExecutorChoice::Kind(kind))
     }
 
     /// An application with a custom executor.
     pub fn with_executor(store: Arc<dyn Store>, config: AppConfig, executor: Arc<dyn Executor>) -> Arc<App> {
-        let push = Arc::new(PushDelivery::new(store.clone(), config.push.clone()));
+        Self::compose(store, config, ExecutorChoice::Custom(executor))
+    }
+
+    /// Builds every service on the store and wires them together.
+    fn compose(store: Arc<dyn Store>, config: AppConfig, executor: ExecutorChoice) -> Arc<App> {
         let db = StoreHandle::new(store.clone());
+        let push = Arc::new(PushDelivery::new(store.clone(), config.push.clone()));
         let registry = Registry::new(db.clone());
         let sync = SyncService::new(db.clone(), registry.clone(), config.sync_remotes.clone());
-        Arc::new_cyclic(|me| App {
-            engine: Engine::default(),
-            registry,
-            sync,
-            db,
-            store,
-            config,
-            executor,
-            push,
-            started_at: crate::util::now(),
-            plan_locks: Default::default(),
-            me: me.clone(),
+        let engine = TaskEngine::new(db.clone(), push.clone());
+        Arc::new_cyclic(|me| {
+            let executor: Arc<dyn Executor> = match executor {
+                ExecutorChoice::Kind(ExecutorKind::Default) => Arc::new(DefaultExecutor::new(me.clone())),
+                ExecutorChoice::Kind(ExecutorKind::Tck) => Arc::new(crate::tck::TckExecutor),
+                ExecutorChoice::Custom(executor) => executor,
+            };
+            App {
+                tasks: TaskService::new(db.clone(), engine.clone(), executor, push.clone()),
+                engine,
+                registry,
+                sync,
+                db,
+                store,
+                config,
+                push,
+                started_at: crate::util::now(),
+                plan_locks: Default::default(),
+                me: me.clone(),
+            }
         })
     }
 
@@ -167,5 +187,40 @@ impl App {
         revision: Option<i64>,
     ) -> Result<(i64, Vec<serde_json::Value>), Error> {
         self.registry.project_files(namespace, project, revision).await
+    }
+}
+
+/// The task machinery as plans use it, until plans own their dependencies.
+impl App {
+    pub(crate) async fn load_task(&self, namespace: &str, id: &str) -> Result<(Task, TaskRow), Error> {
+        self.engine.load_task(namespace, id).await
+    }
+
+    pub(crate) async fn create_task(
+        &self,
+        namespace: &str,
+        task: Task,
+        docs: Vec<DocWrite>,
+    ) -> Result<
+        (
+            Event<StreamResponse>,
+            mpsc::UnboundedReceiver<Event<StreamResponse>>,
+        ),
+        Error,
+    > {
+        self.engine.create_task(namespace, task, docs).await
+    }
+
+    pub(crate) async fn mutate_with<F>(
+        &self,
+        namespace: &str,
+        task_id: &str,
+        docs: Vec<DocWrite>,
+        f: F,
+    ) -> Result<Task, Error>
+    where
+        F: FnOnce(&mut Task) -> Result<Change, Error>,
+    {
+        self.engine.mutate_with(namespace, task_id, docs, f).await
     }
 }

@@ -38,10 +38,11 @@
 //!   exists) cannot consult, so it happens once the task exists.
 
 use crate::app::App;
+use crate::tasks::TaskEngine;
 use a2a::rpc::{BoxFuture, Error};
 use a2a::types::{Artifact, Message, Part, PartContent, Role, Task, TaskState};
 use serde_json::{Map, Value};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// One incoming message, as the executor sees it.
 #[derive(Clone, Debug)]
@@ -67,13 +68,13 @@ pub enum Start {
 pub trait Executor: Send + Sync + 'static {
     /// Decides, before any task exists, whether to reply directly or work on a
     /// task. An error is returned to the caller and changes nothing.
-    fn start(&self, app: &Arc<App>, request: &ExecRequest) -> Result<Start, Error>;
+    fn start(&self, request: &ExecRequest) -> Result<Start, Error>;
     /// Drives the task to a terminal or interrupted state. Runs detached from
     /// the caller, so it completes even when the client goes away.
     fn run(&self, request: ExecRequest, task: TaskHandle) -> BoxFuture<'static, ()>;
     /// Told after a task was cancelled (e.g. to cancel the plan it runs).
-    fn cancelled<'a>(&'a self, app: &'a App, namespace: &'a str, task: &'a Task) -> BoxFuture<'a, ()> {
-        let _ = (app, namespace, task);
+    fn cancelled<'a>(&'a self, namespace: &'a str, task: &'a Task) -> BoxFuture<'a, ()> {
+        let _ = (namespace, task);
         Box::pin(async {})
     }
 }
@@ -82,25 +83,20 @@ pub trait Executor: Send + Sync + 'static {
 /// before it returns; once the task is terminal (e.g. cancelled) calls fail.
 #[derive(Clone)]
 pub struct TaskHandle {
-    pub(crate) app: Arc<App>,
+    engine: TaskEngine,
     pub namespace: String,
     pub task_id: String,
     pub context_id: String,
 }
 
 impl TaskHandle {
-    pub(crate) fn new(app: Arc<App>, namespace: String, task_id: String, context_id: String) -> Self {
+    pub(crate) fn new(engine: TaskEngine, namespace: String, task_id: String, context_id: String) -> Self {
         TaskHandle {
-            app,
+            engine,
             namespace,
             task_id,
             context_id,
         }
-    }
-
-    /// The application (for executors that work on plans or registries).
-    pub fn app(&self) -> &Arc<App> {
-        &self.app
     }
 
     /// An agent message in this task's context.
@@ -120,7 +116,7 @@ impl TaskHandle {
     /// Moves the task to `state`, with an optional agent text.
     pub async fn status(&self, state: TaskState, text: Option<&str>) -> Result<Task, Error> {
         let message = text.map(|t| self.agent_message(vec![text_part(t)]));
-        self.app
+        self.engine
             .set_status(&self.namespace, &self.task_id, state, message, None)
             .await
     }
@@ -132,7 +128,7 @@ impl TaskHandle {
         message: Option<Message>,
         metadata: Option<Map<String, Value>>,
     ) -> Result<Task, Error> {
-        self.app
+        self.engine
             .set_status(&self.namespace, &self.task_id, state, message, metadata)
             .await
     }
@@ -145,7 +141,7 @@ impl TaskHandle {
         last_chunk: Option<bool>,
         metadata: Option<Map<String, Value>>,
     ) -> Result<Task, Error> {
-        self.app
+        self.engine
             .add_artifact(
                 &self.namespace,
                 &self.task_id,
@@ -188,10 +184,26 @@ pub fn message_text(message: &Message) -> String {
 /// - A data part naming an action starts a plan in this task (see the
 ///   module documentation for its shape and errors).
 /// - Anything else completes with an agent message echoing the text.
-pub struct DefaultExecutor;
+pub struct DefaultExecutor {
+    /// The application whose plans the sessions run (weak: the application
+    /// owns its executor).
+    app: Weak<App>,
+}
+
+impl DefaultExecutor {
+    pub(crate) fn new(app: Weak<App>) -> Self {
+        DefaultExecutor { app }
+    }
+
+    fn app(&self) -> Result<Arc<App>, Error> {
+        self.app
+            .upgrade()
+            .ok_or_else(|| crate::util::Family::A2a.internal("the application is shutting down"))
+    }
+}
 
 impl Executor for DefaultExecutor {
-    fn start(&self, _app: &Arc<App>, request: &ExecRequest) -> Result<Start, Error> {
+    fn start(&self, request: &ExecRequest) -> Result<Start, Error> {
         let continues_plan = request
             .task
             .as_ref()
@@ -207,10 +219,11 @@ impl Executor for DefaultExecutor {
     }
 
     fn run(&self, request: ExecRequest, task: TaskHandle) -> BoxFuture<'static, ()> {
+        let app = self.app();
         Box::pin(async move {
-            let app = task.app.clone();
             // Errors after the task exists end it as failed, with the reason.
             let outcome = async {
+                let app = app?;
                 if let Some(existing) = &request.task {
                     if let Some(plan_id) = crate::plans::plan_of_task(existing) {
                         return app.plan_reply(&task, &plan_id, &request.message).await;
@@ -236,9 +249,9 @@ impl Executor for DefaultExecutor {
         })
     }
 
-    fn cancelled<'a>(&'a self, app: &'a App, namespace: &'a str, task: &'a Task) -> BoxFuture<'a, ()> {
+    fn cancelled<'a>(&'a self, namespace: &'a str, task: &'a Task) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            if let Some(plan_id) = crate::plans::plan_of_task(task) {
+            if let (Some(plan_id), Ok(app)) = (crate::plans::plan_of_task(task), self.app()) {
                 app.plan_task_cancelled(namespace, &plan_id).await;
             }
         })

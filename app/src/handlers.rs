@@ -14,30 +14,30 @@ type R<T> = Result<T, Error>;
 
 impl MessagingHandler for App {
     async fn send_message(&self, ctx: &CallContext, params: SendMessageRequest) -> R<SendMessageResponse> {
-        self.arc()?.send_message(ctx, params).await
+        self.tasks.send_message(ctx, params).await
     }
     async fn send_streaming_message(
         &self,
         ctx: &CallContext,
         params: SendMessageRequest,
     ) -> R<EventStream<StreamResponse>> {
-        self.arc()?.send_streaming_message(ctx, params).await
+        self.tasks.send_streaming_message(ctx, params).await
     }
     async fn get_task(&self, ctx: &CallContext, params: GetTaskRequest) -> R<Task> {
-        App::get_task(self, ctx, params).await
+        self.tasks.get_task(ctx, params).await
     }
     async fn list_tasks(&self, ctx: &CallContext, params: ListTasksRequest) -> R<ListTasksResponse> {
-        App::list_tasks(self, ctx, params).await
+        self.tasks.list_tasks(ctx, params).await
     }
     async fn cancel_task(&self, ctx: &CallContext, params: CancelTaskRequest) -> R<Task> {
-        App::cancel_task(self, ctx, params).await
+        self.tasks.cancel_task(ctx, params).await
     }
     async fn subscribe_to_task(
         &self,
         ctx: &CallContext,
         params: SubscribeToTaskRequest,
     ) -> R<EventStream<StreamResponse>> {
-        App::subscribe_to_task(self, ctx, params).await
+        self.tasks.subscribe_to_task(ctx, params).await
     }
 }
 

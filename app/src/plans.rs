@@ -512,7 +512,7 @@ impl App {
                 tenant: Some(ns.clone()),
                 metadata: None,
             };
-            let _ = self.cancel_task(&CallContext::default(), request).await;
+            let _ = self.tasks.cancel_task(&CallContext::default(), request).await;
         }
         Ok(record.plan)
     }

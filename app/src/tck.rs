@@ -2,12 +2,10 @@
 //! (`ExecutorKind::Tck`): behaviour is chosen by the messageId prefix exactly
 //! as the TCK's `scenarios/*.feature` describe. Never on the default path.
 
-use crate::app::App;
 use crate::executor::{text_part, ExecRequest, Executor, Start, TaskHandle};
 use a2a::rpc::{BoxFuture, Error};
 use a2a::types::{Artifact, Message, Part, PartContent, Role, TaskState};
 use base64::Engine as _;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The TCK's streaming timeout; the resubscribe scenario waits twice that.
@@ -64,7 +62,7 @@ fn scenario(message_id: &str) -> &'static str {
 }
 
 impl Executor for TckExecutor {
-    fn start(&self, _app: &Arc<App>, request: &ExecRequest) -> Result<Start, Error> {
+    fn start(&self, request: &ExecRequest) -> Result<Start, Error> {
         if scenario(&request.message.message_id) == "tck-message-response" {
             return Ok(Start::Message(Box::new(Message {
                 message_id: crate::util::new_id(),

@@ -52,7 +52,7 @@ fn msg(id: &str, text: &str) -> Value {
 struct Gated(Arc<Notify>);
 
 impl Executor for Gated {
-    fn start(&self, _app: &Arc<App>, _r: &ExecRequest) -> Result<Start, a2a::Error> {
+    fn start(&self, _r: &ExecRequest) -> Result<Start, a2a::Error> {
         Ok(Start::Task)
     }
     fn run(&self, _r: ExecRequest, task: TaskHandle) -> a2a::rpc::BoxFuture<'static, ()> {

@@ -1,0 +1,137 @@
+//! What changes a task: its states (terminal, interrupted), status and
+//! artifact changes with the events that announce them, and history trimming.
+//! Pure functions on the contract's types; the engine persists and fans out.
+
+use crate::util;
+use a2a::rpc::Error;
+use a2a::types::{
+    Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
+    TaskStatusUpdateEvent,
+};
+use a2a::ErrorKind;
+
+/// Terminal states: no further change is possible.
+pub fn is_terminal(state: TaskState) -> bool {
+    matches!(
+        state,
+        TaskState::Completed | TaskState::Failed | TaskState::Canceled | TaskState::Rejected
+    )
+}
+
+/// Interrupted states: the task waits for the client.
+pub fn is_interrupted(state: TaskState) -> bool {
+    matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
+}
+
+/// The wire name of a state (the stores index it).
+pub fn state_name(state: TaskState) -> String {
+    serde_json::to_value(state)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// What a change to a task produced.
+pub struct Change {
+    pub events: Vec<StreamResponse>,
+}
+
+/// Moves `task` to `state` (refused once terminal) and describes the event.
+pub fn status_change(
+    task: &mut Task,
+    state: TaskState,
+    message: Option<Message>,
+    metadata: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Result<Change, Error> {
+    if is_terminal(task.status.state) {
+        return Err(Error::new(
+            ErrorKind::UnsupportedOperation,
+            "the task is already in a terminal state",
+        ));
+    }
+    let message = message.map(|mut m| {
+        m.task_id = Some(task.id.clone());
+        m.context_id = task.context_id.clone();
+        m
+    });
+    // The previous status message becomes history when superseded.
+    if let Some(previous) = task.status.message.take() {
+        task.history.push(previous);
+    }
+    task.status = TaskStatus {
+        state,
+        message,
+        timestamp: Some(util::now()),
+    };
+    Ok(Change {
+        events: vec![StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone().unwrap_or_default(),
+            status: task.status.clone(),
+            metadata,
+        })],
+    })
+}
+
+/// Adds (or, with `append`, extends) an artifact of `task` (refused once terminal).
+pub fn artifact_change(
+    task: &mut Task,
+    artifact: Artifact,
+    append: bool,
+    last_chunk: Option<bool>,
+    metadata: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Result<Change, Error> {
+    if is_terminal(task.status.state) {
+        return Err(Error::new(
+            ErrorKind::UnsupportedOperation,
+            "the task is already in a terminal state",
+        ));
+    }
+    match task
+        .artifacts
+        .iter_mut()
+        .find(|a| a.artifact_id == artifact.artifact_id)
+    {
+        Some(existing) if append => existing.parts.extend(artifact.parts.iter().cloned()),
+        Some(existing) => *existing = artifact.clone(),
+        None => task.artifacts.push(artifact.clone()),
+    }
+    Ok(Change {
+        events: vec![StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone().unwrap_or_default(),
+            artifact,
+            append: append.then_some(true),
+            last_chunk,
+            metadata,
+        })],
+    })
+}
+
+/// Fills in the `seq` of a plan domain event carried in an event's metadata.
+pub(crate) fn stamp_seq(event: &mut StreamResponse, seq: u64) {
+    let metadata = match event {
+        StreamResponse::StatusUpdate(e) => e.metadata.as_mut(),
+        StreamResponse::ArtifactUpdate(e) => e.metadata.as_mut(),
+        _ => None,
+    };
+    if let Some(domain) = metadata
+        .and_then(|m| m.get_mut(util::EXTENSION_URI))
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        if domain.contains_key("seq") {
+            domain.insert("seq".into(), serde_json::json!(seq));
+        }
+    }
+}
+
+/// Keeps the last `n` messages of the history (A2A §3.2.4); `None` keeps all.
+pub fn trim_history(task: &mut Task, history_length: Option<i32>) {
+    if let Some(n) = history_length {
+        let n = usize::try_from(n.max(0)).unwrap_or(0);
+        let len = task.history.len();
+        if len > n {
+            task.history.drain(..len - n);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! A2A tasks.
+//!
+//! - [`engine`]: the live machinery every task change goes through (used by
+//!   the messaging service and by plans, which run as tasks);
+//! - [`changes`]: states and the status and artifact changes of a task;
+//! - [`stream`]: a task's events as a subscriber receives them;
+//! - [`service`]: the A2A messaging methods on the engine.
+
+pub mod changes;
+pub mod engine;
+pub mod service;
+pub mod stream;
+
+pub use changes::{
+    artifact_change, is_interrupted, is_terminal, state_name, status_change, trim_history, Change,
+};
+pub use engine::TaskEngine;
+pub use service::TaskService;

@@ -1,0 +1,429 @@
+//! The A2A messaging service: SendMessage (the SessionWorkflow: validation,
+//! contextId/taskId rules, the executor's choice, task creation or
+//! continuation, the executor run), GetTask, ListTasks, CancelTask and
+//! SubscribeToTask, on the task engine.
+
+use super::changes::{is_terminal, state_name, trim_history, Change};
+use super::engine::TaskEngine;
+use super::stream::{ends_stream, TaskEvents};
+use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
+use crate::push::PushDelivery;
+use crate::store::{DocWrite, Expect, StoreHandle, TaskQuery};
+use crate::util::{self, from_json, namespace_of, require, to_json, Family};
+use a2a::rpc::{Access, CallContext, Error, Event, EventStream};
+use a2a::types::{
+    ListTasksRequest, ListTasksResponse, Message, StreamResponse, Task, TaskPushNotificationConfig,
+    TaskState, TaskStatus, TaskStatusUpdateEvent,
+};
+use a2a::ErrorKind;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+const FAMILY: Family = Family::A2a;
+
+/// The messaging service.
+#[derive(Clone)]
+pub struct TaskService {
+    db: StoreHandle,
+    engine: TaskEngine,
+    executor: Arc<dyn Executor>,
+    push: Arc<PushDelivery>,
+}
+
+fn check_history_length(value: Option<i32>, field: &str) -> Result<(), Error> {
+    match value {
+        Some(n) if n < 0 => Err(FAMILY.invalid_params(field, "must be zero or positive")),
+        _ => Ok(()),
+    }
+}
+
+/// Result of the shared send path.
+// A short-lived return value, moved once: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+pub enum Sent {
+    Message(Box<Message>),
+    Task {
+        task_id: String,
+        namespace: String,
+        first: Event<StreamResponse>,
+        rx: mpsc::UnboundedReceiver<Event<StreamResponse>>,
+    },
+}
+
+impl TaskService {
+    pub fn new(
+        db: StoreHandle,
+        engine: TaskEngine,
+        executor: Arc<dyn Executor>,
+        push: Arc<PushDelivery>,
+    ) -> Self {
+        TaskService {
+            db,
+            engine,
+            executor,
+            push,
+        }
+    }
+
+    /// The shared SendMessage path: validation, contextId/taskId rules, the
+    /// executor's choice, task creation or continuation, and the executor run.
+    pub(crate) async fn send(
+        &self,
+        ctx: &CallContext,
+        request: a2a::types::SendMessageRequest,
+        streaming: bool,
+    ) -> Result<Sent, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        let mut message = request.message.clone();
+        if message.message_id.trim().is_empty() {
+            return Err(FAMILY.invalid_params("message.messageId", "must not be empty"));
+        }
+        if message.parts.is_empty() {
+            return Err(FAMILY.invalid_params("message.parts", "a message needs at least one part"));
+        }
+        if let Some(config) = &request.configuration {
+            check_history_length(config.history_length, "configuration.historyLength")?;
+            if let Some(push) = &config.task_push_notification_config {
+                self.push.check_url(&push.url).map_err(|why| {
+                    FAMILY.invalid_params("configuration.taskPushNotificationConfig.url", &why)
+                })?;
+            }
+        }
+        let existing = match message.task_id.as_deref().filter(|s| !s.is_empty()) {
+            Some(task_id) => {
+                let (task, _) = self.engine.load_task(&namespace, task_id).await?;
+                if is_terminal(task.status.state) {
+                    return Err(Error::new(
+                        ErrorKind::UnsupportedOperation,
+                        format!("Task `{task_id}` is in a terminal state and accepts no further messages"),
+                    ));
+                }
+                match (&message.context_id, &task.context_id) {
+                    (Some(given), Some(actual)) if !given.is_empty() && given != actual => {
+                        return Err(FAMILY.invalid_params(
+                            "message.contextId",
+                            "does not match the context of the referenced task",
+                        ))
+                    }
+                    _ => {}
+                }
+                message.context_id = task.context_id.clone();
+                Some(task)
+            }
+            None => None,
+        };
+        let context_id = message
+            .context_id
+            .clone()
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(util::new_id);
+        message.context_id = Some(context_id.clone());
+        let exec = ExecRequest {
+            namespace: namespace.clone(),
+            message: message.clone(),
+            task: existing.clone(),
+            streaming,
+            metadata: request.metadata.clone(),
+        };
+        match self.executor.start(&exec)? {
+            Start::Message(reply) => {
+                let mut reply = *reply;
+                reply.context_id = Some(context_id);
+                if let Some(task) = &existing {
+                    reply.task_id = Some(task.id.clone());
+                }
+                Ok(Sent::Message(Box::new(reply)))
+            }
+            Start::Task => {
+                let (task_id, first, rx) = match existing {
+                    Some(task) => {
+                        let id = task.id.clone();
+                        let msg = message.clone();
+                        self.engine
+                            .mutate(&namespace, &id, |task| {
+                                if is_terminal(task.status.state) {
+                                    return Err(Error::new(
+                                        ErrorKind::UnsupportedOperation,
+                                        "the task is already in a terminal state",
+                                    ));
+                                }
+                                task.history.push(msg);
+                                Ok(Change { events: vec![] })
+                            })
+                            .await?;
+                        let (mut backlog, rx) = self.engine.subscribe(&namespace, &id, None).await?;
+                        let first = backlog
+                            .pop_front()
+                            .ok_or_else(|| FAMILY.internal("no snapshot"))?;
+                        (id, first, rx.ok_or_else(|| FAMILY.internal("task ended"))?)
+                    }
+                    None => {
+                        let id = util::new_id();
+                        message.task_id = Some(id.clone());
+                        let task = Task {
+                            id: id.clone(),
+                            context_id: Some(context_id.clone()),
+                            status: TaskStatus {
+                                state: TaskState::Submitted,
+                                message: None,
+                                timestamp: Some(util::now()),
+                            },
+                            artifacts: vec![],
+                            history: vec![message.clone()],
+                            metadata: None,
+                        };
+                        let mut docs = vec![];
+                        if let Some(push) = request
+                            .configuration
+                            .as_ref()
+                            .and_then(|c| c.task_push_notification_config.clone())
+                        {
+                            let config = TaskPushNotificationConfig {
+                                id: Some(
+                                    push.id
+                                        .clone()
+                                        .filter(|s| !s.is_empty())
+                                        .unwrap_or_else(util::new_id),
+                                ),
+                                task_id: Some(id.clone()),
+                                tenant: request.tenant.clone(),
+                                ..push
+                            };
+                            let key = crate::push::config_key(&id, config.id.as_deref().unwrap_or_default());
+                            docs.push(DocWrite::put(
+                                crate::push::COLL,
+                                &namespace,
+                                &key,
+                                Expect::Absent,
+                                to_json(&config, FAMILY)?,
+                            ));
+                        }
+                        let (first, rx) = self.engine.create_task(&namespace, task, docs).await?;
+                        (id, first, rx)
+                    }
+                };
+                let mut exec = exec;
+                exec.message = message;
+                let handle = TaskHandle::new(
+                    self.engine.clone(),
+                    namespace.clone(),
+                    task_id.clone(),
+                    context_id,
+                );
+                let executor = self.executor.clone();
+                tokio::spawn(async move { executor.run(exec, handle).await });
+                Ok(Sent::Task {
+                    task_id,
+                    namespace,
+                    first,
+                    rx,
+                })
+            }
+        }
+    }
+
+    pub(crate) async fn send_message(
+        &self,
+        ctx: &CallContext,
+        request: a2a::types::SendMessageRequest,
+    ) -> Result<a2a::types::SendMessageResponse, Error> {
+        let config = request.configuration.clone().unwrap_or_default();
+        match self.send(ctx, request, false).await? {
+            Sent::Message(m) => Ok(a2a::types::SendMessageResponse::Message(*m)),
+            Sent::Task {
+                task_id,
+                namespace,
+                mut rx,
+                ..
+            } => {
+                if !config.return_immediately.unwrap_or(false) {
+                    // Blocking: wait for a terminal or interrupted status.
+                    while let Some(event) = rx.recv().await {
+                        if ends_stream(&event.data, true) {
+                            break;
+                        }
+                    }
+                }
+                drop(rx);
+                let (mut task, _) = self.engine.load_task(&namespace, &task_id).await?;
+                trim_history(&mut task, config.history_length);
+                Ok(a2a::types::SendMessageResponse::Task(task))
+            }
+        }
+    }
+
+    pub(crate) async fn send_streaming_message(
+        &self,
+        ctx: &CallContext,
+        request: a2a::types::SendMessageRequest,
+    ) -> Result<EventStream<StreamResponse>, Error> {
+        match self.send(ctx, request, true).await? {
+            Sent::Message(m) => {
+                let stream = TaskEvents {
+                    backlog: VecDeque::from([Event::new(StreamResponse::Message(*m))]),
+                    rx: None,
+                    stop_when_interrupted: true,
+                    done: false,
+                };
+                Ok(Box::pin(stream))
+            }
+            Sent::Task { first, rx, .. } => Ok(Box::pin(TaskEvents {
+                backlog: VecDeque::from([first]),
+                rx: Some(rx),
+                stop_when_interrupted: true,
+                done: false,
+            })),
+        }
+    }
+
+    pub(crate) async fn get_task(
+        &self,
+        ctx: &CallContext,
+        request: a2a::types::GetTaskRequest,
+    ) -> Result<Task, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        check_history_length(request.history_length, "historyLength")?;
+        if !util::can_read(ctx, &namespace) {
+            return Err(Error::new(
+                ErrorKind::TaskNotFound,
+                format!("Task `{}` not found", request.id),
+            ));
+        }
+        let (mut task, _) = self.engine.load_task(&namespace, &request.id).await?;
+        trim_history(&mut task, request.history_length);
+        Ok(task)
+    }
+
+    pub(crate) async fn list_tasks(
+        &self,
+        ctx: &CallContext,
+        request: ListTasksRequest,
+    ) -> Result<ListTasksResponse, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        let page_size = match request.page_size {
+            None => 50,
+            Some(n) if (1..=100).contains(&n) => n,
+            Some(_) => return Err(FAMILY.invalid_params("pageSize", "must be between 1 and 100")),
+        };
+        check_history_length(request.history_length, "historyLength")?;
+        let before_rank = match request.page_token.as_deref().filter(|t| !t.is_empty()) {
+            None => None,
+            Some(token) => match token.parse::<i64>() {
+                Ok(rank) if rank > 0 => Some(rank),
+                _ => return Err(FAMILY.invalid_params("pageToken", "is not a token this server issued")),
+            },
+        };
+        let status_ts_from = match request.status_timestamp_after.as_deref() {
+            None => None,
+            Some(text) => Some(util::normalize_ts(text).ok_or_else(|| {
+                FAMILY.invalid_params("statusTimestampAfter", "is not an RFC 3339 timestamp")
+            })?),
+        };
+        let state = request
+            .status
+            .filter(|s| *s != TaskState::Unspecified)
+            .map(state_name);
+        if !util::can_read(ctx, &namespace) {
+            // Nothing of a namespace the caller cannot read is visible.
+            return Ok(ListTasksResponse {
+                tasks: vec![],
+                next_page_token: String::new(),
+                page_size,
+                total_size: 0,
+            });
+        }
+        let query = TaskQuery {
+            namespace,
+            context_id: request.context_id.clone().filter(|c| !c.is_empty()),
+            state,
+            status_ts_from,
+            before_rank,
+            limit: page_size as usize,
+        };
+        let page = self.db.run(FAMILY, move |s| s.list_tasks(&query)).await?;
+        let next_page_token = match (page.more, page.rows.last()) {
+            (true, Some(last)) => last.rank.to_string(),
+            _ => String::new(),
+        };
+        let mut tasks = Vec::with_capacity(page.rows.len());
+        for row in page.rows {
+            let mut task: Task = from_json(row.body, FAMILY)?;
+            if !request.include_artifacts.unwrap_or(false) {
+                task.artifacts.clear();
+            }
+            trim_history(&mut task, request.history_length);
+            tasks.push(task);
+        }
+        Ok(ListTasksResponse {
+            tasks,
+            next_page_token,
+            page_size,
+            total_size: i32::try_from(page.total).unwrap_or(i32::MAX),
+        })
+    }
+
+    pub(crate) async fn cancel_task(
+        &self,
+        ctx: &CallContext,
+        request: a2a::types::CancelTaskRequest,
+    ) -> Result<Task, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        let metadata = request.metadata.clone();
+        let task = self
+            .engine
+            .mutate(&namespace, &request.id, |task| {
+                if is_terminal(task.status.state) {
+                    return Err(Error::new(
+                        ErrorKind::TaskNotCancelable,
+                        format!("Task `{}` is already in a terminal state", task.id),
+                    ));
+                }
+                if let Some(previous) = task.status.message.take() {
+                    task.history.push(previous);
+                }
+                task.status = TaskStatus {
+                    state: TaskState::Canceled,
+                    message: None,
+                    timestamp: Some(util::now()),
+                };
+                Ok(Change {
+                    events: vec![StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                        task_id: task.id.clone(),
+                        context_id: task.context_id.clone().unwrap_or_default(),
+                        status: task.status.clone(),
+                        metadata,
+                    })],
+                })
+            })
+            .await?;
+        self.executor.cancelled(&namespace, &task).await;
+        Ok(task)
+    }
+
+    pub(crate) async fn subscribe_to_task(
+        &self,
+        ctx: &CallContext,
+        request: a2a::types::SubscribeToTaskRequest,
+    ) -> Result<EventStream<StreamResponse>, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        if !util::can_read(ctx, &namespace) {
+            return Err(Error::new(
+                ErrorKind::TaskNotFound,
+                format!("Task `{}` not found", request.id),
+            ));
+        }
+        let (backlog, rx) = self
+            .engine
+            .subscribe(&namespace, &request.id, ctx.resume_after)
+            .await?;
+        Ok(Box::pin(TaskEvents {
+            backlog,
+            rx,
+            stop_when_interrupted: false,
+            done: false,
+        }))
+    }
+}

@@ -1,0 +1,62 @@
+//! The stream of a task's events as a subscriber sees it: a backlog (the
+//! snapshot or the events after a resume point), then live events, ending
+//! after a terminal status (or, for message streams, an interrupted one).
+
+use super::changes::{is_interrupted, is_terminal};
+use a2a::rpc::{Error, Event, Stream};
+use a2a::types::StreamResponse;
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::sync::mpsc;
+
+/// A stream of task events that ends after a terminal (or, for message
+/// streams, an interrupted) status.
+pub(crate) struct TaskEvents {
+    pub(crate) backlog: VecDeque<Event<StreamResponse>>,
+    pub(crate) rx: Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
+    pub(crate) stop_when_interrupted: bool,
+    pub(crate) done: bool,
+}
+
+pub(crate) fn ends_stream(event: &StreamResponse, stop_when_interrupted: bool) -> bool {
+    let state = match event {
+        StreamResponse::Task(t) => t.status.state,
+        StreamResponse::StatusUpdate(s) => s.status.state,
+        _ => return false,
+    };
+    is_terminal(state) || (stop_when_interrupted && is_interrupted(state))
+}
+
+impl Stream for TaskEvents {
+    type Item = Result<Event<StreamResponse>, Error>;
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.done {
+            return Poll::Ready(None);
+        }
+        let next = match this.backlog.pop_front() {
+            Some(event) => Some(event),
+            None => match this.rx.as_mut() {
+                Some(rx) => match rx.poll_recv(cx) {
+                    Poll::Ready(item) => item,
+                    Poll::Pending => return Poll::Pending,
+                },
+                None => None,
+            },
+        };
+        match next {
+            Some(event) => {
+                if ends_stream(&event.data, this.stop_when_interrupted) {
+                    this.done = true;
+                    this.rx = None;
+                }
+                Poll::Ready(Some(Ok(event)))
+            }
+            None => {
+                this.done = true;
+                Poll::Ready(None)
+            }
+        }
+    }
+}
