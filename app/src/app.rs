@@ -2,10 +2,13 @@
 //! live task machinery, shared by every service. The handler traits are
 //! implemented on [`App`] in `handlers.rs`; each service lives in its module.
 
+use crate::context::ContextService;
 use crate::executor::{DefaultExecutor, Executor};
-use crate::push::{PushConfig, PushDelivery};
+use crate::health::HealthService;
+use crate::namespaces::NamespaceService;
+use crate::push::{PushConfig, PushConfigs, PushDelivery};
 use crate::registry::Registry;
-use crate::store::{DocWrite, TaskRow};
+use crate::store::DocWrite;
 use crate::store::{MemoryStore, SqliteStore, Store, StoreHandle, StoreResult};
 use crate::sync::SyncService;
 use crate::tasks::Change;
@@ -60,11 +63,12 @@ pub struct App {
     pub(crate) registry: Registry,
     pub(crate) sync: SyncService,
     pub(crate) tasks: TaskService,
+    pub(crate) push_configs: PushConfigs,
+    pub(crate) context: ContextService,
+    pub(crate) namespaces: NamespaceService,
+    pub(crate) health: HealthService,
     pub(crate) engine: TaskEngine,
     pub(crate) config: AppConfig,
-    pub(crate) push: Arc<PushDelivery>,
-    /// When the application started (also when configured memberships took effect).
-    pub(crate) started_at: String,
     /// Per-plan locks serializing a plan's operations (see `execution.rs`).
     pub(crate) plan_locks: std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Itself, so `&self` handlers can hand an owned reference to detached work.
@@ -117,6 +121,7 @@ impl App {
         let registry = Registry::new(db.clone());
         let sync = SyncService::new(db.clone(), registry.clone(), config.sync_remotes.clone());
         let engine = TaskEngine::new(db.clone(), push.clone());
+        let started_at = crate::util::now();
         Arc::new_cyclic(|me| {
             let executor: Arc<dyn Executor> = match executor {
                 ExecutorChoice::Kind(ExecutorKind::Default) => Arc::new(DefaultExecutor::new(me.clone())),
@@ -125,14 +130,16 @@ impl App {
             };
             App {
                 tasks: TaskService::new(db.clone(), engine.clone(), executor, push.clone()),
+                push_configs: PushConfigs::new(db.clone(), engine.clone(), push.clone()),
+                context: ContextService::new(db.clone(), registry.clone()),
+                namespaces: NamespaceService::new(db.clone(), config.members.clone(), started_at),
+                health: HealthService::new(db.clone(), engine.clone(), push.clone(), config.clone()),
                 engine,
                 registry,
                 sync,
                 db,
                 store,
                 config,
-                push,
-                started_at: crate::util::now(),
                 plan_locks: Default::default(),
                 me: me.clone(),
             }
@@ -192,10 +199,6 @@ impl App {
 
 /// The task machinery as plans use it, until plans own their dependencies.
 impl App {
-    pub(crate) async fn load_task(&self, namespace: &str, id: &str) -> Result<(Task, TaskRow), Error> {
-        self.engine.load_task(namespace, id).await
-    }
-
     pub(crate) async fn create_task(
         &self,
         namespace: &str,

@@ -13,8 +13,9 @@
 //! of segments (including none), `*` any characters within a segment and `?`
 //! one character.
 
-use crate::app::App;
 use crate::registry::file_bytes;
+use crate::registry::Registry;
+use crate::store::StoreHandle;
 use crate::store::{Commit, DocWrite, Expect, StoreError};
 use crate::util::{self, namespace_of, require, Family};
 use a2a::rpc::{Access, CallContext, Error};
@@ -190,14 +191,26 @@ struct Basis {
     plan_id: Option<String>,
 }
 
-impl App {
+/// The context service.
+#[derive(Clone)]
+pub struct ContextService {
+    db: StoreHandle,
+    registry: Registry,
+}
+
+impl ContextService {
+    pub fn new(db: StoreHandle, registry: Registry) -> Self {
+        ContextService { db, registry }
+    }
+
     /// Loads the project (at the plan's base revision when `plan_id` is given)
     /// and its saved settings.
     async fn context_basis(&self, ns: &str, project: &str, plan_id: Option<&str>) -> Result<Basis, Error> {
         let what = format!("Project `{project}`");
         let (n, p) = (ns.to_string(), project.to_string());
         let (doc, saved) = self
-            .db(FAMILY, move |s| {
+            .db
+            .run(FAMILY, move |s| {
                 Ok((
                     s.get_doc(RegistryKind::Project.descriptor().name, &n, &p)?,
                     s.get_doc(COLL, &n, &p)?,
@@ -211,14 +224,15 @@ impl App {
             Some(id) => {
                 let (n, key) = (ns.to_string(), id.clone());
                 let plan = self
-                    .db(FAMILY, move |s| s.get_doc(crate::plans::COLL, &n, &key))
+                    .db
+                    .run(FAMILY, move |s| s.get_doc(crate::plans::COLL, &n, &key))
                     .await?
                     .filter(|plan| plan.value["plan"]["project"] == project)
                     .ok_or_else(|| FAMILY.not_found(&format!("plan `{id}` of project `{project}`")))?;
                 plan.value["plan"]["baseProjectRevision"].as_i64()
             }
         };
-        let (revision, files) = self.project_files(ns, project, revision).await?;
+        let (revision, files) = self.registry.project_files(ns, project, revision).await?;
         let settings = match saved {
             Some(saved) if saved.value["projectCreatedAt"] == doc.value["createdAt"] => {
                 util::from_json(saved.value["settings"].clone(), FAMILY)?
@@ -242,7 +256,8 @@ impl App {
                 continue;
             }
             let resource = self
-                .reg_get(ns, RegistryKind::Resource, name)
+                .registry
+                .get(ns, RegistryKind::Resource, name)
                 .await?
                 .ok_or_else(|| FAMILY.not_found(&format!("Resource `{name}`")))?;
             out.push(resource);
@@ -279,11 +294,7 @@ impl App {
         })
     }
 
-    pub(crate) async fn context_show(
-        &self,
-        ctx: &CallContext,
-        params: ContextShowParams,
-    ) -> Result<ContextReport, Error> {
+    pub async fn show(&self, ctx: &CallContext, params: ContextShowParams) -> Result<ContextReport, Error> {
         let ns = namespace_of(params.namespace.as_deref());
         require(
             ctx,
@@ -299,7 +310,7 @@ impl App {
             .await
     }
 
-    pub(crate) async fn context_inspect(
+    pub async fn inspect(
         &self,
         ctx: &CallContext,
         params: ContextInspectParams,
@@ -329,7 +340,8 @@ impl App {
                 })?,
             ContextItemKind::Resource => {
                 let resource = self
-                    .reg_get(&ns, RegistryKind::Resource, &params.name)
+                    .registry
+                    .get(&ns, RegistryKind::Resource, &params.name)
                     .await?
                     .ok_or_else(|| FAMILY.not_found(&format!("Resource `{}`", params.name)))?;
                 let listed = basis.settings.resources.contains(&params.name);
@@ -344,7 +356,7 @@ impl App {
         })
     }
 
-    pub(crate) async fn context_simulate(
+    pub async fn simulate(
         &self,
         ctx: &CallContext,
         params: ContextSimulateParams,
@@ -374,11 +386,7 @@ impl App {
         })
     }
 
-    pub(crate) async fn context_set(
-        &self,
-        ctx: &CallContext,
-        params: ContextSetParams,
-    ) -> Result<ContextReport, Error> {
+    pub async fn set(&self, ctx: &CallContext, params: ContextSetParams) -> Result<ContextReport, Error> {
         let ns = namespace_of(params.namespace.as_deref());
         let project = params.project.clone();
         let what = format!("Project `{project}`");
@@ -430,7 +438,7 @@ impl App {
                 DocWrite::put(COLL, &ns, &project, Expect::Any, saved),
             ],
         };
-        match self.db_raw(move |s| s.commit(&commit)).await {
+        match self.db.call(move |s| s.commit(&commit)).await {
             Ok(_) => Ok(report),
             Err(StoreError::Conflict { found: None, .. }) => Err(FAMILY.not_found(&what)),
             Err(StoreError::Conflict { .. }) => Err(Error::new(

@@ -47,28 +47,28 @@ impl PushConfigHandler for App {
         ctx: &CallContext,
         params: TaskPushNotificationConfig,
     ) -> R<TaskPushNotificationConfig> {
-        self.create_push_config(ctx, params).await
+        self.push_configs.create(ctx, params).await
     }
     async fn get_task_push_notification_config(
         &self,
         ctx: &CallContext,
         params: GetTaskPushNotificationConfigRequest,
     ) -> R<TaskPushNotificationConfig> {
-        self.get_push_config(ctx, params).await
+        self.push_configs.get(ctx, params).await
     }
     async fn list_task_push_notification_configs(
         &self,
         ctx: &CallContext,
         params: ListTaskPushNotificationConfigsRequest,
     ) -> R<ListTaskPushNotificationConfigsResponse> {
-        self.list_push_configs(ctx, params).await
+        self.push_configs.list(ctx, params).await
     }
     async fn delete_task_push_notification_config(
         &self,
         ctx: &CallContext,
         params: DeleteTaskPushNotificationConfigRequest,
     ) -> R<Empty> {
-        self.delete_push_config(ctx, params).await
+        self.push_configs.delete(ctx, params).await
     }
 }
 
@@ -128,20 +128,20 @@ impl PlanHandler for App {
 }
 impl ContextHandler for App {
     async fn context_show(&self, ctx: &CallContext, params: ContextShowParams) -> R<ContextReport> {
-        App::context_show(self, ctx, params).await
+        self.context.show(ctx, params).await
     }
     async fn context_inspect(&self, ctx: &CallContext, params: ContextInspectParams) -> R<ContextInspection> {
-        App::context_inspect(self, ctx, params).await
+        self.context.inspect(ctx, params).await
     }
     async fn context_simulate(
         &self,
         ctx: &CallContext,
         params: ContextSimulateParams,
     ) -> R<ContextSimulation> {
-        App::context_simulate(self, ctx, params).await
+        self.context.simulate(ctx, params).await
     }
     async fn context_set(&self, ctx: &CallContext, params: ContextSetParams) -> R<ContextReport> {
-        App::context_set(self, ctx, params).await
+        self.context.set(ctx, params).await
     }
 }
 impl SyncHandler for App {
@@ -169,25 +169,25 @@ impl SyncHandler for App {
 }
 impl NamespaceHandler for App {
     async fn namespace_list(&self, ctx: &CallContext, params: NamespaceListParams) -> R<NamespaceList> {
-        App::namespace_list(self, ctx, params).await
+        self.namespaces.list(ctx, params).await
     }
     async fn namespace_show(&self, ctx: &CallContext, params: NamespaceShowParams) -> R<Namespace> {
-        App::namespace_show(self, ctx, params).await
+        self.namespaces.show(ctx, params).await
     }
     async fn namespace_members(
         &self,
         ctx: &CallContext,
         params: NamespaceMembersParams,
     ) -> R<NamespaceMemberList> {
-        App::namespace_members(self, ctx, params).await
+        self.namespaces.members(ctx, params).await
     }
 }
 impl HealthHandler for App {
     async fn health_check(&self, ctx: &CallContext, params: HealthCheckParams) -> R<HealthReport> {
-        App::health_check(self, ctx, params).await
+        self.health.check(ctx, params).await
     }
     async fn diagnostics_run(&self, ctx: &CallContext, params: DiagnosticsRunParams) -> R<DiagnosticsReport> {
-        App::diagnostics_run(self, ctx, params).await
+        self.health.diagnostics(ctx, params).await
     }
 }
 

@@ -7,8 +7,11 @@
 //! report the contract versions this build implements and the effective
 //! configuration with secrets redacted.
 
-use crate::app::{App, ExecutorKind};
+use crate::app::{AppConfig, ExecutorKind};
+use crate::push::PushDelivery;
+use crate::store::StoreHandle;
 use crate::store::STORE_SCHEMA_VERSION;
+use crate::tasks::TaskEngine;
 use crate::util::{self, namespace_of, require, Family};
 use a2a::rpc::{Access, CallContext, Error};
 use a2a::types::{
@@ -17,6 +20,7 @@ use a2a::types::{
     HealthReport, HealthStatus, StoreIntegrityReport,
 };
 use a2a::Contract;
+use std::sync::Arc;
 use std::time::Instant;
 
 const FAMILY: Family = Family::Ext;
@@ -127,12 +131,27 @@ pub fn contract_versions() -> ContractVersions {
     }
 }
 
-impl App {
-    pub(crate) async fn health_check(
-        &self,
-        _ctx: &CallContext,
-        params: HealthCheckParams,
-    ) -> Result<HealthReport, Error> {
+/// The health and diagnostics service.
+#[derive(Clone)]
+pub struct HealthService {
+    db: StoreHandle,
+    engine: TaskEngine,
+    push: Arc<PushDelivery>,
+    /// What the application runs with, as diagnostics report it.
+    config: AppConfig,
+}
+
+impl HealthService {
+    pub fn new(db: StoreHandle, engine: TaskEngine, push: Arc<PushDelivery>, config: AppConfig) -> Self {
+        HealthService {
+            db,
+            engine,
+            push,
+            config,
+        }
+    }
+
+    pub async fn check(&self, _ctx: &CallContext, params: HealthCheckParams) -> Result<HealthReport, Error> {
         for (i, name) in params.components.iter().enumerate() {
             if !COMPONENTS.contains(&name.as_str()) {
                 return Err(FAMILY.invalid_params(
@@ -160,7 +179,8 @@ impl App {
             let start = Instant::now();
             // The cheapest read there is: a document that never exists.
             let result = self
-                .db_raw(|s| s.get_doc("health", "", "probe"))
+                .db
+                .call(|s| s.get_doc("health", "", "probe"))
                 .await
                 .map(|_| ())
                 .map_err(|e| e.to_string());
@@ -189,7 +209,7 @@ impl App {
         };
         let mut entries = vec![
             entry("executor", executor.into(), Default, false),
-            entry("store.backend", self.store.backend().into(), Default, false),
+            entry("store.backend", self.db.store().backend().into(), Default, false),
             entry("push.allowList", c.push.allow_list.join(","), Default, false),
             entry(
                 "push.maxAttempts",
@@ -232,7 +252,7 @@ impl App {
         entries
     }
 
-    pub(crate) async fn diagnostics_run(
+    pub async fn diagnostics(
         &self,
         ctx: &CallContext,
         params: DiagnosticsRunParams,
@@ -246,11 +266,11 @@ impl App {
         let mut store_integrity = None;
         if run(DiagnosticCheckKind::StoreIntegrity) {
             let deep = params.deep.unwrap_or(false);
-            let report = match self.db_raw(move |s| s.check_integrity(deep)).await {
+            let report = match self.db.call(move |s| s.check_integrity(deep)).await {
                 Ok(integrity) => {
                     let pass = integrity.problems.is_empty();
                     StoreIntegrityReport {
-                        backend: self.store.backend().to_string(),
+                        backend: self.db.store().backend().to_string(),
                         store_schema_version: i32::try_from(STORE_SCHEMA_VERSION).unwrap_or(i32::MAX),
                         outcome: if pass {
                             DiagnosticOutcome::Pass
@@ -263,7 +283,7 @@ impl App {
                     }
                 }
                 Err(e) => StoreIntegrityReport {
-                    backend: self.store.backend().to_string(),
+                    backend: self.db.store().backend().to_string(),
                     store_schema_version: i32::try_from(STORE_SCHEMA_VERSION).unwrap_or(i32::MAX),
                     outcome: DiagnosticOutcome::Fail,
                     deep,

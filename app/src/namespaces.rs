@@ -9,7 +9,7 @@
 //! registry entities and plans, or the application's start time when it has
 //! none.
 
-use crate::app::App;
+use crate::store::StoreHandle;
 use crate::util::{self, namespace_of, require, Family, DEFAULT_NAMESPACE};
 use a2a::rpc::{Access, CallContext, Error};
 use a2a::types::{
@@ -18,6 +18,7 @@ use a2a::types::{
 };
 use base64::Engine as _;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
 const FAMILY: Family = Family::Ext;
@@ -97,7 +98,29 @@ fn page<T>(
     (items, next)
 }
 
-impl App {
+/// The namespace service.
+#[derive(Clone)]
+pub struct NamespaceService {
+    db: StoreHandle,
+    /// Known principals and their roles (principal → namespace → role).
+    members: BTreeMap<String, BTreeMap<String, Access>>,
+    /// When the configured memberships took effect.
+    started_at: String,
+}
+
+impl NamespaceService {
+    pub fn new(
+        db: StoreHandle,
+        members: BTreeMap<String, BTreeMap<String, Access>>,
+        started_at: String,
+    ) -> Self {
+        NamespaceService {
+            db,
+            members,
+            started_at,
+        }
+    }
+
     /// The caller's role in `namespace` (local mode is admin everywhere).
     fn caller_role(ctx: &CallContext, namespace: &str) -> Option<Access> {
         match &ctx.principal {
@@ -108,8 +131,7 @@ impl App {
 
     /// The configured members of `namespace`, ordered by principal.
     fn members_of(&self, namespace: &str) -> Vec<NamespaceMember> {
-        self.config
-            .members
+        self.members
             .iter()
             .filter_map(|(principal, roles)| {
                 let role = roles.get(namespace).copied().max(roles.get("*").copied())?;
@@ -125,7 +147,12 @@ impl App {
 
     /// Every namespace that exists for the caller and that it can read, sorted.
     async fn visible_namespaces(&self, ctx: &CallContext) -> Result<Vec<String>, Error> {
-        let mut all: BTreeSet<String> = self.db(FAMILY, |s| s.namespaces()).await?.into_iter().collect();
+        let mut all: BTreeSet<String> = self
+            .db
+            .run(FAMILY, |s| s.namespaces())
+            .await?
+            .into_iter()
+            .collect();
         all.insert(DEFAULT_NAMESPACE.to_string());
         if let Some(p) = &ctx.principal {
             all.extend(p.namespaces.keys().filter(|ns| ns.as_str() != "*").cloned());
@@ -140,7 +167,8 @@ impl App {
     ) -> Result<(Option<String>, Vec<RegistryKindCount>, i64), Error> {
         let ns = namespace.to_string();
         let (per_kind, plans) = self
-            .db(FAMILY, move |s| {
+            .db
+            .run(FAMILY, move |s| {
                 let mut per_kind = vec![];
                 for kind in RegistryKind::ALL {
                     per_kind.push((
@@ -205,11 +233,7 @@ impl App {
         })
     }
 
-    pub(crate) async fn namespace_list(
-        &self,
-        ctx: &CallContext,
-        params: NamespaceListParams,
-    ) -> Result<NamespaceList, Error> {
+    pub async fn list(&self, ctx: &CallContext, params: NamespaceListParams) -> Result<NamespaceList, Error> {
         let limit = page_limit(params.limit)?;
         let after = decode_cursor(params.cursor.as_deref())?;
         let mut names = self.visible_namespaces(ctx).await?;
@@ -230,11 +254,7 @@ impl App {
         Ok(NamespaceList { items, next_cursor })
     }
 
-    pub(crate) async fn namespace_show(
-        &self,
-        ctx: &CallContext,
-        params: NamespaceShowParams,
-    ) -> Result<Namespace, Error> {
+    pub async fn show(&self, ctx: &CallContext, params: NamespaceShowParams) -> Result<Namespace, Error> {
         let ns = namespace_of(params.namespace.as_deref());
         let what = format!("namespace `{ns}`");
         require(ctx, &ns, Access::Reader, FAMILY, &what)?;
@@ -244,7 +264,7 @@ impl App {
         self.namespace_entry(ctx, &ns, true).await
     }
 
-    pub(crate) async fn namespace_members(
+    pub async fn members(
         &self,
         ctx: &CallContext,
         params: NamespaceMembersParams,

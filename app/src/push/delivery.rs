@@ -1,6 +1,4 @@
-//! Push notifications: configuration CRUD (A2A §3.1.7–3.1.10) and delivery.
-//!
-//! Each committed task event is queued on that task's ordered delivery queue;
+//! Push delivery: each committed task event is queued on that task's ordered delivery queue;
 //! a worker per task POSTs the StreamResponse to every configuration of the
 //! task, in order, with the token header and bounded retries with exponential
 //! backoff. Targets on loopback, private, link-local or otherwise internal
@@ -8,29 +6,14 @@
 //! resolution, and redirects are not followed) unless their host is
 //! allow-listed.
 
-use crate::app::App;
-use crate::store::{Commit, DocWrite, Expect, Store};
-use crate::util::{self, from_json, namespace_of, require, to_json, Family};
-use a2a::rpc::{Access, CallContext, Error};
-use a2a::types::{
-    DeleteTaskPushNotificationConfigRequest, Empty, GetTaskPushNotificationConfigRequest,
-    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, StreamResponse,
-    TaskPushNotificationConfig,
-};
-use a2a::ErrorKind;
+use super::COLL;
+use crate::store::Store;
+use a2a::types::{StreamResponse, TaskPushNotificationConfig};
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
-
-/// Document collection of push configurations; key `taskId/configId`.
-pub const COLL: &str = "push_config";
-const FAMILY: Family = Family::A2a;
-
-pub fn config_key(task_id: &str, id: &str) -> String {
-    format!("{task_id}/{id}")
-}
 
 /// Delivery policy.
 #[derive(Clone, Debug)]
@@ -289,143 +272,5 @@ async fn deliver(
             tokio::time::sleep(delay).await;
             delay = delay.saturating_mul(2);
         }
-    }
-}
-
-fn check_id(value: &str, field: &str) -> Result<(), Error> {
-    if value.is_empty() || value.contains('/') {
-        return Err(FAMILY.invalid_params(field, "must be a non-empty identifier without '/'"));
-    }
-    Ok(())
-}
-
-impl App {
-    pub(crate) async fn create_push_config(
-        &self,
-        ctx: &CallContext,
-        mut config: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        let namespace = namespace_of(config.tenant.as_deref());
-        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
-        let task_id = config.task_id.clone().unwrap_or_default();
-        check_id(&task_id, "taskId")?;
-        self.load_task(&namespace, &task_id).await?;
-        self.push
-            .check_url(&config.url)
-            .map_err(|why| FAMILY.invalid_params("url", &why))?;
-        let id = config
-            .id
-            .clone()
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(util::new_id);
-        check_id(&id, "id")?;
-        config.id = Some(id.clone());
-        let key = config_key(&task_id, &id);
-        let commit = Commit {
-            task: None,
-            docs: vec![DocWrite::put(
-                COLL,
-                &namespace,
-                &key,
-                Expect::Any,
-                to_json(&config, FAMILY)?,
-            )],
-        };
-        self.db(FAMILY, move |s| s.commit(&commit)).await?;
-        Ok(config)
-    }
-
-    pub(crate) async fn get_push_config(
-        &self,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
-        require(ctx, &namespace, Access::Reader, FAMILY, "Task")?;
-        self.load_task(&namespace, &request.task_id).await?;
-        let key = config_key(&request.task_id, &request.id);
-        let ns = namespace.clone();
-        match self.db(FAMILY, move |s| s.get_doc(COLL, &ns, &key)).await? {
-            Some(doc) => from_json(doc.value, FAMILY),
-            None => Err(Error::new(
-                ErrorKind::TaskNotFound,
-                format!(
-                    "push notification config `{}` not found for task `{}`",
-                    request.id, request.task_id
-                ),
-            )),
-        }
-    }
-
-    pub(crate) async fn list_push_configs(
-        &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
-        require(ctx, &namespace, Access::Reader, FAMILY, "Task")?;
-        self.load_task(&namespace, &request.task_id).await?;
-        let limit = match request.page_size {
-            None | Some(0) => 100,
-            Some(n) if (1..=100).contains(&n) => n as usize,
-            Some(_) => return Err(FAMILY.invalid_params("pageSize", "must be between 1 and 100")),
-        };
-        let prefix = format!("{}/", request.task_id);
-        let after = request
-            .page_token
-            .clone()
-            .filter(|t| !t.is_empty())
-            .map(|t| format!("{prefix}{t}"));
-        let ns = namespace.clone();
-        let docs = self
-            .db(FAMILY, move |s| {
-                s.list_docs(COLL, &ns, &prefix, after.as_deref(), limit + 1)
-            })
-            .await?;
-        let more = docs.len() > limit;
-        let mut configs = Vec::new();
-        for doc in docs.into_iter().take(limit) {
-            configs.push(from_json::<TaskPushNotificationConfig>(doc.value, FAMILY)?);
-        }
-        let next_page_token = if more {
-            configs.last().and_then(|c| c.id.clone())
-        } else {
-            None
-        };
-        Ok(ListTaskPushNotificationConfigsResponse {
-            configs,
-            next_page_token,
-        })
-    }
-
-    pub(crate) async fn delete_push_config(
-        &self,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<Empty, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
-        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
-        self.load_task(&namespace, &request.task_id).await?;
-        let key = config_key(&request.task_id, &request.id);
-        let ns = namespace.clone();
-        let existing = {
-            let key = key.clone();
-            self.db(FAMILY, move |s| s.get_doc(COLL, &ns, &key)).await?
-        };
-        // Deleting is idempotent (A2A §3.1.10): an absent config is already deleted.
-        let Some(doc) = existing else {
-            return Ok(Empty {});
-        };
-        let commit = Commit {
-            task: None,
-            docs: vec![DocWrite::delete(
-                COLL,
-                &namespace,
-                &key,
-                Expect::Version(doc.version),
-            )],
-        };
-        self.db(FAMILY, move |s| s.commit(&commit)).await?;
-        Ok(Empty {})
     }
 }

@@ -1,0 +1,166 @@
+//! Push notification configurations (A2A §3.1.7–3.1.10): create, get, list
+//! and delete the webhooks of a task, stored as documents of the task's namespace.
+
+use super::{config_key, PushDelivery, COLL, FAMILY};
+use crate::store::{Commit, DocWrite, Expect, StoreHandle};
+use crate::tasks::TaskEngine;
+use crate::util::{self, from_json, namespace_of, require, to_json};
+use a2a::rpc::{Access, CallContext, Error};
+use a2a::types::{
+    DeleteTaskPushNotificationConfigRequest, Empty, GetTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
+    TaskPushNotificationConfig,
+};
+use a2a::ErrorKind;
+use std::sync::Arc;
+
+/// The push configuration service.
+#[derive(Clone)]
+pub struct PushConfigs {
+    db: StoreHandle,
+    engine: TaskEngine,
+    delivery: Arc<PushDelivery>,
+}
+
+fn check_id(value: &str, field: &str) -> Result<(), Error> {
+    if value.is_empty() || value.contains('/') {
+        return Err(FAMILY.invalid_params(field, "must be a non-empty identifier without '/'"));
+    }
+    Ok(())
+}
+
+impl PushConfigs {
+    pub fn new(db: StoreHandle, engine: TaskEngine, delivery: Arc<PushDelivery>) -> Self {
+        PushConfigs { db, engine, delivery }
+    }
+
+    pub async fn create(
+        &self,
+        ctx: &CallContext,
+        mut config: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        let namespace = namespace_of(config.tenant.as_deref());
+        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        let task_id = config.task_id.clone().unwrap_or_default();
+        check_id(&task_id, "taskId")?;
+        self.engine.load_task(&namespace, &task_id).await?;
+        self.delivery
+            .check_url(&config.url)
+            .map_err(|why| FAMILY.invalid_params("url", &why))?;
+        let id = config
+            .id
+            .clone()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(util::new_id);
+        check_id(&id, "id")?;
+        config.id = Some(id.clone());
+        let key = config_key(&task_id, &id);
+        let commit = Commit {
+            task: None,
+            docs: vec![DocWrite::put(
+                COLL,
+                &namespace,
+                &key,
+                Expect::Any,
+                to_json(&config, FAMILY)?,
+            )],
+        };
+        self.db.run(FAMILY, move |s| s.commit(&commit)).await?;
+        Ok(config)
+    }
+
+    pub async fn get(
+        &self,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        require(ctx, &namespace, Access::Reader, FAMILY, "Task")?;
+        self.engine.load_task(&namespace, &request.task_id).await?;
+        let key = config_key(&request.task_id, &request.id);
+        let ns = namespace.clone();
+        match self.db.run(FAMILY, move |s| s.get_doc(COLL, &ns, &key)).await? {
+            Some(doc) => from_json(doc.value, FAMILY),
+            None => Err(Error::new(
+                ErrorKind::TaskNotFound,
+                format!(
+                    "push notification config `{}` not found for task `{}`",
+                    request.id, request.task_id
+                ),
+            )),
+        }
+    }
+
+    pub async fn list(
+        &self,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        require(ctx, &namespace, Access::Reader, FAMILY, "Task")?;
+        self.engine.load_task(&namespace, &request.task_id).await?;
+        let limit = match request.page_size {
+            None | Some(0) => 100,
+            Some(n) if (1..=100).contains(&n) => n as usize,
+            Some(_) => return Err(FAMILY.invalid_params("pageSize", "must be between 1 and 100")),
+        };
+        let prefix = format!("{}/", request.task_id);
+        let after = request
+            .page_token
+            .clone()
+            .filter(|t| !t.is_empty())
+            .map(|t| format!("{prefix}{t}"));
+        let ns = namespace.clone();
+        let docs = self
+            .db
+            .run(FAMILY, move |s| {
+                s.list_docs(COLL, &ns, &prefix, after.as_deref(), limit + 1)
+            })
+            .await?;
+        let more = docs.len() > limit;
+        let mut configs = Vec::new();
+        for doc in docs.into_iter().take(limit) {
+            configs.push(from_json::<TaskPushNotificationConfig>(doc.value, FAMILY)?);
+        }
+        let next_page_token = if more {
+            configs.last().and_then(|c| c.id.clone())
+        } else {
+            None
+        };
+        Ok(ListTaskPushNotificationConfigsResponse {
+            configs,
+            next_page_token,
+        })
+    }
+
+    pub async fn delete(
+        &self,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<Empty, Error> {
+        let namespace = namespace_of(request.tenant.as_deref());
+        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        self.engine.load_task(&namespace, &request.task_id).await?;
+        let key = config_key(&request.task_id, &request.id);
+        let ns = namespace.clone();
+        let existing = {
+            let key = key.clone();
+            self.db.run(FAMILY, move |s| s.get_doc(COLL, &ns, &key)).await?
+        };
+        // Deleting is idempotent (A2A §3.1.10): an absent config is already deleted.
+        let Some(doc) = existing else {
+            return Ok(Empty {});
+        };
+        let commit = Commit {
+            task: None,
+            docs: vec![DocWrite::delete(
+                COLL,
+                &namespace,
+                &key,
+                Expect::Version(doc.version),
+            )],
+        };
+        self.db.run(FAMILY, move |s| s.commit(&commit)).await?;
+        Ok(Empty {})
+    }
+}

@@ -1,0 +1,18 @@
+//! Push notifications: the configurations of a task's webhooks ([`configs`])
+//! and the delivery of every task event to them ([`delivery`]).
+
+pub mod configs;
+pub mod delivery;
+
+use crate::util::Family;
+pub use configs::PushConfigs;
+pub use delivery::{PushConfig, PushDelivery};
+
+/// Document collection of push configurations; key `taskId/configId`.
+pub const COLL: &str = "push_config";
+const FAMILY: Family = Family::A2a;
+
+/// The key of configuration `id` of task `task_id`.
+pub fn config_key(task_id: &str, id: &str) -> String {
+    format!("{task_id}/{id}")
+}
