@@ -68,11 +68,11 @@ impl Store for Broken {
     fn commit(&self, commit: &Commit) -> StoreResult<Committed> {
         self.0.commit(commit)
     }
-    fn get_task(&self, id: &str) -> StoreResult<Option<TaskRow>> {
-        self.0.get_task(id)
+    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
+        self.0.get_task(namespace, id)
     }
-    fn events_after(&self, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
-        self.0.events_after(task_id, after)
+    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
+        self.0.events_after(namespace, task_id, after)
     }
     fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
         self.0.list_tasks(query)

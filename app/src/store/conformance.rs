@@ -96,18 +96,21 @@ pub fn task_create_update_and_events(store: &dyn Store) {
             found: Some(3)
         })
     );
-    let got = store.get_task("t1").ok().flatten();
+    let got = store.get_task("ns", "t1").ok().flatten();
     assert_eq!(got.as_ref().map(|r| r.last_seq), Some(3));
     assert_eq!(
         got.as_ref().map(|r| r.state.as_str()),
         Some("TASK_STATE_COMPLETED")
     );
     assert_eq!(got.map(|r| r.body), Some(json!({ "id": "t1", "done": true })));
-    let events = store.events_after("t1", 1).unwrap_or_default();
+    let events = store.events_after("ns", "t1", 1).unwrap_or_default();
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3]);
     assert_eq!(events[1].body, json!({ "n": 3 }));
-    assert_eq!(store.events_after("t1", 3).map(|e| e.len()), Ok(0));
-    assert_eq!(store.get_task("nope"), Ok(None));
+    assert_eq!(store.events_after("ns", "t1", 3).map(|e| e.len()), Ok(0));
+    assert_eq!(store.get_task("ns", "nope"), Ok(None));
+    // A task is found only in its own namespace, and so are its events.
+    assert_eq!(store.get_task("other", "t1"), Ok(None));
+    assert_eq!(store.events_after("other", "t1", 0), Ok(vec![]));
 }
 
 pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
@@ -331,6 +334,9 @@ fn sqlite_survives_reopen() {
         );
     }
     let store = SqliteStore::open(&path).expect("reopen");
-    assert_eq!(store.get_task("t").ok().flatten().map(|r| r.last_seq), Some(1));
-    assert_eq!(store.events_after("t", 0).map(|e| e.len()), Ok(1));
+    assert_eq!(
+        store.get_task("ns", "t").ok().flatten().map(|r| r.last_seq),
+        Some(1)
+    );
+    assert_eq!(store.events_after("ns", "t", 0).map(|e| e.len()), Ok(1));
 }

@@ -129,12 +129,20 @@ impl Store for MemoryStore {
         })
     }
 
-    fn get_task(&self, id: &str) -> StoreResult<Option<TaskRow>> {
-        Ok(self.lock()?.tasks.get(id).cloned())
+    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
+        Ok(self
+            .lock()?
+            .tasks
+            .get(id)
+            .filter(|t| t.namespace == namespace)
+            .cloned())
     }
 
-    fn events_after(&self, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
+    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
         let state = self.lock()?;
+        if state.tasks.get(task_id).is_none_or(|t| t.namespace != namespace) {
+            return Ok(vec![]);
+        }
         Ok(state
             .events
             .get(task_id)

@@ -200,9 +200,11 @@ pub trait Store: Send + Sync + 'static {
     fn backend(&self) -> &'static str;
     /// Applies `commit` atomically and durably, or nothing of it.
     fn commit(&self, commit: &Commit) -> StoreResult<Committed>;
-    fn get_task(&self, id: &str) -> StoreResult<Option<TaskRow>>;
-    /// Events of a task with a sequence number above `after`, in order.
-    fn events_after(&self, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>>;
+    /// The task `id` of `namespace`; a task of another namespace is not found.
+    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>>;
+    /// Events of task `task_id` of `namespace` with a sequence number above
+    /// `after`, in order (none for a task of another namespace).
+    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>>;
     fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage>;
     fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>>;
     /// Documents of a collection in a namespace whose key starts with `prefix`,

@@ -242,12 +242,12 @@ impl Store for SqliteStore {
         })
     }
 
-    fn get_task(&self, id: &str) -> StoreResult<Option<TaskRow>> {
+    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
         let conn = self.lock()?;
         let pair = conn
             .query_row(
-                &format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1"),
-                [id],
+                &format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1 AND namespace = ?2"),
+                [id, namespace],
                 task_from_row,
             )
             .optional()
@@ -255,13 +255,16 @@ impl Store for SqliteStore {
         pair.map(finish).transpose()
     }
 
-    fn events_after(&self, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
+    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
         let conn = self.lock()?;
         let mut stmt = conn
-            .prepare_cached("SELECT seq, body FROM task_events WHERE task_id = ?1 AND seq > ?2 ORDER BY seq")
+            .prepare_cached(
+                "SELECT e.seq, e.body FROM task_events e JOIN tasks t ON t.id = e.task_id \
+                 WHERE e.task_id = ?1 AND t.namespace = ?2 AND e.seq > ?3 ORDER BY e.seq",
+            )
             .map_err(backend)?;
         let rows = stmt
-            .query_map(params![task_id, after as i64], |r| {
+            .query_map(params![task_id, namespace, after as i64], |r| {
                 Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
             })
             .map_err(backend)?;

@@ -70,14 +70,14 @@ impl TaskEngine {
 
     /// Loads a task the caller may read in `namespace`, else TaskNotFound.
     pub(crate) async fn load_task(&self, namespace: &str, id: &str) -> Result<(Task, TaskRow), Error> {
-        let key = id.to_string();
-        let row = self.db.run(FAMILY, move |s| s.get_task(&key)).await?;
+        let (ns, key) = (namespace.to_string(), id.to_string());
+        let row = self.db.run(FAMILY, move |s| s.get_task(&ns, &key)).await?;
         match row {
-            Some(row) if row.namespace == namespace => {
+            Some(row) => {
                 let task: Task = from_json(row.body.clone(), FAMILY)?;
                 Ok((task, row))
             }
-            _ => Err(Error::new(
+            None => Err(Error::new(
                 ErrorKind::TaskNotFound,
                 format!("Task `{id}` not found"),
             )),
@@ -259,8 +259,12 @@ impl TaskEngine {
         let mut backlog = VecDeque::new();
         match after {
             Some(after) => {
-                let id = task_id.to_string();
-                for event in self.db.run(FAMILY, move |s| s.events_after(&id, after)).await? {
+                let (ns, id) = (namespace.to_string(), task_id.to_string());
+                for event in self
+                    .db
+                    .run(FAMILY, move |s| s.events_after(&ns, &id, after))
+                    .await?
+                {
                     let data: StreamResponse = from_json(event.body, FAMILY)?;
                     backlog.push_back(Event::with_seq(event.seq, data));
                 }
