@@ -5,8 +5,9 @@
 //!
 //! 1. **Strategize** — `plan/use` drafts the steps from the action and stores
 //!    the plan CREATED ([`draft`]); `plan/correct` drafts a new revision.
-//! 2. **Execute** — `plan/execute` creates the plan's task and a runner drives
-//!    the steps in order ([`runner`]); each step calls a built-in tool
+//! 2. **Execute** — `plan/execute` creates the plan's task ([`execute`]) and
+//!    a runner drives the steps in order ([`runner`]), every change announced
+//!    by a task event ([`events`]); each step calls a built-in tool
 //!    ([`tools`]) with its arguments templated ([`template`]) and checked
 //!    against the tool's schema ([`schema`]). An approval step makes the plan
 //!    INPUT_REQUIRED until it is answered ([`prompt`]).
@@ -36,6 +37,8 @@ pub mod apply;
 pub mod cancel;
 pub mod diff;
 pub mod draft;
+pub mod events;
+pub mod execute;
 pub mod prompt;
 pub mod query;
 pub mod record;

@@ -8,8 +8,9 @@
 //! FAILED, task FAILED). Any other reply asks again. A data part
 //! `{"decision": "PROMPT_DECISION_…"}` is also understood.
 
+use super::events::{emit, Out};
 use super::record::{self, invalid_state, load, state_name, PlanRecord, FAMILY};
-use super::runner::{emit, run_plan, spawn_run, Out};
+use super::runner::{run_plan, spawn_run};
 use crate::app::App;
 use crate::executor::TaskHandle;
 use crate::util::{self, namespace_of, require};

@@ -1,183 +1,33 @@
-//! Where a plan's steps run: `plan/execute` and the runner behind it, the
-//! plan's A2A task.
-//!
-//! `plan/execute` arms the plan (snapshots the action's step arguments,
-//! validations and the automation profile's approval mode into the record),
-//! creates the task (SUBMITTED; its metadata names the plan under the
-//! extension URI) in the same commit that makes the plan RUNNING, and
-//! returns. A detached runner then drives the steps in order. Every change of
-//! the plan is committed **together with the task event announcing it** (one
-//! atomic commit, [`emit`]), so the plan and its task never disagree, also
-//! after a restart. Each status or artifact event carries a `PlanDomainEvent`
-//! in its metadata under the extension URI, whose `seq` is the event's own
-//! per-task sequence number.
+//! Where a plan's steps run: the runner that drives a RUNNING plan through
+//! its steps inside the plan's A2A task, then its validations, REVIEW and
+//! (with the profile's autoApply) the apply.
 //!
 //! A runner holds the plan's lock for one step at a time and stops when it
-//! finds the plan no longer RUNNING (waiting for an answer, cancelled). Plans
-//! left RUNNING by a crash are picked up again by [`App::resume_plans`].
+//! finds the plan no longer RUNNING (waiting for an answer, cancelled), so a
+//! resumed or answered plan simply gets a new runner. Every change it makes
+//! travels with the task event announcing it ([`super::events::emit`]).
 
-use super::record::{self, expect_state, load, no_usage, plan_error, PlanRecord, COLL, FAMILY};
+use super::events::{emit, Out};
+use super::record::{self, load, PlanRecord};
 use super::template::render_value;
 use super::tools::{self, Call, Outcome};
-use super::validation::{field, run_validation};
+use super::validation::run_validation;
 use super::workspace::{changed_files, overlay};
 use crate::app::App;
 use crate::registry::Kind;
-use crate::tasks::{artifact_change, status_change};
-use crate::util::{self, from_json, namespace_of, require, EXTENSION_URI};
-use a2a::rpc::{Access, CallContext, Error};
+use crate::util;
+use a2a::rpc::Error;
 use a2a::types::{
-    ApprovalMode, Artifact, Message, Part, PartContent, PlanArtifact, PlanArtifactKind, PlanEventType,
-    PlanExecuteParams, PlanExecution, PlanPhase, PlanState, PlanStepState, Role, Task, TaskState, TaskStatus,
-    ToolKind, ValidationOutcome,
+    Artifact, Part, PartContent, PlanArtifact, PlanArtifactKind, PlanEventType, PlanPhase, PlanState,
+    PlanStepState, TaskState, ValidationOutcome,
 };
 use a2a::ErrorKind;
-use serde_json::{json, Map, Value};
-
-/// What a plan event does to its task.
-pub(crate) enum Out {
-    Status(TaskState, Option<String>),
-    Artifact(Artifact),
-}
+use serde_json::{json, Value};
 
 /// How a step ended.
 pub(crate) enum StepEnd {
     Next,
     Stop,
-}
-
-fn agent_text(text: &str) -> Message {
-    Message {
-        message_id: util::new_id(),
-        context_id: None,
-        task_id: None,
-        role: Role::Agent,
-        parts: vec![crate::executor::text_part(text)],
-        metadata: None,
-        extensions: vec![],
-        reference_task_ids: vec![],
-    }
-}
-
-/// The task metadata naming the plan a task executes.
-pub(crate) fn plan_metadata(plan_id: &str, revision: i64) -> Map<String, Value> {
-    let mut metadata = Map::new();
-    metadata.insert(
-        EXTENSION_URI.into(),
-        json!({ "planId": plan_id, "revision": revision }),
-    );
-    metadata
-}
-
-/// Commits the plan record together with one task event carrying the domain
-/// event `event` (with `fields`); `ver` follows the stored record.
-pub(crate) async fn emit(
-    app: &App,
-    ns: &str,
-    rec: &mut PlanRecord,
-    ver: &mut u64,
-    out: Out,
-    event: PlanEventType,
-    fields: Value,
-) -> Result<(), Error> {
-    let now = util::now();
-    rec.plan.updated_at = now.clone();
-    let mut domain = json!({
-        "event": event, "planId": rec.plan.id, "revision": rec.plan.revision,
-        "seq": 0, "occurredAt": now,
-    });
-    if let (Some(d), Some(f)) = (domain.as_object_mut(), fields.as_object()) {
-        d.extend(f.clone());
-    }
-    let mut metadata = Map::new();
-    metadata.insert(EXTENSION_URI.into(), domain);
-    let task_id = rec
-        .plan
-        .task_id
-        .clone()
-        .ok_or_else(|| FAMILY.internal("a running plan without a task"))?;
-    let doc = record::put(ns, rec, *ver)?;
-    app.mutate_with(ns, &task_id, vec![doc], move |task| match out {
-        Out::Status(state, text) => {
-            status_change(task, state, text.as_deref().map(agent_text), Some(metadata))
-        }
-        Out::Artifact(artifact) => artifact_change(task, artifact, false, Some(true), Some(metadata)),
-    })
-    .await?;
-    *ver += 1;
-    Ok(())
-}
-
-/// Prepares a CREATED plan for a run: checks the action still matches the
-/// plan's steps and every tool is runnable, then snapshots the step
-/// arguments, validations and the profile's approval mode and resets the
-/// steps, usage and this revision's artifacts. Changes only `rec`.
-pub(crate) async fn arm(app: &App, ns: &str, rec: &mut PlanRecord) -> Result<(), Error> {
-    let action = app
-        .reg_get(ns, Kind::Action, &rec.plan.action)
-        .await?
-        .ok_or_else(|| plan_error(format!("Action `{}` no longer exists", rec.plan.action)))?;
-    let action_steps = action["steps"].as_array().cloned().unwrap_or_default();
-    let same = action_steps.len() == rec.steps.len()
-        && action_steps
-            .iter()
-            .zip(&rec.steps)
-            .all(|(a, s)| a["id"] == s.id.as_str() && a["tool"] == s.tool.as_str());
-    if !same {
-        return Err(plan_error(format!(
-            "Action `{}` changed since the plan was drafted; correct the plan first",
-            rec.plan.action
-        )));
-    }
-    for step in &rec.steps {
-        let tool = app.reg_get(ns, Kind::Tool, &step.tool).await?.ok_or_else(|| {
-            plan_error(format!(
-                "step `{}` uses tool `{}`, which does not exist",
-                step.id, step.tool
-            ))
-        })?;
-        if field(&tool, "kind") == Some(ToolKind::External) {
-            return Err(plan_error(format!(
-                "step `{}` uses the EXTERNAL tool `{}`, which this server cannot run",
-                step.id, step.tool
-            )));
-        }
-    }
-    let (mut auto_approve, mut auto_apply) = (false, false);
-    if let Some(name) = &rec.plan.automation_profile {
-        let profile = app
-            .reg_get(ns, Kind::AutomationProfile, name)
-            .await?
-            .ok_or_else(|| plan_error(format!("Automation profile `{name}` no longer exists")))?;
-        auto_approve = field(&profile, "approvalMode") == Some(ApprovalMode::Auto);
-        auto_apply = profile["autoApply"].as_bool().unwrap_or(false);
-    }
-    rec.exec = record::ExecState {
-        arguments: action_steps
-            .iter()
-            .map(|s| s.get("arguments").cloned().unwrap_or(json!({})))
-            .collect(),
-        validations: action["validations"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
-        auto_approve,
-        auto_apply,
-        ..Default::default()
-    };
-    for step in &mut rec.steps {
-        step.state = PlanStepState::Pending;
-        step.started_at = None;
-        step.finished_at = None;
-        step.message = None;
-    }
-    rec.usage = no_usage();
-    // Artifacts of an earlier execution of this revision are superseded.
-    let revision = rec.plan.revision;
-    rec.artifacts.retain(|a| a.revision != revision);
-    Ok(())
 }
 
 /// Fails a running plan and its task for an unexpected error.
@@ -517,75 +367,5 @@ async fn auto_apply(
             Ok(Some(format!("Automatic apply refused: {}", e.message)))
         }
         Err(e) => Err(e),
-    }
-}
-
-impl App {
-    pub(crate) async fn plan_execute(
-        &self,
-        ctx: &CallContext,
-        params: PlanExecuteParams,
-    ) -> Result<PlanExecution, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let _guard = record::guard(self, &params.plan_id).await?;
-        let (mut rec, ver) = load(self, &ns, &params.plan_id).await?;
-        expect_state(&rec, PlanState::Created, "executed")?;
-        arm(self, &ns, &mut rec).await?;
-        let task_id = util::new_id();
-        let now = util::now();
-        rec.start_running(&task_id, now.clone());
-        let task = Task {
-            id: task_id.clone(),
-            context_id: Some(rec.plan.context_id.clone()),
-            status: TaskStatus {
-                state: TaskState::Submitted,
-                message: None,
-                timestamp: Some(now),
-            },
-            artifacts: vec![],
-            history: vec![],
-            metadata: Some(plan_metadata(&rec.plan.id, rec.plan.revision)),
-        };
-        let doc = record::put(&ns, &rec, ver)?;
-        let (_first, rx) = self.create_task(&ns, task, vec![doc]).await?;
-        drop(rx);
-        spawn_run(self, ns.clone(), rec.plan.id.clone())?;
-        Ok(PlanExecution {
-            context_id: rec.plan.context_id.clone(),
-            plan: rec.plan,
-            task_id,
-        })
-    }
-
-    /// Restarts the runners of plans left RUNNING (by a crash or a shutdown
-    /// mid-run); the agent calls it once at start-up. A step that was under
-    /// way runs again from its start. Returns how many runs were resumed.
-    pub async fn resume_plans(self: &std::sync::Arc<Self>) -> Result<usize, Error> {
-        let namespaces = self.db(FAMILY, |s| s.namespaces()).await?;
-        let mut resumed = 0;
-        for ns in namespaces {
-            let n = ns.clone();
-            let docs = self
-                .db(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
-                .await?;
-            for doc in docs {
-                // An unreadable record is reported by diagnostics, not here.
-                let Ok(rec) = from_json::<PlanRecord>(doc.value, FAMILY) else {
-                    continue;
-                };
-                if rec.plan.state == PlanState::Running && rec.plan.task_id.is_some() {
-                    spawn_run(self, ns.clone(), rec.plan.id.clone())?;
-                    resumed += 1;
-                }
-            }
-        }
-        Ok(resumed)
     }
 }

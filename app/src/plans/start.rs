@@ -7,8 +7,10 @@
 //! [`plan_of_task`] and answers its prompt (see [`super::prompt`]).
 
 use super::draft::create_plan;
+use super::events::plan_metadata;
+use super::execute::arm;
 use super::record::{self, load};
-use super::runner::{arm, plan_metadata, run_plan};
+use super::runner::run_plan;
 use crate::app::App;
 use crate::executor::TaskHandle;
 use crate::util::{self, EXTENSION_URI};

@@ -25,8 +25,9 @@
 //!   with `validation.completed` per validation, then `tool.completed`.
 
 use super::diff::lines_of;
+use super::events::{emit, Out};
 use super::record::PlanRecord;
-use super::runner::{emit, step_failed, validate_into, Out, StepEnd};
+use super::runner::{step_failed, validate_into, StepEnd};
 use super::schema::Schema;
 use super::template::render;
 use super::workspace::{media_type_of, overlay, valid_path};
