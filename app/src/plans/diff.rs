@@ -19,7 +19,8 @@ use a2a::types::{
 };
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use similar::{capture_diff_slices, group_diff_ops, Algorithm, DiffOp, DiffTag};
+use similar::algorithms::{lcs, Capture, Replace};
+use similar::{group_diff_ops, DiffOp, DiffTag};
 
 /// Line-diff work above this many cells falls back to replacing the whole
 /// file: the LCS table grows with the product of the line counts.
@@ -72,6 +73,50 @@ fn int(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
+/// A line of one side, or the end of that side. Each side ends with an end
+/// of its own, so the two never share a suffix: the LCS then matches lines
+/// front to back as this server always has, instead of claiming a common
+/// suffix first (which aligns repeated lines differently).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Line<'t> {
+    Text(&'t str),
+    EndOld,
+    EndNew,
+}
+
+/// `op` without the end markers (`n`, `m`: the real line counts).
+fn without_ends(op: DiffOp, n: usize, m: usize) -> Option<DiffOp> {
+    let (tag, old, new) = op.as_tag_tuple();
+    let old = old.start.min(n)..old.end.min(n);
+    let new = new.start.min(m)..new.end.min(m);
+    match (old.is_empty(), new.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(DiffOp::Delete {
+            old_index: old.start,
+            old_len: old.len(),
+            new_index: new.start,
+        }),
+        (true, false) => Some(DiffOp::Insert {
+            old_index: old.start,
+            new_index: new.start,
+            new_len: new.len(),
+        }),
+        (false, false) if tag == DiffTag::Equal => Some(DiffOp::Equal {
+            old_index: old.start,
+            new_index: new.start,
+            len: old.len(),
+        }),
+        (false, false) => Some(DiffOp::Replace {
+            old_index: old.start,
+            old_len: old.len(),
+            new_index: new.start,
+            new_len: new.len(),
+        }),
+    }
+}
+
+/// The LCS edit script from `old` to `new`, deletions before insertions
+/// (no compaction: the alignment is the plain LCS one).
 pub(crate) fn edit_script<'t>(old: &[&'t str], new: &[&'t str]) -> EditScript<'t> {
     let (n, m) = (old.len(), new.len());
     let ops = if (n + 1).saturating_mul(m + 1) > MAX_DIFF_CELLS {
@@ -92,13 +137,19 @@ pub(crate) fn edit_script<'t>(old: &[&'t str], new: &[&'t str]) -> EditScript<'t
         }
         ops
     } else {
-        capture_diff_slices(Algorithm::Lcs, old, new)
+        let a: Vec<Line> = old.iter().map(|l| Line::Text(l)).chain([Line::EndOld]).collect();
+        let b: Vec<Line> = new.iter().map(|l| Line::Text(l)).chain([Line::EndNew]).collect();
+        let mut hook = Replace::new(Capture::new());
+        match lcs::diff_deadline_raw(&mut hook, &a, 0..a.len(), &b, 0..b.len(), None) {
+            Ok(()) => {}
+            Err(never) => match never {},
+        }
+        hook.into_inner()
+            .into_ops()
+            .into_iter()
+            .filter_map(|op| without_ends(op, n, m))
+            .collect()
     };
-    // An empty side yields an empty change, which would make an empty hunk.
-    let ops = ops
-        .into_iter()
-        .filter(|op| !(op.old_range().is_empty() && op.new_range().is_empty()))
-        .collect();
     EditScript {
         old: old.to_vec(),
         new: new.to_vec(),
@@ -277,5 +328,27 @@ mod tests {
         );
         assert_eq!(hunks(&far, 1).len(), 2);
         assert_eq!(hunks(&far, 3).len(), 1);
+    }
+
+    #[test]
+    fn repeated_lines_align_front_to_back() {
+        let script = edit_script(&["y", "x"], &["x", "y", "y", "x"]);
+        assert_eq!(
+            hunks(&script, 3),
+            vec![
+                json!({ "oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 4,
+                         "lines": ["+x", " y", "+y", " x"] })
+            ]
+        );
+        assert_eq!(script.counts(), (2, 0));
+        let replaced = edit_script(&["a", "b"], &["c"]);
+        assert_eq!(
+            hunks(&replaced, 0),
+            vec![
+                json!({ "oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 1,
+                         "lines": ["-a", "-b", "+c"] })
+            ]
+        );
+        assert!(hunks(&edit_script(&["a"], &["a"]), 3).is_empty());
     }
 }
