@@ -63,7 +63,10 @@ fn describe(error: &ValidationError<'_>, root: &str) -> String {
             format!("{at}.{name} is required")
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            format!("{at}.{} is not allowed", unexpected.join(", "))
+            format!(
+                "{at}.{} is not allowed",
+                unexpected.first().map_or("", String::as_str)
+            )
         }
         ValidationErrorKind::Type { kind } => {
             let names: Vec<&str> = match kind {
