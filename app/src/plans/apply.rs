@@ -18,8 +18,8 @@ use super::workspace::{changed_files, overlay};
 use crate::app::App;
 use crate::registry::{self, file_infos, revision_key, Kind, PROJECT_REV};
 use crate::store::{Commit, DocWrite, Expect};
-use crate::util::{self, from_json, namespace_of, require};
-use a2a::rpc::{Access, CallContext, Error};
+use crate::util::{self, from_json};
+use a2a::rpc::Error;
 use a2a::types::{
     Budget, BudgetUsage, InvariantEnforcement, PlanApplyParams, PlanApplyResult, PlanPhase,
     PlanRollbackParams, PlanRollbackResult, PlanState, ProjectRevision, ProjectRevisionOrigin,
@@ -250,92 +250,76 @@ async fn write_revision(
     Ok(summary)
 }
 
-impl App {
-    pub(crate) async fn plan_apply(
-        &self,
-        ctx: &CallContext,
-        params: PlanApplyParams,
-    ) -> Result<PlanApplyResult, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let _guard = record::guard(self, &params.plan_id).await?;
-        let (mut rec, mut ver) = load(self, &ns, &params.plan_id).await?;
-        expect_state(&rec, PlanState::Completed, "applied")?;
-        apply(
-            self,
-            &ns,
-            &mut rec,
-            &mut ver,
-            params.expected_project_revision,
-            params.message.clone(),
-        )
-        .await
-    }
+/// `plan/apply`: only a COMPLETED plan is applied.
+pub(crate) async fn apply_plan(
+    app: &App,
+    ns: &str,
+    params: PlanApplyParams,
+) -> Result<PlanApplyResult, Error> {
+    let _guard = record::guard(app, &params.plan_id).await?;
+    let (mut rec, mut ver) = load(app, ns, &params.plan_id).await?;
+    expect_state(&rec, PlanState::Completed, "applied")?;
+    apply(
+        app,
+        ns,
+        &mut rec,
+        &mut ver,
+        params.expected_project_revision,
+        params.message.clone(),
+    )
+    .await
+}
 
-    pub(crate) async fn plan_rollback(
-        &self,
-        ctx: &CallContext,
-        params: PlanRollbackParams,
-    ) -> Result<PlanRollbackResult, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let _guard = record::guard(self, &params.plan_id).await?;
-        let (mut rec, ver) = load(self, &ns, &params.plan_id).await?;
-        expect_state(&rec, PlanState::Applied, "rolled back")?;
-        let project = rec.plan.project.clone();
-        let mut entity = self
-            .reg_get(&ns, Kind::Project, &project)
-            .await?
-            .ok_or_else(|| FAMILY.not_found(&format!("Project `{project}`")))?;
-        let project_version = entity["version"].as_u64().unwrap_or(0);
-        let (current_rev, current) = self.project_files(&ns, &project, None).await?;
-        let applied = rec.plan.applied_project_revision.unwrap_or_default();
-        if current_rev != applied {
-            return Err(Error::new(
-                ErrorKind::ExtInvalidState,
-                format!(
-                    "Project `{project}` moved on to revision {current_rev} after the apply (revision {applied}); it cannot be rolled back"
-                ),
-            )
-            .with_metadata("currentRevision", current_rev.to_string()));
-        }
-        let restored = rec.applied_parent.unwrap_or(applied - 1);
-        let (_, files) = self.project_files(&ns, &project, Some(restored)).await?;
-        let now = util::now();
-        let message = params
-            .message
-            .clone()
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| format!("Rolled back plan {}", rec.plan.id));
-        let changes = registry::changes(&current, &files);
-        rec.plan.state = PlanState::RolledBack;
-        rec.plan.updated_at = now.clone();
-        let write = RevisionWrite {
-            next: current_rev + 1,
-            parent: current_rev,
-            origin: ProjectRevisionOrigin::PlanRolledBack,
-            message,
-            now,
-            files,
-            changes,
-        };
-        let revision = write_revision(self, &ns, &rec, ver, &mut entity, project_version, write).await?;
-        Ok(PlanRollbackResult {
-            plan: rec.plan,
-            restored_revision: restored,
-            revision,
-        })
+/// `plan/rollback`: only an APPLIED plan whose project has not moved on since.
+pub(crate) async fn rollback(
+    app: &App,
+    ns: &str,
+    params: PlanRollbackParams,
+) -> Result<PlanRollbackResult, Error> {
+    let _guard = record::guard(app, &params.plan_id).await?;
+    let (mut rec, ver) = load(app, ns, &params.plan_id).await?;
+    expect_state(&rec, PlanState::Applied, "rolled back")?;
+    let project = rec.plan.project.clone();
+    let mut entity = app
+        .reg_get(ns, Kind::Project, &project)
+        .await?
+        .ok_or_else(|| FAMILY.not_found(&format!("Project `{project}`")))?;
+    let project_version = entity["version"].as_u64().unwrap_or(0);
+    let (current_rev, current) = app.project_files(ns, &project, None).await?;
+    let applied = rec.plan.applied_project_revision.unwrap_or_default();
+    if current_rev != applied {
+        return Err(Error::new(
+            ErrorKind::ExtInvalidState,
+            format!(
+                "Project `{project}` moved on to revision {current_rev} after the apply (revision {applied}); it cannot be rolled back"
+            ),
+        )
+        .with_metadata("currentRevision", current_rev.to_string()));
     }
+    let restored = rec.applied_parent.unwrap_or(applied - 1);
+    let (_, files) = app.project_files(ns, &project, Some(restored)).await?;
+    let now = util::now();
+    let message = params
+        .message
+        .clone()
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| format!("Rolled back plan {}", rec.plan.id));
+    let changes = registry::changes(&current, &files);
+    rec.plan.state = PlanState::RolledBack;
+    rec.plan.updated_at = now.clone();
+    let write = RevisionWrite {
+        next: current_rev + 1,
+        parent: current_rev,
+        origin: ProjectRevisionOrigin::PlanRolledBack,
+        message,
+        now,
+        files,
+        changes,
+    };
+    let revision = write_revision(app, ns, &rec, ver, &mut entity, project_version, write).await?;
+    Ok(PlanRollbackResult {
+        plan: rec.plan,
+        restored_revision: restored,
+        revision,
+    })
 }

@@ -12,8 +12,7 @@
 use super::record::{invalid_state, load, FAMILY};
 use crate::app::App;
 use crate::registry::{file_bytes, hex};
-use crate::util::{namespace_of, require};
-use a2a::rpc::{Access, CallContext, Error};
+use a2a::rpc::Error;
 use a2a::types::{
     DiffHunk, DiffStats, FileChangeKind, FileDiff, FileDiffFormat, PlanDiff, PlanDiffParams, PlanState,
 };
@@ -241,51 +240,38 @@ pub(crate) fn file_diffs(
     (files, added, deleted)
 }
 
-impl App {
-    pub(crate) async fn plan_diff(
-        &self,
-        ctx: &CallContext,
-        params: PlanDiffParams,
-    ) -> Result<PlanDiff, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let context = match params.context_lines {
-            None => 3,
-            Some(n) if (0..=1000).contains(&n) => n as usize,
-            Some(_) => return Err(FAMILY.invalid_params("contextLines", "must be between 0 and 1000")),
-        };
-        let full = params.format == Some(FileDiffFormat::Full);
-        let (rec, _) = load(self, &ns, &params.plan_id).await?;
-        if rec.plan.state == PlanState::Created {
-            return Err(invalid_state(
-                format!(
-                    "Plan `{}` is CREATED and has produced no artifacts; execute it first",
-                    rec.plan.id
-                ),
-                rec.plan.state,
-            ));
-        }
-        let (project_revision, current) = self.project_files(&ns, &rec.plan.project, None).await?;
-        let (files, added, deleted) = file_diffs(&current, &rec.exec.workspace, full, context);
-        Ok(PlanDiff {
-            plan_id: rec.plan.id.clone(),
-            revision: rec.plan.revision,
-            project: rec.plan.project.clone(),
-            project_revision,
-            stats: DiffStats {
-                files_changed: int(files.len()),
-                lines_added: i32::try_from(added).unwrap_or(i32::MAX),
-                lines_deleted: i32::try_from(deleted).unwrap_or(i32::MAX),
-            },
-            files,
-        })
+/// `plan/diff`: the plan's workspace against the project's current revision.
+pub(crate) async fn diff(app: &App, ns: &str, params: PlanDiffParams) -> Result<PlanDiff, Error> {
+    let context = match params.context_lines {
+        None => 3,
+        Some(n) if (0..=1000).contains(&n) => n as usize,
+        Some(_) => return Err(FAMILY.invalid_params("contextLines", "must be between 0 and 1000")),
+    };
+    let full = params.format == Some(FileDiffFormat::Full);
+    let (rec, _) = load(app, ns, &params.plan_id).await?;
+    if rec.plan.state == PlanState::Created {
+        return Err(invalid_state(
+            format!(
+                "Plan `{}` is CREATED and has produced no artifacts; execute it first",
+                rec.plan.id
+            ),
+            rec.plan.state,
+        ));
     }
+    let (project_revision, current) = app.project_files(ns, &rec.plan.project, None).await?;
+    let (files, added, deleted) = file_diffs(&current, &rec.exec.workspace, full, context);
+    Ok(PlanDiff {
+        plan_id: rec.plan.id.clone(),
+        revision: rec.plan.revision,
+        project: rec.plan.project.clone(),
+        project_revision,
+        stats: DiffStats {
+            files_changed: int(files.len()),
+            lines_added: i32::try_from(added).unwrap_or(i32::MAX),
+            lines_deleted: i32::try_from(deleted).unwrap_or(i32::MAX),
+        },
+        files,
+    })
 }
 
 #[cfg(test)]

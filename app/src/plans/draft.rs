@@ -8,8 +8,8 @@ use super::schema::Schema;
 use crate::app::App;
 use crate::registry::Kind;
 use crate::store::{Commit, DocWrite, Expect};
-use crate::util::{self, from_json, namespace_of, require, to_json};
-use a2a::rpc::{Access, CallContext, Error};
+use crate::util::{self, from_json, to_json};
+use a2a::rpc::Error;
 use a2a::types::{
     Budget, Plan, PlanCorrectParams, PlanCorrectResult, PlanCorrection, PlanPhase, PlanRevision, PlanState,
     PlanStep, PlanStepState, PlanUseParams,
@@ -245,66 +245,39 @@ impl PlanRecord {
     }
 }
 
-impl App {
-    pub(crate) async fn plan_use(&self, ctx: &CallContext, params: PlanUseParams) -> Result<Plan, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Action `{}`", params.action),
-        )?;
-        self.create_plan(&ns, params).await
+/// `plan/correct`: a new revision, drafted again from the action.
+pub(crate) async fn correct(
+    app: &App,
+    ns: &str,
+    params: PlanCorrectParams,
+) -> Result<PlanCorrectResult, Error> {
+    if params.instruction.trim().is_empty() {
+        return Err(FAMILY.invalid_params("instruction", "must not be empty"));
     }
-
-    /// `plan/use` once access is checked (also used by the default executor
-    /// to start a plan from a message).
-    pub(crate) async fn create_plan(&self, ns: &str, params: PlanUseParams) -> Result<Plan, Error> {
-        create_plan(self, ns, params).await
-    }
-
-    pub(crate) async fn plan_correct(
-        &self,
-        ctx: &CallContext,
-        params: PlanCorrectParams,
-    ) -> Result<PlanCorrectResult, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        if params.instruction.trim().is_empty() {
-            return Err(FAMILY.invalid_params("instruction", "must not be empty"));
-        }
-        let _guard = record::guard(self, &params.plan_id).await?;
-        let (mut record, version) = record::load(self, &ns, &params.plan_id).await?;
-        let node_id = params.node_id.clone().filter(|n| !n.is_empty());
-        check_correction(&record, &params, node_id.as_deref())?;
-        let action_name = record.plan.action.clone();
-        let action = self
-            .reg_get(&ns, Kind::Action, &action_name)
-            .await?
-            .ok_or_else(|| plan_error(format!("Action `{action_name}` no longer exists")))?;
-        let project = self
-            .reg_get(&ns, Kind::Project, &record.plan.project)
-            .await?
-            .ok_or_else(|| plan_error(format!("Project `{}` no longer exists", record.plan.project)))?;
-        let inputs = params
-            .inputs
-            .clone()
-            .unwrap_or_else(|| record.plan.inputs.clone());
-        check_inputs(&action, &inputs)?;
-        let steps = draft_steps(self, &ns, &action_name, &action).await?;
-        let base = project["currentRevision"].as_i64();
-        let correction = record.correct(steps, &params, node_id, inputs, base);
-        record::save(self, &ns, &record, version).await?;
-        Ok(PlanCorrectResult {
-            plan: record.plan,
-            correction,
-        })
-    }
+    let _guard = record::guard(app, &params.plan_id).await?;
+    let (mut record, version) = record::load(app, ns, &params.plan_id).await?;
+    let node_id = params.node_id.clone().filter(|n| !n.is_empty());
+    check_correction(&record, &params, node_id.as_deref())?;
+    let action_name = record.plan.action.clone();
+    let action = app
+        .reg_get(ns, Kind::Action, &action_name)
+        .await?
+        .ok_or_else(|| plan_error(format!("Action `{action_name}` no longer exists")))?;
+    let project = app
+        .reg_get(ns, Kind::Project, &record.plan.project)
+        .await?
+        .ok_or_else(|| plan_error(format!("Project `{}` no longer exists", record.plan.project)))?;
+    let inputs = params
+        .inputs
+        .clone()
+        .unwrap_or_else(|| record.plan.inputs.clone());
+    check_inputs(&action, &inputs)?;
+    let steps = draft_steps(app, ns, &action_name, &action).await?;
+    let base = project["currentRevision"].as_i64();
+    let correction = record.correct(steps, &params, node_id, inputs, base);
+    record::save(app, ns, &record, version).await?;
+    Ok(PlanCorrectResult {
+        plan: record.plan,
+        correction,
+    })
 }

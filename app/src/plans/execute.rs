@@ -12,8 +12,8 @@ use super::runner::spawn_run;
 use super::validation::field;
 use crate::app::App;
 use crate::registry::Kind;
-use crate::util::{self, from_json, namespace_of, require};
-use a2a::rpc::{Access, CallContext, Error};
+use crate::util::{self, from_json};
+use a2a::rpc::Error;
 use a2a::types::{
     ApprovalMode, PlanExecuteParams, PlanExecution, PlanState, PlanStepState, Task, TaskState, TaskStatus,
     ToolKind,
@@ -92,72 +92,59 @@ pub(crate) async fn arm(app: &App, ns: &str, rec: &mut PlanRecord) -> Result<(),
     Ok(())
 }
 
-impl App {
-    pub(crate) async fn plan_execute(
-        &self,
-        ctx: &CallContext,
-        params: PlanExecuteParams,
-    ) -> Result<PlanExecution, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let _guard = record::guard(self, &params.plan_id).await?;
-        let (mut rec, ver) = load(self, &ns, &params.plan_id).await?;
-        expect_state(&rec, PlanState::Created, "executed")?;
-        arm(self, &ns, &mut rec).await?;
-        let task_id = util::new_id();
-        let now = util::now();
-        rec.start_running(&task_id, now.clone());
-        let task = Task {
-            id: task_id.clone(),
-            context_id: Some(rec.plan.context_id.clone()),
-            status: TaskStatus {
-                state: TaskState::Submitted,
-                message: None,
-                timestamp: Some(now),
-            },
-            artifacts: vec![],
-            history: vec![],
-            metadata: Some(plan_metadata(&rec.plan.id, rec.plan.revision)),
-        };
-        let doc = record::put(&ns, &rec, ver)?;
-        let (_first, rx) = self.create_task(&ns, task, vec![doc]).await?;
-        drop(rx);
-        spawn_run(self, ns.clone(), rec.plan.id.clone())?;
-        Ok(PlanExecution {
-            context_id: rec.plan.context_id.clone(),
-            plan: rec.plan,
-            task_id,
-        })
-    }
+/// `plan/execute`: the plan RUNNING in a new task, handed to a detached runner.
+pub(crate) async fn execute(app: &App, ns: &str, params: PlanExecuteParams) -> Result<PlanExecution, Error> {
+    let _guard = record::guard(app, &params.plan_id).await?;
+    let (mut rec, ver) = load(app, ns, &params.plan_id).await?;
+    expect_state(&rec, PlanState::Created, "executed")?;
+    arm(app, ns, &mut rec).await?;
+    let task_id = util::new_id();
+    let now = util::now();
+    rec.start_running(&task_id, now.clone());
+    let task = Task {
+        id: task_id.clone(),
+        context_id: Some(rec.plan.context_id.clone()),
+        status: TaskStatus {
+            state: TaskState::Submitted,
+            message: None,
+            timestamp: Some(now),
+        },
+        artifacts: vec![],
+        history: vec![],
+        metadata: Some(plan_metadata(&rec.plan.id, rec.plan.revision)),
+    };
+    let doc = record::put(ns, &rec, ver)?;
+    let (_first, rx) = app.create_task(ns, task, vec![doc]).await?;
+    drop(rx);
+    spawn_run(app, ns.to_string(), rec.plan.id.clone())?;
+    Ok(PlanExecution {
+        context_id: rec.plan.context_id.clone(),
+        plan: rec.plan,
+        task_id,
+    })
+}
 
-    /// Restarts the runners of plans left RUNNING (by a crash or a shutdown
-    /// mid-run); the agent calls it once at start-up. A step that was under
-    /// way runs again from its start. Returns how many runs were resumed.
-    pub async fn resume_plans(self: &std::sync::Arc<Self>) -> Result<usize, Error> {
-        let namespaces = self.db(FAMILY, |s| s.namespaces()).await?;
-        let mut resumed = 0;
-        for ns in namespaces {
-            let n = ns.clone();
-            let docs = self
-                .db(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
-                .await?;
-            for doc in docs {
-                // An unreadable record is reported by diagnostics, not here.
-                let Ok(rec) = from_json::<PlanRecord>(doc.value, FAMILY) else {
-                    continue;
-                };
-                if rec.plan.state == PlanState::Running && rec.plan.task_id.is_some() {
-                    spawn_run(self, ns.clone(), rec.plan.id.clone())?;
-                    resumed += 1;
-                }
+/// Restarts the runners of plans left RUNNING (by a crash or a shutdown
+/// mid-run). A step that was under way runs again from its start. Returns
+/// how many runs were resumed.
+pub(crate) async fn resume(app: &App) -> Result<usize, Error> {
+    let namespaces = app.db(FAMILY, |s| s.namespaces()).await?;
+    let mut resumed = 0;
+    for ns in namespaces {
+        let n = ns.clone();
+        let docs = app
+            .db(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
+            .await?;
+        for doc in docs {
+            // An unreadable record is reported by diagnostics, not here.
+            let Ok(rec) = from_json::<PlanRecord>(doc.value, FAMILY) else {
+                continue;
+            };
+            if rec.plan.state == PlanState::Running && rec.plan.task_id.is_some() {
+                spawn_run(app, ns.clone(), rec.plan.id.clone())?;
+                resumed += 1;
             }
         }
-        Ok(resumed)
     }
+    Ok(resumed)
 }

@@ -18,7 +18,8 @@
 //!    revision within the budget and invariants; `plan/rollback` restores
 //!    the revision before it ([`apply`]).
 //!
-//! `plan/cancel` ends a plan from most states ([`cancel`]); the record and
+//! The methods as the handlers call them are in `api.rs`, the one place
+//! where plans meet the application object. `plan/cancel` ends a plan from most states ([`cancel`]); the record and
 //! the transitions it allows are in [`record`]; the read side (status, list,
 //! tree, explain, artifacts) in [`query`]. A message to the default
 //! executor can start a plan or answer one ([`start`]).
@@ -33,6 +34,7 @@
 //! A plan's operations are serialized by a per-plan lock, always taken
 //! before the task's lock.
 
+mod api;
 pub mod apply;
 pub mod cancel;
 pub mod diff;

@@ -13,8 +13,8 @@ use super::record::{self, invalid_state, load, state_name, PlanRecord, FAMILY};
 use super::runner::{run_plan, spawn_run};
 use crate::app::App;
 use crate::executor::TaskHandle;
-use crate::util::{self, namespace_of, require};
-use a2a::rpc::{Access, CallContext, Error};
+use crate::util;
+use a2a::rpc::Error;
 use a2a::types::{
     Message, PartContent, Plan, PlanEventType, PlanPrompt, PlanPromptParams, PlanState, PromptDecision,
     TaskState,
@@ -171,76 +171,55 @@ async fn ask_again(app: &App, ns: &str, plan_id: &str) -> Result<(), Error> {
     .await
 }
 
-impl App {
-    pub(crate) async fn plan_prompt(
-        &self,
-        ctx: &CallContext,
-        params: PlanPromptParams,
-    ) -> Result<Plan, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let (plan, resume) = answer_prompt(
-            self,
-            &ns,
-            &params.plan_id,
-            Some(&params.prompt_id),
-            params.decision,
-            params.text.clone(),
-        )
-        .await?;
-        if resume {
-            spawn_run(self, ns, plan.id.clone())?;
-        }
-        Ok(plan)
+/// `plan/prompt`: answers the pending prompt; an approved plan runs on detached.
+pub(crate) async fn answer(app: &App, ns: &str, params: PlanPromptParams) -> Result<Plan, Error> {
+    let (plan, resume) = answer_prompt(
+        app,
+        ns,
+        &params.plan_id,
+        Some(&params.prompt_id),
+        params.decision,
+        params.text.clone(),
+    )
+    .await?;
+    if resume {
+        spawn_run(app, ns.to_string(), plan.id.clone())?;
     }
+    Ok(plan)
+}
 
-    /// A message replying to a plan's input-required task answers its prompt.
-    pub(crate) async fn plan_reply(
-        &self,
-        task: &TaskHandle,
-        plan_id: &str,
-        message: &Message,
-    ) -> Result<(), Error> {
-        let ns = task.namespace.clone();
-        let text = crate::executor::message_text(message);
-        let decision = decision_of(message, &text);
-        {
-            // A message while the plan is not waiting (e.g. still running) is
-            // only recorded in the task's history; the run goes on.
-            let _guard = record::guard(self, plan_id).await?;
-            let (rec, _) = load(self, &ns, plan_id).await?;
-            if rec.plan.state != PlanState::InputRequired {
-                return Ok(());
-            }
+/// A message replying to a plan's input-required task answers its prompt.
+pub(crate) async fn reply(
+    app: &App,
+    task: &TaskHandle,
+    plan_id: &str,
+    message: &Message,
+) -> Result<(), Error> {
+    let ns = task.namespace.clone();
+    let text = crate::executor::message_text(message);
+    let decision = decision_of(message, &text);
+    {
+        // A message while the plan is not waiting (e.g. still running) is
+        // only recorded in the task's history; the run goes on.
+        let _guard = record::guard(app, plan_id).await?;
+        let (rec, _) = load(app, &ns, plan_id).await?;
+        if rec.plan.state != PlanState::InputRequired {
+            return Ok(());
         }
-        let Some(decision) = decision else {
-            return ask_again(self, &ns, plan_id).await;
-        };
-        let answered = answer_prompt(
-            self,
-            &ns,
-            plan_id,
-            None,
-            decision,
-            Some(text).filter(|t| !t.is_empty()),
-        )
-        .await;
-        let (plan, resume) = match answered {
-            Ok(answered) => answered,
-            // Answered or cancelled meanwhile (plan/prompt, plan/cancel): the
-            // message stays in the history and the task is left as it is.
-            Err(e) if e.kind() == Some(ErrorKind::ExtInvalidState) => return Ok(()),
-            Err(e) => return Err(e),
-        };
-        if resume {
-            run_plan(self, &ns, &plan.id).await;
-        }
-        Ok(())
     }
+    let Some(decision) = decision else {
+        return ask_again(app, &ns, plan_id).await;
+    };
+    let text = Some(text).filter(|t| !t.is_empty());
+    let (plan, resume) = match answer_prompt(app, &ns, plan_id, None, decision, text).await {
+        Ok(answered) => answered,
+        // Answered or cancelled meanwhile (plan/prompt, plan/cancel): the
+        // message stays in the history and the task is left as it is.
+        Err(e) if e.kind() == Some(ErrorKind::ExtInvalidState) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    if resume {
+        run_plan(app, &ns, &plan.id).await;
+    }
+    Ok(())
 }

@@ -12,8 +12,8 @@ use super::validation::field;
 use crate::app::App;
 use crate::namespaces::{decode_cursor_value, encode_cursor_value, page_limit};
 use crate::registry::Kind;
-use crate::util::{from_json, namespace_of, require};
-use a2a::rpc::{Access, CallContext, Error};
+use crate::util::from_json;
+use a2a::rpc::Error;
 use a2a::types::{
     DecisionNode, DecisionNodeKind, Plan, PlanArtifactList, PlanArtifactsParams, PlanExplainParams,
     PlanExplanation, PlanList, PlanListParams, PlanRationale, PlanState, PlanStatus, PlanStatusParams,
@@ -154,157 +154,114 @@ fn explain(
     })
 }
 
-impl App {
-    pub(crate) async fn plan_status(
-        &self,
-        ctx: &CallContext,
-        params: PlanStatusParams,
-    ) -> Result<PlanStatus, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let (record, _) = load(self, &ns, &params.plan_id).await?;
-        let waiting = record.plan.state == PlanState::InputRequired;
-        Ok(PlanStatus {
-            plan: record.plan,
-            steps: record.steps,
-            pending_prompt: waiting.then_some(record.exec.pending_prompt).flatten(),
-            revisions: record.revisions,
-            usage: record.usage,
-            budget: record.budget,
-        })
-    }
+/// `plan/status`.
+pub(crate) async fn status(app: &App, ns: &str, params: PlanStatusParams) -> Result<PlanStatus, Error> {
+    let (record, _) = load(app, ns, &params.plan_id).await?;
+    let waiting = record.plan.state == PlanState::InputRequired;
+    Ok(PlanStatus {
+        plan: record.plan,
+        steps: record.steps,
+        pending_prompt: waiting.then_some(record.exec.pending_prompt).flatten(),
+        revisions: record.revisions,
+        usage: record.usage,
+        budget: record.budget,
+    })
+}
 
-    pub(crate) async fn plan_list(
-        &self,
-        ctx: &CallContext,
-        params: PlanListParams,
-    ) -> Result<PlanList, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(ctx, &ns, Access::Reader, FAMILY, &format!("namespace `{ns}`"))?;
-        let limit = page_limit(params.limit)?;
-        let before = match decode_cursor_value(params.cursor.as_deref())? {
-            None => None,
-            Some(cursor) => match (cursor["before"].as_str(), cursor["id"].as_str()) {
-                (Some(at), Some(id)) => Some((at.to_string(), id.to_string())),
-                _ => return Err(FAMILY.invalid_params("cursor", "is not a cursor this server issued")),
-            },
-        };
-        let n = ns.clone();
-        let docs = self
-            .db(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
-            .await?;
-        let mut plans = Vec::with_capacity(docs.len());
-        for doc in docs {
-            let record: PlanRecord = from_json(doc.value, FAMILY)?;
-            let plan = record.plan;
-            let keep = params
-                .project
+/// `plan/list`: filtered, newest first, by cursor.
+pub(crate) async fn list(app: &App, ns: &str, params: PlanListParams) -> Result<PlanList, Error> {
+    let limit = page_limit(params.limit)?;
+    let before = match decode_cursor_value(params.cursor.as_deref())? {
+        None => None,
+        Some(cursor) => match (cursor["before"].as_str(), cursor["id"].as_str()) {
+            (Some(at), Some(id)) => Some((at.to_string(), id.to_string())),
+            _ => return Err(FAMILY.invalid_params("cursor", "is not a cursor this server issued")),
+        },
+    };
+    let n = ns.to_string();
+    let docs = app
+        .db(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
+        .await?;
+    let mut plans = Vec::with_capacity(docs.len());
+    for doc in docs {
+        let record: PlanRecord = from_json(doc.value, FAMILY)?;
+        let plan = record.plan;
+        let keep = params
+            .project
+            .as_deref()
+            .is_none_or(|p| p.is_empty() || plan.project == p)
+            && params
+                .action
                 .as_deref()
-                .is_none_or(|p| p.is_empty() || plan.project == p)
-                && params
-                    .action
-                    .as_deref()
-                    .is_none_or(|a| a.is_empty() || plan.action == a)
-                && (params.states.is_empty() || params.states.contains(&plan.state))
-                && before.as_ref().is_none_or(|(at, id)| {
-                    (plan.created_at.as_str(), plan.id.as_str()) < (at.as_str(), id.as_str())
-                });
-            if keep {
-                plans.push(plan);
-            }
+                .is_none_or(|a| a.is_empty() || plan.action == a)
+            && (params.states.is_empty() || params.states.contains(&plan.state))
+            && before.as_ref().is_none_or(|(at, id)| {
+                (plan.created_at.as_str(), plan.id.as_str()) < (at.as_str(), id.as_str())
+            });
+        if keep {
+            plans.push(plan);
         }
-        // Newest first; the id breaks ties so paging is stable.
-        plans.sort_by(|a, b| (&b.created_at, &b.id).cmp(&(&a.created_at, &a.id)));
-        let more = plans.len() > limit;
-        plans.truncate(limit);
-        let next_cursor = if more {
-            plans
-                .last()
-                .map(|p| encode_cursor_value(&json!({ "before": p.created_at, "id": p.id })))
-        } else {
-            None
-        };
-        Ok(PlanList {
-            items: plans,
-            next_cursor,
-        })
     }
+    // Newest first; the id breaks ties so paging is stable.
+    plans.sort_by(|a, b| (&b.created_at, &b.id).cmp(&(&a.created_at, &a.id)));
+    let more = plans.len() > limit;
+    plans.truncate(limit);
+    let next_cursor = if more {
+        plans
+            .last()
+            .map(|p| encode_cursor_value(&json!({ "before": p.created_at, "id": p.id })))
+    } else {
+        None
+    };
+    Ok(PlanList {
+        items: plans,
+        next_cursor,
+    })
+}
 
-    pub(crate) async fn plan_tree(
-        &self,
-        ctx: &CallContext,
-        params: PlanTreeParams,
-    ) -> Result<PlanTree, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let (record, _) = load(self, &ns, &params.plan_id).await?;
-        let (revision, steps) = steps_of(&record, params.revision)?;
-        Ok(PlanTree {
-            plan_id: record.plan.id.clone(),
-            revision,
-            root: decision_tree(self, &record.plan, &steps).await?,
-        })
-    }
+/// `plan/tree` of the current or an earlier revision.
+pub(crate) async fn tree(app: &App, ns: &str, params: PlanTreeParams) -> Result<PlanTree, Error> {
+    let (record, _) = load(app, ns, &params.plan_id).await?;
+    let (revision, steps) = steps_of(&record, params.revision)?;
+    Ok(PlanTree {
+        plan_id: record.plan.id.clone(),
+        revision,
+        root: decision_tree(app, &record.plan, &steps).await?,
+    })
+}
 
-    pub(crate) async fn plan_explain(
-        &self,
-        ctx: &CallContext,
-        params: PlanExplainParams,
-    ) -> Result<PlanExplanation, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let (record, _) = load(self, &ns, &params.plan_id).await?;
-        let (revision, steps) = steps_of(&record, params.revision)?;
-        let node_id = params.node_id.clone().filter(|n| !n.is_empty());
-        explain(&record.plan, revision, &steps, node_id)
-    }
+/// `plan/explain` of the whole plan or one node.
+pub(crate) async fn explanation(
+    app: &App,
+    ns: &str,
+    params: PlanExplainParams,
+) -> Result<PlanExplanation, Error> {
+    let (record, _) = load(app, ns, &params.plan_id).await?;
+    let (revision, steps) = steps_of(&record, params.revision)?;
+    let node_id = params.node_id.clone().filter(|n| !n.is_empty());
+    explain(&record.plan, revision, &steps, node_id)
+}
 
-    pub(crate) async fn plan_artifacts(
-        &self,
-        ctx: &CallContext,
-        params: PlanArtifactsParams,
-    ) -> Result<PlanArtifactList, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
-        let (rec, _) = load(self, &ns, &params.plan_id).await?;
-        let revision = params.revision.unwrap_or(rec.plan.revision);
-        if revision != rec.plan.revision && !rec.past.iter().any(|p| p.revision == revision) {
-            return Err(FAMILY.not_found(&format!("revision {revision} of plan `{}`", rec.plan.id)));
-        }
-        let items = rec
-            .artifacts
-            .iter()
-            .filter(|a| a.revision == revision)
-            .cloned()
-            .collect();
-        Ok(PlanArtifactList {
-            plan_id: rec.plan.id.clone(),
-            revision,
-            items,
-        })
+/// `plan/artifacts` of the current or an earlier revision.
+pub(crate) async fn artifacts(
+    app: &App,
+    ns: &str,
+    params: PlanArtifactsParams,
+) -> Result<PlanArtifactList, Error> {
+    let (rec, _) = load(app, ns, &params.plan_id).await?;
+    let revision = params.revision.unwrap_or(rec.plan.revision);
+    if revision != rec.plan.revision && !rec.past.iter().any(|p| p.revision == revision) {
+        return Err(FAMILY.not_found(&format!("revision {revision} of plan `{}`", rec.plan.id)));
     }
+    let items = rec
+        .artifacts
+        .iter()
+        .filter(|a| a.revision == revision)
+        .cloned()
+        .collect();
+    Ok(PlanArtifactList {
+        plan_id: rec.plan.id.clone(),
+        revision,
+        items,
+    })
 }

@@ -132,46 +132,44 @@ async fn link(app: &App, ns: &str, plan_id: &str, task: &TaskHandle) -> Result<(
     .map(|_| ())
 }
 
-impl App {
-    /// Starts a plan from a message (the default executor's
-    /// [`plan_request`]) and runs it inside the message's task, which the
-    /// caller (the executor) drives; returns once the run waits, fails or
-    /// completes.
-    ///
-    /// The plan is created exactly as `plan/use` would (same validation and
-    /// errors, in the task's namespace and context), then armed as
-    /// `plan/execute` would. Linking commits the plan RUNNING with this task
-    /// id together with the task's metadata naming the plan (so a reply
-    /// resumes it, see [`plan_of_task`]); from there the task's events are
-    /// the plan's events. A refusal ends the task FAILED with a `plan.error`
-    /// domain event instead of a JSON-RPC error (the task already exists):
-    /// its status message is the error's text plus a data part
-    /// `{"code": <JSON-RPC code>, "message": <text>}`, the code `plan/use` or
-    /// `plan/execute` would have answered. A refusal before any plan exists
-    /// (unknown action, project or profile, inputs not matching the schema)
-    /// names no plan: `planId` is empty and `revision` 0. A plan that exists
-    /// but cannot run (e.g. an EXTERNAL tool) stays CREATED and is named.
-    pub(crate) async fn plan_start_in_task(&self, task: &TaskHandle, start: PlanStart) -> Result<(), Error> {
-        let ns = task.namespace.clone();
-        let params = PlanUseParams {
-            action: start.action,
-            project: start.project,
-            inputs: start.inputs,
-            automation_profile: start.automation_profile,
-            title: start.title,
-            context_id: Some(task.context_id.clone()),
-            namespace: Some(ns.clone()),
-        };
-        let plan = match create_plan(self, &ns, params).await {
-            Ok(plan) => plan,
-            Err(error) => return refuse_start(task, "", 0, &error).await,
-        };
-        if let Err(error) = link(self, &ns, &plan.id, task).await {
-            return refuse_start(task, &plan.id, plan.revision, &error).await;
-        }
-        run_plan(self, &ns, &plan.id).await;
-        Ok(())
+/// Starts a plan from a message (the default executor's
+/// [`plan_request`]) and runs it inside the message's task, which the
+/// caller (the executor) drives; returns once the run waits, fails or
+/// completes.
+///
+/// The plan is created exactly as `plan/use` would (same validation and
+/// errors, in the task's namespace and context), then armed as
+/// `plan/execute` would. Linking commits the plan RUNNING with this task
+/// id together with the task's metadata naming the plan (so a reply
+/// resumes it, see [`plan_of_task`]); from there the task's events are
+/// the plan's events. A refusal ends the task FAILED with a `plan.error`
+/// domain event instead of a JSON-RPC error (the task already exists):
+/// its status message is the error's text plus a data part
+/// `{"code": <JSON-RPC code>, "message": <text>}`, the code `plan/use` or
+/// `plan/execute` would have answered. A refusal before any plan exists
+/// (unknown action, project or profile, inputs not matching the schema)
+/// names no plan: `planId` is empty and `revision` 0. A plan that exists
+/// but cannot run (e.g. an EXTERNAL tool) stays CREATED and is named.
+pub(crate) async fn start_in_task(app: &App, task: &TaskHandle, start: PlanStart) -> Result<(), Error> {
+    let ns = task.namespace.clone();
+    let params = PlanUseParams {
+        action: start.action,
+        project: start.project,
+        inputs: start.inputs,
+        automation_profile: start.automation_profile,
+        title: start.title,
+        context_id: Some(task.context_id.clone()),
+        namespace: Some(ns.clone()),
+    };
+    let plan = match create_plan(app, &ns, params).await {
+        Ok(plan) => plan,
+        Err(error) => return refuse_start(task, "", 0, &error).await,
+    };
+    if let Err(error) = link(app, &ns, &plan.id, task).await {
+        return refuse_start(task, &plan.id, plan.revision, &error).await;
     }
+    run_plan(app, &ns, &plan.id).await;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! invariants at apply, the tree the apply would produce).
 //!
 //! `pathGlob` is a `globset` glob in which `*` and `?` stay within a path
-//! segment and `**` spans segments. FILE_EXISTS needs a matching file,
+//! segment and `**`, as a whole segment, spans segments (`docs/**/*.md`). FILE_EXISTS needs a matching file,
 //! FILE_ABSENT none; CONTENT_MATCHES / CONTENT_EXCLUDES need `pattern` (a
 //! regex) to match / not match every matching file (binary files never
 //! match); JSON_SCHEMA parses each matching file and checks it against
