@@ -12,8 +12,9 @@
 //! default revision message open: it is "Applied plan <id> (action
 //! <action>)" / "Rolled back plan <id>".
 
+use super::field;
 use super::record::{self, expect_state, load, plan_error, PlanRecord, FAMILY};
-use super::validation::{field, run_validation};
+use super::validation::run_validation;
 use super::workspace::{changed_files, overlay};
 use crate::app::App;
 use crate::registry::{self, file_infos, revision_key, Kind, PROJECT_REV};

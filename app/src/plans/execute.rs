@@ -7,9 +7,9 @@
 //! ([`App::resume_plans`]).
 
 use super::events::plan_metadata;
+use super::field;
 use super::record::{self, expect_state, load, no_usage, plan_error, PlanRecord, COLL, FAMILY};
 use super::runner::spawn_run;
-use super::validation::field;
 use crate::app::App;
 use crate::registry::Kind;
 use crate::util::{self, from_json};

@@ -55,3 +55,14 @@ pub mod workspace;
 pub use record::{can_cancel, state_name, ExecState, PastRevision, PlanRecord, COLL};
 pub use schema::check_schema;
 pub use start::{plan_of_task, plan_request, PlanStart};
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// A member of a registry entity decoded as its schema type (`None` when
+/// absent or not of that type).
+pub(crate) fn field<T: DeserializeOwned>(entity: &Value, name: &str) -> Option<T> {
+    entity
+        .get(name)
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+}

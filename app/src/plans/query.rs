@@ -7,8 +7,8 @@
 //! `n-<stepId>-call`). Earlier revisions answer from the steps kept when
 //! they were corrected.
 
+use super::field;
 use super::record::{load, PlanRecord, COLL, FAMILY};
-use super::validation::field;
 use crate::app::App;
 use crate::namespaces::{decode_cursor_value, encode_cursor_value, page_limit};
 use crate::registry::Kind;

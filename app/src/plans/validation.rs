@@ -10,12 +10,12 @@
 //! `schema`; MAX_FILE_BYTES bounds each file's size. Checks over no matching
 //! files pass. A failure is FAILED for ERROR severity, WARNED for WARNING.
 
-use super::schema::check_schema;
+use super::field;
+use super::schema::Schema;
 use crate::app::App;
 use crate::registry::{file_bytes, Kind};
 use a2a::types::{ValidationKind, ValidationOutcome, ValidationResult, ValidationSeverity};
 use globset::{GlobBuilder, GlobMatcher};
-use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 /// The matcher of a path glob.
@@ -25,14 +25,6 @@ pub fn path_glob(glob: &str) -> Result<GlobMatcher, String> {
         .build()
         .map(|g| g.compile_matcher())
         .map_err(|e| format!("pathGlob `{glob}` is invalid: {e}"))
-}
-
-/// A member of a registry entity decoded as its schema type (`None` when
-/// absent or not of that type).
-pub(crate) fn field<T: DeserializeOwned>(entity: &Value, name: &str) -> Option<T> {
-    entity
-        .get(name)
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
 }
 
 /// Checks one validation entity on a tree: `Err` describes the failure.
@@ -84,11 +76,11 @@ pub(crate) fn check_validation(v: &Value, tree: &[Value]) -> Result<(), String> 
             }
         }
         ValidationKind::JsonSchema => {
-            let schema = v.get("schema").cloned().unwrap_or(json!({}));
+            let schema = Schema::compile(&v.get("schema").cloned().unwrap_or(json!({})))?;
             for f in matched {
                 let value: Value = serde_json::from_slice(&file_bytes(f))
                     .map_err(|e| format!("{} is not JSON: {e}", path(f)))?;
-                check_schema(&schema, &value, &path(f))?;
+                schema.check(&value, &path(f))?;
             }
             Ok(())
         }
