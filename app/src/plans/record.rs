@@ -9,15 +9,18 @@
 //! The state machine is the one of the `PlanState` schema description:
 //!
 //! ```text
-//! CREATED --execute--> RUNNING <--answer-- INPUT_REQUIRED
-//!    ^                 |  |  '--approval step--^   |
-//!    |                 |  '--step fails--> FAILED <'  (reject)
-//!    '---correct-------+------------------- COMPLETED --apply--> APPLIED --rollback--> ROLLED_BACK
-//! cancel: CREATED | RUNNING | INPUT_REQUIRED | COMPLETED | FAILED --> CANCELLED
+//! CREATED                    --execute-->        RUNNING
+//! RUNNING                    --approval step-->  INPUT_REQUIRED --approve--> RUNNING
+//! RUNNING                    --last step-->      COMPLETED (APPLIED with autoApply)
+//! RUNNING | INPUT_REQUIRED   --failure, reject-> FAILED
+//! COMPLETED                  --apply-->          APPLIED --rollback--> ROLLED_BACK
+//! CREATED | COMPLETED | FAILED --correct-->      CREATED (next revision)
+//! any but APPLIED, CANCELLED, ROLLED_BACK --cancel--> CANCELLED
 //! ```
 //!
-//! The transitions are the methods below; a method called from the wrong
-//! state answers ExtInvalidState naming the state (metadata `state`).
+//! Transitions several operations share are methods of [`PlanRecord`]; an
+//! operation called in a state that does not allow it answers
+//! ExtInvalidState naming the state (metadata `state`, see [`expect_state`]).
 
 use crate::app::App;
 use crate::store::{Commit, DocWrite, Expect, StoreError};

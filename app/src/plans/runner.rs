@@ -42,8 +42,8 @@ async fn fail_plan(app: &App, ns: &str, plan_id: &str, message: &str) {
         return;
     }
     rec.fail(message, None);
-    let step_id: Option<String> = None;
     // The task may already be terminal (e.g. cancelled): nothing more to say then.
+    // The event names no step, with an explicit null as it always has.
     let _ = emit(
         app,
         ns,
@@ -51,7 +51,7 @@ async fn fail_plan(app: &App, ns: &str, plan_id: &str, message: &str) {
         &mut ver,
         Out::Status(TaskState::Failed, Some(message.to_string())),
         PlanEventType::PlanError,
-        json!({ "state": PlanState::Failed, "message": message, "stepId": step_id }),
+        json!({ "state": PlanState::Failed, "message": message, "stepId": null }),
     )
     .await;
 }
