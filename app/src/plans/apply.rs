@@ -9,8 +9,8 @@
 //! then commits the new project revision, the project entity and the plan in
 //! one transaction. Rollback restores the revision before the apply as a new
 //! revision, if the project has not moved on since. The schema leaves the
-//! default revision message open: it is "Applied plan <id> (action
-//! <action>)" / "Rolled back plan <id>".
+//! default revision message open: it is `Applied plan <id> (action
+//! <action>)` / `Rolled back plan <id>`.
 
 use super::field;
 use super::record::{self, expect_state, load, plan_error, PlanRecord, FAMILY};

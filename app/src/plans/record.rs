@@ -20,7 +20,7 @@
 //!
 //! Transitions several operations share are methods of [`PlanRecord`]; an
 //! operation called in a state that does not allow it answers
-//! ExtInvalidState naming the state (metadata `state`, see [`expect_state`]).
+//! ExtInvalidState naming the state (metadata `state`, see `expect_state`).
 
 use crate::app::App;
 use crate::store::{Commit, DocWrite, Expect, StoreError};

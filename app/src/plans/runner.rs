@@ -5,7 +5,7 @@
 //! A runner holds the plan's lock for one step at a time and stops when it
 //! finds the plan no longer RUNNING (waiting for an answer, cancelled), so a
 //! resumed or answered plan simply gets a new runner. Every change it makes
-//! travels with the task event announcing it ([`super::events::emit`]).
+//! travels with the task event announcing it (`events::emit`).
 
 use super::events::{emit, Out};
 use super::record::{self, load, PlanRecord};

@@ -2,7 +2,7 @@
 //!
 //! A message whose data part names an action is recognised by
 //! [`plan_request`]; the executor then creates the plan (as `plan/use`
-//! would) and runs it inside the message's task ([`App::plan_start_in_task`]).
+//! would) and runs it inside the message's task (`start_in_task`).
 //! A message replying to a plan's task is recognised through
 //! [`plan_of_task`] and answers its prompt (see [`super::prompt`]).
 
