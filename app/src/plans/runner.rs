@@ -8,6 +8,7 @@
 //! travels with the task event announcing it (`events::emit`).
 
 use super::events::{emit, Out};
+use super::field;
 use super::record::{self, load, PlanRecord};
 use super::template::render_value;
 use super::tools::{self, Call, Outcome};
@@ -19,7 +20,7 @@ use crate::util;
 use a2a::rpc::Error;
 use a2a::types::{
     Artifact, Part, PartContent, PlanArtifact, PlanArtifactKind, PlanEventType, PlanPhase, PlanState,
-    PlanStepState, TaskState, ValidationOutcome,
+    PlanStepState, TaskState, ToolKind, ValidationOutcome,
 };
 use a2a::ErrorKind;
 use serde_json::{json, Value};
@@ -242,7 +243,8 @@ async fn prepare_step(
         artifact_id: format!("{}-r{}-{}", rec.plan.id, rec.plan.revision, step.id),
         revision: rec.plan.revision,
         config: tool.get("config").cloned().unwrap_or(json!({})),
-        kind: tool["kind"].clone(),
+        kind: field::<ToolKind>(&tool, "kind")
+            .ok_or_else(|| tool["kind"].as_str().unwrap_or_default().to_string()),
         step,
         args,
     }))

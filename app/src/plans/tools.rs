@@ -44,8 +44,8 @@ use std::collections::BTreeMap;
 /// One tool call of a step, its arguments rendered and checked.
 pub(crate) struct Call {
     pub step: PlanStep,
-    /// The tool's kind as registered (decoded when the call runs).
-    pub kind: Value,
+    /// The tool's kind, or the registered value no kind decodes from.
+    pub kind: Result<ToolKind, String>,
     pub args: Value,
     pub config: Value,
     pub artifact_id: String,
@@ -113,7 +113,7 @@ fn text_artifact(id: &str, name: &str, text: &str, media_type: &str, filename: O
 
 /// Runs a tool call as its kind (nothing is recorded yet).
 pub(crate) fn run(call: &Call, inputs: &Map<String, Value>, outputs: &BTreeMap<String, String>) -> Outcome {
-    match serde_json::from_value::<ToolKind>(call.kind.clone()) {
+    match &call.kind {
         Ok(ToolKind::Template) => template(call, inputs, outputs),
         Ok(ToolKind::WriteFile) => write_file(call, outputs),
         Ok(ToolKind::Approval) => Outcome::Approval {
@@ -131,10 +131,7 @@ pub(crate) fn run(call: &Call, inputs: &Map<String, Value>, outputs: &BTreeMap<S
             _ => None,
         }),
         Ok(other) => Outcome::Failed(format!("tool kind `{other}` cannot run here")),
-        Err(_) => Outcome::Failed(format!(
-            "tool kind `{}` cannot run here",
-            call.kind.as_str().unwrap_or_default()
-        )),
+        Err(other) => Outcome::Failed(format!("tool kind `{other}` cannot run here")),
     }
 }
 
