@@ -18,11 +18,12 @@
 //!    revision within the budget and invariants; `plan/rollback` restores
 //!    the revision before it ([`apply`]).
 //!
-//! The methods as the handlers call them are in `api.rs`, the one place
-//! where plans meet the application object. `plan/cancel` ends a plan from most states ([`cancel`]); the record and
+//! `plan/cancel` ends a plan from most states ([`cancel`]); the record and
 //! the transitions it allows are in [`record`]; the read side (status, list,
 //! tree, explain, artifacts) in [`query`]. A message to the default
-//! executor can start a plan or answer one ([`start`]).
+//! executor can start a plan or answer one ([`start`]). The methods as the
+//! handlers call them are in `api.rs`, the one place where plans meet the
+//! application object; everything else takes what it needs as arguments.
 //!
 //! Domain events, in order, for a run: `plan.phase_changed` (WORKING, phase
 //! EXECUTE); per step `tool.invoked` (WORKING) then the tool's outcome; after
