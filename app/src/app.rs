@@ -69,7 +69,7 @@ pub struct App {
     pub(crate) health: HealthService,
     pub(crate) engine: TaskEngine,
     pub(crate) config: AppConfig,
-    /// Per-plan locks serializing a plan's operations (see `execution.rs`).
+    /// Per-plan locks serializing a plan's operations (see `plans/record.rs`).
     pub(crate) plan_locks: std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Itself, so `&self` handlers can hand an owned reference to detached work.
     me: Weak<App>,

@@ -15,7 +15,6 @@
 
 mod app;
 pub mod context;
-pub mod execution;
 pub mod executor;
 mod handlers;
 pub mod health;

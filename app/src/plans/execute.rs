@@ -1,0 +1,153 @@
+//! `plan/execute`: arms a CREATED plan (snapshots the action's step
+//! arguments, validations and the automation profile's approval mode into
+//! the record), creates the plan's task (SUBMITTED; its metadata names the
+//! plan under the extension URI) in the same commit that makes the plan
+//! RUNNING, and hands it to a detached runner ([`super::runner`]). Plans left
+//! RUNNING by a crash are handed to runners again at start-up
+//! ([`App::resume_plans`]).
+
+use super::events::plan_metadata;
+use super::field;
+use super::record::{self, expect_state, load, no_usage, plan_error, PlanRecord, COLL, FAMILY};
+use super::runner::spawn_run;
+use crate::app::App;
+use crate::util::{self, from_json};
+use a2a::rpc::Error;
+use a2a::types::RegistryKind;
+use a2a::types::{
+    ApprovalMode, PlanExecuteParams, PlanExecution, PlanState, PlanStepState, Task, TaskState, TaskStatus,
+    ToolKind,
+};
+use serde_json::json;
+
+/// Prepares a CREATED plan for a run: checks the action still matches the
+/// plan's steps and every tool is runnable, then snapshots the step
+/// arguments, validations and the profile's approval mode and resets the
+/// steps, usage and this revision's artifacts. Changes only `rec`.
+pub(crate) async fn arm(app: &App, ns: &str, rec: &mut PlanRecord) -> Result<(), Error> {
+    let action = app
+        .reg_get(ns, RegistryKind::Action, &rec.plan.action)
+        .await?
+        .ok_or_else(|| plan_error(format!("Action `{}` no longer exists", rec.plan.action)))?;
+    let action_steps = action["steps"].as_array().cloned().unwrap_or_default();
+    let same = action_steps.len() == rec.steps.len()
+        && action_steps
+            .iter()
+            .zip(&rec.steps)
+            .all(|(a, s)| a["id"] == s.id.as_str() && a["tool"] == s.tool.as_str());
+    if !same {
+        return Err(plan_error(format!(
+            "Action `{}` changed since the plan was drafted; correct the plan first",
+            rec.plan.action
+        )));
+    }
+    for step in &rec.steps {
+        let tool = app
+            .reg_get(ns, RegistryKind::Tool, &step.tool)
+            .await?
+            .ok_or_else(|| {
+                plan_error(format!(
+                    "step `{}` uses tool `{}`, which does not exist",
+                    step.id, step.tool
+                ))
+            })?;
+        if field(&tool, "kind") == Some(ToolKind::External) {
+            return Err(plan_error(format!(
+                "step `{}` uses the EXTERNAL tool `{}`, which this server cannot run",
+                step.id, step.tool
+            )));
+        }
+    }
+    let (mut auto_approve, mut auto_apply) = (false, false);
+    if let Some(name) = &rec.plan.automation_profile {
+        let profile = app
+            .reg_get(ns, RegistryKind::AutomationProfile, name)
+            .await?
+            .ok_or_else(|| plan_error(format!("Automation profile `{name}` no longer exists")))?;
+        auto_approve = field(&profile, "approvalMode") == Some(ApprovalMode::Auto);
+        auto_apply = profile["autoApply"].as_bool().unwrap_or(false);
+    }
+    rec.exec = record::ExecState {
+        arguments: action_steps
+            .iter()
+            .map(|s| s.get("arguments").cloned().unwrap_or(json!({})))
+            .collect(),
+        validations: action["validations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        auto_approve,
+        auto_apply,
+        ..Default::default()
+    };
+    for step in &mut rec.steps {
+        step.state = PlanStepState::Pending;
+        step.started_at = None;
+        step.finished_at = None;
+        step.message = None;
+    }
+    rec.usage = no_usage();
+    // Artifacts of an earlier execution of this revision are superseded.
+    let revision = rec.plan.revision;
+    rec.artifacts.retain(|a| a.revision != revision);
+    Ok(())
+}
+
+/// `plan/execute`: the plan RUNNING in a new task, handed to a detached runner.
+pub(crate) async fn execute(app: &App, ns: &str, params: PlanExecuteParams) -> Result<PlanExecution, Error> {
+    let _guard = record::guard(app, &params.plan_id).await?;
+    let (mut rec, ver) = load(app, ns, &params.plan_id).await?;
+    expect_state(&rec, PlanState::Created, "executed")?;
+    arm(app, ns, &mut rec).await?;
+    let task_id = util::new_id();
+    let now = util::now();
+    rec.start_running(&task_id, now.clone());
+    let task = Task {
+        id: task_id.clone(),
+        context_id: Some(rec.plan.context_id.clone()),
+        status: TaskStatus {
+            state: TaskState::Submitted,
+            message: None,
+            timestamp: Some(now),
+        },
+        artifacts: vec![],
+        history: vec![],
+        metadata: Some(plan_metadata(&rec.plan.id, rec.plan.revision)),
+    };
+    let doc = record::put(ns, &rec, ver)?;
+    let (_first, rx) = app.create_task(ns, task, vec![doc]).await?;
+    drop(rx);
+    spawn_run(app, ns.to_string(), rec.plan.id.clone())?;
+    Ok(PlanExecution {
+        context_id: rec.plan.context_id.clone(),
+        plan: rec.plan,
+        task_id,
+    })
+}
+
+/// Restarts the runners of plans left RUNNING (by a crash or a shutdown
+/// mid-run). A step that was under way runs again from its start. Returns
+/// how many runs were resumed.
+pub(crate) async fn resume(app: &App) -> Result<usize, Error> {
+    let namespaces = app.db(FAMILY, |s| s.namespaces()).await?;
+    let mut resumed = 0;
+    for ns in namespaces {
+        let n = ns.clone();
+        let docs = app
+            .db(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
+            .await?;
+        for doc in docs {
+            // An unreadable record is reported by diagnostics, not here.
+            let Ok(rec) = from_json::<PlanRecord>(doc.value, FAMILY) else {
+                continue;
+            };
+            if rec.plan.state == PlanState::Running && rec.plan.task_id.is_some() {
+                spawn_run(app, ns.clone(), rec.plan.id.clone())?;
+                resumed += 1;
+            }
+        }
+    }
+    Ok(resumed)
+}

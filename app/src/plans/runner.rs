@@ -1,0 +1,373 @@
+//! Where a plan's steps run: the runner that drives a RUNNING plan through
+//! its steps inside the plan's A2A task, then its validations, REVIEW and
+//! (with the profile's autoApply) the apply.
+//!
+//! A runner holds the plan's lock for one step at a time and stops when it
+//! finds the plan no longer RUNNING (waiting for an answer, cancelled), so a
+//! resumed or answered plan simply gets a new runner. Every change it makes
+//! travels with the task event announcing it (`events::emit`).
+
+use super::events::{emit, Out};
+use super::field;
+use super::record::{self, load, PlanRecord};
+use super::template::render_value;
+use super::tools::{self, Call, Outcome};
+use super::validation::run_validation;
+use super::workspace::{changed_files, overlay};
+use crate::app::App;
+use crate::util;
+use a2a::rpc::Error;
+use a2a::types::RegistryKind;
+use a2a::types::{
+    Artifact, Part, PartContent, PlanArtifact, PlanArtifactKind, PlanEventType, PlanPhase, PlanState,
+    PlanStepState, TaskState, ToolKind, ValidationOutcome,
+};
+use a2a::ErrorKind;
+use serde_json::{json, Value};
+
+/// How a step ended.
+pub(crate) enum StepEnd {
+    Next,
+    Stop,
+}
+
+/// Fails a running plan and its task for an unexpected error.
+async fn fail_plan(app: &App, ns: &str, plan_id: &str, message: &str) {
+    let Ok(_guard) = record::guard(app, plan_id).await else {
+        return;
+    };
+    let Ok((mut rec, mut ver)) = load(app, ns, plan_id).await else {
+        return;
+    };
+    if rec.plan.state != PlanState::Running {
+        return;
+    }
+    rec.fail(message, None);
+    // The task may already be terminal (e.g. cancelled): nothing more to say then.
+    // The event names no step, with an explicit null as it always has.
+    let _ = emit(
+        app,
+        ns,
+        &mut rec,
+        &mut ver,
+        Out::Status(TaskState::Failed, Some(message.to_string())),
+        PlanEventType::PlanError,
+        json!({ "state": PlanState::Failed, "message": message, "stepId": null }),
+    )
+    .await;
+}
+
+/// Drives a RUNNING plan until it waits, fails or completes.
+pub(crate) async fn run_plan(app: &App, ns: &str, plan_id: &str) {
+    if let Err(error) = drive(app, ns, plan_id).await {
+        fail_plan(app, ns, plan_id, &error.message).await;
+    }
+}
+
+/// Runs [`run_plan`] detached.
+pub(crate) fn spawn_run(app: &App, ns: String, plan_id: String) -> Result<(), Error> {
+    let app = app.arc()?;
+    tokio::spawn(async move { run_plan(&app, &ns, &plan_id).await });
+    Ok(())
+}
+
+async fn drive(app: &App, ns: &str, plan_id: &str) -> Result<(), Error> {
+    // Bounded: every iteration finishes a step or stops.
+    loop {
+        let _guard = record::guard(app, plan_id).await?;
+        let (mut rec, mut ver) = load(app, ns, plan_id).await?;
+        if rec.plan.state != PlanState::Running {
+            return Ok(());
+        }
+        if !rec.exec.started {
+            rec.exec.started = true;
+            emit(
+                app,
+                ns,
+                &mut rec,
+                &mut ver,
+                Out::Status(TaskState::Working, None),
+                PlanEventType::PlanPhaseChanged,
+                json!({ "phase": PlanPhase::Execute }),
+            )
+            .await?;
+        }
+        let i = rec.exec.next_step;
+        if i >= rec.steps.len() {
+            return finish(app, ns, &mut rec, &mut ver).await;
+        }
+        match run_step(app, ns, &mut rec, &mut ver, i).await? {
+            StepEnd::Next => continue,
+            StepEnd::Stop => return Ok(()),
+        }
+    }
+}
+
+/// Step `i` failed: the plan and its task fail with `plan.error`.
+pub(crate) async fn step_failed(
+    app: &App,
+    ns: &str,
+    rec: &mut PlanRecord,
+    ver: &mut u64,
+    i: usize,
+    message: String,
+) -> Result<StepEnd, Error> {
+    let step_id = rec.steps[i].id.clone();
+    rec.step_failed(i, &message, util::now());
+    let message = format!("Step `{step_id}` failed: {message}");
+    rec.fail(&message, Some(step_id.clone()));
+    emit(
+        app,
+        ns,
+        rec,
+        ver,
+        Out::Status(TaskState::Failed, Some(message.clone())),
+        PlanEventType::PlanError,
+        json!({ "state": PlanState::Failed, "stepId": step_id, "message": message }),
+    )
+    .await?;
+    Ok(StepEnd::Stop)
+}
+
+/// The tree the plan sees: the project at its base revision with the workspace over it.
+async fn plan_files(app: &App, ns: &str, rec: &PlanRecord) -> Result<Vec<Value>, Error> {
+    let (_, base) = app
+        .project_files(ns, &rec.plan.project, Some(rec.plan.base_project_revision))
+        .await?;
+    Ok(overlay(&base, &rec.exec.workspace))
+}
+
+/// Runs validations as artifacts with `validation.completed`; the first ERROR failure.
+pub(crate) async fn validate_into(
+    app: &App,
+    ns: &str,
+    rec: &mut PlanRecord,
+    ver: &mut u64,
+    names: &[String],
+    step_id: Option<&str>,
+) -> Result<Result<(), String>, Error> {
+    let tree = plan_files(app, ns, rec).await?;
+    let mut failed = None;
+    for name in names {
+        let result = match run_validation(app, ns, name, &tree, None).await {
+            Ok(r) => r,
+            Err(why) => return Ok(Err(why)),
+        };
+        if failed.is_none() && result.outcome == ValidationOutcome::Failed {
+            failed = Some(format!(
+                "validation `{name}` failed: {}",
+                result.message.as_deref().unwrap_or_default()
+            ));
+        }
+        let artifact_id = format!(
+            "{}-r{}-{}-{name}",
+            rec.plan.id,
+            rec.plan.revision,
+            step_id.unwrap_or("validations")
+        );
+        let data = json!(result);
+        let artifact = Artifact {
+            artifact_id,
+            name: Some(name.clone()),
+            description: None,
+            extensions: vec![],
+            metadata: None,
+            parts: vec![Part {
+                content: PartContent::Data(data.clone()),
+                filename: None,
+                media_type: None,
+                metadata: None,
+            }],
+        };
+        let mut fields = json!({ "validation": data });
+        if let Some(s) = step_id {
+            fields["stepId"] = json!(s);
+        }
+        rec.artifacts.push(PlanArtifact {
+            kind: PlanArtifactKind::ValidationResult,
+            revision: rec.plan.revision,
+            step_id: step_id.map(str::to_string),
+            path: None,
+            artifact: artifact.clone(),
+        });
+        emit(
+            app,
+            ns,
+            rec,
+            ver,
+            Out::Artifact(artifact),
+            PlanEventType::ValidationCompleted,
+            fields,
+        )
+        .await?;
+    }
+    Ok(failed.map_or(Ok(()), Err))
+}
+
+/// Starts step `i`: RUNNING with `tool.invoked`, then its tool call with the
+/// arguments rendered and checked; `Err` is why the step fails before its
+/// tool runs.
+async fn prepare_step(
+    app: &App,
+    ns: &str,
+    rec: &mut PlanRecord,
+    ver: &mut u64,
+    i: usize,
+) -> Result<Result<Call, String>, Error> {
+    let step = rec.steps[i].clone();
+    rec.steps[i].state = PlanStepState::Running;
+    rec.steps[i].started_at = Some(util::now());
+    rec.usage.tool_calls += 1;
+    emit(
+        app,
+        ns,
+        rec,
+        ver,
+        Out::Status(TaskState::Working, None),
+        PlanEventType::ToolInvoked,
+        json!({ "stepId": step.id, "tool": step.tool }),
+    )
+    .await?;
+    let Some(tool) = app.reg_get(ns, RegistryKind::Tool, &step.tool).await? else {
+        return Ok(Err(format!("tool `{}` no longer exists", step.tool)));
+    };
+    let raw = rec.exec.arguments.get(i).cloned().unwrap_or(json!({}));
+    let args = match render_value(&raw, &rec.plan.inputs, &rec.exec.outputs) {
+        Ok(a) => a,
+        Err(why) => return Ok(Err(why)),
+    };
+    if let Err(why) = tools::check_arguments(&tool, &args) {
+        return Ok(Err(why));
+    }
+    Ok(Ok(Call {
+        artifact_id: format!("{}-r{}-{}", rec.plan.id, rec.plan.revision, step.id),
+        revision: rec.plan.revision,
+        config: tool.get("config").cloned().unwrap_or(json!({})),
+        kind: field::<ToolKind>(&tool, "kind")
+            .ok_or_else(|| tool["kind"].as_str().unwrap_or_default().to_string()),
+        step,
+        args,
+    }))
+}
+
+async fn run_step(
+    app: &App,
+    ns: &str,
+    rec: &mut PlanRecord,
+    ver: &mut u64,
+    i: usize,
+) -> Result<StepEnd, Error> {
+    let call = match prepare_step(app, ns, rec, ver, i).await? {
+        Ok(call) => call,
+        Err(why) => return step_failed(app, ns, rec, ver, i, why).await,
+    };
+    let tool_fields = json!({ "stepId": call.step.id, "tool": call.step.tool });
+    match tools::run(&call, &rec.plan.inputs, &rec.exec.outputs) {
+        Outcome::Failed(why) => step_failed(app, ns, rec, ver, i, why).await,
+        Outcome::Produced(produced) => {
+            let artifact = produced.artifact.artifact.clone();
+            tools::record_output(rec, i, &call.step.id, produced);
+            emit(
+                app,
+                ns,
+                rec,
+                ver,
+                Out::Artifact(artifact),
+                PlanEventType::ToolCompleted,
+                tool_fields,
+            )
+            .await?;
+            Ok(StepEnd::Next)
+        }
+        Outcome::Approval { question } => tools::approval(app, ns, rec, ver, i, question).await,
+        Outcome::Validate(names) => tools::run_validations(app, ns, rec, ver, i, names).await,
+    }
+}
+
+/// After the last step: the action's validations, REVIEW, optional auto-apply, COMPLETED.
+async fn finish(app: &App, ns: &str, rec: &mut PlanRecord, ver: &mut u64) -> Result<(), Error> {
+    let names = rec.exec.validations.clone();
+    if let Err(why) = validate_into(app, ns, rec, ver, &names, None).await? {
+        rec.fail(&why, None);
+        return emit(
+            app,
+            ns,
+            rec,
+            ver,
+            Out::Status(TaskState::Failed, Some(why.clone())),
+            PlanEventType::PlanError,
+            json!({ "state": PlanState::Failed, "message": why }),
+        )
+        .await;
+    }
+    let (_, current) = app.project_files(ns, &rec.plan.project, None).await?;
+    let (changed, bytes) = changed_files(&current, &rec.exec.workspace);
+    rec.usage.files_changed = changed;
+    rec.usage.bytes_changed = bytes;
+    rec.plan.phase = PlanPhase::Review;
+    emit(
+        app,
+        ns,
+        rec,
+        ver,
+        Out::Status(TaskState::Working, None),
+        PlanEventType::PlanPhaseChanged,
+        json!({ "phase": PlanPhase::Review }),
+    )
+    .await?;
+    rec.plan.state = PlanState::Completed;
+    let note = if rec.exec.auto_apply {
+        auto_apply(app, ns, rec, ver).await?
+    } else {
+        None
+    };
+    let mut fields = json!({ "state": rec.plan.state, "phase": rec.plan.phase });
+    if let Some(n) = &note {
+        fields["message"] = json!(n);
+    }
+    emit(
+        app,
+        ns,
+        rec,
+        ver,
+        Out::Status(TaskState::Completed, note),
+        PlanEventType::PlanStateChanged,
+        fields,
+    )
+    .await
+}
+
+/// The automation profile's auto-apply of a COMPLETED plan; a refusal (budget,
+/// invariants) leaves it COMPLETED and is the returned note.
+async fn auto_apply(
+    app: &App,
+    ns: &str,
+    rec: &mut PlanRecord,
+    ver: &mut u64,
+) -> Result<Option<String>, Error> {
+    match super::apply::apply(app, ns, rec, ver, None, None).await {
+        Ok(result) => {
+            emit(
+                app,
+                ns,
+                rec,
+                ver,
+                Out::Status(TaskState::Working, None),
+                PlanEventType::PlanApplyCompleted,
+                json!({ "state": PlanState::Applied, "phase": PlanPhase::Apply,
+                        "projectRevision": result.revision.revision }),
+            )
+            .await?;
+            Ok(None)
+        }
+        Err(e)
+            if matches!(
+                e.kind(),
+                Some(ErrorKind::ExtBudgetExceeded | ErrorKind::ExtPlanError)
+            ) =>
+        {
+            Ok(Some(format!("Automatic apply refused: {}", e.message)))
+        }
+        Err(e) => Err(e),
+    }
+}
