@@ -1,26 +1,23 @@
-//! The application object: configuration, the store, the executor and the
-//! live task machinery, shared by every service. The handler traits are
-//! implemented on [`App`] in `handlers.rs`; each service lives in its module.
+//! The composition root: the configuration, and every service built on one
+//! store and wired to the others it needs (a service owns its dependencies;
+//! none reaches back to the application). `handlers.rs` maps each method of
+//! the generated handler traits to its service.
 
 use crate::context::ContextService;
 use crate::executor::{DefaultExecutor, Executor};
 use crate::health::HealthService;
 use crate::namespaces::NamespaceService;
+use crate::plans::PlanService;
 use crate::push::{PushConfig, PushConfigs, PushDelivery};
 use crate::registry::Registry;
-use crate::store::DocWrite;
-use crate::store::{MemoryStore, SqliteStore, Store, StoreHandle, StoreResult};
+use crate::store::{MemoryStore, SqliteStore, Store, StoreHandle};
 use crate::sync::SyncService;
-use crate::tasks::Change;
 use crate::tasks::{TaskEngine, TaskService};
-use crate::util::Family;
-use a2a::rpc::{Access, Error, Event};
+use a2a::rpc::{Access, Error};
 use a2a::types::AgentCard;
-use a2a::types::{StreamResponse, Task};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Weak};
-use tokio::sync::mpsc;
+use std::sync::Arc;
 
 /// Where the data lives.
 #[derive(Clone, Debug)]
@@ -59,20 +56,15 @@ pub struct AppConfig {
 /// The reference application: the composition of its services.
 pub struct App {
     pub(crate) store: Arc<dyn Store>,
-    pub(crate) db: StoreHandle,
     pub(crate) registry: Registry,
     pub(crate) sync: SyncService,
     pub(crate) tasks: TaskService,
+    pub(crate) plans: PlanService,
     pub(crate) push_configs: PushConfigs,
     pub(crate) context: ContextService,
     pub(crate) namespaces: NamespaceService,
     pub(crate) health: HealthService,
-    pub(crate) engine: TaskEngine,
     pub(crate) config: AppConfig,
-    /// Per-plan locks serializing a plan's operations (see `plans/record.rs`).
-    pub(crate) plan_locks: std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    /// Itself, so `&self` handlers can hand an owned reference to detached work.
-    me: Weak<App>,
 }
 
 /// Which executor an application is built with.
@@ -122,35 +114,24 @@ impl App {
         let sync = SyncService::new(db.clone(), registry.clone(), config.sync_remotes.clone());
         let engine = TaskEngine::new(db.clone(), push.clone());
         let started_at = crate::util::now();
-        Arc::new_cyclic(|me| {
-            let executor: Arc<dyn Executor> = match executor {
-                ExecutorChoice::Kind(ExecutorKind::Default) => Arc::new(DefaultExecutor::new(me.clone())),
-                ExecutorChoice::Kind(ExecutorKind::Tck) => Arc::new(crate::tck::TckExecutor),
-                ExecutorChoice::Custom(executor) => executor,
-            };
-            App {
-                tasks: TaskService::new(db.clone(), engine.clone(), executor, push.clone()),
-                push_configs: PushConfigs::new(db.clone(), engine.clone(), push.clone()),
-                context: ContextService::new(db.clone(), registry.clone()),
-                namespaces: NamespaceService::new(db.clone(), config.members.clone(), started_at),
-                health: HealthService::new(db.clone(), engine.clone(), push.clone(), config.clone()),
-                engine,
-                registry,
-                sync,
-                db,
-                store,
-                config,
-                plan_locks: Default::default(),
-                me: me.clone(),
-            }
+        let plans = PlanService::new(db.clone(), registry.clone(), engine.clone());
+        let executor: Arc<dyn Executor> = match executor {
+            ExecutorChoice::Kind(ExecutorKind::Default) => Arc::new(DefaultExecutor::new(plans.clone())),
+            ExecutorChoice::Kind(ExecutorKind::Tck) => Arc::new(crate::tck::TckExecutor),
+            ExecutorChoice::Custom(executor) => executor,
+        };
+        Arc::new(App {
+            tasks: TaskService::new(db.clone(), engine.clone(), executor, push.clone()),
+            push_configs: PushConfigs::new(db.clone(), engine.clone(), push.clone()),
+            context: ContextService::new(db.clone(), registry.clone()),
+            namespaces: NamespaceService::new(db.clone(), config.members.clone(), started_at),
+            health: HealthService::new(db.clone(), engine.clone(), push.clone(), config.clone()),
+            registry,
+            sync,
+            store,
+            config,
+            plans,
         })
-    }
-
-    /// An owned reference to this application (always alive while `&self` is).
-    pub(crate) fn arc(&self) -> Result<Arc<App>, Error> {
-        self.me
-            .upgrade()
-            .ok_or_else(|| Family::A2a.internal("the application is shutting down"))
     }
 
     /// The store (for diagnostics and tests).
@@ -158,72 +139,8 @@ impl App {
         &self.store
     }
 
-    /// Runs a store call on the blocking pool (a durable commit fsyncs).
-    pub(crate) async fn db<T, F>(&self, family: Family, f: F) -> Result<T, Error>
-    where
-        T: Send + 'static,
-        F: FnOnce(&dyn Store) -> StoreResult<T> + Send + 'static,
-    {
-        self.db.run(family, f).await
-    }
-
-    /// Like [`App::db`] but keeps the store error so callers can map conflicts.
-    pub(crate) async fn db_raw<T, F>(&self, f: F) -> StoreResult<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&dyn Store) -> StoreResult<T> + Send + 'static,
-    {
-        self.db.call(f).await
-    }
-
-    /// The entity `name` of `kind` as its JSON (see [`Registry::get`]).
-    pub(crate) async fn reg_get(
-        &self,
-        namespace: &str,
-        kind: a2a::types::RegistryKind,
-        name: &str,
-    ) -> Result<Option<serde_json::Value>, Error> {
-        self.registry.get(namespace, kind, name).await
-    }
-
-    /// The files of a project (see [`Registry::project_files`]).
-    pub(crate) async fn project_files(
-        &self,
-        namespace: &str,
-        project: &str,
-        revision: Option<i64>,
-    ) -> Result<(i64, Vec<serde_json::Value>), Error> {
-        self.registry.project_files(namespace, project, revision).await
-    }
-}
-
-/// The task machinery as plans use it, until plans own their dependencies.
-impl App {
-    pub(crate) async fn create_task(
-        &self,
-        namespace: &str,
-        task: Task,
-        docs: Vec<DocWrite>,
-    ) -> Result<
-        (
-            Event<StreamResponse>,
-            mpsc::UnboundedReceiver<Event<StreamResponse>>,
-        ),
-        Error,
-    > {
-        self.engine.create_task(namespace, task, docs).await
-    }
-
-    pub(crate) async fn mutate_with<F>(
-        &self,
-        namespace: &str,
-        task_id: &str,
-        docs: Vec<DocWrite>,
-        f: F,
-    ) -> Result<Task, Error>
-    where
-        F: FnOnce(&mut Task) -> Result<Change, Error>,
-    {
-        self.engine.mutate_with(namespace, task_id, docs, f).await
+    /// Resumes the plans a previous run left RUNNING (see [`PlanService::resume_plans`]).
+    pub async fn resume_plans(&self) -> Result<usize, Error> {
+        self.plans.resume_plans().await
     }
 }

@@ -24,7 +24,7 @@
 //!   refused by [`Executor::start`] with InvalidParams (-32602) naming the
 //!   field, before any task exists, so nothing changes.
 //! - Otherwise a task is created and the plan is created and run inside it
-//!   (`App::plan_start_in_task`): the task's events are the plan's events,
+//!   (`PlanService::plan_start_in_task`): the task's events are the plan's events,
 //!   with the same domain-event metadata as `plan/execute`; an approval step
 //!   leaves the task input-required, and a reply to the task resumes the plan.
 //!   `plan/status` shows the task id; the task's metadata names the plan
@@ -37,12 +37,11 @@
 //!   registry, which [`Executor::start`] (synchronous, before the task
 //!   exists) cannot consult, so it happens once the task exists.
 
-use crate::app::App;
+use crate::plans::PlanService;
 use crate::tasks::TaskEngine;
 use a2a::rpc::{BoxFuture, Error};
 use a2a::types::{Artifact, Message, Part, PartContent, Role, Task, TaskState};
 use serde_json::{Map, Value};
-use std::sync::{Arc, Weak};
 
 /// One incoming message, as the executor sees it.
 #[derive(Clone, Debug)]
@@ -185,20 +184,13 @@ pub fn message_text(message: &Message) -> String {
 ///   module documentation for its shape and errors).
 /// - Anything else completes with an agent message echoing the text.
 pub struct DefaultExecutor {
-    /// The application whose plans the sessions run (weak: the application
-    /// owns its executor).
-    app: Weak<App>,
+    /// The plans the sessions run.
+    plans: PlanService,
 }
 
 impl DefaultExecutor {
-    pub(crate) fn new(app: Weak<App>) -> Self {
-        DefaultExecutor { app }
-    }
-
-    fn app(&self) -> Result<Arc<App>, Error> {
-        self.app
-            .upgrade()
-            .ok_or_else(|| crate::util::Family::A2a.internal("the application is shutting down"))
+    pub(crate) fn new(plans: PlanService) -> Self {
+        DefaultExecutor { plans }
     }
 }
 
@@ -219,18 +211,17 @@ impl Executor for DefaultExecutor {
     }
 
     fn run(&self, request: ExecRequest, task: TaskHandle) -> BoxFuture<'static, ()> {
-        let app = self.app();
+        let plans = self.plans.clone();
         Box::pin(async move {
             // Errors after the task exists end it as failed, with the reason.
             let outcome = async {
-                let app = app?;
                 if let Some(existing) = &request.task {
                     if let Some(plan_id) = crate::plans::plan_of_task(existing) {
-                        return app.plan_reply(&task, &plan_id, &request.message).await;
+                        return plans.plan_reply(&task, &plan_id, &request.message).await;
                     }
                 }
                 if let Some(Ok(start)) = crate::plans::plan_request(&request.message) {
-                    return app.plan_start_in_task(&task, start).await;
+                    return plans.plan_start_in_task(&task, start).await;
                 }
                 task.status(TaskState::Working, None).await?;
                 let text = message_text(&request.message);
@@ -251,8 +242,8 @@ impl Executor for DefaultExecutor {
 
     fn cancelled<'a>(&'a self, namespace: &'a str, task: &'a Task) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            if let (Some(plan_id), Ok(app)) = (crate::plans::plan_of_task(task), self.app()) {
-                app.plan_task_cancelled(namespace, &plan_id).await;
+            if let Some(plan_id) = crate::plans::plan_of_task(task) {
+                self.plans.plan_task_cancelled(namespace, &plan_id).await;
             }
         })
     }

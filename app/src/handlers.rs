@@ -87,43 +87,43 @@ impl AgentCardHandler for App {
 
 impl PlanHandler for App {
     async fn plan_use(&self, ctx: &CallContext, params: PlanUseParams) -> R<Plan> {
-        App::plan_use(self, ctx, params).await
+        self.plans.plan_use(ctx, params).await
     }
     async fn plan_status(&self, ctx: &CallContext, params: PlanStatusParams) -> R<PlanStatus> {
-        App::plan_status(self, ctx, params).await
+        self.plans.plan_status(ctx, params).await
     }
     async fn plan_list(&self, ctx: &CallContext, params: PlanListParams) -> R<PlanList> {
-        App::plan_list(self, ctx, params).await
+        self.plans.plan_list(ctx, params).await
     }
     async fn plan_cancel(&self, ctx: &CallContext, params: PlanCancelParams) -> R<Plan> {
-        App::plan_cancel(self, ctx, params).await
+        self.plans.plan_cancel(ctx, params).await
     }
     async fn plan_tree(&self, ctx: &CallContext, params: PlanTreeParams) -> R<PlanTree> {
-        App::plan_tree(self, ctx, params).await
+        self.plans.plan_tree(ctx, params).await
     }
     async fn plan_explain(&self, ctx: &CallContext, params: PlanExplainParams) -> R<PlanExplanation> {
-        App::plan_explain(self, ctx, params).await
+        self.plans.plan_explain(ctx, params).await
     }
     async fn plan_correct(&self, ctx: &CallContext, params: PlanCorrectParams) -> R<PlanCorrectResult> {
-        App::plan_correct(self, ctx, params).await
+        self.plans.plan_correct(ctx, params).await
     }
     async fn plan_execute(&self, ctx: &CallContext, params: PlanExecuteParams) -> R<PlanExecution> {
-        App::plan_execute(self, ctx, params).await
+        self.plans.plan_execute(ctx, params).await
     }
     async fn plan_prompt(&self, ctx: &CallContext, params: PlanPromptParams) -> R<Plan> {
-        App::plan_prompt(self, ctx, params).await
+        self.plans.plan_prompt(ctx, params).await
     }
     async fn plan_artifacts(&self, ctx: &CallContext, params: PlanArtifactsParams) -> R<PlanArtifactList> {
-        App::plan_artifacts(self, ctx, params).await
+        self.plans.plan_artifacts(ctx, params).await
     }
     async fn plan_diff(&self, ctx: &CallContext, params: PlanDiffParams) -> R<PlanDiff> {
-        App::plan_diff(self, ctx, params).await
+        self.plans.plan_diff(ctx, params).await
     }
     async fn plan_apply(&self, ctx: &CallContext, params: PlanApplyParams) -> R<PlanApplyResult> {
-        App::plan_apply(self, ctx, params).await
+        self.plans.plan_apply(ctx, params).await
     }
     async fn plan_rollback(&self, ctx: &CallContext, params: PlanRollbackParams) -> R<PlanRollbackResult> {
-        App::plan_rollback(self, ctx, params).await
+        self.plans.plan_rollback(ctx, params).await
     }
 }
 impl ContextHandler for App {

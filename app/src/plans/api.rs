@@ -3,12 +3,12 @@
 //! concern's own function, which takes what it needs as arguments. The
 //! default executor's hooks (plans from and replies to messages, a cancelled
 //! plan task) and start-up resumption are here too, so this is the one place
-//! where plans meet [`App`].
+//! where plans meet the handlers and the executor.
 
 use super::record::FAMILY;
 use super::start::PlanStart;
+use super::PlanService;
 use super::{apply, cancel, diff, draft, execute, prompt, query, start};
-use crate::app::App;
 use crate::executor::TaskHandle;
 use crate::util::{namespace_of, require};
 use a2a::rpc::{Access, CallContext, Error};
@@ -19,7 +19,7 @@ use a2a::types::{
     PlanRollbackResult, PlanStatus, PlanStatusParams, PlanTree, PlanTreeParams, PlanUseParams,
 };
 
-impl App {
+impl PlanService {
     pub(crate) async fn plan_use(&self, ctx: &CallContext, params: PlanUseParams) -> Result<Plan, Error> {
         let ns = namespace_of(params.namespace.as_deref());
         require(
@@ -242,7 +242,7 @@ impl App {
     /// Restarts the runners of plans left RUNNING (by a crash or a shutdown
     /// mid-run); the agent calls it once at start-up. A step that was under
     /// way runs again from its start. Returns how many runs were resumed.
-    pub async fn resume_plans(self: &std::sync::Arc<Self>) -> Result<usize, Error> {
+    pub async fn resume_plans(&self) -> Result<usize, Error> {
         execute::resume(self).await
     }
 }

@@ -16,7 +16,7 @@ use super::field;
 use super::record::{self, expect_state, load, plan_error, PlanRecord, FAMILY};
 use super::validation::run_validation;
 use super::workspace::{changed_files, overlay};
-use crate::app::App;
+use super::PlanService;
 use crate::registry::{self, file_infos, revision_key, PROJECT_REV};
 use crate::store::{Commit, DocWrite, Expect};
 use crate::util::{self, from_json};
@@ -84,7 +84,7 @@ fn check_revision(project: &str, current: i64, expected: Option<i64>) -> Result<
 /// Writes a COMPLETED plan's workspace into its project (checks, then one
 /// commit); `ver` follows the stored record.
 pub(crate) async fn apply(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &mut PlanRecord,
     ver: &mut u64,
@@ -92,12 +92,13 @@ pub(crate) async fn apply(
     message: Option<String>,
 ) -> Result<PlanApplyResult, Error> {
     let project = rec.plan.project.clone();
-    let mut entity = app
-        .reg_get(ns, RegistryKind::Project, &project)
+    let mut entity = plans
+        .registry
+        .get(ns, RegistryKind::Project, &project)
         .await?
         .ok_or_else(|| FAMILY.not_found(&format!("Project `{project}`")))?;
     let project_version = entity["version"].as_u64().unwrap_or(0);
-    let (current_rev, current) = app.project_files(ns, &project, None).await?;
+    let (current_rev, current) = plans.registry.project_files(ns, &project, None).await?;
     check_revision(&project, current_rev, expected)?;
     let (files_changed, bytes_changed) = changed_files(&current, &rec.exec.workspace);
     let mut usage = rec.usage.clone();
@@ -107,7 +108,7 @@ pub(crate) async fn apply(
         check_budget(&rec.plan.id, budget, &usage)?;
     }
     let new_files = overlay(&current, &rec.exec.workspace);
-    let validations = check_invariants(app, ns, &project, &new_files).await?;
+    let validations = check_invariants(plans, ns, &project, &new_files).await?;
     let next = current_rev + 1;
     let now = util::now();
     let message = message
@@ -129,7 +130,7 @@ pub(crate) async fn apply(
         files: new_files,
         changes,
     };
-    let revision = write_revision(app, ns, rec, *ver, &mut entity, project_version, write).await?;
+    let revision = write_revision(plans, ns, rec, *ver, &mut entity, project_version, write).await?;
     *ver += 1;
     Ok(PlanApplyResult {
         plan: rec.plan.clone(),
@@ -141,14 +142,15 @@ pub(crate) async fn apply(
 
 /// Runs the namespace's invariants for `project` on `tree`; a BLOCK violation is ExtPlanError.
 async fn check_invariants(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     project: &str,
     tree: &[Value],
 ) -> Result<Vec<ValidationResult>, Error> {
     let n = ns.to_string();
-    let invariants = app
-        .db(FAMILY, move |s| {
+    let invariants = plans
+        .db
+        .run(FAMILY, move |s| {
             s.list_docs(
                 RegistryKind::Invariant.descriptor().name,
                 &n,
@@ -179,7 +181,7 @@ async fn check_invariants(
             .flatten()
             .filter_map(Value::as_str)
         {
-            let mut result = run_validation(app, ns, v, tree, Some(&name))
+            let mut result = run_validation(plans, ns, v, tree, Some(&name))
                 .await
                 .map_err(|why| plan_error(format!("invariant `{name}`: {why}")))?;
             if result.outcome == ValidationOutcome::Failed {
@@ -206,7 +208,7 @@ async fn check_invariants(
 
 /// Commits a new project revision, the project entity and the plan together.
 async fn write_revision(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &PlanRecord,
     plan_version: u64,
@@ -254,21 +256,21 @@ async fn write_revision(
             record::put(ns, rec, plan_version)?,
         ],
     };
-    record::commit(app, commit, &rec.plan.id).await?;
+    record::commit(plans, commit, &rec.plan.id).await?;
     Ok(summary)
 }
 
 /// `plan/apply`: only a COMPLETED plan is applied.
 pub(crate) async fn apply_plan(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     params: PlanApplyParams,
 ) -> Result<PlanApplyResult, Error> {
-    let _guard = record::guard(app, &params.plan_id).await?;
-    let (mut rec, mut ver) = load(app, ns, &params.plan_id).await?;
+    let _guard = record::guard(plans, &params.plan_id).await?;
+    let (mut rec, mut ver) = load(plans, ns, &params.plan_id).await?;
     expect_state(&rec, PlanState::Completed, "applied")?;
     apply(
-        app,
+        plans,
         ns,
         &mut rec,
         &mut ver,
@@ -280,20 +282,21 @@ pub(crate) async fn apply_plan(
 
 /// `plan/rollback`: only an APPLIED plan whose project has not moved on since.
 pub(crate) async fn rollback(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     params: PlanRollbackParams,
 ) -> Result<PlanRollbackResult, Error> {
-    let _guard = record::guard(app, &params.plan_id).await?;
-    let (mut rec, ver) = load(app, ns, &params.plan_id).await?;
+    let _guard = record::guard(plans, &params.plan_id).await?;
+    let (mut rec, ver) = load(plans, ns, &params.plan_id).await?;
     expect_state(&rec, PlanState::Applied, "rolled back")?;
     let project = rec.plan.project.clone();
-    let mut entity = app
-        .reg_get(ns, RegistryKind::Project, &project)
+    let mut entity = plans
+        .registry
+        .get(ns, RegistryKind::Project, &project)
         .await?
         .ok_or_else(|| FAMILY.not_found(&format!("Project `{project}`")))?;
     let project_version = entity["version"].as_u64().unwrap_or(0);
-    let (current_rev, current) = app.project_files(ns, &project, None).await?;
+    let (current_rev, current) = plans.registry.project_files(ns, &project, None).await?;
     let applied = rec.plan.applied_project_revision.unwrap_or_default();
     if current_rev != applied {
         return Err(Error::new(
@@ -305,7 +308,7 @@ pub(crate) async fn rollback(
         .with_metadata("currentRevision", current_rev.to_string()));
     }
     let restored = rec.applied_parent.unwrap_or(applied - 1);
-    let (_, files) = app.project_files(ns, &project, Some(restored)).await?;
+    let (_, files) = plans.registry.project_files(ns, &project, Some(restored)).await?;
     let now = util::now();
     let message = params
         .message
@@ -324,7 +327,7 @@ pub(crate) async fn rollback(
         files,
         changes,
     };
-    let revision = write_revision(app, ns, &rec, ver, &mut entity, project_version, write).await?;
+    let revision = write_revision(plans, ns, &rec, ver, &mut entity, project_version, write).await?;
     Ok(PlanRollbackResult {
         plan: rec.plan,
         restored_revision: restored,

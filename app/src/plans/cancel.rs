@@ -2,17 +2,18 @@
 //! cancelled through A2A.
 
 use super::record::{self, can_cancel, load, state_name};
-use crate::app::App;
+use super::PlanService;
 use crate::store::Commit;
+use crate::tasks::changes::cancel_change;
 use crate::util;
-use a2a::rpc::{CallContext, Error};
-use a2a::types::{CancelTaskRequest, Plan, PlanCancelParams, PlanState};
+use a2a::rpc::Error;
+use a2a::types::{Plan, PlanCancelParams, PlanState};
 use a2a::ErrorKind;
 
 /// `plan/cancel`; a running plan's task is cancelled after the plan.
-pub(crate) async fn cancel(app: &App, ns: &str, params: PlanCancelParams) -> Result<Plan, Error> {
-    let guard = record::guard(app, &params.plan_id).await?;
-    let (mut record, version) = load(app, ns, &params.plan_id).await?;
+pub(crate) async fn cancel(plans: &PlanService, ns: &str, params: PlanCancelParams) -> Result<Plan, Error> {
+    let guard = record::guard(plans, &params.plan_id).await?;
+    let (mut record, version) = load(plans, ns, &params.plan_id).await?;
     if !can_cancel(record.plan.state) {
         return Err(Error::new(
             ErrorKind::ExtInvalidState,
@@ -26,28 +27,25 @@ pub(crate) async fn cancel(app: &App, ns: &str, params: PlanCancelParams) -> Res
     }
     let running = matches!(record.plan.state, PlanState::Running | PlanState::InputRequired);
     record.cancel(params.reason.clone().filter(|r| !r.is_empty()), util::now());
-    record::save(app, ns, &record, version).await?;
-    // Cancelling the task tells the executor, which takes the plan lock.
+    record::save(plans, ns, &record, version).await?;
     drop(guard);
     if let (true, Some(task_id)) = (running, record.plan.task_id.clone()) {
         // The plan is cancelled; its task follows. A task that ended
         // meanwhile needs nothing more.
-        let request = CancelTaskRequest {
-            id: task_id,
-            tenant: Some(ns.to_string()),
-            metadata: None,
-        };
-        let _ = app.tasks.cancel_task(&CallContext::default(), request).await;
+        let _ = plans
+            .engine
+            .mutate(ns, &task_id, |task| cancel_change(task, None))
+            .await;
     }
     Ok(record.plan)
 }
 
 /// The plan's task was cancelled through A2A: the plan follows.
-pub(crate) async fn task_cancelled(app: &App, ns: &str, plan_id: &str) {
-    let Ok(_guard) = record::guard(app, plan_id).await else {
+pub(crate) async fn task_cancelled(plans: &PlanService, ns: &str, plan_id: &str) {
+    let Ok(_guard) = record::guard(plans, plan_id).await else {
         return;
     };
-    let Ok((mut rec, ver)) = load(app, ns, plan_id).await else {
+    let Ok((mut rec, ver)) = load(plans, ns, plan_id).await else {
         return;
     };
     if matches!(rec.plan.state, PlanState::Running | PlanState::InputRequired) {
@@ -59,6 +57,6 @@ pub(crate) async fn task_cancelled(app: &App, ns: &str, plan_id: &str) {
             task: None,
             docs: vec![doc],
         };
-        let _ = record::commit(app, commit, plan_id).await;
+        let _ = record::commit(plans, commit, plan_id).await;
     }
 }

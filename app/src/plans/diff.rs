@@ -10,7 +10,7 @@
 //! `binary` and carry only digests.
 
 use super::record::{invalid_state, load, FAMILY};
-use crate::app::App;
+use super::PlanService;
 use crate::registry::{file_bytes, hex};
 use a2a::rpc::Error;
 use a2a::types::{
@@ -241,14 +241,14 @@ pub(crate) fn file_diffs(
 }
 
 /// `plan/diff`: the plan's workspace against the project's current revision.
-pub(crate) async fn diff(app: &App, ns: &str, params: PlanDiffParams) -> Result<PlanDiff, Error> {
+pub(crate) async fn diff(plans: &PlanService, ns: &str, params: PlanDiffParams) -> Result<PlanDiff, Error> {
     let context = match params.context_lines {
         None => 3,
         Some(n) if (0..=1000).contains(&n) => n as usize,
         Some(_) => return Err(FAMILY.invalid_params("contextLines", "must be between 0 and 1000")),
     };
     let full = params.format == Some(FileDiffFormat::Full);
-    let (rec, _) = load(app, ns, &params.plan_id).await?;
+    let (rec, _) = load(plans, ns, &params.plan_id).await?;
     if rec.plan.state == PlanState::Created {
         return Err(invalid_state(
             format!(
@@ -258,7 +258,7 @@ pub(crate) async fn diff(app: &App, ns: &str, params: PlanDiffParams) -> Result<
             rec.plan.state,
         ));
     }
-    let (project_revision, current) = app.project_files(ns, &rec.plan.project, None).await?;
+    let (project_revision, current) = plans.registry.project_files(ns, &rec.plan.project, None).await?;
     let (files, added, deleted) = file_diffs(&current, &rec.exec.workspace, full, context);
     Ok(PlanDiff {
         plan_id: rec.plan.id.clone(),

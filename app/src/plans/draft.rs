@@ -5,7 +5,7 @@
 
 use super::record::{self, can_correct, no_usage, plan_error, state_name, PastRevision, PlanRecord, FAMILY};
 use super::schema::Schema;
-use crate::app::App;
+use super::PlanService;
 use crate::store::{Commit, DocWrite, Expect};
 use crate::util::{self, from_json, to_json};
 use a2a::rpc::Error;
@@ -33,7 +33,12 @@ fn check_inputs(action: &Value, inputs: &Map<String, Value>) -> Result<(), Error
 
 /// The steps of an action, all pending; ExtPlanError when the action has
 /// none or names a tool that does not exist.
-async fn draft_steps(app: &App, ns: &str, action_name: &str, action: &Value) -> Result<Vec<PlanStep>, Error> {
+async fn draft_steps(
+    plans: &PlanService,
+    ns: &str,
+    action_name: &str,
+    action: &Value,
+) -> Result<Vec<PlanStep>, Error> {
     let action_steps = action["steps"].as_array().cloned().unwrap_or_default();
     if action_steps.is_empty() {
         return Err(plan_error(format!("Action `{action_name}` has no steps")));
@@ -41,7 +46,7 @@ async fn draft_steps(app: &App, ns: &str, action_name: &str, action: &Value) -> 
     let mut steps = Vec::with_capacity(action_steps.len());
     for step in &action_steps {
         let tool = step["tool"].as_str().unwrap_or_default().to_string();
-        if app.reg_get(ns, RegistryKind::Tool, &tool).await?.is_none() {
+        if plans.registry.get(ns, RegistryKind::Tool, &tool).await?.is_none() {
             return Err(plan_error(format!(
                 "step `{}` of action `{action_name}` uses tool `{tool}`, which does not exist",
                 step["id"].as_str().unwrap_or_default()
@@ -61,9 +66,10 @@ async fn draft_steps(app: &App, ns: &str, action_name: &str, action: &Value) -> 
 }
 
 /// The budget of the automation profile `name`, if the profile has one.
-async fn budget_of(app: &App, ns: &str, name: &str) -> Result<Option<Budget>, Error> {
-    let profile = app
-        .reg_get(ns, RegistryKind::AutomationProfile, name)
+async fn budget_of(plans: &PlanService, ns: &str, name: &str) -> Result<Option<Budget>, Error> {
+    let profile = plans
+        .registry
+        .get(ns, RegistryKind::AutomationProfile, name)
         .await?
         .ok_or_else(|| FAMILY.not_found(&format!("Automation profile `{name}`")))?;
     match profile.get("budget") {
@@ -74,14 +80,16 @@ async fn budget_of(app: &App, ns: &str, name: &str) -> Result<Option<Budget>, Er
 
 /// `plan/use` once access is checked: validates the action, project,
 /// profile and inputs and stores the plan CREATED in `ns`.
-pub(crate) async fn create_plan(app: &App, ns: &str, params: PlanUseParams) -> Result<Plan, Error> {
+pub(crate) async fn create_plan(plans: &PlanService, ns: &str, params: PlanUseParams) -> Result<Plan, Error> {
     let action_name = params.action.clone();
-    let action = app
-        .reg_get(ns, RegistryKind::Action, &action_name)
+    let action = plans
+        .registry
+        .get(ns, RegistryKind::Action, &action_name)
         .await?
         .ok_or_else(|| FAMILY.not_found(&format!("Action `{action_name}`")))?;
-    let project = app
-        .reg_get(ns, RegistryKind::Project, &params.project)
+    let project = plans
+        .registry
+        .get(ns, RegistryKind::Project, &params.project)
         .await?
         .ok_or_else(|| FAMILY.not_found(&format!("Project `{}`", params.project)))?;
     let profile_name = params
@@ -92,11 +100,11 @@ pub(crate) async fn create_plan(app: &App, ns: &str, params: PlanUseParams) -> R
         .filter(|p| !p.is_empty());
     let budget = match &profile_name {
         None => None,
-        Some(name) => budget_of(app, ns, name).await?,
+        Some(name) => budget_of(plans, ns, name).await?,
     };
     let inputs = params.inputs.clone().unwrap_or_default();
     check_inputs(&action, &inputs)?;
-    let steps = draft_steps(app, ns, &action_name, &action).await?;
+    let steps = draft_steps(plans, ns, &action_name, &action).await?;
     let now = util::now();
     let plan = Plan {
         id: util::new_id(),
@@ -149,7 +157,7 @@ pub(crate) async fn create_plan(app: &App, ns: &str, params: PlanUseParams) -> R
             to_json(&record, FAMILY)?,
         )],
     };
-    app.db(FAMILY, move |s| s.commit(&commit)).await?;
+    plans.db.run(FAMILY, move |s| s.commit(&commit)).await?;
     Ok(plan)
 }
 
@@ -247,24 +255,26 @@ impl PlanRecord {
 
 /// `plan/correct`: a new revision, drafted again from the action.
 pub(crate) async fn correct(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     params: PlanCorrectParams,
 ) -> Result<PlanCorrectResult, Error> {
     if params.instruction.trim().is_empty() {
         return Err(FAMILY.invalid_params("instruction", "must not be empty"));
     }
-    let _guard = record::guard(app, &params.plan_id).await?;
-    let (mut record, version) = record::load(app, ns, &params.plan_id).await?;
+    let _guard = record::guard(plans, &params.plan_id).await?;
+    let (mut record, version) = record::load(plans, ns, &params.plan_id).await?;
     let node_id = params.node_id.clone().filter(|n| !n.is_empty());
     check_correction(&record, &params, node_id.as_deref())?;
     let action_name = record.plan.action.clone();
-    let action = app
-        .reg_get(ns, RegistryKind::Action, &action_name)
+    let action = plans
+        .registry
+        .get(ns, RegistryKind::Action, &action_name)
         .await?
         .ok_or_else(|| plan_error(format!("Action `{action_name}` no longer exists")))?;
-    let project = app
-        .reg_get(ns, RegistryKind::Project, &record.plan.project)
+    let project = plans
+        .registry
+        .get(ns, RegistryKind::Project, &record.plan.project)
         .await?
         .ok_or_else(|| plan_error(format!("Project `{}` no longer exists", record.plan.project)))?;
     let inputs = params
@@ -272,10 +282,10 @@ pub(crate) async fn correct(
         .clone()
         .unwrap_or_else(|| record.plan.inputs.clone());
     check_inputs(&action, &inputs)?;
-    let steps = draft_steps(app, ns, &action_name, &action).await?;
+    let steps = draft_steps(plans, ns, &action_name, &action).await?;
     let base = project["currentRevision"].as_i64();
     let correction = record.correct(steps, &params, node_id, inputs, base);
-    record::save(app, ns, &record, version).await?;
+    record::save(plans, ns, &record, version).await?;
     Ok(PlanCorrectResult {
         plan: record.plan,
         correction,

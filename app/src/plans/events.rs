@@ -6,7 +6,7 @@
 //! per-task sequence number.
 
 use super::record::{self, PlanRecord, FAMILY};
-use crate::app::App;
+use super::PlanService;
 use crate::tasks::{artifact_change, status_change};
 use crate::util::{self, EXTENSION_URI};
 use a2a::rpc::Error;
@@ -45,7 +45,7 @@ pub(crate) fn plan_metadata(plan_id: &str, revision: i64) -> Map<String, Value> 
 /// Commits the plan record together with one task event carrying the domain
 /// event `event` (with `fields`); `ver` follows the stored record.
 pub(crate) async fn emit(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &mut PlanRecord,
     ver: &mut u64,
@@ -70,13 +70,15 @@ pub(crate) async fn emit(
         .clone()
         .ok_or_else(|| FAMILY.internal("a running plan without a task"))?;
     let doc = record::put(ns, rec, *ver)?;
-    app.mutate_with(ns, &task_id, vec![doc], move |task| match out {
-        Out::Status(state, text) => {
-            status_change(task, state, text.as_deref().map(agent_text), Some(metadata))
-        }
-        Out::Artifact(artifact) => artifact_change(task, artifact, false, Some(true), Some(metadata)),
-    })
-    .await?;
+    plans
+        .engine
+        .mutate_with(ns, &task_id, vec![doc], move |task| match out {
+            Out::Status(state, text) => {
+                status_change(task, state, text.as_deref().map(agent_text), Some(metadata))
+            }
+            Out::Artifact(artifact) => artifact_change(task, artifact, false, Some(true), Some(metadata)),
+        })
+        .await?;
     *ver += 1;
     Ok(())
 }

@@ -10,7 +10,7 @@ use super::events::plan_metadata;
 use super::field;
 use super::record::{self, expect_state, load, no_usage, plan_error, PlanRecord, COLL, FAMILY};
 use super::runner::spawn_run;
-use crate::app::App;
+use super::PlanService;
 use crate::util::{self, from_json};
 use a2a::rpc::Error;
 use a2a::types::RegistryKind;
@@ -24,9 +24,10 @@ use serde_json::json;
 /// plan's steps and every tool is runnable, then snapshots the step
 /// arguments, validations and the profile's approval mode and resets the
 /// steps, usage and this revision's artifacts. Changes only `rec`.
-pub(crate) async fn arm(app: &App, ns: &str, rec: &mut PlanRecord) -> Result<(), Error> {
-    let action = app
-        .reg_get(ns, RegistryKind::Action, &rec.plan.action)
+pub(crate) async fn arm(plans: &PlanService, ns: &str, rec: &mut PlanRecord) -> Result<(), Error> {
+    let action = plans
+        .registry
+        .get(ns, RegistryKind::Action, &rec.plan.action)
         .await?
         .ok_or_else(|| plan_error(format!("Action `{}` no longer exists", rec.plan.action)))?;
     let action_steps = action["steps"].as_array().cloned().unwrap_or_default();
@@ -42,8 +43,9 @@ pub(crate) async fn arm(app: &App, ns: &str, rec: &mut PlanRecord) -> Result<(),
         )));
     }
     for step in &rec.steps {
-        let tool = app
-            .reg_get(ns, RegistryKind::Tool, &step.tool)
+        let tool = plans
+            .registry
+            .get(ns, RegistryKind::Tool, &step.tool)
             .await?
             .ok_or_else(|| {
                 plan_error(format!(
@@ -60,8 +62,9 @@ pub(crate) async fn arm(app: &App, ns: &str, rec: &mut PlanRecord) -> Result<(),
     }
     let (mut auto_approve, mut auto_apply) = (false, false);
     if let Some(name) = &rec.plan.automation_profile {
-        let profile = app
-            .reg_get(ns, RegistryKind::AutomationProfile, name)
+        let profile = plans
+            .registry
+            .get(ns, RegistryKind::AutomationProfile, name)
             .await?
             .ok_or_else(|| plan_error(format!("Automation profile `{name}` no longer exists")))?;
         auto_approve = field(&profile, "approvalMode") == Some(ApprovalMode::Auto);
@@ -96,11 +99,15 @@ pub(crate) async fn arm(app: &App, ns: &str, rec: &mut PlanRecord) -> Result<(),
 }
 
 /// `plan/execute`: the plan RUNNING in a new task, handed to a detached runner.
-pub(crate) async fn execute(app: &App, ns: &str, params: PlanExecuteParams) -> Result<PlanExecution, Error> {
-    let _guard = record::guard(app, &params.plan_id).await?;
-    let (mut rec, ver) = load(app, ns, &params.plan_id).await?;
+pub(crate) async fn execute(
+    plans: &PlanService,
+    ns: &str,
+    params: PlanExecuteParams,
+) -> Result<PlanExecution, Error> {
+    let _guard = record::guard(plans, &params.plan_id).await?;
+    let (mut rec, ver) = load(plans, ns, &params.plan_id).await?;
     expect_state(&rec, PlanState::Created, "executed")?;
-    arm(app, ns, &mut rec).await?;
+    arm(plans, ns, &mut rec).await?;
     let task_id = util::new_id();
     let now = util::now();
     rec.start_running(&task_id, now.clone());
@@ -117,9 +124,9 @@ pub(crate) async fn execute(app: &App, ns: &str, params: PlanExecuteParams) -> R
         metadata: Some(plan_metadata(&rec.plan.id, rec.plan.revision)),
     };
     let doc = record::put(ns, &rec, ver)?;
-    let (_first, rx) = app.create_task(ns, task, vec![doc]).await?;
+    let (_first, rx) = plans.engine.create_task(ns, task, vec![doc]).await?;
     drop(rx);
-    spawn_run(app, ns.to_string(), rec.plan.id.clone())?;
+    spawn_run(plans, ns.to_string(), rec.plan.id.clone())?;
     Ok(PlanExecution {
         context_id: rec.plan.context_id.clone(),
         plan: rec.plan,
@@ -130,13 +137,14 @@ pub(crate) async fn execute(app: &App, ns: &str, params: PlanExecuteParams) -> R
 /// Restarts the runners of plans left RUNNING (by a crash or a shutdown
 /// mid-run). A step that was under way runs again from its start. Returns
 /// how many runs were resumed.
-pub(crate) async fn resume(app: &App) -> Result<usize, Error> {
-    let namespaces = app.db(FAMILY, |s| s.namespaces()).await?;
+pub(crate) async fn resume(plans: &PlanService) -> Result<usize, Error> {
+    let namespaces = plans.db.run(FAMILY, |s| s.namespaces()).await?;
     let mut resumed = 0;
     for ns in namespaces {
         let n = ns.clone();
-        let docs = app
-            .db(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
+        let docs = plans
+            .db
+            .run(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
             .await?;
         for doc in docs {
             // An unreadable record is reported by diagnostics, not here.
@@ -144,7 +152,7 @@ pub(crate) async fn resume(app: &App) -> Result<usize, Error> {
                 continue;
             };
             if rec.plan.state == PlanState::Running && rec.plan.task_id.is_some() {
-                spawn_run(app, ns.clone(), rec.plan.id.clone())?;
+                spawn_run(plans, ns.clone(), rec.plan.id.clone())?;
                 resumed += 1;
             }
         }

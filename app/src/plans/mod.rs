@@ -22,8 +22,8 @@
 //! the transitions it allows are in [`record`]; the read side (status, list,
 //! tree, explain, artifacts) in [`query`]. A message to the default
 //! executor can start a plan or answer one ([`start`]). The methods as the
-//! handlers call them are in `api.rs`, the one place where plans meet the
-//! application object; everything else takes what it needs as arguments.
+//! handlers call them are in `api.rs`, on [`PlanService`], which owns what
+//! plans need: the store, the registry and the task engine.
 //!
 //! Domain events, in order, for a run: `plan.phase_changed` (WORKING, phase
 //! EXECUTE); per step `tool.invoked` (WORKING) then the tool's outcome; after
@@ -57,8 +57,35 @@ pub use record::{can_cancel, state_name, ExecState, PastRevision, PlanRecord, CO
 pub use schema::check_schema;
 pub use start::{plan_of_task, plan_request, PlanStart};
 
+use crate::registry::Registry;
+use crate::store::StoreHandle;
+use crate::tasks::TaskEngine;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The plan service. Clones share the per-plan locks.
+#[derive(Clone)]
+pub struct PlanService {
+    pub(crate) db: StoreHandle,
+    pub(crate) registry: Registry,
+    /// Plans run as tasks: every change goes through the engine.
+    pub(crate) engine: TaskEngine,
+    /// Per-plan locks serializing a plan's operations ([`record::guard`]).
+    locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+}
+
+impl PlanService {
+    pub fn new(db: StoreHandle, registry: Registry, engine: TaskEngine) -> Self {
+        PlanService {
+            db,
+            registry,
+            engine,
+            locks: Arc::default(),
+        }
+    }
+}
 
 /// A member of a registry entity decoded as its schema type (`None` when
 /// absent or not of that type).

@@ -11,7 +11,7 @@
 use super::events::{emit, Out};
 use super::record::{self, invalid_state, load, state_name, PlanRecord, FAMILY};
 use super::runner::{run_plan, spawn_run};
-use crate::app::App;
+use super::PlanService;
 use crate::executor::TaskHandle;
 use crate::util;
 use a2a::rpc::Error;
@@ -72,15 +72,15 @@ fn pending_prompt(rec: &PlanRecord, plan_id: &str, prompt_id: Option<&str>) -> R
 
 /// Answers the pending prompt; true when the plan runs on.
 async fn answer_prompt(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     plan_id: &str,
     prompt_id: Option<&str>,
     decision: PromptDecision,
     text: Option<String>,
 ) -> Result<(Plan, bool), Error> {
-    let _guard = record::guard(app, plan_id).await?;
-    let (mut rec, mut ver) = load(app, ns, plan_id).await?;
+    let _guard = record::guard(plans, plan_id).await?;
+    let (mut rec, mut ver) = load(plans, ns, plan_id).await?;
     let pending = pending_prompt(&rec, plan_id, prompt_id)?;
     if decision == PromptDecision::Answer {
         return Err(FAMILY.invalid_params("decision", "an APPROVAL prompt takes APPROVE or REJECT"));
@@ -104,7 +104,7 @@ async fn answer_prompt(
         rec.step_failed(i, &message, now);
         rec.fail(&message, Some(step.id.clone()));
         emit(
-            app,
+            plans,
             ns,
             &mut rec,
             &mut ver,
@@ -134,7 +134,7 @@ async fn answer_prompt(
     ];
     for (event, fields) in events {
         emit(
-            app,
+            plans,
             ns,
             &mut rec,
             &mut ver,
@@ -148,9 +148,9 @@ async fn answer_prompt(
 }
 
 /// A reply that is no answer: the plan asks again, so the caller is not left waiting.
-async fn ask_again(app: &App, ns: &str, plan_id: &str) -> Result<(), Error> {
-    let _guard = record::guard(app, plan_id).await?;
-    let (mut rec, mut ver) = load(app, ns, plan_id).await?;
+async fn ask_again(plans: &PlanService, ns: &str, plan_id: &str) -> Result<(), Error> {
+    let _guard = record::guard(plans, plan_id).await?;
+    let (mut rec, mut ver) = load(plans, ns, plan_id).await?;
     let step_id = rec.exec.pending_prompt.as_ref().map(|p| p.step_id.clone());
     let question = rec
         .exec
@@ -160,7 +160,7 @@ async fn ask_again(app: &App, ns: &str, plan_id: &str) -> Result<(), Error> {
         .unwrap_or_else(|| "Reply `approve` or `reject`.".into());
     let fields = json!({ "state": rec.plan.state, "stepId": step_id });
     emit(
-        app,
+        plans,
         ns,
         &mut rec,
         &mut ver,
@@ -172,9 +172,9 @@ async fn ask_again(app: &App, ns: &str, plan_id: &str) -> Result<(), Error> {
 }
 
 /// `plan/prompt`: answers the pending prompt; an approved plan runs on detached.
-pub(crate) async fn answer(app: &App, ns: &str, params: PlanPromptParams) -> Result<Plan, Error> {
+pub(crate) async fn answer(plans: &PlanService, ns: &str, params: PlanPromptParams) -> Result<Plan, Error> {
     let (plan, resume) = answer_prompt(
-        app,
+        plans,
         ns,
         &params.plan_id,
         Some(&params.prompt_id),
@@ -183,14 +183,14 @@ pub(crate) async fn answer(app: &App, ns: &str, params: PlanPromptParams) -> Res
     )
     .await?;
     if resume {
-        spawn_run(app, ns.to_string(), plan.id.clone())?;
+        spawn_run(plans, ns.to_string(), plan.id.clone())?;
     }
     Ok(plan)
 }
 
 /// A message replying to a plan's input-required task answers its prompt.
 pub(crate) async fn reply(
-    app: &App,
+    plans: &PlanService,
     task: &TaskHandle,
     plan_id: &str,
     message: &Message,
@@ -201,17 +201,17 @@ pub(crate) async fn reply(
     {
         // A message while the plan is not waiting (e.g. still running) is
         // only recorded in the task's history; the run goes on.
-        let _guard = record::guard(app, plan_id).await?;
-        let (rec, _) = load(app, &ns, plan_id).await?;
+        let _guard = record::guard(plans, plan_id).await?;
+        let (rec, _) = load(plans, &ns, plan_id).await?;
         if rec.plan.state != PlanState::InputRequired {
             return Ok(());
         }
     }
     let Some(decision) = decision else {
-        return ask_again(app, &ns, plan_id).await;
+        return ask_again(plans, &ns, plan_id).await;
     };
     let text = Some(text).filter(|t| !t.is_empty());
-    let (plan, resume) = match answer_prompt(app, &ns, plan_id, None, decision, text).await {
+    let (plan, resume) = match answer_prompt(plans, &ns, plan_id, None, decision, text).await {
         Ok(answered) => answered,
         // Answered or cancelled meanwhile (plan/prompt, plan/cancel): the
         // message stays in the history and the task is left as it is.
@@ -219,7 +219,7 @@ pub(crate) async fn reply(
         Err(e) => return Err(e),
     };
     if resume {
-        run_plan(app, &ns, &plan.id).await;
+        run_plan(plans, &ns, &plan.id).await;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@
 
 use super::field;
 use super::record::{load, PlanRecord, COLL, FAMILY};
-use crate::app::App;
+use super::PlanService;
 use crate::namespaces::{decode_cursor_value, encode_cursor_value, page_limit};
 use crate::util::from_json;
 use a2a::rpc::Error;
@@ -37,12 +37,13 @@ fn steps_of(record: &PlanRecord, revision: Option<i64>) -> Result<(i64, Vec<Plan
 }
 
 /// The decision tree of `steps`: the GOAL with one node per step, in order.
-async fn decision_tree(app: &App, plan: &Plan, steps: &[PlanStep]) -> Result<DecisionNode, Error> {
+async fn decision_tree(plans: &PlanService, plan: &Plan, steps: &[PlanStep]) -> Result<DecisionNode, Error> {
     let total = steps.len();
     let mut children = Vec::with_capacity(total);
     for (i, step) in steps.iter().enumerate() {
-        let tool_kind = app
-            .reg_get(&plan.namespace, RegistryKind::Tool, &step.tool)
+        let tool_kind = plans
+            .registry
+            .get(&plan.namespace, RegistryKind::Tool, &step.tool)
             .await?
             .and_then(|t| field::<ToolKind>(&t, "kind"));
         let kind = match tool_kind {
@@ -155,8 +156,12 @@ fn explain(
 }
 
 /// `plan/status`.
-pub(crate) async fn status(app: &App, ns: &str, params: PlanStatusParams) -> Result<PlanStatus, Error> {
-    let (record, _) = load(app, ns, &params.plan_id).await?;
+pub(crate) async fn status(
+    plans: &PlanService,
+    ns: &str,
+    params: PlanStatusParams,
+) -> Result<PlanStatus, Error> {
+    let (record, _) = load(plans, ns, &params.plan_id).await?;
     let waiting = record.plan.state == PlanState::InputRequired;
     Ok(PlanStatus {
         plan: record.plan,
@@ -169,7 +174,7 @@ pub(crate) async fn status(app: &App, ns: &str, params: PlanStatusParams) -> Res
 }
 
 /// `plan/list`: filtered, newest first, by cursor.
-pub(crate) async fn list(app: &App, ns: &str, params: PlanListParams) -> Result<PlanList, Error> {
+pub(crate) async fn list(plans: &PlanService, ns: &str, params: PlanListParams) -> Result<PlanList, Error> {
     let limit = page_limit(params.limit)?;
     let before = match decode_cursor_value(params.cursor.as_deref())? {
         None => None,
@@ -179,10 +184,11 @@ pub(crate) async fn list(app: &App, ns: &str, params: PlanListParams) -> Result<
         },
     };
     let n = ns.to_string();
-    let docs = app
-        .db(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
+    let docs = plans
+        .db
+        .run(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
         .await?;
-    let mut plans = Vec::with_capacity(docs.len());
+    let mut found = Vec::with_capacity(docs.len());
     for doc in docs {
         let record: PlanRecord = from_json(doc.value, FAMILY)?;
         let plan = record.plan;
@@ -199,44 +205,44 @@ pub(crate) async fn list(app: &App, ns: &str, params: PlanListParams) -> Result<
                 (plan.created_at.as_str(), plan.id.as_str()) < (at.as_str(), id.as_str())
             });
         if keep {
-            plans.push(plan);
+            found.push(plan);
         }
     }
     // Newest first; the id breaks ties so paging is stable.
-    plans.sort_by(|a, b| (&b.created_at, &b.id).cmp(&(&a.created_at, &a.id)));
-    let more = plans.len() > limit;
-    plans.truncate(limit);
+    found.sort_by(|a, b| (&b.created_at, &b.id).cmp(&(&a.created_at, &a.id)));
+    let more = found.len() > limit;
+    found.truncate(limit);
     let next_cursor = if more {
-        plans
+        found
             .last()
             .map(|p| encode_cursor_value(&json!({ "before": p.created_at, "id": p.id })))
     } else {
         None
     };
     Ok(PlanList {
-        items: plans,
+        items: found,
         next_cursor,
     })
 }
 
 /// `plan/tree` of the current or an earlier revision.
-pub(crate) async fn tree(app: &App, ns: &str, params: PlanTreeParams) -> Result<PlanTree, Error> {
-    let (record, _) = load(app, ns, &params.plan_id).await?;
+pub(crate) async fn tree(plans: &PlanService, ns: &str, params: PlanTreeParams) -> Result<PlanTree, Error> {
+    let (record, _) = load(plans, ns, &params.plan_id).await?;
     let (revision, steps) = steps_of(&record, params.revision)?;
     Ok(PlanTree {
         plan_id: record.plan.id.clone(),
         revision,
-        root: decision_tree(app, &record.plan, &steps).await?,
+        root: decision_tree(plans, &record.plan, &steps).await?,
     })
 }
 
 /// `plan/explain` of the whole plan or one node.
 pub(crate) async fn explanation(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     params: PlanExplainParams,
 ) -> Result<PlanExplanation, Error> {
-    let (record, _) = load(app, ns, &params.plan_id).await?;
+    let (record, _) = load(plans, ns, &params.plan_id).await?;
     let (revision, steps) = steps_of(&record, params.revision)?;
     let node_id = params.node_id.clone().filter(|n| !n.is_empty());
     explain(&record.plan, revision, &steps, node_id)
@@ -244,11 +250,11 @@ pub(crate) async fn explanation(
 
 /// `plan/artifacts` of the current or an earlier revision.
 pub(crate) async fn artifacts(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     params: PlanArtifactsParams,
 ) -> Result<PlanArtifactList, Error> {
-    let (rec, _) = load(app, ns, &params.plan_id).await?;
+    let (rec, _) = load(plans, ns, &params.plan_id).await?;
     let revision = params.revision.unwrap_or(rec.plan.revision);
     if revision != rec.plan.revision && !rec.past.iter().any(|p| p.revision == revision) {
         return Err(FAMILY.not_found(&format!("revision {revision} of plan `{}`", rec.plan.id)));

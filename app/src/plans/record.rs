@@ -22,7 +22,7 @@
 //! operation called in a state that does not allow it answers
 //! ExtInvalidState naming the state (metadata `state`, see `expect_state`).
 
-use crate::app::App;
+use super::PlanService;
 use crate::store::{Commit, DocWrite, Expect, StoreError};
 use crate::util::{from_json, to_json, Family};
 use a2a::rpc::Error;
@@ -217,10 +217,11 @@ impl PlanRecord {
 }
 
 /// Loads a plan record and its store version; ExtNotFound when absent.
-pub(crate) async fn load(app: &App, ns: &str, plan_id: &str) -> Result<(PlanRecord, u64), Error> {
+pub(crate) async fn load(plans: &PlanService, ns: &str, plan_id: &str) -> Result<(PlanRecord, u64), Error> {
     let (n, key) = (ns.to_string(), plan_id.to_string());
-    let doc = app
-        .db(FAMILY, move |s| s.get_doc(COLL, &n, &key))
+    let doc = plans
+        .db
+        .run(FAMILY, move |s| s.get_doc(COLL, &n, &key))
         .await?
         .ok_or_else(|| FAMILY.not_found(&format!("Plan `{plan_id}`")))?;
     Ok((from_json(doc.value, FAMILY)?, doc.version))
@@ -239,13 +240,18 @@ pub(crate) fn put(ns: &str, record: &PlanRecord, version: u64) -> Result<DocWrit
 
 /// Writes a changed plan record if the stored one is still at `version`
 /// (plan/cancel, plan/correct): a vanished plan is ExtNotFound.
-pub(crate) async fn save(app: &App, ns: &str, record: &PlanRecord, version: u64) -> Result<(), Error> {
+pub(crate) async fn save(
+    plans: &PlanService,
+    ns: &str,
+    record: &PlanRecord,
+    version: u64,
+) -> Result<(), Error> {
     let id = record.plan.id.clone();
     let commit = Commit {
         task: None,
         docs: vec![put(ns, record, version)?],
     };
-    match app.db_raw(move |s| s.commit(&commit)).await {
+    match plans.db.call(move |s| s.commit(&commit)).await {
         Ok(_) => Ok(()),
         Err(StoreError::Conflict { found: None, .. }) => Err(FAMILY.not_found(&format!("Plan `{id}`"))),
         Err(StoreError::Conflict { .. }) => Err(Error::new(
@@ -257,8 +263,8 @@ pub(crate) async fn save(app: &App, ns: &str, record: &PlanRecord, version: u64)
 }
 
 /// Commits plan (and project) documents together; any conflict is ExtInvalidState.
-pub(crate) async fn commit(app: &App, commit: Commit, plan_id: &str) -> Result<(), Error> {
-    match app.db_raw(move |s| s.commit(&commit)).await {
+pub(crate) async fn commit(plans: &PlanService, commit: Commit, plan_id: &str) -> Result<(), Error> {
+    match plans.db.call(move |s| s.commit(&commit)).await {
         Ok(_) => Ok(()),
         Err(StoreError::Conflict { .. }) => Err(Error::new(
             ErrorKind::ExtInvalidState,
@@ -269,10 +275,13 @@ pub(crate) async fn commit(app: &App, commit: Commit, plan_id: &str) -> Result<(
 }
 
 /// The per-plan lock serializing a plan's operations (taken before any task lock).
-pub(crate) async fn guard(app: &App, plan_id: &str) -> Result<tokio::sync::OwnedMutexGuard<()>, Error> {
+pub(crate) async fn guard(
+    plans: &PlanService,
+    plan_id: &str,
+) -> Result<tokio::sync::OwnedMutexGuard<()>, Error> {
     let lock = {
-        let mut map = app
-            .plan_locks
+        let mut map = plans
+            .locks
             .lock()
             .map_err(|_| FAMILY.internal("plan lock registry poisoned"))?;
         map.entry(plan_id.to_string()).or_default().clone()

@@ -14,7 +14,7 @@ use super::template::render_value;
 use super::tools::{self, Call, Outcome};
 use super::validation::run_validation;
 use super::workspace::{changed_files, overlay};
-use crate::app::App;
+use super::PlanService;
 use crate::util;
 use a2a::rpc::Error;
 use a2a::types::RegistryKind;
@@ -32,11 +32,11 @@ pub(crate) enum StepEnd {
 }
 
 /// Fails a running plan and its task for an unexpected error.
-async fn fail_plan(app: &App, ns: &str, plan_id: &str, message: &str) {
-    let Ok(_guard) = record::guard(app, plan_id).await else {
+async fn fail_plan(plans: &PlanService, ns: &str, plan_id: &str, message: &str) {
+    let Ok(_guard) = record::guard(plans, plan_id).await else {
         return;
     };
-    let Ok((mut rec, mut ver)) = load(app, ns, plan_id).await else {
+    let Ok((mut rec, mut ver)) = load(plans, ns, plan_id).await else {
         return;
     };
     if rec.plan.state != PlanState::Running {
@@ -46,7 +46,7 @@ async fn fail_plan(app: &App, ns: &str, plan_id: &str, message: &str) {
     // The task may already be terminal (e.g. cancelled): nothing more to say then.
     // The event names no step, with an explicit null as it always has.
     let _ = emit(
-        app,
+        plans,
         ns,
         &mut rec,
         &mut ver,
@@ -58,31 +58,31 @@ async fn fail_plan(app: &App, ns: &str, plan_id: &str, message: &str) {
 }
 
 /// Drives a RUNNING plan until it waits, fails or completes.
-pub(crate) async fn run_plan(app: &App, ns: &str, plan_id: &str) {
-    if let Err(error) = drive(app, ns, plan_id).await {
-        fail_plan(app, ns, plan_id, &error.message).await;
+pub(crate) async fn run_plan(plans: &PlanService, ns: &str, plan_id: &str) {
+    if let Err(error) = drive(plans, ns, plan_id).await {
+        fail_plan(plans, ns, plan_id, &error.message).await;
     }
 }
 
 /// Runs [`run_plan`] detached.
-pub(crate) fn spawn_run(app: &App, ns: String, plan_id: String) -> Result<(), Error> {
-    let app = app.arc()?;
-    tokio::spawn(async move { run_plan(&app, &ns, &plan_id).await });
+pub(crate) fn spawn_run(plans: &PlanService, ns: String, plan_id: String) -> Result<(), Error> {
+    let plans = plans.clone();
+    tokio::spawn(async move { run_plan(&plans, &ns, &plan_id).await });
     Ok(())
 }
 
-async fn drive(app: &App, ns: &str, plan_id: &str) -> Result<(), Error> {
+async fn drive(plans: &PlanService, ns: &str, plan_id: &str) -> Result<(), Error> {
     // Bounded: every iteration finishes a step or stops.
     loop {
-        let _guard = record::guard(app, plan_id).await?;
-        let (mut rec, mut ver) = load(app, ns, plan_id).await?;
+        let _guard = record::guard(plans, plan_id).await?;
+        let (mut rec, mut ver) = load(plans, ns, plan_id).await?;
         if rec.plan.state != PlanState::Running {
             return Ok(());
         }
         if !rec.exec.started {
             rec.exec.started = true;
             emit(
-                app,
+                plans,
                 ns,
                 &mut rec,
                 &mut ver,
@@ -94,9 +94,9 @@ async fn drive(app: &App, ns: &str, plan_id: &str) -> Result<(), Error> {
         }
         let i = rec.exec.next_step;
         if i >= rec.steps.len() {
-            return finish(app, ns, &mut rec, &mut ver).await;
+            return finish(plans, ns, &mut rec, &mut ver).await;
         }
-        match run_step(app, ns, &mut rec, &mut ver, i).await? {
+        match run_step(plans, ns, &mut rec, &mut ver, i).await? {
             StepEnd::Next => continue,
             StepEnd::Stop => return Ok(()),
         }
@@ -105,7 +105,7 @@ async fn drive(app: &App, ns: &str, plan_id: &str) -> Result<(), Error> {
 
 /// Step `i` failed: the plan and its task fail with `plan.error`.
 pub(crate) async fn step_failed(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &mut PlanRecord,
     ver: &mut u64,
@@ -117,7 +117,7 @@ pub(crate) async fn step_failed(
     let message = format!("Step `{step_id}` failed: {message}");
     rec.fail(&message, Some(step_id.clone()));
     emit(
-        app,
+        plans,
         ns,
         rec,
         ver,
@@ -130,8 +130,9 @@ pub(crate) async fn step_failed(
 }
 
 /// The tree the plan sees: the project at its base revision with the workspace over it.
-async fn plan_files(app: &App, ns: &str, rec: &PlanRecord) -> Result<Vec<Value>, Error> {
-    let (_, base) = app
+async fn plan_files(plans: &PlanService, ns: &str, rec: &PlanRecord) -> Result<Vec<Value>, Error> {
+    let (_, base) = plans
+        .registry
         .project_files(ns, &rec.plan.project, Some(rec.plan.base_project_revision))
         .await?;
     Ok(overlay(&base, &rec.exec.workspace))
@@ -139,17 +140,17 @@ async fn plan_files(app: &App, ns: &str, rec: &PlanRecord) -> Result<Vec<Value>,
 
 /// Runs validations as artifacts with `validation.completed`; the first ERROR failure.
 pub(crate) async fn validate_into(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &mut PlanRecord,
     ver: &mut u64,
     names: &[String],
     step_id: Option<&str>,
 ) -> Result<Result<(), String>, Error> {
-    let tree = plan_files(app, ns, rec).await?;
+    let tree = plan_files(plans, ns, rec).await?;
     let mut failed = None;
     for name in names {
-        let result = match run_validation(app, ns, name, &tree, None).await {
+        let result = match run_validation(plans, ns, name, &tree, None).await {
             Ok(r) => r,
             Err(why) => return Ok(Err(why)),
         };
@@ -191,7 +192,7 @@ pub(crate) async fn validate_into(
             artifact: artifact.clone(),
         });
         emit(
-            app,
+            plans,
             ns,
             rec,
             ver,
@@ -208,7 +209,7 @@ pub(crate) async fn validate_into(
 /// arguments rendered and checked; `Err` is why the step fails before its
 /// tool runs.
 async fn prepare_step(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &mut PlanRecord,
     ver: &mut u64,
@@ -219,7 +220,7 @@ async fn prepare_step(
     rec.steps[i].started_at = Some(util::now());
     rec.usage.tool_calls += 1;
     emit(
-        app,
+        plans,
         ns,
         rec,
         ver,
@@ -228,7 +229,7 @@ async fn prepare_step(
         json!({ "stepId": step.id, "tool": step.tool }),
     )
     .await?;
-    let Some(tool) = app.reg_get(ns, RegistryKind::Tool, &step.tool).await? else {
+    let Some(tool) = plans.registry.get(ns, RegistryKind::Tool, &step.tool).await? else {
         return Ok(Err(format!("tool `{}` no longer exists", step.tool)));
     };
     let raw = rec.exec.arguments.get(i).cloned().unwrap_or(json!({}));
@@ -251,24 +252,24 @@ async fn prepare_step(
 }
 
 async fn run_step(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &mut PlanRecord,
     ver: &mut u64,
     i: usize,
 ) -> Result<StepEnd, Error> {
-    let call = match prepare_step(app, ns, rec, ver, i).await? {
+    let call = match prepare_step(plans, ns, rec, ver, i).await? {
         Ok(call) => call,
-        Err(why) => return step_failed(app, ns, rec, ver, i, why).await,
+        Err(why) => return step_failed(plans, ns, rec, ver, i, why).await,
     };
     let tool_fields = json!({ "stepId": call.step.id, "tool": call.step.tool });
     match tools::run(&call, &rec.plan.inputs, &rec.exec.outputs) {
-        Outcome::Failed(why) => step_failed(app, ns, rec, ver, i, why).await,
+        Outcome::Failed(why) => step_failed(plans, ns, rec, ver, i, why).await,
         Outcome::Produced(produced) => {
             let artifact = produced.artifact.artifact.clone();
             tools::record_output(rec, i, &call.step.id, produced);
             emit(
-                app,
+                plans,
                 ns,
                 rec,
                 ver,
@@ -279,18 +280,18 @@ async fn run_step(
             .await?;
             Ok(StepEnd::Next)
         }
-        Outcome::Approval { question } => tools::approval(app, ns, rec, ver, i, question).await,
-        Outcome::Validate(names) => tools::run_validations(app, ns, rec, ver, i, names).await,
+        Outcome::Approval { question } => tools::approval(plans, ns, rec, ver, i, question).await,
+        Outcome::Validate(names) => tools::run_validations(plans, ns, rec, ver, i, names).await,
     }
 }
 
 /// After the last step: the action's validations, REVIEW, optional auto-apply, COMPLETED.
-async fn finish(app: &App, ns: &str, rec: &mut PlanRecord, ver: &mut u64) -> Result<(), Error> {
+async fn finish(plans: &PlanService, ns: &str, rec: &mut PlanRecord, ver: &mut u64) -> Result<(), Error> {
     let names = rec.exec.validations.clone();
-    if let Err(why) = validate_into(app, ns, rec, ver, &names, None).await? {
+    if let Err(why) = validate_into(plans, ns, rec, ver, &names, None).await? {
         rec.fail(&why, None);
         return emit(
-            app,
+            plans,
             ns,
             rec,
             ver,
@@ -300,13 +301,13 @@ async fn finish(app: &App, ns: &str, rec: &mut PlanRecord, ver: &mut u64) -> Res
         )
         .await;
     }
-    let (_, current) = app.project_files(ns, &rec.plan.project, None).await?;
+    let (_, current) = plans.registry.project_files(ns, &rec.plan.project, None).await?;
     let (changed, bytes) = changed_files(&current, &rec.exec.workspace);
     rec.usage.files_changed = changed;
     rec.usage.bytes_changed = bytes;
     rec.plan.phase = PlanPhase::Review;
     emit(
-        app,
+        plans,
         ns,
         rec,
         ver,
@@ -317,7 +318,7 @@ async fn finish(app: &App, ns: &str, rec: &mut PlanRecord, ver: &mut u64) -> Res
     .await?;
     rec.plan.state = PlanState::Completed;
     let note = if rec.exec.auto_apply {
-        auto_apply(app, ns, rec, ver).await?
+        auto_apply(plans, ns, rec, ver).await?
     } else {
         None
     };
@@ -326,7 +327,7 @@ async fn finish(app: &App, ns: &str, rec: &mut PlanRecord, ver: &mut u64) -> Res
         fields["message"] = json!(n);
     }
     emit(
-        app,
+        plans,
         ns,
         rec,
         ver,
@@ -340,15 +341,15 @@ async fn finish(app: &App, ns: &str, rec: &mut PlanRecord, ver: &mut u64) -> Res
 /// The automation profile's auto-apply of a COMPLETED plan; a refusal (budget,
 /// invariants) leaves it COMPLETED and is the returned note.
 async fn auto_apply(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &mut PlanRecord,
     ver: &mut u64,
 ) -> Result<Option<String>, Error> {
-    match super::apply::apply(app, ns, rec, ver, None, None).await {
+    match super::apply::apply(plans, ns, rec, ver, None, None).await {
         Ok(result) => {
             emit(
-                app,
+                plans,
                 ns,
                 rec,
                 ver,

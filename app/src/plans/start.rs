@@ -11,7 +11,7 @@ use super::events::plan_metadata;
 use super::execute::arm;
 use super::record::{self, load};
 use super::runner::run_plan;
-use crate::app::App;
+use super::PlanService;
 use crate::executor::TaskHandle;
 use crate::util::{self, EXTENSION_URI};
 use a2a::rpc::Error;
@@ -111,25 +111,27 @@ async fn refuse_start(task: &TaskHandle, plan_id: &str, revision: i64, error: &E
 /// Arms a CREATED plan and links it RUNNING to the message's task, in one
 /// commit with the task's metadata naming the plan; nothing is committed on
 /// a refusal.
-async fn link(app: &App, ns: &str, plan_id: &str, task: &TaskHandle) -> Result<(), Error> {
-    let _guard = record::guard(app, plan_id).await?;
-    let (mut rec, ver) = load(app, ns, plan_id).await?;
-    arm(app, ns, &mut rec).await?;
+async fn link(plans: &PlanService, ns: &str, plan_id: &str, task: &TaskHandle) -> Result<(), Error> {
+    let _guard = record::guard(plans, plan_id).await?;
+    let (mut rec, ver) = load(plans, ns, plan_id).await?;
+    arm(plans, ns, &mut rec).await?;
     rec.start_running(&task.task_id, util::now());
     let doc = record::put(ns, &rec, ver)?;
     let metadata = plan_metadata(&rec.plan.id, rec.plan.revision);
-    app.mutate_with(ns, &task.task_id, vec![doc], move |t| {
-        if crate::tasks::is_terminal(t.status.state) {
-            return Err(Error::new(
-                ErrorKind::ExtInvalidState,
-                "the task ended before its plan could start",
-            ));
-        }
-        t.metadata.get_or_insert_with(Map::new).extend(metadata);
-        Ok(crate::tasks::Change { events: vec![] })
-    })
-    .await
-    .map(|_| ())
+    plans
+        .engine
+        .mutate_with(ns, &task.task_id, vec![doc], move |t| {
+            if crate::tasks::is_terminal(t.status.state) {
+                return Err(Error::new(
+                    ErrorKind::ExtInvalidState,
+                    "the task ended before its plan could start",
+                ));
+            }
+            t.metadata.get_or_insert_with(Map::new).extend(metadata);
+            Ok(crate::tasks::Change { events: vec![] })
+        })
+        .await
+        .map(|_| ())
 }
 
 /// Starts a plan from a message (the default executor's
@@ -150,7 +152,11 @@ async fn link(app: &App, ns: &str, plan_id: &str, task: &TaskHandle) -> Result<(
 /// (unknown action, project or profile, inputs not matching the schema)
 /// names no plan: `planId` is empty and `revision` 0. A plan that exists
 /// but cannot run (e.g. an EXTERNAL tool) stays CREATED and is named.
-pub(crate) async fn start_in_task(app: &App, task: &TaskHandle, start: PlanStart) -> Result<(), Error> {
+pub(crate) async fn start_in_task(
+    plans: &PlanService,
+    task: &TaskHandle,
+    start: PlanStart,
+) -> Result<(), Error> {
     let ns = task.namespace.clone();
     let params = PlanUseParams {
         action: start.action,
@@ -161,14 +167,14 @@ pub(crate) async fn start_in_task(app: &App, task: &TaskHandle, start: PlanStart
         context_id: Some(task.context_id.clone()),
         namespace: Some(ns.clone()),
     };
-    let plan = match create_plan(app, &ns, params).await {
+    let plan = match create_plan(plans, &ns, params).await {
         Ok(plan) => plan,
         Err(error) => return refuse_start(task, "", 0, &error).await,
     };
-    if let Err(error) = link(app, &ns, &plan.id, task).await {
+    if let Err(error) = link(plans, &ns, &plan.id, task).await {
         return refuse_start(task, &plan.id, plan.revision, &error).await;
     }
-    run_plan(app, &ns, &plan.id).await;
+    run_plan(plans, &ns, &plan.id).await;
     Ok(())
 }
 

@@ -31,7 +31,7 @@ use super::runner::{step_failed, validate_into, StepEnd};
 use super::schema::Schema;
 use super::template::render;
 use super::workspace::{media_type_of, overlay, valid_path};
-use crate::app::App;
+use super::PlanService;
 use crate::util;
 use a2a::rpc::Error;
 use a2a::types::{
@@ -215,7 +215,7 @@ pub(crate) fn record_output(rec: &mut PlanRecord, i: usize, step_id: &str, produ
 /// An approval step: approved at once under an AUTO profile, else the plan
 /// waits for an answer with a new prompt.
 pub(crate) async fn approval(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &mut PlanRecord,
     ver: &mut u64,
@@ -226,7 +226,7 @@ pub(crate) async fn approval(
     if rec.exec.auto_approve {
         rec.step_succeeded(i, "Approved automatically.".into(), util::now());
         emit(
-            app,
+            plans,
             ns,
             rec,
             ver,
@@ -237,7 +237,7 @@ pub(crate) async fn approval(
         )
         .await?;
         emit(
-            app,
+            plans,
             ns,
             rec,
             ver,
@@ -260,7 +260,7 @@ pub(crate) async fn approval(
     rec.steps[i].state = PlanStepState::WaitingInput;
     rec.plan.state = PlanState::InputRequired;
     emit(
-        app,
+        plans,
         ns,
         rec,
         ver,
@@ -275,7 +275,7 @@ pub(crate) async fn approval(
 /// A run-validation step: the named validations (default: the action's)
 /// as artifacts; an ERROR failure fails the step.
 pub(crate) async fn run_validations(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     rec: &mut PlanRecord,
     ver: &mut u64,
@@ -284,12 +284,12 @@ pub(crate) async fn run_validations(
 ) -> Result<StepEnd, Error> {
     let step = rec.steps[i].clone();
     let names = names.unwrap_or_else(|| rec.exec.validations.clone());
-    if let Err(why) = validate_into(app, ns, rec, ver, &names, Some(&step.id)).await? {
-        return step_failed(app, ns, rec, ver, i, why).await;
+    if let Err(why) = validate_into(plans, ns, rec, ver, &names, Some(&step.id)).await? {
+        return step_failed(plans, ns, rec, ver, i, why).await;
     }
     rec.step_succeeded(i, format!("{} validation(s) passed.", names.len()), util::now());
     emit(
-        app,
+        plans,
         ns,
         rec,
         ver,

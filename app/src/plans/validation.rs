@@ -12,7 +12,7 @@
 
 use super::field;
 use super::schema::Schema;
-use crate::app::App;
+use super::PlanService;
 use crate::registry::file_bytes;
 use a2a::types::RegistryKind;
 use a2a::types::{ValidationKind, ValidationOutcome, ValidationResult, ValidationSeverity};
@@ -103,14 +103,15 @@ pub(crate) fn check_validation(v: &Value, tree: &[Value]) -> Result<(), String> 
 /// Runs the validation `name` of namespace `ns` on a tree: its result, or why
 /// it cannot run (it does not exist).
 pub(crate) async fn run_validation(
-    app: &App,
+    plans: &PlanService,
     ns: &str,
     name: &str,
     tree: &[Value],
     invariant: Option<&str>,
 ) -> Result<ValidationResult, String> {
-    let v = app
-        .reg_get(ns, RegistryKind::Validation, name)
+    let v = plans
+        .registry
+        .get(ns, RegistryKind::Validation, name)
         .await
         .map_err(|e| e.message)?
         .ok_or_else(|| format!("validation `{name}` does not exist"))?;

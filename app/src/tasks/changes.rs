@@ -73,6 +73,35 @@ pub fn status_change(
     })
 }
 
+/// Cancels `task` (TaskNotCancelable once terminal) and describes the event.
+pub fn cancel_change(
+    task: &mut Task,
+    metadata: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Result<Change, Error> {
+    if is_terminal(task.status.state) {
+        return Err(Error::new(
+            ErrorKind::TaskNotCancelable,
+            format!("Task `{}` is already in a terminal state", task.id),
+        ));
+    }
+    if let Some(previous) = task.status.message.take() {
+        task.history.push(previous);
+    }
+    task.status = TaskStatus {
+        state: TaskState::Canceled,
+        message: None,
+        timestamp: Some(util::now()),
+    };
+    Ok(Change {
+        events: vec![StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone().unwrap_or_default(),
+            status: task.status.clone(),
+            metadata,
+        })],
+    })
+}
+
 /// Adds (or, with `append`, extends) an artifact of `task` (refused once terminal).
 pub fn artifact_change(
     task: &mut Task,

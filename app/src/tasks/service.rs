@@ -3,7 +3,7 @@
 //! continuation, the executor run), GetTask, ListTasks, CancelTask and
 //! SubscribeToTask, on the task engine.
 
-use super::changes::{is_terminal, state_name, trim_history, Change};
+use super::changes::{cancel_change, is_terminal, state_name, trim_history, Change};
 use super::engine::TaskEngine;
 use super::stream::{ends_stream, TaskEvents};
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
@@ -13,7 +13,7 @@ use crate::util::{self, from_json, namespace_of, require, to_json, Family};
 use a2a::rpc::{Access, CallContext, Error, Event, EventStream};
 use a2a::types::{
     ListTasksRequest, ListTasksResponse, Message, StreamResponse, Task, TaskPushNotificationConfig,
-    TaskState, TaskStatus, TaskStatusUpdateEvent,
+    TaskState, TaskStatus,
 };
 use a2a::ErrorKind;
 use std::collections::VecDeque;
@@ -374,30 +374,7 @@ impl TaskService {
         let metadata = request.metadata.clone();
         let task = self
             .engine
-            .mutate(&namespace, &request.id, |task| {
-                if is_terminal(task.status.state) {
-                    return Err(Error::new(
-                        ErrorKind::TaskNotCancelable,
-                        format!("Task `{}` is already in a terminal state", task.id),
-                    ));
-                }
-                if let Some(previous) = task.status.message.take() {
-                    task.history.push(previous);
-                }
-                task.status = TaskStatus {
-                    state: TaskState::Canceled,
-                    message: None,
-                    timestamp: Some(util::now()),
-                };
-                Ok(Change {
-                    events: vec![StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                        task_id: task.id.clone(),
-                        context_id: task.context_id.clone().unwrap_or_default(),
-                        status: task.status.clone(),
-                        metadata,
-                    })],
-                })
-            })
+            .mutate(&namespace, &request.id, |task| cancel_change(task, metadata))
             .await?;
         self.executor.cancelled(&namespace, &task).await;
         Ok(task)
