@@ -9,10 +9,12 @@
 //!   method in [`methods::markers`] implementing [`rpc::Method`];
 //! - [`errors`]: the error registry ([`ErrorKind`]);
 //! - [`handlers`]: one async trait per service and the [`Router`] dispatcher;
-//! - [`client`]: typed stubs on [`rpc::Client`] over any [`rpc::Transport`].
+//! - [`client`]: the typed [`rpc::Client`] over any [`rpc::Transport`].
 //!
-//! [`rpc`] is the small hand-written runtime the generated code stands on. The
-//! crate performs no I/O: transports live in the server and client crates.
+//! [`rpc`] re-exports the hand-written runtime the generated code stands on
+//! (crate `cleveragents-a2a-runtime`, which knows no generated type; the
+//! generated `ErrorKind` and `Contract` implement its traits). The crate
+//! performs no I/O: transports live in the server and client crates.
 
 // Generated code is formatted by the generator (prettyplease), not rustfmt.
 #[rustfmt::skip]

@@ -463,7 +463,7 @@ impl HttpState {
             match negotiate::negotiate_minor(contract, requested_minor) {
                 Ok(v) => {
                     if requested_minor.is_some() {
-                        extension_versions.insert(contract, v);
+                        extension_versions.insert(contract.name(), v);
                     }
                     if let Ok(value) = HeaderValue::from_str(&v.to_string()) {
                         extra.push((HeaderName::from_static("cleveragents-extension-version"), value));

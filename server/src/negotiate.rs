@@ -50,7 +50,8 @@ pub(crate) fn check_protocol_version(value: Option<&str>, assume: Option<&str>) 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Negotiated {
     pub activated: Vec<String>,
-    pub versions: BTreeMap<Contract, Version>,
+    /// Negotiated version per contract name (the key `CallContext` uses).
+    pub versions: BTreeMap<&'static str, Version>,
 }
 
 /// The extension contracts this server speaks.

@@ -8,6 +8,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
+    // A result that cannot be encoded is the base contract's internal error,
+    // whichever contract the method belongs to.
+    let internal = base_internal_error(contracts)?;
     let mut traits = Vec::new();
     let mut trait_idents = Vec::new();
     let mut arms = Vec::new();
@@ -52,9 +55,9 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                 });
                 let wire = &method.name;
                 let call = if method.streaming {
-                    quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await))
+                    quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await, #internal))
                 } else {
-                    quote!(crate::rpc::Outcome::from_result(self.handler.#f(&ctx, params).await))
+                    quote!(crate::rpc::Outcome::from_result(self.handler.#f(&ctx, params).await, #internal))
                 };
                 arms.push(quote! {
                     #wire => {
@@ -121,7 +124,7 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                 };
                 match descriptor.name {
                     #(#arms)*
-                    _ => crate::rpc::Outcome::Single(Err(crate::rpc::Error::method_not_found(method))),
+                    _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
                 }
             }
         }
@@ -137,4 +140,15 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             }
         }
     })
+}
+
+fn base_internal_error(contracts: &[Contract]) -> Result<TokenStream> {
+    let base = contracts
+        .first()
+        .ok_or_else(|| crate::Error::schema("", "no contract"))?;
+    let error = base
+        .error_with_code(-32603)
+        .ok_or_else(|| crate::Error::schema(&base.file, "no error -32603"))?;
+    let e = super::error_variant(error);
+    Ok(quote!(crate::errors::ErrorKind::#e))
 }

@@ -60,6 +60,7 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
         }
     }
     let all_contracts = contracts.iter().map(contract_variant);
+    let of_method = of_method_body(contracts);
     let ContractArms {
         version_header,
         extensions_header,
@@ -109,7 +110,7 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                 _ => quote!(None),
             };
             descriptors.push(quote! {
-                crate::rpc::MethodDescriptor {
+                MethodDescriptor {
                     name: #wire,
                     contract: Contract::#contract_ident,
                     service: #service,
@@ -138,7 +139,8 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                     const NAME: &'static str = #wire;
                     type Params = #params;
                     type Result = #result;
-                    fn descriptor() -> &'static crate::rpc::MethodDescriptor { &super::METHODS[#index] }
+                    type Contract = super::Contract;
+                    fn descriptor() -> &'static super::MethodDescriptor { &super::METHODS[#index] }
                 }
             });
             lookup.push(quote!(#wire => Some(&METHODS[#index])));
@@ -180,14 +182,49 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             pub const fn invalid_params(self) -> crate::errors::ErrorKind { match self { #(#invalid_params,)* } }
             /// JSON-RPC -32603 in this contract's registry.
             pub const fn internal_error(self) -> crate::errors::ErrorKind { match self { #(#internal_error,)* } }
+            /// The contract a wire method name belongs to: the one whose declared
+            /// prefix it carries, else the base protocol.
+            pub fn of_method(name: &str) -> Contract { #of_method }
         }
 
+        impl crate::rpc::ContractFacts for Contract {
+            type ErrorKind = crate::errors::ErrorKind;
+            fn name(self) -> &'static str { Contract::name(self) }
+            fn versions(self) -> &'static [&'static str] { Contract::versions(self) }
+            fn method_not_found(self) -> crate::errors::ErrorKind { Contract::method_not_found(self) }
+            fn invalid_params(self) -> crate::errors::ErrorKind { Contract::invalid_params(self) }
+        }
+
+        /// The descriptor of one method of these contracts.
+        pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
+
         /// Every method of every contract, in schema order.
-        pub static METHODS: &[crate::rpc::MethodDescriptor] = &[#(#descriptors),*];
+        pub static METHODS: &[MethodDescriptor] = &[#(#descriptors),*];
 
         /// The descriptor of the method with this wire name.
-        pub fn find_method(name: &str) -> Option<&'static crate::rpc::MethodDescriptor> {
+        pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
             match name { #(#lookup,)* _ => None }
+        }
+
+        /// The contract a wire method name belongs to ([`Contract::of_method`]).
+        pub fn contract_of_name(name: &str) -> Contract { Contract::of_method(name) }
+
+        /// Method-not-found in the registry of the contract the name belongs to.
+        pub fn method_not_found(name: &str) -> crate::rpc::Error {
+            crate::rpc::Error::method_not_found_in(Contract::of_method(name), name)
+        }
+
+        /// Finds the dispatchable method `name` as the caller sees it: unknown
+        /// methods, binding methods and methods newer than the caller's version
+        /// of their contract are method-not-found.
+        pub fn resolve(
+            name: &str,
+            ctx: &crate::rpc::CallContext,
+        ) -> Result<&'static MethodDescriptor, crate::rpc::Error> {
+            match find_method(name) {
+                Some(d) if d.is_dispatched() && ctx.can_see(d) => Ok(d),
+                _ => Err(method_not_found(name)),
+            }
         }
 
         /// Marker types, one per method, carrying its wire name, params and result.
@@ -195,6 +232,22 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             #(#markers)*
         }
     })
+}
+
+/// `Contract::of_method`: the prefixed contracts in order, then the first
+/// contract without a prefix (the base protocol), else the first contract.
+fn of_method_body(contracts: &[Contract]) -> TokenStream {
+    let prefixed = contracts.iter().filter_map(|c| {
+        let prefix = c.info.method_prefix.as_ref()?;
+        let v = contract_variant(c);
+        Some(quote!(if name.starts_with(#prefix) { return Self::#v; }))
+    });
+    let fallback = contracts
+        .iter()
+        .find(|c| c.info.method_prefix.is_none())
+        .or(contracts.first())
+        .map(contract_variant);
+    quote!(#(#prefixed)* Self::#fallback)
 }
 
 #[derive(Default)]

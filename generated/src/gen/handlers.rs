@@ -1798,6 +1798,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.send_message(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "SendStreamingMessage" => {
@@ -1809,6 +1810,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_stream(
                     self.handler.send_streaming_message(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "GetTask" => {
@@ -1820,6 +1822,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.get_task(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "ListTasks" => {
@@ -1831,6 +1834,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.list_tasks(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "CancelTask" => {
@@ -1842,6 +1846,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.cancel_task(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "SubscribeToTask" => {
@@ -1853,6 +1858,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_stream(
                     self.handler.subscribe_to_task(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "CreateTaskPushNotificationConfig" => {
@@ -1863,7 +1869,11 @@ impl<H: Handler> Router<H> {
                     Err(error) => return crate::rpc::Outcome::Single(Err(error)),
                 };
                 crate::rpc::Outcome::from_result(
-                    self.handler.create_task_push_notification_config(&ctx, params).await,
+                    self
+                        .handler
+                        .create_task_push_notification_config(&ctx, params)
+                        .await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "GetTaskPushNotificationConfig" => {
@@ -1875,6 +1885,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.get_task_push_notification_config(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "ListTaskPushNotificationConfigs" => {
@@ -1886,6 +1897,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.list_task_push_notification_configs(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "DeleteTaskPushNotificationConfig" => {
@@ -1896,7 +1908,11 @@ impl<H: Handler> Router<H> {
                     Err(error) => return crate::rpc::Outcome::Single(Err(error)),
                 };
                 crate::rpc::Outcome::from_result(
-                    self.handler.delete_task_push_notification_config(&ctx, params).await,
+                    self
+                        .handler
+                        .delete_task_push_notification_config(&ctx, params)
+                        .await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "GetExtendedAgentCard" => {
@@ -1908,6 +1924,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.get_extended_agent_card(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/use" => {
@@ -1919,6 +1936,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_use(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/execute" => {
@@ -1930,6 +1948,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_execute(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/apply" => {
@@ -1941,6 +1960,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_apply(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/cancel" => {
@@ -1952,6 +1972,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_cancel(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/status" => {
@@ -1963,6 +1984,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_status(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/tree" => {
@@ -1974,6 +1996,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_tree(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/explain" => {
@@ -1985,6 +2008,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_explain(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/correct" => {
@@ -1996,6 +2020,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_correct(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/diff" => {
@@ -2007,6 +2032,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_diff(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/artifacts" => {
@@ -2018,6 +2044,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_artifacts(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/prompt" => {
@@ -2029,6 +2056,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_prompt(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/rollback" => {
@@ -2040,6 +2068,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_rollback(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/list" => {
@@ -2051,6 +2080,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/list" => {
@@ -2062,6 +2092,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/show" => {
@@ -2073,6 +2104,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/add" => {
@@ -2084,6 +2116,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/update" => {
@@ -2095,6 +2128,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/remove" => {
@@ -2106,6 +2140,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/list" => {
@@ -2117,6 +2152,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/show" => {
@@ -2128,6 +2164,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/add" => {
@@ -2139,6 +2176,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/update" => {
@@ -2150,6 +2188,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/remove" => {
@@ -2161,6 +2200,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/list" => {
@@ -2172,6 +2212,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/show" => {
@@ -2183,6 +2224,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/add" => {
@@ -2194,6 +2236,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/update" => {
@@ -2205,6 +2248,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/remove" => {
@@ -2216,6 +2260,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/list" => {
@@ -2227,6 +2272,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/show" => {
@@ -2238,6 +2284,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/add" => {
@@ -2249,6 +2296,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/update" => {
@@ -2260,6 +2308,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/remove" => {
@@ -2271,6 +2320,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/list" => {
@@ -2282,6 +2332,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/show" => {
@@ -2293,6 +2344,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/add" => {
@@ -2304,6 +2356,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/update" => {
@@ -2315,6 +2368,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/remove" => {
@@ -2326,6 +2380,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/list" => {
@@ -2337,6 +2392,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/show" => {
@@ -2348,6 +2404,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/add" => {
@@ -2359,6 +2416,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/update" => {
@@ -2370,6 +2428,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/remove" => {
@@ -2381,6 +2440,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/list" => {
@@ -2392,6 +2452,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/show" => {
@@ -2403,6 +2464,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/add" => {
@@ -2414,6 +2476,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/update" => {
@@ -2425,6 +2488,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/remove" => {
@@ -2436,6 +2500,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/list" => {
@@ -2447,6 +2512,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/show" => {
@@ -2458,6 +2524,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/add" => {
@@ -2469,6 +2536,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/update" => {
@@ -2480,6 +2548,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/remove" => {
@@ -2491,6 +2560,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/list" => {
@@ -2502,6 +2572,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/show" => {
@@ -2513,6 +2584,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/add" => {
@@ -2524,6 +2596,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/update" => {
@@ -2535,6 +2608,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/remove" => {
@@ -2546,6 +2620,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/list" => {
@@ -2557,6 +2632,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/show" => {
@@ -2568,6 +2644,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/add" => {
@@ -2579,6 +2656,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/update" => {
@@ -2590,6 +2668,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/remove" => {
@@ -2601,6 +2680,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/context/show" => {
@@ -2612,6 +2692,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.context_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/context/inspect" => {
@@ -2623,6 +2704,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.context_inspect(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/context/simulate" => {
@@ -2634,6 +2716,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.context_simulate(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/context/set" => {
@@ -2645,6 +2728,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.context_set(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/sync/pull" => {
@@ -2656,6 +2740,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.sync_pull(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/sync/push" => {
@@ -2667,6 +2752,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.sync_push(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/sync/status" => {
@@ -2678,6 +2764,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.sync_status(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/namespace/list" => {
@@ -2689,6 +2776,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.namespace_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/namespace/show" => {
@@ -2700,6 +2788,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.namespace_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/namespace/members" => {
@@ -2711,6 +2800,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.namespace_members(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/health/check" => {
@@ -2722,6 +2812,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.health_check(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/diagnostics/run" => {
@@ -2733,13 +2824,10 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.diagnostics_run(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
-            _ => {
-                crate::rpc::Outcome::Single(
-                    Err(crate::rpc::Error::method_not_found(method)),
-                )
-            }
+            _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
         }
     }
 }
