@@ -14,6 +14,10 @@ pub const A2A_EXTENSIONS_HEADER: &str = a2a::rpc::declared(Contract::A2a.extensi
 /// HTTP header carrying the minor version of `urn:cleveragents:extensions:v1`
 /// wanted (the server's name for it; absent means the newest).
 pub const EXTENSION_VERSION_HEADER: &str = a2a::rpc::declared(Contract::Cleveragents.version_header());
+/// The params field naming the namespace of an A2A call (A2A `tenant`).
+pub const A2A_NAMESPACE_FIELD: &str = a2a::rpc::declared(Contract::A2a.namespace_field());
+/// The params field naming the namespace of an extension call.
+pub const EXTENSION_NAMESPACE_FIELD: &str = a2a::rpc::declared(Contract::Cleveragents.namespace_field());
 /// Default header of API-key authentication.
 pub const DEFAULT_API_KEY_HEADER: &str = "X-API-Key";
 /// Method name of stdio stream event notifications.

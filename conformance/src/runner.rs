@@ -9,6 +9,7 @@ use crate::check;
 use crate::report::{CaseResult, Outcome, Report};
 use crate::scenarios;
 use crate::transport::{Answer, Connector, Transport};
+use a2a::types::Role;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -101,7 +102,7 @@ impl Fixture {
         let answer = session
             .call(
                 "SendMessage",
-                json!({"message": {"messageId": unique("conformance-fixture"), "role": "ROLE_USER",
+                json!({"message": {"messageId": unique("conformance-fixture"), "role": Role::User,
                        "parts": [{"text": "conformance fixture"}]}}),
             )
             .await;

@@ -12,12 +12,22 @@
 //! Calls are sequential on a transport: the suite is a sequence of exchanges,
 //! and one in flight at a time keeps every answer attributable.
 
+use a2a::rpc::declared;
+use a2a::Contract;
 use serde_json::{json, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
+
+/// The A2A protocol version the suite speaks, and the service-parameter headers
+/// and extension it sends: the schemas' facts.
+const PROTOCOL_VERSION: &str = declared(Contract::A2a.protocol_version());
+const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
+const A2A_EXTENSIONS_HEADER: &str = declared(Contract::A2a.extensions_header());
+const EXTENSION_VERSION_HEADER: &str = declared(Contract::Cleveragents.version_header());
+const EXTENSION_URI: &str = declared(Contract::Cleveragents.extension_uri());
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -150,11 +160,11 @@ impl HttpTransport {
             .post(&self.url)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
-            .header("A2A-Version", "1.0")
-            .header("A2A-Extensions", "urn:cleveragents:extensions:v1")
+            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION)
+            .header(A2A_EXTENSIONS_HEADER, EXTENSION_URI)
             .body(message);
         if let Some(version) = &self.ext_version {
-            request = request.header("CleverAgents-Extension-Version", version);
+            request = request.header(EXTENSION_VERSION_HEADER, version);
         }
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
@@ -390,7 +400,7 @@ impl StdioTransport {
             _child: child,
             init: Value::Null,
         };
-        let mut extension = json!({"uri": "urn:cleveragents:extensions:v1"});
+        let mut extension = json!({"uri": EXTENSION_URI});
         if let Some(v) = ext_version {
             extension["version"] = json!(v);
         }

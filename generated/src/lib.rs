@@ -26,5 +26,5 @@ pub mod schema;
 pub use errors::ErrorKind;
 pub use generated::{client, errors, handlers, methods, types};
 pub use handlers::{Handler, Router};
-pub use methods::{find_method, Contract, METHODS};
+pub use methods::{capabilities, find_method, Contract, DEFAULT_NAMESPACE, METHODS, STDIO_BINDING_URI};
 pub use rpc::{CallContext, Error, Method, MethodDescriptor, Outcome};

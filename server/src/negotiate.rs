@@ -16,7 +16,7 @@ pub const EXTENSION_VERSION_HEADER: &str = a2a::rpc::declared(Contract::Cleverag
 /// The A2A protocol version served.
 pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_version());
 /// The custom binding URI of the stdio transport.
-pub const STDIO_BINDING_URI: &str = "urn:cleveragents:bindings:stdio:v1";
+pub const STDIO_BINDING_URI: &str = a2a::STDIO_BINDING_URI;
 /// `protocolBinding` of the HTTP interface.
 pub const JSONRPC_BINDING: &str = "JSONRPC";
 

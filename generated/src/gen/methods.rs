@@ -69,6 +69,27 @@ impl Contract {
             Self::Cleveragents => &["1.0", "1.1"],
         }
     }
+    /// The params field naming the namespace a call of the contract targets, if any.
+    pub const fn namespace_field(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => Some("tenant"),
+            Self::Cleveragents => Some("namespace"),
+        }
+    }
+    /// The namespace of a call that names none, if the contract declares one.
+    pub const fn default_namespace(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => None,
+            Self::Cleveragents => Some("default"),
+        }
+    }
+    /// The URI of the stdio binding the contract's binding methods belong to, if any.
+    pub const fn stdio_binding_uri(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => None,
+            Self::Cleveragents => Some("urn:cleveragents:bindings:stdio:v1"),
+        }
+    }
     /// JSON-RPC -32700 in this contract's registry.
     pub const fn parse_error(self) -> crate::errors::ErrorKind {
         match self {
@@ -127,6 +148,19 @@ impl crate::rpc::ContractFacts for Contract {
     fn invalid_params(self) -> crate::errors::ErrorKind {
         Contract::invalid_params(self)
     }
+}
+/// The namespace of a call that names none (`x-contract.defaultNamespace`).
+pub const DEFAULT_NAMESPACE: &str = "default";
+/// The URI of the stdio binding (`x-contract.stdioBindingUri`).
+pub const STDIO_BINDING_URI: &str = "urn:cleveragents:bindings:stdio:v1";
+/// The agent capabilities (`AgentCapabilities` fields) methods need.
+pub mod capabilities {
+    /// Agent capability `extendedAgentCard`, needed by some methods.
+    pub const EXTENDED_AGENT_CARD: &str = "extendedAgentCard";
+    /// Agent capability `pushNotifications`, needed by some methods.
+    pub const PUSH_NOTIFICATIONS: &str = "pushNotifications";
+    /// Agent capability `streaming`, needed by some methods.
+    pub const STREAMING: &str = "streaming";
 }
 /// The descriptor of one method of these contracts.
 pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;

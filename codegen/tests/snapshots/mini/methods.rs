@@ -59,6 +59,24 @@ impl Contract {
             Self::Mini => &[],
         }
     }
+    /// The params field naming the namespace a call of the contract targets, if any.
+    pub const fn namespace_field(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => None,
+        }
+    }
+    /// The namespace of a call that names none, if the contract declares one.
+    pub const fn default_namespace(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => None,
+        }
+    }
+    /// The URI of the stdio binding the contract's binding methods belong to, if any.
+    pub const fn stdio_binding_uri(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => None,
+        }
+    }
     /// JSON-RPC -32700 in this contract's registry.
     pub const fn parse_error(self) -> crate::errors::ErrorKind {
         match self {
@@ -109,6 +127,11 @@ impl crate::rpc::ContractFacts for Contract {
     fn invalid_params(self) -> crate::errors::ErrorKind {
         Contract::invalid_params(self)
     }
+}
+/// The agent capabilities (`AgentCapabilities` fields) methods need.
+pub mod capabilities {
+    /// Agent capability `streaming`, needed by some methods.
+    pub const STREAMING: &str = "streaming";
 }
 /// The descriptor of one method of these contracts.
 pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
