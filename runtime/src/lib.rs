@@ -13,10 +13,12 @@
 //! - [`method`]: method descriptors, the method trait, params decoding;
 //! - [`dispatch`]: outcomes, event streams and the JSON-level dispatcher trait;
 //! - [`client`]: the transport trait and typed calls over it;
-//! - [`envelope`]: the JSON-RPC 2.0 request, response and notification objects.
+//! - [`envelope`]: the JSON-RPC 2.0 request, response and notification objects;
+//! - [`bundle`]: the rule that bundles the schema files and resolves references.
 //!
 //! The crate performs no I/O.
 
+pub mod bundle;
 pub mod client;
 pub mod context;
 pub mod dispatch;
