@@ -12,7 +12,8 @@
 //! Calls are sequential on a transport: the suite is a sequence of exchanges,
 //! and one in flight at a time keeps every answer attributable.
 
-use a2a::rpc::declared;
+use a2a::methods::markers::Initialize;
+use a2a::rpc::{declared, Method, Request};
 use a2a::Contract;
 use serde_json::{json, Value};
 use std::future::Future;
@@ -28,6 +29,8 @@ const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
 const A2A_EXTENSIONS_HEADER: &str = declared(Contract::A2a.extensions_header());
 const EXTENSION_VERSION_HEADER: &str = declared(Contract::Cleveragents.version_header());
 const EXTENSION_URI: &str = declared(Contract::Cleveragents.extension_uri());
+/// The id of the stdio `initialize` request the suite opens a session with.
+const INIT_ID: &str = "conformance-init";
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -404,12 +407,15 @@ impl StdioTransport {
         if let Some(v) = ext_version {
             extension["version"] = json!(v);
         }
-        let init = json!({
-            "jsonrpc": "2.0", "id": "conformance-init", "method": "initialize",
-            "params": {"protocolVersion": "1.0", "extensions": [extension],
-                       "clientInfo": {"name": "a2a-conformance", "version": env!("CARGO_PKG_VERSION")}}
-        });
-        match transport.send(init.to_string(), json!("conformance-init")).await {
+        let init = Request::new(
+            INIT_ID.to_string(),
+            <Initialize as Method>::NAME,
+            json!({"protocolVersion": PROTOCOL_VERSION, "extensions": [extension],
+                   "clientInfo": {"name": "a2a-conformance", "version": env!("CARGO_PKG_VERSION")}}),
+        );
+        // Every member is already JSON, so encoding cannot fail.
+        let init = serde_json::to_string(&init).unwrap_or_default();
+        match transport.send(init, json!(INIT_ID)).await {
             Answer::Result(r) => {
                 transport.init = r;
                 Ok(transport)

@@ -94,13 +94,14 @@ impl fmt::Display for RequestId {
     }
 }
 
-/// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}`
+/// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}`; `params` may be absent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request<P = Value> {
     pub jsonrpc: JsonRpcVersion,
     pub id: RequestId,
     pub method: String,
-    pub params: P,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<P>,
 }
 
 impl<P> Request<P> {
@@ -109,8 +110,39 @@ impl<P> Request<P> {
             jsonrpc: JsonRpcVersion,
             id: id.into(),
             method: method.into(),
-            params,
+            params: Some(params),
         }
+    }
+
+    /// A request that carries no `params` member.
+    pub fn without_params(id: impl Into<RequestId>, method: impl Into<String>) -> Self {
+        Request {
+            jsonrpc: JsonRpcVersion,
+            id: id.into(),
+            method: method.into(),
+            params: None,
+        }
+    }
+}
+
+impl<P: Serialize> Request<P> {
+    /// The request as a JSON value.
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::to_value(self)
+    }
+}
+
+impl<P: Serialize> Notification<P> {
+    /// The notification as a JSON value.
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::to_value(self)
+    }
+}
+
+impl<R: Serialize> Response<R> {
+    /// The response as a JSON value.
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::to_value(self)
     }
 }
 

@@ -460,12 +460,7 @@ async fn run_request(
                         if let Some(task_seq) = event.seq {
                             params["taskSeq"] = json!(task_seq);
                         }
-                        let notification = json!({
-                            "jsonrpc": "2.0",
-                            "method": STREAM_EVENT,
-                            "params": params,
-                        });
-                        session.send(&notification).await;
+                        session.send(&jsonrpc::notification(STREAM_EVENT, params)).await;
                     }
                     Some(Err(error)) => break Err(error),
                     None => break Ok(Value::Null),
