@@ -2,7 +2,9 @@
 //! links (normal and build dependencies, direct or transitive; dev-dependencies
 //! are for tests only):
 //!
-//! - the contract crates perform no I/O: no runtime, network, process or storage crate;
+//! - the contract crates (the generated crate and the runtime under it) perform
+//!   no I/O: no async runtime, network, process or storage crate; the runtime
+//!   does not link the generated crate;
 //! - the client (and the `agents` CLI) links neither the application, nor the
 //!   server, nor any storage crate;
 //! - the server knows nothing of the application, and the application nothing
@@ -52,6 +54,7 @@ const STORAGE_CRATES: &[&str] = &[
 ];
 
 const CONTRACT: &str = "cleveragents-a2a";
+const RUNTIME: &str = "cleveragents-a2a-runtime";
 const APP: &str = "cleveragents-app";
 const SERVER: &str = "cleveragents-server";
 const CLIENT: &str = "cleveragents-client";
@@ -149,6 +152,21 @@ fn the_contract_crate_performs_no_io() {
         "the walk found the real dependencies"
     );
     assert_eq!(graph.offending(CONTRACT, IO_CRATES), Vec::<&str>::new());
+}
+
+#[test]
+fn the_contract_runtime_performs_no_io_and_knows_no_generated_code() {
+    let graph = Graph::load();
+    assert!(
+        graph.links(RUNTIME).contains("serde_json"),
+        "the walk found the real dependencies"
+    );
+    assert!(
+        graph.links(CONTRACT).contains(RUNTIME),
+        "the contract crate stands on the runtime"
+    );
+    assert_eq!(graph.offending(RUNTIME, IO_CRATES), Vec::<&str>::new());
+    assert_eq!(graph.offending(RUNTIME, &[CONTRACT]), Vec::<&str>::new());
 }
 
 #[test]

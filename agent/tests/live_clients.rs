@@ -112,7 +112,7 @@ async fn session<T: a2a::rpc::Transport>(client: &Client<T>) -> Value {
         .await
         .expect_err("unknown task");
     let missing = match missing {
-        a2a::rpc::CallError::Rpc(error) => error.kind(),
+        a2a::rpc::CallError::Rpc(error) => error.kind::<a2a::ErrorKind>(),
         other => panic!("expected an RPC error, got {other}"),
     };
 

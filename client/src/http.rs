@@ -6,6 +6,7 @@ use crate::policy;
 use crate::wire::{self, Credentials};
 use a2a::methods::markers::SubscribeToTask;
 use a2a::rpc::{BoxFuture, CallError, Event, Method, RawEventStream, Transport};
+use a2a::types::TaskState;
 use a2a::ErrorKind;
 use eventsource_stream::Eventsource;
 use futures_util::stream::{self, BoxStream, StreamExt};
@@ -138,19 +139,22 @@ impl HttpTransport {
 fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
     let bad =
         |what: &str| CallError::Transport(format!("{what} contains characters not allowed in a header"));
+    // The names are the schemas' facts; `HeaderName::from_static` would need
+    // them lowercase, `from_bytes` normalizes.
+    let name = |name: &str| HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad(name));
     let mut headers = HeaderMap::new();
     headers.insert(
-        HeaderName::from_static("a2a-version"),
+        name(wire::A2A_VERSION_HEADER)?,
         HeaderValue::from_static(wire::PROTOCOL_VERSION),
     );
     let extensions = wire::extension_uris().join(", ");
     headers.insert(
-        HeaderName::from_static("a2a-extensions"),
+        name(wire::A2A_EXTENSIONS_HEADER)?,
         HeaderValue::from_str(&extensions).map_err(|_| bad("extension list"))?,
     );
     if let Some(version) = &config.extension_version {
         headers.insert(
-            HeaderName::from_static("cleveragents-extension-version"),
+            name(wire::EXTENSION_VERSION_HEADER)?,
             HeaderValue::from_str(version).map_err(|_| bad("extension version"))?,
         );
     }
@@ -331,8 +335,8 @@ impl Follow {
         }
         let id = self.task_id.clone()?;
         let mut params = json!({ "id": id });
-        if let Some(tenant) = self.params.get("tenant") {
-            params["tenant"] = tenant.clone();
+        if let Some(tenant) = self.params.get(wire::A2A_NAMESPACE_FIELD) {
+            params[wire::A2A_NAMESPACE_FIELD] = tenant.clone();
         }
         Some((SubscribeToTask::NAME, params))
     }
@@ -473,16 +477,17 @@ pub fn is_final_event(event: &Value) -> bool {
     let state = event
         .pointer("/statusUpdate/status/state")
         .or_else(|| event.pointer("/task/status/state"))
-        .and_then(Value::as_str);
+        .and_then(Value::as_str)
+        .and_then(|state| state.parse::<TaskState>().ok());
     matches!(
         state,
         Some(
-            "TASK_STATE_COMPLETED"
-                | "TASK_STATE_FAILED"
-                | "TASK_STATE_CANCELED"
-                | "TASK_STATE_REJECTED"
-                | "TASK_STATE_INPUT_REQUIRED"
-                | "TASK_STATE_AUTH_REQUIRED"
+            TaskState::Completed
+                | TaskState::Failed
+                | TaskState::Canceled
+                | TaskState::Rejected
+                | TaskState::InputRequired
+                | TaskState::AuthRequired
         )
     )
 }

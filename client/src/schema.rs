@@ -17,24 +17,10 @@ pub fn definition(name: &str) -> Option<&'static Value> {
 
 /// Follows `$ref`s until a definition that is not a bare reference.
 pub fn resolve(schema: &'static Value) -> &'static Value {
-    let mut current = schema;
-    // Bounded: a cyclic chain of bare references cannot loop forever.
-    for _ in 0..16 {
-        let Some(name) = ref_name(current) else {
-            return current;
-        };
-        match definition(name) {
-            Some(next) => current = next,
-            None => return current,
-        }
-    }
-    current
+    a2a::schema::resolve(schema)
 }
 
-/// The definition name a `{"$ref": "#/definitions/X"}` points at.
-pub fn ref_name(schema: &Value) -> Option<&str> {
-    schema.get("$ref")?.as_str()?.strip_prefix("#/definitions/")
-}
+pub use a2a::schema::ref_name;
 
 /// A self-contained JSON Schema for definition `name`: a `$ref` to it next to
 /// every definition of both files.

@@ -1,9 +1,9 @@
 //! What both transports share: service-parameter names, credentials, the
 //! JSON-RPC envelope on the client side, and the transport enum the CLI uses.
 
-use a2a::rpc::{BoxFuture, CallError, RawEventStream, Transport};
+use a2a::rpc::{BoxFuture, CallError, RawEventStream, Request, Response, Transport};
 use a2a::Contract;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The A2A protocol version this client speaks.
 pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_version());
@@ -14,6 +14,10 @@ pub const A2A_EXTENSIONS_HEADER: &str = a2a::rpc::declared(Contract::A2a.extensi
 /// HTTP header carrying the minor version of `urn:cleveragents:extensions:v1`
 /// wanted (the server's name for it; absent means the newest).
 pub const EXTENSION_VERSION_HEADER: &str = a2a::rpc::declared(Contract::Cleveragents.version_header());
+/// The params field naming the namespace of an A2A call (A2A `tenant`).
+pub const A2A_NAMESPACE_FIELD: &str = a2a::rpc::declared(Contract::A2a.namespace_field());
+/// The params field naming the namespace of an extension call.
+pub const EXTENSION_NAMESPACE_FIELD: &str = a2a::rpc::declared(Contract::Cleveragents.namespace_field());
 /// Default header of API-key authentication.
 pub const DEFAULT_API_KEY_HEADER: &str = "X-API-Key";
 /// Method name of stdio stream event notifications.
@@ -40,25 +44,18 @@ pub fn extension_uris() -> Vec<&'static str> {
     Contract::ALL.iter().filter_map(|c| c.extension_uri()).collect()
 }
 
-/// A JSON-RPC request envelope.
+/// A JSON-RPC request envelope (the runtime's one [`Request`]).
 pub(crate) fn request(id: u64, method: &str, params: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+    // Every member is already JSON, so encoding cannot fail.
+    Request::new(id, method, params).to_value().unwrap_or(Value::Null)
 }
 
 /// The outcome a JSON-RPC response carries: its `result`, or its `error` as a
 /// typed RPC error. Anything else is a decode error.
 pub(crate) fn response_outcome(response: &mut Value) -> Result<Value, CallError> {
-    if let Some(error) = response.get_mut("error").map(Value::take) {
-        return match serde_json::from_value::<a2a::Error>(error) {
-            Ok(error) => Err(CallError::Rpc(error)),
-            Err(e) => Err(CallError::Decode(format!("malformed JSON-RPC error: {e}"))),
-        };
-    }
-    match response.get_mut("result") {
-        Some(result) => Ok(result.take()),
-        None => Err(CallError::Decode(
-            "JSON-RPC response has neither result nor error".into(),
-        )),
+    match serde_json::from_value::<Response>(response.take()) {
+        Ok(response) => response.outcome.map_err(CallError::Rpc),
+        Err(e) => Err(CallError::Decode(e.to_string())),
     }
 }
 
@@ -113,6 +110,7 @@ impl Transport for AnyTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn outcomes() {

@@ -41,6 +41,16 @@ pub struct ContractInfo {
     /// HTTP header listing activated extensions (base protocol only).
     #[serde(default)]
     pub extensions_header: Option<String>,
+    /// Params field naming the namespace a call of this contract targets.
+    #[serde(default)]
+    pub namespace_field: Option<String>,
+    /// The namespace of a call that names none.
+    #[serde(default)]
+    pub default_namespace: Option<String>,
+    /// URI of the stdio binding (spec §12 custom binding) the contract's
+    /// `binding: "stdio"` methods belong to.
+    #[serde(default)]
+    pub stdio_binding_uri: Option<String>,
 }
 
 /// One entry of `x-services`.

@@ -59,7 +59,7 @@ pub fn bundle(schemas: &[(String, Value)]) -> Result<Map<String, Value>> {
                 ));
             }
             let mut definition = definition.clone();
-            localize_refs(&mut definition);
+            a2a_runtime::bundle::localize_refs(&mut definition);
             merged.insert(name.clone(), definition);
         }
     }
@@ -68,24 +68,6 @@ pub fn bundle(schemas: &[(String, Value)]) -> Result<Map<String, Value>> {
         check_refs(name, definition, &names)?;
     }
     Ok(merged)
-}
-
-fn localize_refs(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(reference)) = map.get_mut("$ref") {
-                if let Some(pos) = reference.find("#/") {
-                    *reference = reference[pos..].to_string();
-                }
-                if let Some(rest) = reference.strip_prefix("#/$defs/") {
-                    *reference = format!("#/definitions/{rest}");
-                }
-            }
-            map.values_mut().for_each(localize_refs);
-        }
-        Value::Array(items) => items.iter_mut().for_each(localize_refs),
-        _ => {}
-    }
 }
 
 fn check_refs(owner: &str, value: &Value, names: &[String]) -> Result<()> {

@@ -24,7 +24,7 @@ pub fn standard_errors(contract: Contract) -> Vec<ErrorKind> {
         contract.internal_error(),
     ];
     for reason in ["AUTH_REQUIRED", "AUTH_FORBIDDEN"] {
-        if let Some(k) = ErrorKind::from_reason("urn:cleveragents:extensions:v1", reason) {
+        if let Some(k) = ErrorKind::from_reason(Contract::Cleveragents.error_domain(), reason) {
             kinds.push(k);
         }
     }

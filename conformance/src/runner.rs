@@ -9,6 +9,8 @@ use crate::check;
 use crate::report::{CaseResult, Outcome, Report};
 use crate::scenarios;
 use crate::transport::{Answer, Connector, Transport};
+use a2a::rpc::{Request, RequestId};
+use a2a::types::Role;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,12 +68,13 @@ impl Session {
 
     /// The text of a request for `method` with a fresh id, and that id.
     pub fn request(&self, method: &str, params: Option<&Value>) -> (String, Value) {
-        let id = json!(format!("c{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
-        let mut request = json!({"jsonrpc": "2.0", "id": id, "method": method});
-        if let Some(p) = params {
-            request["params"] = p.clone();
-        }
-        (request.to_string(), id)
+        let id = RequestId::String(format!("c{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
+        let request = match params {
+            Some(p) => Request::new(id.clone(), method, p.clone()),
+            None => Request::without_params(id.clone(), method),
+        };
+        // Every member is already JSON, so encoding cannot fail.
+        (serde_json::to_string(&request).unwrap_or_default(), id.to_value())
     }
 
     /// Sends a case message.
@@ -101,7 +104,7 @@ impl Fixture {
         let answer = session
             .call(
                 "SendMessage",
-                json!({"message": {"messageId": unique("conformance-fixture"), "role": "ROLE_USER",
+                json!({"message": {"messageId": unique("conformance-fixture"), "role": Role::User,
                        "parts": [{"text": "conformance fixture"}]}}),
             )
             .await;

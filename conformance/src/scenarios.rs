@@ -10,14 +10,15 @@ use crate::check::{check_result, registry_error};
 use crate::report::{observe, CaseResult, Outcome};
 use crate::runner::{unique, Session};
 use crate::transport::{describe_error, Answer};
-use a2a::ErrorKind;
+use a2a::types::{ActorKind, Role, TaskState};
+use a2a::{Contract, ErrorKind};
 use serde_json::{json, Value};
 use std::time::Instant;
 
 type Step<T> = Result<T, String>;
 
-const A2A: &str = "a2a-protocol.org";
-const EXT: &str = "urn:cleveragents:extensions:v1";
+const A2A: &str = Contract::A2a.error_domain();
+const EXT: &str = Contract::Cleveragents.error_domain();
 
 fn kind(domain: &str, reason: &str) -> Step<ErrorKind> {
     ErrorKind::from_reason(domain, reason).ok_or_else(|| format!("the registry lacks {reason}@{domain}"))
@@ -83,7 +84,7 @@ async fn declared_err(session: &Session, name: &str, params: Value) -> Step<Erro
 }
 
 fn text_message(text: &str) -> Value {
-    json!({"messageId": unique("conformance-msg"), "role": "ROLE_USER", "parts": [{"text": text}]})
+    json!({"messageId": unique("conformance-msg"), "role": Role::User, "parts": [{"text": text}]})
 }
 
 fn field<'a>(v: &'a Value, pointer: &str, what: &str) -> Step<&'a str> {
@@ -100,13 +101,23 @@ fn equal(what: &str, got: &Value, want: &Value) -> Step<()> {
     }
 }
 
-const TERMINAL: [&str; 4] = [
-    "TASK_STATE_COMPLETED",
-    "TASK_STATE_FAILED",
-    "TASK_STATE_CANCELED",
-    "TASK_STATE_REJECTED",
+const TERMINAL: [TaskState; 4] = [
+    TaskState::Completed,
+    TaskState::Failed,
+    TaskState::Canceled,
+    TaskState::Rejected,
 ];
-const INTERRUPTED: [&str; 2] = ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"];
+const INTERRUPTED: [TaskState; 2] = [TaskState::InputRequired, TaskState::AuthRequired];
+
+/// True when the wire state is a terminal task state.
+fn is_terminal(state: &str) -> bool {
+    state.parse().is_ok_and(|state| TERMINAL.contains(&state))
+}
+
+/// True when the wire state interrupts a task (it waits for the caller).
+fn is_interrupted(state: &str) -> bool {
+    state.parse().is_ok_and(|state| INTERRUPTED.contains(&state))
+}
 
 /// Sends a message and returns the task it made (a `{message}` answer has none).
 async fn new_task(session: &Session, text: &str) -> Step<Value> {
@@ -137,7 +148,7 @@ async fn task_lifecycle(s: &Session) -> Step<String> {
     let follow = ok(
         s,
         "SendMessage",
-        json!({"message": {"messageId": unique("conformance-msg"), "role": "ROLE_USER", "contextId": context,
+        json!({"message": {"messageId": unique("conformance-msg"), "role": Role::User, "contextId": context,
                            "parts": [{"text": "conformance: follow-up"}]}}),
     )
     .await?;
@@ -148,12 +159,12 @@ async fn task_lifecycle(s: &Session) -> Step<String> {
         .unwrap_or(Value::Null);
     equal("follow-up contextId", &follow_context, &json!(context))?;
     let state = field(&got, "/status/state", "GetTask")?;
-    if TERMINAL.contains(&state) {
+    if is_terminal(state) {
         err(s, "CancelTask", json!({"id": id}), A2A, "TASK_NOT_CANCELABLE").await?;
         declared_err(
             s,
             "SendMessage",
-            json!({"message": {"messageId": unique("conformance-msg"), "role": "ROLE_USER", "taskId": id,
+            json!({"message": {"messageId": unique("conformance-msg"), "role": Role::User, "taskId": id,
                                "parts": [{"text": "conformance: to a terminal task"}]}}),
         )
         .await?;
@@ -162,7 +173,7 @@ async fn task_lifecycle(s: &Session) -> Step<String> {
         equal(
             "CancelTask state",
             &canceled["status"]["state"],
-            &json!("TASK_STATE_CANCELED"),
+            &json!(TaskState::Canceled),
         )?;
     }
     Ok(format!(
@@ -197,7 +208,7 @@ async fn streaming_order(s: &Session) -> Step<String> {
     let task_id = field(first, "/task/id", "first event (must be the task)")?.to_string();
     let mut last_state = field(first, "/task/status/state", "first event")?.to_string();
     for (i, e) in events.iter().enumerate().skip(1) {
-        if TERMINAL.contains(&last_state.as_str()) {
+        if is_terminal(&last_state) {
             return Err(format!("event {} follows the terminal state {last_state}", i + 1));
         }
         let inner = e
@@ -215,7 +226,7 @@ async fn streaming_order(s: &Session) -> Step<String> {
             last_state = state.to_string();
         }
     }
-    if !TERMINAL.contains(&last_state.as_str()) && !INTERRUPTED.contains(&last_state.as_str()) {
+    if !is_terminal(&last_state) && !is_interrupted(&last_state) {
         return Err(format!("the stream ended in the non-final state {last_state}"));
     }
     let got = ok(s, "GetTask", json!({"id": task_id})).await?;
@@ -234,7 +245,7 @@ async fn subscribe(s: &Session) -> Step<String> {
     let task = new_task(s, "conformance: subscribe").await?;
     let id = field(&task, "/id", "task")?.to_string();
     let state = field(&task, "/status/state", "task")?.to_string();
-    if TERMINAL.contains(&state.as_str()) {
+    if is_terminal(&state) {
         err(
             s,
             "SubscribeToTask",
@@ -391,7 +402,7 @@ async fn push_config_crud(s: &Session) -> Step<String> {
 async fn registry_crud(s: &Session) -> Step<String> {
     let p = "_cleveragents/registry/actors";
     let name = unique("conformance-actor");
-    let actor = json!({"name": name, "kind": "ACTOR_KIND_AGENT", "description": "conformance actor",
+    let actor = json!({"name": name, "kind": ActorKind::Agent, "description": "conformance actor",
                        "instructions": "Say hello."});
     let added = ok(s, &format!("{p}/add"), json!({"actor": actor})).await?;
     equal("added version", &added["version"], &json!(1))?;

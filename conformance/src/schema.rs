@@ -1,5 +1,5 @@
-//! The contract's two schema files, embedded and bundled into one set of
-//! definitions, with `jsonschema` validators compiled once per definition and
+//! The contract's bundled schema definitions (the contract crate's embedded
+//! copy), with `jsonschema` validators compiled once per definition and
 //! cached: the suite validates every result against the definition the method
 //! table names, and derives its negative cases from the same definitions.
 
@@ -7,56 +7,27 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// `schema/a2a.json`, as compiled into the contract crate.
-pub const A2A_SCHEMA: &str = a2a::schema::A2A_JSON;
-/// `schema/cleveragents-ext.json`, as compiled into the contract crate.
-pub const EXT_SCHEMA: &str = a2a::schema::EXTENSION_JSON;
-
-/// The parsed schema files, their merged definitions and the validator cache.
+/// The bundled definitions (the contract crate's one embedded copy) and the
+/// validator cache.
 pub struct Schemas {
-    files: Vec<Value>,
-    definitions: Map<String, Value>,
+    definitions: &'static Map<String, Value>,
     validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
 }
 
-/// The process-wide schema set (parsing and bundling happen once).
+/// The process-wide schema set (parsing and bundling happen once, in the
+/// contract crate).
 pub fn schemas() -> &'static Schemas {
     static SCHEMAS: OnceLock<Schemas> = OnceLock::new();
-    SCHEMAS.get_or_init(|| Schemas::from_texts(&[A2A_SCHEMA, EXT_SCHEMA]))
+    SCHEMAS.get_or_init(|| Schemas {
+        definitions: a2a::schema::definitions(),
+        validators: Mutex::new(HashMap::new()),
+    })
 }
 
 impl Schemas {
-    /// Bundles schema texts: every file's `definitions` in one map, cross-file
-    /// references (`a2a.json#/definitions/X`) made local. Names are unique across
-    /// the files (a schema convention the generator enforces), so nothing is lost.
-    pub fn from_texts(texts: &[&str]) -> Schemas {
-        let mut files = Vec::new();
-        let mut definitions = Map::new();
-        for text in texts {
-            // The embedded files are checked by the generated crate's tests; an
-            // unreadable one simply contributes nothing (cases then fail clearly
-            // as "no definition").
-            let Ok(mut doc) = serde_json::from_str::<Value>(text) else {
-                continue;
-            };
-            a2a::schema::localize_refs(&mut doc);
-            if let Some(Value::Object(defs)) = doc.get("definitions") {
-                definitions.extend(defs.clone());
-            }
-            files.push(doc);
-        }
-        Schemas {
-            files,
-            definitions,
-            validators: Mutex::new(HashMap::new()),
-        }
-    }
-
     /// The `x-methods` entry of a wire method name, from whichever file has it.
     pub fn method(&self, name: &str) -> Option<&Map<String, Value>> {
-        self.files
-            .iter()
-            .find_map(|f| f.get("x-methods")?.get(name)?.as_object())
+        a2a::schema::method_entry(name)
     }
 
     /// The examples of a method (`params` plus `result` or `events`).
@@ -74,21 +45,8 @@ impl Schemas {
     }
 
     /// Follows `$ref`s (local `#/definitions/X`) to the schema they name.
-    pub fn resolve<'a>(&'a self, mut schema: &'a Value) -> &'a Value {
-        // Bounded: a reference cycle made only of `$ref`s would not terminate.
-        for _ in 0..32 {
-            match schema.get("$ref").and_then(Value::as_str) {
-                Some(target) => match target
-                    .strip_prefix("#/definitions/")
-                    .and_then(|n| self.definition(n))
-                {
-                    Some(next) => schema = next,
-                    None => return schema,
-                },
-                None => return schema,
-            }
-        }
-        schema
+    pub fn resolve<'a>(&'a self, schema: &'a Value) -> &'a Value {
+        a2a::rpc::bundle::resolve(self.definitions, schema)
     }
 
     /// The validator of definition `name`, compiled on first use.

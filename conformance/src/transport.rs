@@ -12,12 +12,25 @@
 //! Calls are sequential on a transport: the suite is a sequence of exchanges,
 //! and one in flight at a time keeps every answer attributable.
 
+use a2a::methods::markers::Initialize;
+use a2a::rpc::{declared, Method, Request};
+use a2a::Contract;
 use serde_json::{json, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
+
+/// The A2A protocol version the suite speaks, and the service-parameter headers
+/// and extension it sends: the schemas' facts.
+const PROTOCOL_VERSION: &str = declared(Contract::A2a.protocol_version());
+const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
+const A2A_EXTENSIONS_HEADER: &str = declared(Contract::A2a.extensions_header());
+const EXTENSION_VERSION_HEADER: &str = declared(Contract::Cleveragents.version_header());
+const EXTENSION_URI: &str = declared(Contract::Cleveragents.extension_uri());
+/// The id of the stdio `initialize` request the suite opens a session with.
+const INIT_ID: &str = "conformance-init";
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -150,11 +163,11 @@ impl HttpTransport {
             .post(&self.url)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
-            .header("A2A-Version", "1.0")
-            .header("A2A-Extensions", "urn:cleveragents:extensions:v1")
+            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION)
+            .header(A2A_EXTENSIONS_HEADER, EXTENSION_URI)
             .body(message);
         if let Some(version) = &self.ext_version {
-            request = request.header("CleverAgents-Extension-Version", version);
+            request = request.header(EXTENSION_VERSION_HEADER, version);
         }
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
@@ -390,16 +403,19 @@ impl StdioTransport {
             _child: child,
             init: Value::Null,
         };
-        let mut extension = json!({"uri": "urn:cleveragents:extensions:v1"});
+        let mut extension = json!({"uri": EXTENSION_URI});
         if let Some(v) = ext_version {
             extension["version"] = json!(v);
         }
-        let init = json!({
-            "jsonrpc": "2.0", "id": "conformance-init", "method": "initialize",
-            "params": {"protocolVersion": "1.0", "extensions": [extension],
-                       "clientInfo": {"name": "a2a-conformance", "version": env!("CARGO_PKG_VERSION")}}
-        });
-        match transport.send(init.to_string(), json!("conformance-init")).await {
+        let init = Request::new(
+            INIT_ID.to_string(),
+            <Initialize as Method>::NAME,
+            json!({"protocolVersion": PROTOCOL_VERSION, "extensions": [extension],
+                   "clientInfo": {"name": "a2a-conformance", "version": env!("CARGO_PKG_VERSION")}}),
+        );
+        // Every member is already JSON, so encoding cannot fail.
+        let init = serde_json::to_string(&init).unwrap_or_default();
+        match transport.send(init, json!(INIT_ID)).await {
             Answer::Result(r) => {
                 transport.init = r;
                 Ok(transport)

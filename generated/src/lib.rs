@@ -11,10 +11,12 @@
 //! - [`handlers`]: one async trait per service and the [`Router`] dispatcher;
 //! - [`registry`]: one descriptor per registry kind and [`registry::RegistryEntity`]
 //!   on every entity type, for one generic registry;
-//! - [`client`]: typed stubs on [`rpc::Client`] over any [`rpc::Transport`].
+//! - [`client`]: the typed [`rpc::Client`] over any [`rpc::Transport`].
 //!
-//! [`rpc`] is the small hand-written runtime the generated code stands on. The
-//! crate performs no I/O: transports live in the server and client crates.
+//! [`rpc`] re-exports the hand-written runtime the generated code stands on
+//! (crate `cleveragents-a2a-runtime`, which knows no generated type; the
+//! generated `ErrorKind` and `Contract` implement its traits). The crate
+//! performs no I/O: transports live in the server and client crates.
 
 // Generated code is formatted by the generator (prettyplease), not rustfmt.
 #[rustfmt::skip]
@@ -26,5 +28,5 @@ pub mod schema;
 pub use errors::ErrorKind;
 pub use generated::{client, errors, handlers, methods, registry, types};
 pub use handlers::{Handler, Router};
-pub use methods::{find_method, Contract, METHODS};
+pub use methods::{capabilities, find_method, Contract, DEFAULT_NAMESPACE, METHODS, STDIO_BINDING_URI};
 pub use rpc::{CallContext, Error, Method, MethodDescriptor, Outcome};

@@ -28,16 +28,13 @@ pub fn documents() -> &'static [Value] {
     })
 }
 
-/// Every definition of both files in one map. Names are unique across the files
-/// (the generator enforces it), so the merge loses nothing.
+/// Every definition of both files in one map.
 pub fn definitions() -> &'static Map<String, Value> {
     static DEFINITIONS: OnceLock<Map<String, Value>> = OnceLock::new();
     DEFINITIONS.get_or_init(|| {
-        documents()
-            .iter()
-            .filter_map(|document| document.get("definitions")?.as_object())
-            .flat_map(|definitions| definitions.clone())
-            .collect()
+        // Names are unique across the files (the generator refuses the schemas
+        // otherwise), so the merge cannot fail on the embedded copy.
+        a2a_runtime::bundle::merge_definitions(documents()).unwrap_or_default()
     })
 }
 
@@ -53,19 +50,9 @@ pub fn method_entry(name: &str) -> Option<&'static Map<String, Value>> {
         .find_map(|document| document.get("x-methods")?.get(name)?.as_object())
 }
 
-/// Rewrites cross-file references (`a2a.json#/definitions/X`, `#/$defs/X`) into
-/// local ones (`#/definitions/X`), in place.
-pub fn localize_refs(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(target)) = map.get_mut("$ref") {
-                if let Some(pos) = target.find("#/") {
-                    *target = target[pos..].replace("#/$defs/", "#/definitions/");
-                }
-            }
-            map.values_mut().for_each(localize_refs);
-        }
-        Value::Array(items) => items.iter_mut().for_each(localize_refs),
-        _ => {}
-    }
+/// Follows bare `$ref`s through the bundle to the schema they name.
+pub fn resolve(schema: &'static Value) -> &'static Value {
+    a2a_runtime::bundle::resolve(definitions(), schema)
 }
+
+pub use a2a_runtime::bundle::{localize_refs, ref_name};

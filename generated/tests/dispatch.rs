@@ -149,7 +149,7 @@ async fn methods_since_1_1_are_invisible_to_1_0_clients() {
     assert!(newer.iter().any(|m| m.name == "_cleveragents/plan/list"));
     let old = CallContext {
         extension_versions: BTreeMap::from([(
-            Contract::Cleveragents,
+            Contract::Cleveragents.name(),
             Version::parse("1.0").expect("version"),
         )]),
         ..CallContext::default()
@@ -268,7 +268,7 @@ fn error_kinds_convert_losslessly_through_the_wire() {
         assert_eq!(back, error);
         assert_eq!(back.kind(), Some(*kind));
         assert_eq!(back.metadata("taskId"), Some("t1"));
-        assert_eq!(back.http_status(), kind.http_status());
+        assert_eq!(back.http_status::<ErrorKind>(), kind.http_status());
     }
 }
 
@@ -276,7 +276,7 @@ fn error_kinds_convert_losslessly_through_the_wire() {
 fn foreign_errors_keep_their_data() {
     let wire = json!({"code": -32099, "message": "custom", "data": {"anything": [1, 2]}});
     let error: a2a::Error = serde_json::from_value(wire.clone()).expect("decodes");
-    assert_eq!(error.kind(), None);
+    assert_eq!(error.kind::<ErrorKind>(), None);
     assert_eq!(serde_json::to_value(&error).expect("encodes"), wire);
 }
 

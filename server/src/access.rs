@@ -38,12 +38,10 @@ pub fn requirement(descriptor: &MethodDescriptor) -> Requirement {
     Requirement::Namespace(descriptor.access.unwrap_or(Access::Admin))
 }
 
-/// The param naming the namespace for a contract.
+/// The param naming the namespace for a contract (`x-contract.namespaceField`);
+/// a contract that declares none names it `namespace`.
 fn namespace_field(contract: Contract) -> &'static str {
-    match contract {
-        Contract::A2a => "tenant",
-        _ => "namespace",
-    }
+    contract.namespace_field().unwrap_or("namespace")
 }
 
 /// Checks `caller` may call `descriptor` with `params`, filling in the default

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 
 /// The namespace a request acts in when it names none and the principal has no
 /// configured default.
-pub const DEFAULT_NAMESPACE: &str = "default";
+pub const DEFAULT_NAMESPACE: &str = a2a::DEFAULT_NAMESPACE;
 
 /// A caller whose credentials checked out.
 #[derive(Clone, Debug, PartialEq)]

@@ -309,12 +309,12 @@ impl HttpState {
         };
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, allowed);
         headers.insert(header::VARY, HeaderValue::from_static("Origin"));
-        headers.insert(
-            header::ACCESS_CONTROL_EXPOSE_HEADERS,
-            HeaderValue::from_static(
-                "A2A-Version, A2A-Extensions, CleverAgents-Extension-Version, WWW-Authenticate",
-            ),
+        let exposed = format!(
+            "{A2A_VERSION_HEADER}, {A2A_EXTENSIONS_HEADER}, {EXTENSION_VERSION_HEADER}, WWW-Authenticate"
         );
+        if let Ok(exposed) = HeaderValue::from_str(&exposed) {
+            headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, exposed);
+        }
         if self.config.cors.allow_credentials {
             headers.insert(
                 header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
@@ -333,7 +333,7 @@ impl HttpState {
                 HeaderValue::from_static("GET, POST, OPTIONS"),
             );
             let allow_headers = format!(
-                "Content-Type, Authorization, Last-Event-ID, A2A-Version, A2A-Extensions, CleverAgents-Extension-Version, {}",
+                "Content-Type, Authorization, Last-Event-ID, {A2A_VERSION_HEADER}, {A2A_EXTENSIONS_HEADER}, {EXTENSION_VERSION_HEADER}, {}",
                 self.config.auth.api_key_header
             );
             if let Ok(value) = HeaderValue::from_str(&allow_headers) {
@@ -369,10 +369,9 @@ impl HttpState {
                 HeaderValue::from_static("no"),
             );
         }
-        headers.insert(
-            HeaderName::from_static("a2a-version"),
-            HeaderValue::from_static(PROTOCOL_VERSION),
-        );
+        if let Ok(name) = HeaderName::from_bytes(A2A_VERSION_HEADER.as_bytes()) {
+            headers.insert(name, HeaderValue::from_static(PROTOCOL_VERSION));
+        }
         for (name, value) in answer.extra {
             headers.insert(name, value);
         }
@@ -463,10 +462,13 @@ impl HttpState {
             match negotiate::negotiate_minor(contract, requested_minor) {
                 Ok(v) => {
                     if requested_minor.is_some() {
-                        extension_versions.insert(contract, v);
+                        extension_versions.insert(contract.name(), v);
                     }
-                    if let Ok(value) = HeaderValue::from_str(&v.to_string()) {
-                        extra.push((HeaderName::from_static("cleveragents-extension-version"), value));
+                    if let (Ok(name), Ok(value)) = (
+                        HeaderName::from_bytes(EXTENSION_VERSION_HEADER.as_bytes()),
+                        HeaderValue::from_str(&v.to_string()),
+                    ) {
+                        extra.push((name, value));
                     }
                 }
                 Err(error) => return Answer::error(StatusCode::OK, &id, &error),

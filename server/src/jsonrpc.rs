@@ -6,7 +6,7 @@
 //! semantics for streaming methods, and one request per message keeps the two
 //! transports identical.
 
-use a2a::rpc::{contract_of_name, Error, RequestId};
+use a2a::rpc::{contract_of_name, Error, Notification, RequestId, Response, JSONRPC_VERSION};
 use a2a::Contract;
 use serde_json::{json, Map, Value};
 
@@ -186,20 +186,34 @@ pub(crate) fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
 
 /// `{"jsonrpc":"2.0","id":…,"result":…}`
 pub(crate) fn success(id: &Value, result: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    response(id, Ok(result))
 }
 
 /// `{"jsonrpc":"2.0","id":…,"error":…}`
 pub(crate) fn failure(id: &Value, error: &Error) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "error": error })
+    response(id, Err(error.clone()))
 }
 
-/// A response for a result.
+/// A response for a result, through the runtime's one [`Response`] envelope.
+/// `id` is the raw id the request carried (validated by [`validate`], so it is
+/// a string, an integer or null; anything else is answered as `null`).
 pub(crate) fn response(id: &Value, result: Result<Value, Error>) -> Value {
-    match result {
-        Ok(value) => success(id, value),
-        Err(error) => failure(id, &error),
-    }
+    let id = RequestId::from_value(id).unwrap_or(RequestId::Null);
+    encode(&Response::new(id, result))
+}
+
+/// `{"jsonrpc":"2.0","method":…,"params":…}`
+pub(crate) fn notification(method: &str, params: Value) -> Value {
+    encode(&Notification::new(method, params))
+}
+
+fn encode(message: &impl serde::Serialize) -> Value {
+    // Every member is already JSON or a generated type that encodes to it; an
+    // encoding failure is the server's own internal error, never a panic.
+    serde_json::to_value(message).unwrap_or_else(|e| {
+        json!({"jsonrpc": JSONRPC_VERSION, "id": null, "error": {
+            "code": -32603, "message": format!("response could not be encoded: {e}")}})
+    })
 }
 
 /// Serializes a message; encoding a `Value` cannot fail, but never panic.

@@ -16,7 +16,7 @@ pub const EXTENSION_VERSION_HEADER: &str = a2a::rpc::declared(Contract::Cleverag
 /// The A2A protocol version served.
 pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_version());
 /// The custom binding URI of the stdio transport.
-pub const STDIO_BINDING_URI: &str = "urn:cleveragents:bindings:stdio:v1";
+pub const STDIO_BINDING_URI: &str = a2a::STDIO_BINDING_URI;
 /// `protocolBinding` of the HTTP interface.
 pub const JSONRPC_BINDING: &str = "JSONRPC";
 
@@ -50,7 +50,8 @@ pub(crate) fn check_protocol_version(value: Option<&str>, assume: Option<&str>) 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Negotiated {
     pub activated: Vec<String>,
-    pub versions: BTreeMap<Contract, Version>,
+    /// Negotiated version per contract name (the key `CallContext` uses).
+    pub versions: BTreeMap<&'static str, Version>,
 }
 
 /// The extension contracts this server speaks.

@@ -10,7 +10,7 @@ use crate::card::{self, Binding};
 use crate::config::ServerConfig;
 use a2a::rpc::{decode_params, CallContext, Dispatch, Error, Outcome};
 use a2a::types::GetExtendedAgentCardRequest;
-use a2a::{find_method, ErrorKind};
+use a2a::{capabilities, find_method, ErrorKind};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Instant;
@@ -99,20 +99,20 @@ impl Pipeline {
             }
         }
         match descriptor.capability {
-            Some("streaming") if !self.streaming => {
+            Some(capabilities::STREAMING) if !self.streaming => {
                 return Outcome::Single(Err(Error::new(
                     ErrorKind::UnsupportedOperation,
                     format!("`{method}` needs streaming, which this agent does not offer"),
                 )))
             }
-            Some("pushNotifications") if !self.push_notifications => {
+            Some(capabilities::PUSH_NOTIFICATIONS) if !self.push_notifications => {
                 return Outcome::Single(Err(Error::from_kind(ErrorKind::PushNotificationNotSupported)))
             }
             _ => {}
         }
         // The extended card is the server's to give (it is built from the
         // configuration), so the method needing that capability is answered here.
-        if descriptor.capability == Some("extendedAgentCard") {
+        if descriptor.capability == Some(capabilities::EXTENDED_AGENT_CARD) {
             if let Err(error) = decode_params::<GetExtendedAgentCardRequest>(descriptor, params.take()) {
                 return Outcome::Single(Err(error));
             }

@@ -164,7 +164,7 @@ where
                 // Server-to-client only; a client sending it is answered as unknown.
                 if let Some(id) = &request.id {
                     session
-                        .send(&jsonrpc::failure(id, &Error::method_not_found(STREAM_EVENT)))
+                        .send(&jsonrpc::failure(id, &a2a::rpc::method_not_found(STREAM_EVENT)))
                         .await;
                 }
                 continue;
@@ -302,7 +302,7 @@ fn id_key(id: &Value) -> String {
 }
 
 fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> {
-    let descriptor = find_method(INITIALIZE).ok_or_else(|| Error::method_not_found(INITIALIZE))?;
+    let descriptor = find_method(INITIALIZE).ok_or_else(|| a2a::rpc::method_not_found(INITIALIZE))?;
     let params: StdioInitializeParams = decode_params(descriptor, params)?;
     if session.negotiated.get().is_some() {
         return Err(Error::new(
@@ -327,7 +327,7 @@ fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> 
             continue;
         };
         let version = negotiate::negotiate_minor(contract, request.version.as_deref())?;
-        if negotiated.versions.insert(contract, version).is_none() {
+        if negotiated.versions.insert(contract.name(), version).is_none() {
             negotiated.activated.push(uri.to_string());
             activated.push(StdioActivatedExtension {
                 uri: uri.to_string(),
@@ -369,7 +369,7 @@ fn resume_request(request: Request) -> Result<(Request, Option<u64>), Box<Refuse
     } = request;
     let descriptor = match find_method(STREAM_RESUME) {
         Some(descriptor) => descriptor,
-        None => return Err(Box::new((id, Error::method_not_found(STREAM_RESUME)))),
+        None => return Err(Box::new((id, a2a::rpc::method_not_found(STREAM_RESUME)))),
     };
     let resume: StdioStreamResumeParams = match decode_params(descriptor, params) {
         Ok(resume) => resume,
@@ -396,7 +396,7 @@ fn resume_request(request: Request) -> Result<(Request, Option<u64>), Box<Refuse
 }
 
 fn cancel_stream(session: &Session, params: Option<Value>) -> Result<Value, Error> {
-    let descriptor = find_method(STREAM_CANCEL).ok_or_else(|| Error::method_not_found(STREAM_CANCEL))?;
+    let descriptor = find_method(STREAM_CANCEL).ok_or_else(|| a2a::rpc::method_not_found(STREAM_CANCEL))?;
     let params: StdioStreamCancelParams = decode_params(descriptor, params)?;
     let id = serde_json::to_value(&params.request_id).unwrap_or(Value::Null);
     let token = session.streams().remove(&id_key(&id));
@@ -460,12 +460,7 @@ async fn run_request(
                         if let Some(task_seq) = event.seq {
                             params["taskSeq"] = json!(task_seq);
                         }
-                        let notification = json!({
-                            "jsonrpc": "2.0",
-                            "method": STREAM_EVENT,
-                            "params": params,
-                        });
-                        session.send(&notification).await;
+                        session.send(&jsonrpc::notification(STREAM_EVENT, params)).await;
                     }
                     Some(Err(error)) => break Err(error),
                     None => break Ok(Value::Null),

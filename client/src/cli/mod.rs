@@ -10,9 +10,10 @@ pub mod tree;
 
 use crate::http::{self, HttpConfig, HttpTransport};
 use crate::stdio::{StdioConfig, StdioTransport};
-use crate::wire::{AnyTransport, Credentials, DEFAULT_API_KEY_HEADER};
+use crate::wire::{self, AnyTransport, Credentials, DEFAULT_API_KEY_HEADER};
 use a2a::methods::markers::SubscribeToTask;
 use a2a::rpc::{CallError, Method, Transport};
+use a2a::types::TaskState;
 use a2a::MethodDescriptor;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use futures_util::StreamExt;
@@ -336,8 +337,11 @@ async fn call(
     };
     // The task lives in the namespace the call targeted (A2A `tenant`).
     let mut subscribe = json!({ "id": task_id });
-    if let Some(tenant) = params.get("tenant").or_else(|| params.get("namespace")) {
-        subscribe["tenant"] = tenant.clone();
+    let tenant = params
+        .get(wire::A2A_NAMESPACE_FIELD)
+        .or_else(|| params.get(wire::EXTENSION_NAMESPACE_FIELD));
+    if let Some(tenant) = tenant {
+        subscribe[wire::A2A_NAMESPACE_FIELD] = tenant.clone();
     }
     match transport.subscribe(SubscribeToTask::NAME, subscribe).await {
         Ok(events) => show_events(events, output).await,
@@ -402,11 +406,12 @@ async fn show_events(mut events: a2a::rpc::RawEventStream, output: &Output) -> i
             .pointer("/statusUpdate/status/state")
             .or_else(|| event.pointer("/task/status/state"))
             .and_then(Value::as_str)
+            .and_then(|state| state.parse::<TaskState>().ok())
     });
     if code == exit::OK
         && matches!(
             state,
-            Some("TASK_STATE_FAILED" | "TASK_STATE_REJECTED" | "TASK_STATE_CANCELED")
+            Some(TaskState::Failed | TaskState::Rejected | TaskState::Canceled)
         )
     {
         return exit::TASK_FAILED;

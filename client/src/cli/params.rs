@@ -4,6 +4,7 @@
 //! before the agent is contacted.
 
 use super::tree::{fields, kebab, Field, Kind};
+use a2a::types::Role;
 use a2a::MethodDescriptor;
 use clap::ArgMatches;
 use serde_json::{json, Map, Value};
@@ -142,7 +143,7 @@ fn field_value(field: &Field, matches: &ArgMatches) -> Result<Option<Value>, Str
                 .unwrap_or_default();
             let mut message = json!({
                 "messageId": uuid::Uuid::new_v4().to_string(),
-                "role": "ROLE_USER",
+                "role": Role::User,
                 "parts": [{ "text": words.join(" ") }],
             });
             for sub in ["contextId", "taskId"] {

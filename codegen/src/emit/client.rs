@@ -1,4 +1,5 @@
-//! Typed client stubs: one async method per callable method, over `rpc::Client`.
+//! The typed client: one async method per callable method, over any
+//! `rpc::Transport` (the encoding lives once in the runtime's `call`/`subscribe`).
 
 use super::{doc, fn_name, marker, Names};
 use crate::model::Contract;
@@ -33,7 +34,31 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
         }
     }
     Ok(quote! {
-        impl<T: crate::rpc::Transport> crate::rpc::Client<T> {
+        /// The typed client: one method per callable method of the contracts.
+        pub struct Client<T> {
+            transport: T,
+        }
+
+        impl<T: crate::rpc::Transport> Client<T> {
+            /// A client over `transport`.
+            pub fn new(transport: T) -> Self { Client { transport } }
+
+            /// The transport the client calls through.
+            pub fn transport(&self) -> &T { &self.transport }
+
+            /// Calls method `M`.
+            pub async fn call<M: crate::rpc::Method>(&self, params: M::Params) -> ::std::result::Result<M::Result, crate::rpc::CallError> {
+                ::a2a_runtime::client::call::<M, T>(&self.transport, params).await
+            }
+
+            /// Calls streaming method `M`.
+            pub async fn subscribe<M: crate::rpc::Method>(&self, params: M::Params) -> ::std::result::Result<crate::rpc::ClientStream<M::Result>, crate::rpc::CallError>
+            where
+                M::Result: 'static,
+            {
+                ::a2a_runtime::client::subscribe::<M, T>(&self.transport, params).await
+            }
+
             #(#stubs)*
         }
     })

@@ -18,6 +18,9 @@ pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) 
             registry_methods.insert(name.as_str(), (entity.clone(), op));
         }
     }
+    // A result that cannot be encoded is the base contract's internal error,
+    // whichever contract the method belongs to.
+    let internal = base_internal_error(contracts)?;
     let mut traits = Vec::new();
     let mut trait_idents = Vec::new();
     let mut arms = Vec::new();
@@ -83,9 +86,9 @@ pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) 
                 });
                 let wire = &method.name;
                 let call = if method.streaming {
-                    quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await))
+                    quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await, #internal))
                 } else {
-                    quote!(crate::rpc::Outcome::from_result(self.handler.#f(&ctx, params).await))
+                    quote!(crate::rpc::Outcome::from_result(self.handler.#f(&ctx, params).await, #internal))
                 };
                 arms.push(quote! {
                     #wire => {
@@ -152,7 +155,7 @@ pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) 
                 };
                 match descriptor.name {
                     #(#arms)*
-                    _ => crate::rpc::Outcome::Single(Err(crate::rpc::Error::method_not_found(method))),
+                    _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
                 }
             }
         }
@@ -213,4 +216,16 @@ fn generic_registry_fns(registry: &Registry, names: &Names) -> Result<Vec<TokenS
             }
         })
         .collect())
+}
+
+/// The base contract's internal error, for results that cannot be encoded.
+fn base_internal_error(contracts: &[Contract]) -> Result<TokenStream> {
+    let base = contracts
+        .first()
+        .ok_or_else(|| crate::Error::schema("", "no contract"))?;
+    let error = base
+        .error_with_code(-32603)
+        .ok_or_else(|| crate::Error::schema(&base.file, "no error -32603"))?;
+    let e = super::error_variant(error);
+    Ok(quote!(crate::errors::ErrorKind::#e))
 }

@@ -45,6 +45,20 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             .extensions_header
             .push(quote!(Self::#v => #extensions_header));
         contract_arms.versions.push(quote!(Self::#v => &[#(#versions),*]));
+        let (namespace_field, default_namespace, stdio_binding_uri) = (
+            opt(&info.namespace_field),
+            opt(&info.default_namespace),
+            opt(&info.stdio_binding_uri),
+        );
+        contract_arms
+            .namespace_field
+            .push(quote!(Self::#v => #namespace_field));
+        contract_arms
+            .default_namespace
+            .push(quote!(Self::#v => #default_namespace));
+        contract_arms
+            .stdio_binding_uri
+            .push(quote!(Self::#v => #stdio_binding_uri));
         for (field, code) in [
             (&mut contract_arms.parse_error, -32700),
             (&mut contract_arms.invalid_request, -32600),
@@ -60,6 +74,8 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
         }
     }
     let all_contracts = contracts.iter().map(contract_variant);
+    let of_method = of_method_body(contracts);
+    let facts = crate_facts(contracts);
     let ContractArms {
         version_header,
         extensions_header,
@@ -69,6 +85,9 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
         uri,
         prefix,
         versions,
+        namespace_field,
+        default_namespace,
+        stdio_binding_uri,
         parse_error,
         invalid_request,
         method_not_found,
@@ -109,7 +128,7 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                 _ => quote!(None),
             };
             descriptors.push(quote! {
-                crate::rpc::MethodDescriptor {
+                MethodDescriptor {
                     name: #wire,
                     contract: Contract::#contract_ident,
                     service: #service,
@@ -138,7 +157,8 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
                     const NAME: &'static str = #wire;
                     type Params = #params;
                     type Result = #result;
-                    fn descriptor() -> &'static crate::rpc::MethodDescriptor { &super::METHODS[#index] }
+                    type Contract = super::Contract;
+                    fn descriptor() -> &'static super::MethodDescriptor { &super::METHODS[#index] }
                 }
             });
             lookup.push(quote!(#wire => Some(&METHODS[#index])));
@@ -170,6 +190,12 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             pub const fn extensions_header(self) -> Option<&'static str> { match self { #(#extensions_header,)* } }
             /// Minor versions of the contract, oldest first.
             pub const fn versions(self) -> &'static [&'static str] { match self { #(#versions,)* } }
+            /// The params field naming the namespace a call of the contract targets, if any.
+            pub const fn namespace_field(self) -> Option<&'static str> { match self { #(#namespace_field,)* } }
+            /// The namespace of a call that names none, if the contract declares one.
+            pub const fn default_namespace(self) -> Option<&'static str> { match self { #(#default_namespace,)* } }
+            /// The URI of the stdio binding the contract's binding methods belong to, if any.
+            pub const fn stdio_binding_uri(self) -> Option<&'static str> { match self { #(#stdio_binding_uri,)* } }
             /// JSON-RPC -32700 in this contract's registry.
             pub const fn parse_error(self) -> crate::errors::ErrorKind { match self { #(#parse_error,)* } }
             /// JSON-RPC -32600 in this contract's registry.
@@ -180,14 +206,51 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             pub const fn invalid_params(self) -> crate::errors::ErrorKind { match self { #(#invalid_params,)* } }
             /// JSON-RPC -32603 in this contract's registry.
             pub const fn internal_error(self) -> crate::errors::ErrorKind { match self { #(#internal_error,)* } }
+            /// The contract a wire method name belongs to: the one whose declared
+            /// prefix it carries, else the base protocol.
+            pub fn of_method(name: &str) -> Contract { #of_method }
         }
 
+        impl crate::rpc::ContractFacts for Contract {
+            type ErrorKind = crate::errors::ErrorKind;
+            fn name(self) -> &'static str { Contract::name(self) }
+            fn versions(self) -> &'static [&'static str] { Contract::versions(self) }
+            fn method_not_found(self) -> crate::errors::ErrorKind { Contract::method_not_found(self) }
+            fn invalid_params(self) -> crate::errors::ErrorKind { Contract::invalid_params(self) }
+        }
+
+        #facts
+
+        /// The descriptor of one method of these contracts.
+        pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
+
         /// Every method of every contract, in schema order.
-        pub static METHODS: &[crate::rpc::MethodDescriptor] = &[#(#descriptors),*];
+        pub static METHODS: &[MethodDescriptor] = &[#(#descriptors),*];
 
         /// The descriptor of the method with this wire name.
-        pub fn find_method(name: &str) -> Option<&'static crate::rpc::MethodDescriptor> {
+        pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
             match name { #(#lookup,)* _ => None }
+        }
+
+        /// The contract a wire method name belongs to ([`Contract::of_method`]).
+        pub fn contract_of_name(name: &str) -> Contract { Contract::of_method(name) }
+
+        /// Method-not-found in the registry of the contract the name belongs to.
+        pub fn method_not_found(name: &str) -> crate::rpc::Error {
+            crate::rpc::Error::method_not_found_in(Contract::of_method(name), name)
+        }
+
+        /// Finds the dispatchable method `name` as the caller sees it: unknown
+        /// methods, binding methods and methods newer than the caller's version
+        /// of their contract are method-not-found.
+        pub fn resolve(
+            name: &str,
+            ctx: &crate::rpc::CallContext,
+        ) -> Result<&'static MethodDescriptor, crate::rpc::Error> {
+            match find_method(name) {
+                Some(d) if d.is_dispatched() && ctx.can_see(d) => Ok(d),
+                _ => Err(method_not_found(name)),
+            }
         }
 
         /// Marker types, one per method, carrying its wire name, params and result.
@@ -195,6 +258,58 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             #(#markers)*
         }
     })
+}
+
+/// Facts that hold for the whole crate: the default namespace and the stdio
+/// binding URI (from the first contract declaring each), and one constant per
+/// agent capability the methods name.
+fn crate_facts(contracts: &[Contract]) -> TokenStream {
+    let first = |get: fn(&Contract) -> Option<&String>| contracts.iter().find_map(get);
+    let mut out = Vec::new();
+    if let Some(ns) = first(|c| c.info.default_namespace.as_ref()) {
+        out.push(quote! {
+            /// The namespace of a call that names none (`x-contract.defaultNamespace`).
+            pub const DEFAULT_NAMESPACE: &str = #ns;
+        });
+    }
+    if let Some(uri) = first(|c| c.info.stdio_binding_uri.as_ref()) {
+        out.push(quote! {
+            /// The URI of the stdio binding (`x-contract.stdioBindingUri`).
+            pub const STDIO_BINDING_URI: &str = #uri;
+        });
+    }
+    let capabilities: std::collections::BTreeSet<&String> = contracts
+        .iter()
+        .flat_map(|c| c.methods.iter().filter_map(|m| m.capability.as_ref()))
+        .collect();
+    let capability_consts = capabilities.iter().map(|name| {
+        let ident = quote::format_ident!("{}", heck::ToShoutySnakeCase::to_shouty_snake_case(name.as_str()));
+        let docs = doc(&format!("Agent capability `{name}`, needed by some methods."));
+        quote!(#docs pub const #ident: &str = #name;)
+    });
+    quote! {
+        #(#out)*
+        /// The agent capabilities (`AgentCapabilities` fields) methods need.
+        pub mod capabilities {
+            #(#capability_consts)*
+        }
+    }
+}
+
+/// `Contract::of_method`: the prefixed contracts in order, then the first
+/// contract without a prefix (the base protocol), else the first contract.
+fn of_method_body(contracts: &[Contract]) -> TokenStream {
+    let prefixed = contracts.iter().filter_map(|c| {
+        let prefix = c.info.method_prefix.as_ref()?;
+        let v = contract_variant(c);
+        Some(quote!(if name.starts_with(#prefix) { return Self::#v; }))
+    });
+    let fallback = contracts
+        .iter()
+        .find(|c| c.info.method_prefix.is_none())
+        .or(contracts.first())
+        .map(contract_variant);
+    quote!(#(#prefixed)* Self::#fallback)
 }
 
 #[derive(Default)]
@@ -207,6 +322,9 @@ struct ContractArms {
     version_header: Vec<TokenStream>,
     extensions_header: Vec<TokenStream>,
     versions: Vec<TokenStream>,
+    namespace_field: Vec<TokenStream>,
+    default_namespace: Vec<TokenStream>,
+    stdio_binding_uri: Vec<TokenStream>,
     parse_error: Vec<TokenStream>,
     invalid_request: Vec<TokenStream>,
     method_not_found: Vec<TokenStream>,

@@ -2,7 +2,39 @@
 //! Typed client stubs, one per method, over any `Transport`.
 //!
 //! Do not edit: regenerate with `cargo run -p cleveragents-codegen`.
-impl<T: crate::rpc::Transport> crate::rpc::Client<T> {
+/// The typed client: one method per callable method of the contracts.
+pub struct Client<T> {
+    transport: T,
+}
+impl<T: crate::rpc::Transport> Client<T> {
+    /// A client over `transport`.
+    pub fn new(transport: T) -> Self {
+        Client { transport }
+    }
+    /// The transport the client calls through.
+    pub fn transport(&self) -> &T {
+        &self.transport
+    }
+    /// Calls method `M`.
+    pub async fn call<M: crate::rpc::Method>(
+        &self,
+        params: M::Params,
+    ) -> ::std::result::Result<M::Result, crate::rpc::CallError> {
+        ::a2a_runtime::client::call::<M, T>(&self.transport, params).await
+    }
+    /// Calls streaming method `M`.
+    pub async fn subscribe<M: crate::rpc::Method>(
+        &self,
+        params: M::Params,
+    ) -> ::std::result::Result<
+        crate::rpc::ClientStream<M::Result>,
+        crate::rpc::CallError,
+    >
+    where
+        M::Result: 'static,
+    {
+        ::a2a_runtime::client::subscribe::<M, T>(&self.transport, params).await
+    }
     /// `SendMessage`: Sends a message to the agent to start or continue an interaction. The agent replies with the task that tracks the work or with a direct message.
     pub async fn send_message(
         &self,

@@ -487,3 +487,23 @@ impl ErrorKind {
         }
     }
 }
+impl crate::rpc::ErrorRegistry for ErrorKind {
+    fn code(self) -> i64 {
+        ErrorKind::code(self)
+    }
+    fn reason(self) -> &'static str {
+        ErrorKind::reason(self)
+    }
+    fn domain(self) -> &'static str {
+        ErrorKind::domain(self)
+    }
+    fn http_status(self) -> u16 {
+        ErrorKind::http_status(self)
+    }
+    fn default_message(self) -> &'static str {
+        ErrorKind::default_message(self)
+    }
+    fn from_reason(domain: &str, reason: &str) -> Option<Self> {
+        ErrorKind::from_reason(domain, reason)
+    }
+}

@@ -1546,6 +1546,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.send_message(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "SendStreamingMessage" => {
@@ -1557,6 +1558,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_stream(
                     self.handler.send_streaming_message(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "GetTask" => {
@@ -1568,6 +1570,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.get_task(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "ListTasks" => {
@@ -1579,6 +1582,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.list_tasks(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "CancelTask" => {
@@ -1590,6 +1594,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.cancel_task(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "SubscribeToTask" => {
@@ -1601,6 +1606,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_stream(
                     self.handler.subscribe_to_task(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "CreateTaskPushNotificationConfig" => {
@@ -1611,7 +1617,11 @@ impl<H: Handler> Router<H> {
                     Err(error) => return crate::rpc::Outcome::Single(Err(error)),
                 };
                 crate::rpc::Outcome::from_result(
-                    self.handler.create_task_push_notification_config(&ctx, params).await,
+                    self
+                        .handler
+                        .create_task_push_notification_config(&ctx, params)
+                        .await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "GetTaskPushNotificationConfig" => {
@@ -1623,6 +1633,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.get_task_push_notification_config(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "ListTaskPushNotificationConfigs" => {
@@ -1634,6 +1645,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.list_task_push_notification_configs(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "DeleteTaskPushNotificationConfig" => {
@@ -1644,7 +1656,11 @@ impl<H: Handler> Router<H> {
                     Err(error) => return crate::rpc::Outcome::Single(Err(error)),
                 };
                 crate::rpc::Outcome::from_result(
-                    self.handler.delete_task_push_notification_config(&ctx, params).await,
+                    self
+                        .handler
+                        .delete_task_push_notification_config(&ctx, params)
+                        .await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "GetExtendedAgentCard" => {
@@ -1656,6 +1672,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.get_extended_agent_card(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/use" => {
@@ -1667,6 +1684,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_use(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/execute" => {
@@ -1678,6 +1696,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_execute(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/apply" => {
@@ -1689,6 +1708,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_apply(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/cancel" => {
@@ -1700,6 +1720,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_cancel(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/status" => {
@@ -1711,6 +1732,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_status(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/tree" => {
@@ -1722,6 +1744,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_tree(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/explain" => {
@@ -1733,6 +1756,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_explain(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/correct" => {
@@ -1744,6 +1768,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_correct(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/diff" => {
@@ -1755,6 +1780,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_diff(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/artifacts" => {
@@ -1766,6 +1792,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_artifacts(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/prompt" => {
@@ -1777,6 +1804,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_prompt(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/rollback" => {
@@ -1788,6 +1816,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_rollback(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/plan/list" => {
@@ -1799,6 +1828,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.plan_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/list" => {
@@ -1810,6 +1840,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/show" => {
@@ -1821,6 +1852,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/add" => {
@@ -1832,6 +1864,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/update" => {
@@ -1843,6 +1876,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actors/remove" => {
@@ -1854,6 +1888,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actors_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/list" => {
@@ -1865,6 +1900,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/show" => {
@@ -1876,6 +1912,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/add" => {
@@ -1887,6 +1924,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/update" => {
@@ -1898,6 +1936,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/tools/remove" => {
@@ -1909,6 +1948,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_tools_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/list" => {
@@ -1920,6 +1960,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/show" => {
@@ -1931,6 +1972,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/add" => {
@@ -1942,6 +1984,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/update" => {
@@ -1953,6 +1996,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/skills/remove" => {
@@ -1964,6 +2008,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_skills_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/list" => {
@@ -1975,6 +2020,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/show" => {
@@ -1986,6 +2032,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/add" => {
@@ -1997,6 +2044,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/update" => {
@@ -2008,6 +2056,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resources/remove" => {
@@ -2019,6 +2068,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resources_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/list" => {
@@ -2030,6 +2080,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/show" => {
@@ -2041,6 +2092,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/add" => {
@@ -2052,6 +2104,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/update" => {
@@ -2063,6 +2116,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/resource-types/remove" => {
@@ -2074,6 +2128,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_resource_types_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/list" => {
@@ -2085,6 +2140,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/show" => {
@@ -2096,6 +2152,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/add" => {
@@ -2107,6 +2164,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/update" => {
@@ -2118,6 +2176,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/projects/remove" => {
@@ -2129,6 +2188,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_projects_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/list" => {
@@ -2140,6 +2200,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/show" => {
@@ -2151,6 +2212,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/add" => {
@@ -2162,6 +2224,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/update" => {
@@ -2173,6 +2236,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/validations/remove" => {
@@ -2184,6 +2248,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_validations_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/list" => {
@@ -2195,6 +2260,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/show" => {
@@ -2206,6 +2272,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/add" => {
@@ -2217,6 +2284,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/update" => {
@@ -2228,6 +2296,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/actions/remove" => {
@@ -2239,6 +2308,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_actions_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/list" => {
@@ -2250,6 +2320,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/show" => {
@@ -2261,6 +2332,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/add" => {
@@ -2272,6 +2344,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/update" => {
@@ -2283,6 +2356,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/automation-profiles/remove" => {
@@ -2294,6 +2368,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_automation_profiles_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/list" => {
@@ -2305,6 +2380,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/show" => {
@@ -2316,6 +2392,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/add" => {
@@ -2327,6 +2404,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/update" => {
@@ -2338,6 +2416,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/registry/invariants/remove" => {
@@ -2349,6 +2428,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.registry_invariants_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/context/show" => {
@@ -2360,6 +2440,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.context_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/context/inspect" => {
@@ -2371,6 +2452,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.context_inspect(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/context/simulate" => {
@@ -2382,6 +2464,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.context_simulate(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/context/set" => {
@@ -2393,6 +2476,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.context_set(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/sync/pull" => {
@@ -2404,6 +2488,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.sync_pull(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/sync/push" => {
@@ -2415,6 +2500,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.sync_push(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/sync/status" => {
@@ -2426,6 +2512,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.sync_status(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/namespace/list" => {
@@ -2437,6 +2524,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.namespace_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/namespace/show" => {
@@ -2448,6 +2536,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.namespace_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/namespace/members" => {
@@ -2459,6 +2548,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.namespace_members(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/health/check" => {
@@ -2470,6 +2560,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.health_check(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "_cleveragents/diagnostics/run" => {
@@ -2481,13 +2572,10 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.diagnostics_run(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
-            _ => {
-                crate::rpc::Outcome::Single(
-                    Err(crate::rpc::Error::method_not_found(method)),
-                )
-            }
+            _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
         }
     }
 }

@@ -69,6 +69,27 @@ impl Contract {
             Self::Cleveragents => &["1.0", "1.1"],
         }
     }
+    /// The params field naming the namespace a call of the contract targets, if any.
+    pub const fn namespace_field(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => Some("tenant"),
+            Self::Cleveragents => Some("namespace"),
+        }
+    }
+    /// The namespace of a call that names none, if the contract declares one.
+    pub const fn default_namespace(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => None,
+            Self::Cleveragents => Some("default"),
+        }
+    }
+    /// The URI of the stdio binding the contract's binding methods belong to, if any.
+    pub const fn stdio_binding_uri(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => None,
+            Self::Cleveragents => Some("urn:cleveragents:bindings:stdio:v1"),
+        }
+    }
     /// JSON-RPC -32700 in this contract's registry.
     pub const fn parse_error(self) -> crate::errors::ErrorKind {
         match self {
@@ -104,10 +125,48 @@ impl Contract {
             Self::Cleveragents => crate::errors::ErrorKind::ExtInternalError,
         }
     }
+    /// The contract a wire method name belongs to: the one whose declared
+    /// prefix it carries, else the base protocol.
+    pub fn of_method(name: &str) -> Contract {
+        if name.starts_with("_cleveragents/") {
+            return Self::Cleveragents;
+        }
+        Self::A2a
+    }
 }
+impl crate::rpc::ContractFacts for Contract {
+    type ErrorKind = crate::errors::ErrorKind;
+    fn name(self) -> &'static str {
+        Contract::name(self)
+    }
+    fn versions(self) -> &'static [&'static str] {
+        Contract::versions(self)
+    }
+    fn method_not_found(self) -> crate::errors::ErrorKind {
+        Contract::method_not_found(self)
+    }
+    fn invalid_params(self) -> crate::errors::ErrorKind {
+        Contract::invalid_params(self)
+    }
+}
+/// The namespace of a call that names none (`x-contract.defaultNamespace`).
+pub const DEFAULT_NAMESPACE: &str = "default";
+/// The URI of the stdio binding (`x-contract.stdioBindingUri`).
+pub const STDIO_BINDING_URI: &str = "urn:cleveragents:bindings:stdio:v1";
+/// The agent capabilities (`AgentCapabilities` fields) methods need.
+pub mod capabilities {
+    /// Agent capability `extendedAgentCard`, needed by some methods.
+    pub const EXTENDED_AGENT_CARD: &str = "extendedAgentCard";
+    /// Agent capability `pushNotifications`, needed by some methods.
+    pub const PUSH_NOTIFICATIONS: &str = "pushNotifications";
+    /// Agent capability `streaming`, needed by some methods.
+    pub const STREAMING: &str = "streaming";
+}
+/// The descriptor of one method of these contracts.
+pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
 /// Every method of every contract, in schema order.
-pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
-    crate::rpc::MethodDescriptor {
+pub static METHODS: &[MethodDescriptor] = &[
+    MethodDescriptor {
         name: "SendMessage",
         contract: Contract::A2a,
         service: "messaging",
@@ -132,7 +191,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::SendMessageResponse>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::SendMessageRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "SendStreamingMessage",
         contract: Contract::A2a,
         service: "messaging",
@@ -159,7 +218,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::SendStreamingMessageRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "GetTask",
         contract: Contract::A2a,
         service: "messaging",
@@ -182,7 +241,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::Task>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::GetTaskRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "ListTasks",
         contract: Contract::A2a,
         service: "messaging",
@@ -204,7 +263,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::ListTasksResponse>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::ListTasksRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "CancelTask",
         contract: Contract::A2a,
         service: "messaging",
@@ -228,7 +287,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::Task>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::CancelTaskRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "SubscribeToTask",
         contract: Contract::A2a,
         service: "messaging",
@@ -254,7 +313,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::SubscribeToTaskRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "CreateTaskPushNotificationConfig",
         contract: Contract::A2a,
         service: "push_config",
@@ -284,7 +343,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::CreateTaskPushNotificationConfigRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "GetTaskPushNotificationConfig",
         contract: Contract::A2a,
         service: "push_config",
@@ -314,7 +373,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::GetTaskPushNotificationConfigRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "ListTaskPushNotificationConfigs",
         contract: Contract::A2a,
         service: "push_config",
@@ -344,7 +403,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::ListTaskPushNotificationConfigsRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "DeleteTaskPushNotificationConfig",
         contract: Contract::A2a,
         service: "push_config",
@@ -372,7 +431,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::DeleteTaskPushNotificationConfigRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "GetExtendedAgentCard",
         contract: Contract::A2a,
         service: "agent_card",
@@ -400,7 +459,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::GetExtendedAgentCardRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/use",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -425,7 +484,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::Plan>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanUseRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/execute",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -451,7 +510,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanExecution>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanExecuteRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/apply",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -478,7 +537,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanApplyResult>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanApplyRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/cancel",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -503,7 +562,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::Plan>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanCancelRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/status",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -526,7 +585,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanStatus>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanStatusRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/tree",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -549,7 +608,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanTree>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanTreeRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/explain",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -572,7 +631,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanExplanation>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanExplainRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/correct",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -598,7 +657,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanCorrectResult>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanCorrectRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/diff",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -622,7 +681,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanDiff>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanDiffRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/artifacts",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -645,7 +704,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanArtifactList>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanArtifactsRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/prompt",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -670,7 +729,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::Plan>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanPromptRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/rollback",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -695,7 +754,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanRollbackResult>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanRollbackRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/plan/list",
         contract: Contract::Cleveragents,
         service: "plan",
@@ -718,7 +777,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::PlanList>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::PlanListRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actors/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -743,7 +802,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActorsListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actors/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -768,7 +827,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActorsShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actors/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -795,7 +854,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActorsAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actors/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -822,7 +881,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActorsUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actors/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -849,7 +908,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActorsRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/tools/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -874,7 +933,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryToolsListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/tools/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -899,7 +958,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryToolsShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/tools/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -926,7 +985,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryToolsAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/tools/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -953,7 +1012,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryToolsUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/tools/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -980,7 +1039,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryToolsRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/skills/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1005,7 +1064,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistrySkillsListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/skills/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1030,7 +1089,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistrySkillsShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/skills/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1057,7 +1116,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistrySkillsAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/skills/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1084,7 +1143,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistrySkillsUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/skills/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1111,7 +1170,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistrySkillsRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resources/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1136,7 +1195,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourcesListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resources/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1161,7 +1220,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourcesShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resources/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1188,7 +1247,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourcesAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resources/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1215,7 +1274,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourcesUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resources/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1242,7 +1301,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourcesRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resource-types/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1267,7 +1326,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourceTypesListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resource-types/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1292,7 +1351,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourceTypesShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resource-types/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1319,7 +1378,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourceTypesAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resource-types/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1348,7 +1407,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourceTypesUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/resource-types/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1375,7 +1434,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryResourceTypesRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/projects/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1400,7 +1459,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryProjectsListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/projects/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1425,7 +1484,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryProjectsShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/projects/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1452,7 +1511,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryProjectsAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/projects/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1479,7 +1538,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryProjectsUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/projects/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1506,7 +1565,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryProjectsRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/validations/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1531,7 +1590,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryValidationsListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/validations/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1556,7 +1615,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryValidationsShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/validations/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1583,7 +1642,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryValidationsAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/validations/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1610,7 +1669,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryValidationsUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/validations/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1637,7 +1696,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryValidationsRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actions/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1662,7 +1721,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActionsListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actions/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1687,7 +1746,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActionsShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actions/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1714,7 +1773,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActionsAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actions/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1741,7 +1800,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActionsUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/actions/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1768,7 +1827,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryActionsRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/automation-profiles/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1793,7 +1852,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryAutomationProfilesListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/automation-profiles/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1818,7 +1877,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryAutomationProfilesShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/automation-profiles/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1847,7 +1906,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryAutomationProfilesAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/automation-profiles/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1876,7 +1935,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryAutomationProfilesUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/automation-profiles/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1903,7 +1962,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryAutomationProfilesRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/invariants/list",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1928,7 +1987,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryInvariantsListRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/invariants/show",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1953,7 +2012,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryInvariantsShowRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/invariants/add",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -1980,7 +2039,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryInvariantsAddRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/invariants/update",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -2007,7 +2066,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryInvariantsUpdateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/registry/invariants/remove",
         contract: Contract::Cleveragents,
         service: "registry",
@@ -2034,7 +2093,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::RegistryInvariantsRemoveRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/context/show",
         contract: Contract::Cleveragents,
         service: "context",
@@ -2057,7 +2116,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::ContextReport>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::ContextShowRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/context/inspect",
         contract: Contract::Cleveragents,
         service: "context",
@@ -2082,7 +2141,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::ContextInspectRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/context/simulate",
         contract: Contract::Cleveragents,
         service: "context",
@@ -2107,7 +2166,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::ContextSimulateRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/context/set",
         contract: Contract::Cleveragents,
         service: "context",
@@ -2133,7 +2192,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::ContextReport>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::ContextSetRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/sync/pull",
         contract: Contract::Cleveragents,
         service: "sync",
@@ -2158,7 +2217,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::SyncReport>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::SyncPullRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/sync/push",
         contract: Contract::Cleveragents,
         service: "sync",
@@ -2183,7 +2242,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::SyncReport>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::SyncPushRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/sync/status",
         contract: Contract::Cleveragents,
         service: "sync",
@@ -2206,7 +2265,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::SyncStatus>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::SyncStatusRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/namespace/list",
         contract: Contract::Cleveragents,
         service: "namespace",
@@ -2228,7 +2287,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::NamespaceList>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::NamespaceListRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/namespace/show",
         contract: Contract::Cleveragents,
         service: "namespace",
@@ -2251,7 +2310,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::Namespace>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::NamespaceShowRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/namespace/members",
         contract: Contract::Cleveragents,
         service: "namespace",
@@ -2277,7 +2336,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::NamespaceMembersRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/health/check",
         contract: Contract::Cleveragents,
         service: "health",
@@ -2299,7 +2358,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::HealthReport>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::HealthCheckRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "_cleveragents/diagnostics/run",
         contract: Contract::Cleveragents,
         service: "health",
@@ -2325,7 +2384,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
             crate::types::DiagnosticsRunRpcRequest,
         >,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "initialize",
         contract: Contract::Cleveragents,
         service: "stdio",
@@ -2347,7 +2406,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::StdioInitializeResult>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::InitializeRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "stream/event",
         contract: Contract::Cleveragents,
         service: "stdio",
@@ -2366,7 +2425,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::NoResult>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::StreamEventRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "stream/cancel",
         contract: Contract::Cleveragents,
         service: "stdio",
@@ -2385,7 +2444,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::StdioStreamCancelResult>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::StreamCancelRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "stream/resume",
         contract: Contract::Cleveragents,
         service: "stdio",
@@ -2406,7 +2465,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
     },
 ];
 /// The descriptor of the method with this wire name.
-pub fn find_method(name: &str) -> Option<&'static crate::rpc::MethodDescriptor> {
+pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
     match name {
         "SendMessage" => Some(&METHODS[0usize]),
         "SendStreamingMessage" => Some(&METHODS[1usize]),
@@ -2501,6 +2560,26 @@ pub fn find_method(name: &str) -> Option<&'static crate::rpc::MethodDescriptor> 
         _ => None,
     }
 }
+/// The contract a wire method name belongs to ([`Contract::of_method`]).
+pub fn contract_of_name(name: &str) -> Contract {
+    Contract::of_method(name)
+}
+/// Method-not-found in the registry of the contract the name belongs to.
+pub fn method_not_found(name: &str) -> crate::rpc::Error {
+    crate::rpc::Error::method_not_found_in(Contract::of_method(name), name)
+}
+/// Finds the dispatchable method `name` as the caller sees it: unknown
+/// methods, binding methods and methods newer than the caller's version
+/// of their contract are method-not-found.
+pub fn resolve(
+    name: &str,
+    ctx: &crate::rpc::CallContext,
+) -> Result<&'static MethodDescriptor, crate::rpc::Error> {
+    match find_method(name) {
+        Some(d) if d.is_dispatched() && ctx.can_see(d) => Ok(d),
+        _ => Err(method_not_found(name)),
+    }
+}
 /// Marker types, one per method, carrying its wire name, params and result.
 pub mod markers {
     /// `SendMessage`: Sends a message to the agent to start or continue an interaction. The agent replies with the task that tracks the work or with a direct message.
@@ -2510,7 +2589,8 @@ pub mod markers {
         const NAME: &'static str = "SendMessage";
         type Params = crate::types::SendMessageRequest;
         type Result = crate::types::SendMessageResponse;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[0usize]
         }
     }
@@ -2521,7 +2601,8 @@ pub mod markers {
         const NAME: &'static str = "SendStreamingMessage";
         type Params = crate::types::SendMessageRequest;
         type Result = crate::types::StreamResponse;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[1usize]
         }
     }
@@ -2532,7 +2613,8 @@ pub mod markers {
         const NAME: &'static str = "GetTask";
         type Params = crate::types::GetTaskRequest;
         type Result = crate::types::Task;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[2usize]
         }
     }
@@ -2543,7 +2625,8 @@ pub mod markers {
         const NAME: &'static str = "ListTasks";
         type Params = crate::types::ListTasksRequest;
         type Result = crate::types::ListTasksResponse;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[3usize]
         }
     }
@@ -2554,7 +2637,8 @@ pub mod markers {
         const NAME: &'static str = "CancelTask";
         type Params = crate::types::CancelTaskRequest;
         type Result = crate::types::Task;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[4usize]
         }
     }
@@ -2565,7 +2649,8 @@ pub mod markers {
         const NAME: &'static str = "SubscribeToTask";
         type Params = crate::types::SubscribeToTaskRequest;
         type Result = crate::types::StreamResponse;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[5usize]
         }
     }
@@ -2576,7 +2661,8 @@ pub mod markers {
         const NAME: &'static str = "CreateTaskPushNotificationConfig";
         type Params = crate::types::TaskPushNotificationConfig;
         type Result = crate::types::TaskPushNotificationConfig;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[6usize]
         }
     }
@@ -2587,7 +2673,8 @@ pub mod markers {
         const NAME: &'static str = "GetTaskPushNotificationConfig";
         type Params = crate::types::GetTaskPushNotificationConfigRequest;
         type Result = crate::types::TaskPushNotificationConfig;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[7usize]
         }
     }
@@ -2598,7 +2685,8 @@ pub mod markers {
         const NAME: &'static str = "ListTaskPushNotificationConfigs";
         type Params = crate::types::ListTaskPushNotificationConfigsRequest;
         type Result = crate::types::ListTaskPushNotificationConfigsResponse;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[8usize]
         }
     }
@@ -2609,7 +2697,8 @@ pub mod markers {
         const NAME: &'static str = "DeleteTaskPushNotificationConfig";
         type Params = crate::types::DeleteTaskPushNotificationConfigRequest;
         type Result = crate::types::Empty;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[9usize]
         }
     }
@@ -2620,7 +2709,8 @@ pub mod markers {
         const NAME: &'static str = "GetExtendedAgentCard";
         type Params = crate::types::GetExtendedAgentCardRequest;
         type Result = crate::types::AgentCard;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[10usize]
         }
     }
@@ -2631,7 +2721,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/use";
         type Params = crate::types::PlanUseParams;
         type Result = crate::types::Plan;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[11usize]
         }
     }
@@ -2642,7 +2733,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/execute";
         type Params = crate::types::PlanExecuteParams;
         type Result = crate::types::PlanExecution;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[12usize]
         }
     }
@@ -2653,7 +2745,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/apply";
         type Params = crate::types::PlanApplyParams;
         type Result = crate::types::PlanApplyResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[13usize]
         }
     }
@@ -2664,7 +2757,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/cancel";
         type Params = crate::types::PlanCancelParams;
         type Result = crate::types::Plan;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[14usize]
         }
     }
@@ -2675,7 +2769,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/status";
         type Params = crate::types::PlanStatusParams;
         type Result = crate::types::PlanStatus;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[15usize]
         }
     }
@@ -2686,7 +2781,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/tree";
         type Params = crate::types::PlanTreeParams;
         type Result = crate::types::PlanTree;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[16usize]
         }
     }
@@ -2697,7 +2793,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/explain";
         type Params = crate::types::PlanExplainParams;
         type Result = crate::types::PlanExplanation;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[17usize]
         }
     }
@@ -2708,7 +2805,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/correct";
         type Params = crate::types::PlanCorrectParams;
         type Result = crate::types::PlanCorrectResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[18usize]
         }
     }
@@ -2719,7 +2817,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/diff";
         type Params = crate::types::PlanDiffParams;
         type Result = crate::types::PlanDiff;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[19usize]
         }
     }
@@ -2730,7 +2829,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/artifacts";
         type Params = crate::types::PlanArtifactsParams;
         type Result = crate::types::PlanArtifactList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[20usize]
         }
     }
@@ -2741,7 +2841,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/prompt";
         type Params = crate::types::PlanPromptParams;
         type Result = crate::types::Plan;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[21usize]
         }
     }
@@ -2752,7 +2853,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/rollback";
         type Params = crate::types::PlanRollbackParams;
         type Result = crate::types::PlanRollbackResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[22usize]
         }
     }
@@ -2763,7 +2865,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/plan/list";
         type Params = crate::types::PlanListParams;
         type Result = crate::types::PlanList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[23usize]
         }
     }
@@ -2774,7 +2877,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actors/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::ActorList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[24usize]
         }
     }
@@ -2785,7 +2889,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actors/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::Actor;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[25usize]
         }
     }
@@ -2796,7 +2901,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actors/add";
         type Params = crate::types::ActorAddParams;
         type Result = crate::types::Actor;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[26usize]
         }
     }
@@ -2807,7 +2913,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actors/update";
         type Params = crate::types::ActorUpdateParams;
         type Result = crate::types::Actor;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[27usize]
         }
     }
@@ -2818,7 +2925,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actors/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[28usize]
         }
     }
@@ -2829,7 +2937,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/tools/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::ToolList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[29usize]
         }
     }
@@ -2840,7 +2949,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/tools/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::Tool;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[30usize]
         }
     }
@@ -2851,7 +2961,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/tools/add";
         type Params = crate::types::ToolAddParams;
         type Result = crate::types::Tool;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[31usize]
         }
     }
@@ -2862,7 +2973,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/tools/update";
         type Params = crate::types::ToolUpdateParams;
         type Result = crate::types::Tool;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[32usize]
         }
     }
@@ -2873,7 +2985,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/tools/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[33usize]
         }
     }
@@ -2884,7 +2997,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/skills/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::SkillList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[34usize]
         }
     }
@@ -2895,7 +3009,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/skills/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::Skill;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[35usize]
         }
     }
@@ -2906,7 +3021,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/skills/add";
         type Params = crate::types::SkillAddParams;
         type Result = crate::types::Skill;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[36usize]
         }
     }
@@ -2917,7 +3033,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/skills/update";
         type Params = crate::types::SkillUpdateParams;
         type Result = crate::types::Skill;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[37usize]
         }
     }
@@ -2928,7 +3045,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/skills/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[38usize]
         }
     }
@@ -2939,7 +3057,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resources/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::ResourceList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[39usize]
         }
     }
@@ -2950,7 +3069,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resources/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::Resource;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[40usize]
         }
     }
@@ -2961,7 +3081,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resources/add";
         type Params = crate::types::ResourceAddParams;
         type Result = crate::types::Resource;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[41usize]
         }
     }
@@ -2972,7 +3093,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resources/update";
         type Params = crate::types::ResourceUpdateParams;
         type Result = crate::types::Resource;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[42usize]
         }
     }
@@ -2983,7 +3105,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resources/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[43usize]
         }
     }
@@ -2994,7 +3117,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resource-types/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::ResourceTypeList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[44usize]
         }
     }
@@ -3005,7 +3129,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resource-types/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::ResourceType;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[45usize]
         }
     }
@@ -3016,7 +3141,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resource-types/add";
         type Params = crate::types::ResourceTypeAddParams;
         type Result = crate::types::ResourceType;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[46usize]
         }
     }
@@ -3027,7 +3153,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resource-types/update";
         type Params = crate::types::ResourceTypeUpdateParams;
         type Result = crate::types::ResourceType;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[47usize]
         }
     }
@@ -3038,7 +3165,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/resource-types/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[48usize]
         }
     }
@@ -3049,7 +3177,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/projects/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::ProjectList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[49usize]
         }
     }
@@ -3060,7 +3189,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/projects/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::Project;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[50usize]
         }
     }
@@ -3071,7 +3201,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/projects/add";
         type Params = crate::types::ProjectAddParams;
         type Result = crate::types::Project;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[51usize]
         }
     }
@@ -3082,7 +3213,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/projects/update";
         type Params = crate::types::ProjectUpdateParams;
         type Result = crate::types::Project;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[52usize]
         }
     }
@@ -3093,7 +3225,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/projects/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[53usize]
         }
     }
@@ -3104,7 +3237,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/validations/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::ValidationList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[54usize]
         }
     }
@@ -3115,7 +3249,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/validations/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::Validation;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[55usize]
         }
     }
@@ -3126,7 +3261,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/validations/add";
         type Params = crate::types::ValidationAddParams;
         type Result = crate::types::Validation;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[56usize]
         }
     }
@@ -3137,7 +3273,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/validations/update";
         type Params = crate::types::ValidationUpdateParams;
         type Result = crate::types::Validation;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[57usize]
         }
     }
@@ -3148,7 +3285,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/validations/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[58usize]
         }
     }
@@ -3159,7 +3297,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actions/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::ActionList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[59usize]
         }
     }
@@ -3170,7 +3309,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actions/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::Action;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[60usize]
         }
     }
@@ -3181,7 +3321,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actions/add";
         type Params = crate::types::ActionAddParams;
         type Result = crate::types::Action;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[61usize]
         }
     }
@@ -3192,7 +3333,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actions/update";
         type Params = crate::types::ActionUpdateParams;
         type Result = crate::types::Action;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[62usize]
         }
     }
@@ -3203,7 +3345,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/actions/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[63usize]
         }
     }
@@ -3214,7 +3357,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/automation-profiles/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::AutomationProfileList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[64usize]
         }
     }
@@ -3225,7 +3369,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/automation-profiles/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::AutomationProfile;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[65usize]
         }
     }
@@ -3236,7 +3381,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/automation-profiles/add";
         type Params = crate::types::AutomationProfileAddParams;
         type Result = crate::types::AutomationProfile;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[66usize]
         }
     }
@@ -3247,7 +3393,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/automation-profiles/update";
         type Params = crate::types::AutomationProfileUpdateParams;
         type Result = crate::types::AutomationProfile;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[67usize]
         }
     }
@@ -3258,7 +3405,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/automation-profiles/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[68usize]
         }
     }
@@ -3269,7 +3417,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/invariants/list";
         type Params = crate::types::RegistryListParams;
         type Result = crate::types::InvariantList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[69usize]
         }
     }
@@ -3280,7 +3429,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/invariants/show";
         type Params = crate::types::RegistryShowParams;
         type Result = crate::types::Invariant;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[70usize]
         }
     }
@@ -3291,7 +3441,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/invariants/add";
         type Params = crate::types::InvariantAddParams;
         type Result = crate::types::Invariant;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[71usize]
         }
     }
@@ -3302,7 +3453,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/invariants/update";
         type Params = crate::types::InvariantUpdateParams;
         type Result = crate::types::Invariant;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[72usize]
         }
     }
@@ -3313,7 +3465,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/registry/invariants/remove";
         type Params = crate::types::RegistryRemoveParams;
         type Result = crate::types::RegistryRemoveResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[73usize]
         }
     }
@@ -3324,7 +3477,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/context/show";
         type Params = crate::types::ContextShowParams;
         type Result = crate::types::ContextReport;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[74usize]
         }
     }
@@ -3335,7 +3489,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/context/inspect";
         type Params = crate::types::ContextInspectParams;
         type Result = crate::types::ContextInspection;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[75usize]
         }
     }
@@ -3346,7 +3501,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/context/simulate";
         type Params = crate::types::ContextSimulateParams;
         type Result = crate::types::ContextSimulation;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[76usize]
         }
     }
@@ -3357,7 +3513,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/context/set";
         type Params = crate::types::ContextSetParams;
         type Result = crate::types::ContextReport;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[77usize]
         }
     }
@@ -3368,7 +3525,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/sync/pull";
         type Params = crate::types::SyncPullParams;
         type Result = crate::types::SyncReport;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[78usize]
         }
     }
@@ -3379,7 +3537,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/sync/push";
         type Params = crate::types::SyncPushParams;
         type Result = crate::types::SyncReport;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[79usize]
         }
     }
@@ -3390,7 +3549,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/sync/status";
         type Params = crate::types::SyncStatusParams;
         type Result = crate::types::SyncStatus;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[80usize]
         }
     }
@@ -3401,7 +3561,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/namespace/list";
         type Params = crate::types::NamespaceListParams;
         type Result = crate::types::NamespaceList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[81usize]
         }
     }
@@ -3412,7 +3573,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/namespace/show";
         type Params = crate::types::NamespaceShowParams;
         type Result = crate::types::Namespace;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[82usize]
         }
     }
@@ -3423,7 +3585,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/namespace/members";
         type Params = crate::types::NamespaceMembersParams;
         type Result = crate::types::NamespaceMemberList;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[83usize]
         }
     }
@@ -3434,7 +3597,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/health/check";
         type Params = crate::types::HealthCheckParams;
         type Result = crate::types::HealthReport;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[84usize]
         }
     }
@@ -3445,7 +3609,8 @@ pub mod markers {
         const NAME: &'static str = "_cleveragents/diagnostics/run";
         type Params = crate::types::DiagnosticsRunParams;
         type Result = crate::types::DiagnosticsReport;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[85usize]
         }
     }
@@ -3456,7 +3621,8 @@ pub mod markers {
         const NAME: &'static str = "initialize";
         type Params = crate::types::StdioInitializeParams;
         type Result = crate::types::StdioInitializeResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[86usize]
         }
     }
@@ -3467,7 +3633,8 @@ pub mod markers {
         const NAME: &'static str = "stream/event";
         type Params = crate::types::StdioStreamEventParams;
         type Result = crate::types::NoResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[87usize]
         }
     }
@@ -3478,7 +3645,8 @@ pub mod markers {
         const NAME: &'static str = "stream/cancel";
         type Params = crate::types::StdioStreamCancelParams;
         type Result = crate::types::StdioStreamCancelResult;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[88usize]
         }
     }
@@ -3489,7 +3657,8 @@ pub mod markers {
         const NAME: &'static str = "stream/resume";
         type Params = crate::types::StdioStreamResumeParams;
         type Result = crate::types::StreamResponse;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[89usize]
         }
     }

@@ -98,6 +98,7 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.get_note(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
             "WatchNotes" => {
@@ -109,13 +110,10 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_stream(
                     self.handler.watch_notes(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
                 )
             }
-            _ => {
-                crate::rpc::Outcome::Single(
-                    Err(crate::rpc::Error::method_not_found(method)),
-                )
-            }
+            _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
         }
     }
 }

@@ -59,6 +59,24 @@ impl Contract {
             Self::Mini => &[],
         }
     }
+    /// The params field naming the namespace a call of the contract targets, if any.
+    pub const fn namespace_field(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => None,
+        }
+    }
+    /// The namespace of a call that names none, if the contract declares one.
+    pub const fn default_namespace(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => None,
+        }
+    }
+    /// The URI of the stdio binding the contract's binding methods belong to, if any.
+    pub const fn stdio_binding_uri(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => None,
+        }
+    }
     /// JSON-RPC -32700 in this contract's registry.
     pub const fn parse_error(self) -> crate::errors::ErrorKind {
         match self {
@@ -89,10 +107,37 @@ impl Contract {
             Self::Mini => crate::errors::ErrorKind::InternalError,
         }
     }
+    /// The contract a wire method name belongs to: the one whose declared
+    /// prefix it carries, else the base protocol.
+    pub fn of_method(name: &str) -> Contract {
+        Self::Mini
+    }
 }
+impl crate::rpc::ContractFacts for Contract {
+    type ErrorKind = crate::errors::ErrorKind;
+    fn name(self) -> &'static str {
+        Contract::name(self)
+    }
+    fn versions(self) -> &'static [&'static str] {
+        Contract::versions(self)
+    }
+    fn method_not_found(self) -> crate::errors::ErrorKind {
+        Contract::method_not_found(self)
+    }
+    fn invalid_params(self) -> crate::errors::ErrorKind {
+        Contract::invalid_params(self)
+    }
+}
+/// The agent capabilities (`AgentCapabilities` fields) methods need.
+pub mod capabilities {
+    /// Agent capability `streaming`, needed by some methods.
+    pub const STREAMING: &str = "streaming";
+}
+/// The descriptor of one method of these contracts.
+pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
 /// Every method of every contract, in schema order.
-pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
-    crate::rpc::MethodDescriptor {
+pub static METHODS: &[MethodDescriptor] = &[
+    MethodDescriptor {
         name: "GetNote",
         contract: Contract::Mini,
         service: "notes",
@@ -111,7 +156,7 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
         roundtrip_result: crate::rpc::roundtrip::<crate::types::Note>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::GetNoteRpcRequest>,
     },
-    crate::rpc::MethodDescriptor {
+    MethodDescriptor {
         name: "WatchNotes",
         contract: Contract::Mini,
         service: "notes",
@@ -132,11 +177,31 @@ pub static METHODS: &[crate::rpc::MethodDescriptor] = &[
     },
 ];
 /// The descriptor of the method with this wire name.
-pub fn find_method(name: &str) -> Option<&'static crate::rpc::MethodDescriptor> {
+pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
     match name {
         "GetNote" => Some(&METHODS[0usize]),
         "WatchNotes" => Some(&METHODS[1usize]),
         _ => None,
+    }
+}
+/// The contract a wire method name belongs to ([`Contract::of_method`]).
+pub fn contract_of_name(name: &str) -> Contract {
+    Contract::of_method(name)
+}
+/// Method-not-found in the registry of the contract the name belongs to.
+pub fn method_not_found(name: &str) -> crate::rpc::Error {
+    crate::rpc::Error::method_not_found_in(Contract::of_method(name), name)
+}
+/// Finds the dispatchable method `name` as the caller sees it: unknown
+/// methods, binding methods and methods newer than the caller's version
+/// of their contract are method-not-found.
+pub fn resolve(
+    name: &str,
+    ctx: &crate::rpc::CallContext,
+) -> Result<&'static MethodDescriptor, crate::rpc::Error> {
+    match find_method(name) {
+        Some(d) if d.is_dispatched() && ctx.can_see(d) => Ok(d),
+        _ => Err(method_not_found(name)),
     }
 }
 /// Marker types, one per method, carrying its wire name, params and result.
@@ -148,7 +213,8 @@ pub mod markers {
         const NAME: &'static str = "GetNote";
         type Params = crate::types::GetNoteRequest;
         type Result = crate::types::Note;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[0usize]
         }
     }
@@ -159,7 +225,8 @@ pub mod markers {
         const NAME: &'static str = "WatchNotes";
         type Params = crate::types::GetNoteRequest;
         type Result = crate::types::NoteEvent;
-        fn descriptor() -> &'static crate::rpc::MethodDescriptor {
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
             &super::METHODS[1usize]
         }
     }

@@ -1,0 +1,141 @@
+//! The JSON-level dispatch surface transports call: the outcome of a call (one
+//! result or a stream of events), the event type with its sequence number, and
+//! the [`Dispatch`] trait the generated router implements.
+
+use crate::context::CallContext;
+use crate::error::{Error, ErrorRegistry};
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+pub use futures_core::Stream;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// JSON-RPC 2.0's own "Internal error" code, for the one failure that is a
+/// caller's programming mistake rather than an answer of any contract.
+const JSONRPC_INTERNAL_ERROR: i64 = -32603;
+
+/// One event of a stream, with the sequence number the producer gave it (a
+/// task's event sequence, used to resume).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event<T> {
+    pub seq: Option<u64>,
+    pub data: T,
+}
+
+impl<T> Event<T> {
+    pub fn new(data: T) -> Self {
+        Event { seq: None, data }
+    }
+    pub fn with_seq(seq: u64, data: T) -> Self {
+        Event { seq: Some(seq), data }
+    }
+}
+
+/// The events of a streaming method, as a handler produces them.
+pub type EventStream<T> = Pin<Box<dyn Stream<Item = Result<Event<T>, Error>> + Send>>;
+
+/// The answer of the dispatcher: one result, or a stream of JSON events.
+pub enum Outcome {
+    Single(Result<Value, Error>),
+    Stream(EventStream<Value>),
+}
+
+impl fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Single(result) => f.debug_tuple("Single").field(result).finish(),
+            Outcome::Stream(_) => f.write_str("Stream(..)"),
+        }
+    }
+}
+
+impl Outcome {
+    /// Encodes a handler's unary result; a value that cannot be encoded is
+    /// `internal` (the generated router passes its base contract's internal error).
+    pub fn from_result<T: Serialize>(result: Result<T, Error>, internal: impl ErrorRegistry) -> Self {
+        Outcome::Single(result.and_then(|value| encode(&value, internal)))
+    }
+
+    /// Encodes a handler's stream, event by event.
+    pub fn from_stream<T: Serialize + 'static>(
+        result: Result<EventStream<T>, Error>,
+        internal: impl ErrorRegistry,
+    ) -> Self {
+        match result {
+            Err(error) => Outcome::Single(Err(error)),
+            Ok(stream) => Outcome::Stream(Box::pin(MapStream::new(
+                stream,
+                move |item: Result<Event<T>, Error>| {
+                    item.and_then(|event| {
+                        Ok(Event {
+                            seq: event.seq,
+                            data: encode(&event.data, internal)?,
+                        })
+                    })
+                },
+            ))),
+        }
+    }
+
+    /// The unary result; a stream is JSON-RPC's internal error here (the caller
+    /// asked a streaming method for one value).
+    pub fn into_single(self) -> Result<Value, Error> {
+        match self {
+            Outcome::Single(result) => result,
+            Outcome::Stream(_) => Err(Error {
+                code: JSONRPC_INTERNAL_ERROR,
+                message: "expected a single result, got a stream".into(),
+                data: None,
+            }),
+        }
+    }
+}
+
+fn encode<T: Serialize>(value: &T, internal: impl ErrorRegistry) -> Result<Value, Error> {
+    serde_json::to_value(value).map_err(|e| Error::new(internal, format!("result could not be encoded: {e}")))
+}
+
+/// A JSON-level dispatcher: what transports call. Implemented by the generated
+/// router.
+pub trait Dispatch: Send + Sync + 'static {
+    fn dispatch<'a>(
+        &'a self,
+        ctx: CallContext,
+        method: &'a str,
+        params: Option<Value>,
+    ) -> BoxFuture<'a, Outcome>;
+}
+
+/// Maps the items of a stream (a tiny adapter so the crate needs no futures-util).
+pub struct MapStream<S, F> {
+    inner: S,
+    map: F,
+}
+
+impl<S, F> MapStream<S, F> {
+    pub fn new(inner: S, map: F) -> Self {
+        MapStream { inner, map }
+    }
+}
+
+impl<S, F, A, B> Stream for MapStream<S, F>
+where
+    S: Stream<Item = A> + Unpin,
+    F: FnMut(A) -> B + Unpin,
+{
+    type Item = B;
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<B>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.inner).poll_next(cx) {
+            Poll::Ready(Some(item)) => Poll::Ready(Some((this.map)(item))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}

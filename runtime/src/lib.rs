@@ -1,0 +1,39 @@
+//! The runtime the generated contract crate stands on.
+//!
+//! Everything here is hand-written and schema-agnostic: it knows no method name
+//! and no generated type. Where it needs a fact of the schemas (an error's code
+//! and ErrorInfo, a contract's versions and its standard errors) it asks through
+//! the small traits [`ErrorRegistry`] and [`ContractFacts`], which the generated
+//! `ErrorKind` and `Contract` implement. The dependency runs one way: generated
+//! code uses this crate, never the reverse.
+//!
+//! - [`error`]: the wire error object and the error-registry trait;
+//! - [`protojson`]: serde helpers the generated types use for ProtoJSON;
+//! - [`context`]: versions, principals and the call context;
+//! - [`method`]: method descriptors, the method trait, params decoding;
+//! - [`dispatch`]: outcomes, event streams and the JSON-level dispatcher trait;
+//! - [`client`]: the transport trait and typed calls over it;
+//! - [`envelope`]: the JSON-RPC 2.0 request, response and notification objects;
+//! - [`bundle`]: the rule that bundles the schema files and resolves references.
+//!
+//! The crate performs no I/O.
+
+pub mod bundle;
+pub mod client;
+pub mod context;
+pub mod dispatch;
+pub mod envelope;
+pub mod error;
+pub mod method;
+pub mod protojson;
+
+pub use client::{CallError, ClientStream, RawEventStream, Transport};
+pub use context::{Access, CallContext, Principal, Version};
+pub use dispatch::{BoxFuture, Dispatch, Event, EventStream, MapStream, Outcome, Stream};
+pub use envelope::{JsonRpcVersion, Notification, Request, RequestId, Response, JSONRPC_VERSION};
+pub use error::{Error, ErrorRegistry, BAD_REQUEST_TYPE, ERROR_INFO_TYPE};
+pub use method::{decode_params, ContractFacts, Method, MethodDescriptor};
+pub use protojson::{
+    declared, exactly_one_content, proto_int, proto_int_opt, roundtrip, ConversionError, OneOfContent,
+    ProtoEnumRepr,
+};

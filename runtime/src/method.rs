@@ -1,0 +1,117 @@
+//! What the schemas say about one method, as plain data the generated method
+//! table fills in; the trait through which the runtime reads a contract's facts;
+//! the type-level method marker; and the decoding of params against a method.
+
+use crate::context::Access;
+use crate::error::{Error, ErrorRegistry};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::fmt;
+use std::hash::Hash;
+
+/// A contract (one schema file). Implemented by the generated `Contract`; the
+/// runtime reads its version list and its standard errors through it.
+pub trait ContractFacts: Copy + Ord + Eq + Hash + fmt::Debug + Send + Sync + 'static {
+    /// The error registry the contract's errors live in.
+    type ErrorKind: ErrorRegistry;
+    /// Short name (`x-contract.name`).
+    fn name(self) -> &'static str;
+    /// Minor versions of the contract, oldest first.
+    fn versions(self) -> &'static [&'static str];
+    /// JSON-RPC -32601 in this contract's registry.
+    fn method_not_found(self) -> Self::ErrorKind;
+    /// JSON-RPC -32602 in this contract's registry.
+    fn invalid_params(self) -> Self::ErrorKind;
+}
+
+/// Everything the schema says about one method.
+#[derive(Debug)]
+pub struct MethodDescriptor<C: ContractFacts> {
+    /// Wire name.
+    pub name: &'static str,
+    pub contract: C,
+    /// `x-services` key of the handling service.
+    pub service: &'static str,
+    /// Schema definition of the params.
+    pub params_type: &'static str,
+    /// Schema definition of the result (of one event, for streaming methods).
+    pub result_type: &'static str,
+    pub streaming: bool,
+    /// A notification: no response.
+    pub notification: bool,
+    /// The binding that owns the method (handled by the transport, not dispatched).
+    pub binding: Option<&'static str>,
+    /// Agent capability the method needs.
+    pub capability: Option<&'static str>,
+    /// Role the caller needs in the namespace the call targets; `None` for binding
+    /// methods. Methods needing only `Reader` change nothing, so clients may retry them.
+    pub access: Option<Access>,
+    /// False when the method acts on no namespace's resources (the caller's own
+    /// namespaces, health, the extended card): any authenticated caller may call it.
+    pub namespaced: bool,
+    /// Extension minor version that introduced the method.
+    pub since: Option<&'static str>,
+    /// Errors the method may return beyond the JSON-RPC standard ones.
+    pub errors: &'static [C::ErrorKind],
+    pub description: &'static str,
+    /// Decodes params into the Rust type and encodes them again.
+    pub roundtrip_params: fn(Value) -> Result<Value, String>,
+    /// Decodes a result (or one event) into the Rust type and encodes it again.
+    pub roundtrip_result: fn(Value) -> Result<Value, String>,
+    /// Decodes a whole JSON-RPC request for this method (envelope with `jsonrpc`,
+    /// `id`, the exact `method` and its params) and encodes it again.
+    pub roundtrip_request: fn(Value) -> Result<Value, String>,
+}
+
+impl<C: ContractFacts> MethodDescriptor<C> {
+    /// True when the dispatcher routes this method (it is not a binding method).
+    pub fn is_dispatched(&self) -> bool {
+        self.binding.is_none()
+    }
+
+    /// True when the method only reads (safe to retry).
+    pub fn is_read_only(&self) -> bool {
+        self.access == Some(Access::Reader)
+    }
+}
+
+/// A method at the type level.
+pub trait Method {
+    const NAME: &'static str;
+    type Contract: ContractFacts;
+    type Params: Serialize + DeserializeOwned + Send + 'static;
+    type Result: Serialize + DeserializeOwned + Send + 'static;
+    fn descriptor() -> &'static MethodDescriptor<Self::Contract>;
+}
+
+/// Decodes params for `descriptor`; absent params read as `{}`. A mismatch is
+/// invalid-params in the method's contract, with a BadRequest field violation.
+pub fn decode_params<T: DeserializeOwned>(
+    descriptor: &MethodDescriptor<impl ContractFacts>,
+    params: Option<Value>,
+) -> Result<T, Error> {
+    let value = params.unwrap_or_else(|| Value::Object(Map::new()));
+    let kind = descriptor.contract.invalid_params();
+    // Every method takes named params; serde would otherwise read an array
+    // positionally into the struct's fields.
+    if !value.is_object() {
+        let description = "params must be a JSON object of named fields";
+        return Err(Error::new(
+            kind,
+            format!("Invalid params for `{}`: {description}", descriptor.name),
+        )
+        .with_field_violation("", description));
+    }
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let field = error.path().to_string();
+        let field = if field == "." { String::new() } else { field };
+        let description = error.inner().to_string();
+        let message = if field.is_empty() {
+            format!("Invalid params for `{}`: {description}", descriptor.name)
+        } else {
+            format!("Invalid params for `{}`: {field}: {description}", descriptor.name)
+        };
+        Error::new(kind, message).with_field_violation(&field, description)
+    })
+}
