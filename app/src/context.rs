@@ -17,8 +17,8 @@ use crate::registry::file_bytes;
 use crate::registry::Registry;
 use crate::store::StoreHandle;
 use crate::store::{Commit, DocWrite, Expect, StoreError};
-use crate::util::{self, namespace_of, require, Family};
-use a2a::rpc::{Access, CallContext, Error};
+use crate::util::{self, namespace, Family};
+use a2a::rpc::{CallContext, Error};
 use a2a::types::RegistryKind;
 use a2a::types::{
     ContextExclusionReason, ContextInspectParams, ContextInspection, ContextItem, ContextItemKind,
@@ -295,14 +295,7 @@ impl ContextService {
     }
 
     pub async fn show(&self, ctx: &CallContext, params: ContextShowParams) -> Result<ContextReport, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Project `{}`", params.project),
-        )?;
+        let ns = namespace(ctx);
         let basis = self
             .context_basis(&ns, &params.project, params.plan_id.as_deref())
             .await?;
@@ -315,14 +308,7 @@ impl ContextService {
         ctx: &CallContext,
         params: ContextInspectParams,
     ) -> Result<ContextInspection, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Project `{}`", params.project),
-        )?;
+        let ns = namespace(ctx);
         let basis = self
             .context_basis(&ns, &params.project, params.plan_id.as_deref())
             .await?;
@@ -361,14 +347,7 @@ impl ContextService {
         ctx: &CallContext,
         params: ContextSimulateParams,
     ) -> Result<ContextSimulation, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Project `{}`", params.project),
-        )?;
+        let ns = namespace(ctx);
         check_settings(&params.settings)?;
         let basis = self
             .context_basis(&ns, &params.project, params.plan_id.as_deref())
@@ -387,10 +366,9 @@ impl ContextService {
     }
 
     pub async fn set(&self, ctx: &CallContext, params: ContextSetParams) -> Result<ContextReport, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
+        let ns = namespace(ctx);
         let project = params.project.clone();
         let what = format!("Project `{project}`");
-        require(ctx, &ns, Access::Writer, FAMILY, &what)?;
         check_settings(&params.settings)?;
         let basis = self.context_basis(&ns, &project, None).await?;
         let current_version = basis.project.version;

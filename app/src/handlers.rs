@@ -2,11 +2,10 @@
 //! to the service function in its module, so this file is only wiring.
 
 use crate::app::App;
-use crate::registry::what;
-use crate::util::{can_read, namespace_of, require, Family};
+use crate::util::namespace;
 use a2a::handlers::*;
 use a2a::registry::RegistryEntity;
-use a2a::rpc::{Access, CallContext, Error, EventStream};
+use a2a::rpc::{CallContext, Error, EventStream};
 use a2a::types::*;
 use a2a::ErrorKind;
 
@@ -146,24 +145,15 @@ impl ContextHandler for App {
 }
 impl SyncHandler for App {
     async fn sync_pull(&self, ctx: &CallContext, params: SyncPullParams) -> R<SyncReport> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(ctx, &ns, Access::Admin, Family::Ext, &format!("namespace `{ns}`"))?;
+        let ns = namespace(ctx);
         self.sync.pull(&ns, params).await
     }
     async fn sync_push(&self, ctx: &CallContext, params: SyncPushParams) -> R<SyncReport> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(ctx, &ns, Access::Admin, Family::Ext, &format!("namespace `{ns}`"))?;
+        let ns = namespace(ctx);
         self.sync.push(&ns, params).await
     }
     async fn sync_status(&self, ctx: &CallContext, params: SyncStatusParams) -> R<SyncStatus> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            Family::Ext,
-            &format!("namespace `{ns}`"),
-        )?;
+        let ns = namespace(ctx);
         self.sync.status(&ns, params).await
     }
 }
@@ -171,8 +161,9 @@ impl NamespaceHandler for App {
     async fn namespace_list(&self, ctx: &CallContext, params: NamespaceListParams) -> R<NamespaceList> {
         self.namespaces.list(ctx, params).await
     }
-    async fn namespace_show(&self, ctx: &CallContext, params: NamespaceShowParams) -> R<Namespace> {
-        self.namespaces.show(ctx, params).await
+    async fn namespace_show(&self, ctx: &CallContext, _params: NamespaceShowParams) -> R<Namespace> {
+        // The namespace shown is the call's (in the context), resolved from the params.
+        self.namespaces.show(ctx).await
     }
     async fn namespace_members(
         &self,
@@ -186,8 +177,12 @@ impl HealthHandler for App {
     async fn health_check(&self, ctx: &CallContext, params: HealthCheckParams) -> R<HealthReport> {
         self.health.check(ctx, params).await
     }
-    async fn diagnostics_run(&self, ctx: &CallContext, params: DiagnosticsRunParams) -> R<DiagnosticsReport> {
-        self.health.diagnostics(ctx, params).await
+    async fn diagnostics_run(
+        &self,
+        _ctx: &CallContext,
+        params: DiagnosticsRunParams,
+    ) -> R<DiagnosticsReport> {
+        self.health.diagnostics(params).await
     }
 }
 
@@ -195,39 +190,21 @@ impl HealthHandler for App {
 /// per-kind methods default to these five.
 impl RegistryHandler for App {
     async fn registry_list<E: RegistryEntity>(&self, ctx: &CallContext, p: RegistryListParams) -> R<E::List> {
-        let ns = namespace_of(p.namespace.as_deref());
-        if !can_read(ctx, &ns) {
-            return Err(Family::Ext.not_found(&format!("namespace `{ns}`")));
-        }
+        let ns = namespace(ctx);
         self.registry.list::<E>(&ns, p).await
     }
     async fn registry_show<E: RegistryEntity>(&self, ctx: &CallContext, p: RegistryShowParams) -> R<E> {
-        let ns = namespace_of(p.namespace.as_deref());
-        require(ctx, &ns, Access::Reader, Family::Ext, &what(E::KIND, &p.name))?;
+        let ns = namespace(ctx);
         self.registry.show::<E>(&ns, &p.name).await
     }
     async fn registry_add<E: RegistryEntity>(&self, ctx: &CallContext, p: E::AddParams) -> R<E> {
-        let (namespace, spec) = E::added(p);
-        let ns = namespace_of(namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            Family::Ext,
-            &what(E::KIND, &spec_name(&spec)),
-        )?;
+        let spec = E::added(p);
+        let ns = namespace(ctx);
         self.registry.add::<E>(&ns, spec).await
     }
     async fn registry_update<E: RegistryEntity>(&self, ctx: &CallContext, p: E::UpdateParams) -> R<E> {
-        let (namespace, expected_version, spec) = E::updated(p);
-        let ns = namespace_of(namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            Family::Ext,
-            &what(E::KIND, &spec_name(&spec)),
-        )?;
+        let (expected_version, spec) = E::updated(p);
+        let ns = namespace(ctx);
         self.registry.update::<E>(&ns, expected_version, spec).await
     }
     async fn registry_remove<E: RegistryEntity>(
@@ -235,16 +212,7 @@ impl RegistryHandler for App {
         ctx: &CallContext,
         p: RegistryRemoveParams,
     ) -> R<RegistryRemoveResult> {
-        let ns = namespace_of(p.namespace.as_deref());
-        require(ctx, &ns, Access::Writer, Family::Ext, &what(E::KIND, &p.name))?;
+        let ns = namespace(ctx);
         self.registry.remove::<E>(&ns, &p.name, p.expected_version).await
     }
-}
-
-/// The `name` of a spec, for messages.
-fn spec_name<S: serde::Serialize>(spec: &S) -> String {
-    serde_json::to_value(spec)
-        .ok()
-        .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_string))
-        .unwrap_or_default()
 }

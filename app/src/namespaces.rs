@@ -10,11 +10,11 @@
 //! none.
 
 use crate::store::StoreHandle;
-use crate::util::{self, namespace_of, require, Family, DEFAULT_NAMESPACE};
+use crate::util::{self, namespace, Family};
 use a2a::rpc::{Access, CallContext, Error};
 use a2a::types::{
     Namespace, NamespaceList, NamespaceListParams, NamespaceMember, NamespaceMemberList,
-    NamespaceMembersParams, NamespaceRole, NamespaceShowParams, RegistryKind, RegistryKindCount,
+    NamespaceMembersParams, NamespaceRole, RegistryKind, RegistryKindCount,
 };
 use base64::Engine as _;
 use serde_json::{json, Value};
@@ -153,7 +153,7 @@ impl NamespaceService {
             .await?
             .into_iter()
             .collect();
-        all.insert(DEFAULT_NAMESPACE.to_string());
+        all.insert(a2a::DEFAULT_NAMESPACE.to_string());
         if let Some(p) = &ctx.principal {
             all.extend(p.namespaces.keys().filter(|ns| ns.as_str() != "*").cloned());
         }
@@ -254,10 +254,9 @@ impl NamespaceService {
         Ok(NamespaceList { items, next_cursor })
     }
 
-    pub async fn show(&self, ctx: &CallContext, params: NamespaceShowParams) -> Result<Namespace, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
+    pub async fn show(&self, ctx: &CallContext) -> Result<Namespace, Error> {
+        let ns = namespace(ctx);
         let what = format!("namespace `{ns}`");
-        require(ctx, &ns, Access::Reader, FAMILY, &what)?;
         if !self.visible_namespaces(ctx).await?.contains(&ns) {
             return Err(FAMILY.not_found(&what));
         }
@@ -269,9 +268,8 @@ impl NamespaceService {
         ctx: &CallContext,
         params: NamespaceMembersParams,
     ) -> Result<NamespaceMemberList, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
+        let ns = namespace(ctx);
         let what = format!("namespace `{ns}`");
-        require(ctx, &ns, Access::Admin, FAMILY, &what)?;
         let limit = page_limit(params.limit)?;
         let after = decode_cursor(params.cursor.as_deref())?;
         if !self.visible_namespaces(ctx).await?.contains(&ns) {

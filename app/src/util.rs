@@ -1,16 +1,13 @@
-//! Small shared helpers: timestamps, identifiers, namespace resolution and
-//! access checks, and the error constructors every service uses.
+//! Small shared helpers: timestamps, identifiers, the namespace of a call,
+//! and the error constructors every service uses.
 
 use a2a::rpc::{Access, CallContext, Error};
 use a2a::ErrorKind;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-/// The namespace used when a request names none (A2A `tenant` empty or absent).
-pub const DEFAULT_NAMESPACE: &str = "default";
-
-/// The extension URI under which plan task events carry their domain event.
-pub const EXTENSION_URI: &str = "urn:cleveragents:extensions:v1";
+/// The extension's URI, under which plan task events carry their domain event.
+pub const EXTENSION_URI: &str = a2a::rpc::declared(a2a::Contract::Cleveragents.extension_uri());
 
 /// Now as RFC 3339 UTC with fixed millisecond precision. The fixed width makes
 /// timestamps sort lexically in time order, which the stores rely on.
@@ -42,24 +39,20 @@ pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-/// The namespace a request addresses: the given one, else the default.
-pub fn namespace_of(requested: Option<&str>) -> String {
-    match requested.map(str::trim) {
-        Some(ns) if !ns.is_empty() => ns.to_string(),
-        _ => DEFAULT_NAMESPACE.to_string(),
-    }
+/// The namespace the call acts in, as the router resolved and authorized it
+/// (the contract's default for a call that reached a handler another way).
+pub fn namespace(ctx: &CallContext) -> String {
+    ctx.namespace
+        .clone()
+        .unwrap_or_else(|| a2a::DEFAULT_NAMESPACE.to_string())
 }
 
-/// True when the caller may read `namespace` (local mode reads everything).
+/// True when the caller may read `namespace` (local mode reads everything):
+/// for listings that show only what the caller can see.
 pub fn can_read(ctx: &CallContext, namespace: &str) -> bool {
     ctx.principal
         .as_ref()
         .is_none_or(|p| p.can(namespace, Access::Reader))
-}
-
-/// True when the caller holds `needed` in `namespace`.
-pub fn can(ctx: &CallContext, namespace: &str, needed: Access) -> bool {
-    ctx.principal.as_ref().is_none_or(|p| p.can(namespace, needed))
 }
 
 /// Which error family a check answers in: the A2A one or the extension's.
@@ -93,27 +86,6 @@ impl Family {
     }
 }
 
-/// Checks that the caller holds `needed` in `namespace`. A caller that cannot
-/// even read it gets "not found" for `what`, so existence never leaks.
-pub fn require(
-    ctx: &CallContext,
-    namespace: &str,
-    needed: Access,
-    family: Family,
-    what: &str,
-) -> Result<(), Error> {
-    if !can_read(ctx, namespace) {
-        return Err(family.not_found(what));
-    }
-    if !can(ctx, namespace, needed) {
-        return Err(Error::new(
-            ErrorKind::ExtAuthForbidden,
-            format!("this operation needs the {needed:?} role in the namespace"),
-        ));
-    }
-    Ok(())
-}
-
 /// Serializes a value the contract defines; a failure is a bug, reported as an
 /// internal error rather than a panic.
 pub fn to_json<T: serde::Serialize>(value: &T, family: Family) -> Result<serde_json::Value, Error> {
@@ -140,12 +112,5 @@ mod tests {
         );
         assert_eq!(normalize_ts("yesterday"), None);
         assert_eq!(now().len(), 24);
-    }
-
-    #[test]
-    fn empty_tenant_is_default_namespace() {
-        assert_eq!(namespace_of(None), "default");
-        assert_eq!(namespace_of(Some(" ")), "default");
-        assert_eq!(namespace_of(Some("team")), "team");
     }
 }

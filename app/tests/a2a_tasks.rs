@@ -394,7 +394,13 @@ async fn namespaces_are_isolated() {
         code(call(&router, &bob, "CancelTask", json!({ "tenant": "a", "id": id })).await),
         -32001
     );
-    let listed = call(&router, &bob, "ListTasks", json!({ "tenant": "a" }))
+    // A namespace the caller holds no role in does not exist for it: listing it
+    // is "not found", as over HTTP; its own namespace lists none of a's tasks.
+    assert_eq!(
+        code(call(&router, &bob, "ListTasks", json!({ "tenant": "a" })).await),
+        -32001
+    );
+    let listed = call(&router, &bob, "ListTasks", json!({ "tenant": "b" }))
         .await
         .expect("list");
     assert_eq!(listed["totalSize"], 0);

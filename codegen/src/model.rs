@@ -47,6 +47,13 @@ pub struct ContractInfo {
     /// The namespace of a call that names none.
     #[serde(default)]
     pub default_namespace: Option<String>,
+    /// The error (of the contract set's registry) a caller with no role in the
+    /// namespace gets: for it the namespace, and all in it, does not exist.
+    #[serde(default)]
+    pub namespace_not_found_error: Option<String>,
+    /// The error a caller whose role in the namespace is too small gets.
+    #[serde(default)]
+    pub forbidden_error: Option<String>,
     /// URI of the stdio binding (spec §12 custom binding) the contract's
     /// `binding: "stdio"` methods belong to.
     #[serde(default)]

@@ -58,6 +58,17 @@ pub struct Principal {
     pub namespaces: BTreeMap<String, Access>,
 }
 
+impl Access {
+    /// The role's name as configuration and error metadata spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Reader => "reader",
+            Access::Writer => "writer",
+            Access::Admin => "admin",
+        }
+    }
+}
+
 impl Principal {
     /// The role this principal holds in `namespace`, if any.
     pub fn access(&self, namespace: &str) -> Option<Access> {
@@ -79,6 +90,12 @@ pub struct CallContext {
     pub request_id: Option<RequestId>,
     /// The authenticated caller; `None` in local mode, where the user runs the agent.
     pub principal: Option<Principal>,
+    /// The caller's own default namespace (server configuration), used when a
+    /// call names none; `None` means the contract set's default.
+    pub default_namespace: Option<String>,
+    /// The namespace the call acts in, resolved and authorized by the router
+    /// before the handler runs (`None` for methods that act on no namespace).
+    pub namespace: Option<String>,
     /// Negotiated minor version of each activated extension contract, keyed by
     /// the contract's name ([`ContractFacts::name`]); a contract absent here runs
     /// at its latest version.

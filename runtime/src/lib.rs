@@ -7,6 +7,7 @@
 //! `ErrorKind` and `Contract` implement. The dependency runs one way: generated
 //! code uses this crate, never the reverse.
 //!
+//! - [`access`]: the namespace a call acts in and the caller's role there;
 //! - [`error`]: the wire error object and the error-registry trait;
 //! - [`protojson`]: serde helpers the generated types use for ProtoJSON;
 //! - [`context`]: versions, principals and the call context;
@@ -18,6 +19,7 @@
 //!
 //! The crate performs no I/O.
 
+pub mod access;
 pub mod bundle;
 pub mod client;
 pub mod context;
@@ -27,6 +29,7 @@ pub mod error;
 pub mod method;
 pub mod protojson;
 
+pub use access::authorize;
 pub use client::{CallError, ClientStream, RawEventStream, Transport};
 pub use context::{Access, CallContext, Principal, Version};
 pub use dispatch::{BoxFuture, Dispatch, Event, EventStream, MapStream, Outcome, Stream};

@@ -23,6 +23,15 @@ pub trait ContractFacts: Copy + Ord + Eq + Hash + fmt::Debug + Send + Sync + 'st
     fn method_not_found(self) -> Self::ErrorKind;
     /// JSON-RPC -32602 in this contract's registry.
     fn invalid_params(self) -> Self::ErrorKind;
+    /// The params field naming the namespace a call targets (`x-contract.namespaceField`).
+    fn namespace_field(self) -> Option<&'static str>;
+    /// The namespace of a call that names none.
+    fn default_namespace(self) -> Option<&'static str>;
+    /// What a caller with no role in the namespace gets: for it the namespace
+    /// does not exist, so nothing about it leaks.
+    fn namespace_not_found(self) -> Option<Self::ErrorKind>;
+    /// What a caller whose role in the namespace is too small gets.
+    fn forbidden(self) -> Option<Self::ErrorKind>;
 }
 
 /// Everything the schema says about one method.

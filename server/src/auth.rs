@@ -13,16 +13,13 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
-/// The namespace a request acts in when it names none and the principal has no
-/// configured default.
-pub const DEFAULT_NAMESPACE: &str = a2a::DEFAULT_NAMESPACE;
-
 /// A caller whose credentials checked out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Authenticated {
     pub principal: Principal,
-    /// Namespace used when a request names none.
-    pub default_namespace: String,
+    /// The principal's configured namespace for requests that name none; `None`
+    /// means the contract's default.
+    pub default_namespace: Option<String>,
     /// Which scheme admitted the caller (`apiKey`, `bearer`, `jwt`), for logs.
     pub scheme: &'static str,
 }
@@ -212,10 +209,7 @@ impl Authenticator {
                     subject: subject.to_string(),
                     namespaces: config.namespaces.clone(),
                 },
-                default_namespace: config
-                    .default_namespace
-                    .clone()
-                    .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
+                default_namespace: config.default_namespace.clone(),
                 scheme,
             },
             None => Authenticated {
@@ -223,7 +217,7 @@ impl Authenticator {
                     subject: subject.to_string(),
                     namespaces: claimed.unwrap_or_default(),
                 },
-                default_namespace: DEFAULT_NAMESPACE.to_string(),
+                default_namespace: None,
                 scheme,
             },
         }

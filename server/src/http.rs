@@ -484,6 +484,8 @@ impl HttpState {
         let ctx = CallContext {
             request_id: request.request_id.clone(),
             principal: caller.as_ref().map(|c| c.principal.clone()),
+            default_namespace: caller.as_ref().and_then(|c| c.default_namespace.clone()),
+            namespace: None,
             extension_versions,
             activated_extensions: activated,
             resume_after,

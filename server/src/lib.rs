@@ -15,7 +15,6 @@
 //! # }
 //! ```
 
-pub mod access;
 pub mod auth;
 pub mod card;
 pub mod config;
@@ -27,7 +26,7 @@ mod pipeline;
 mod sse;
 mod stdio;
 
-pub use auth::{AuthFailure, Authenticated, Authenticator, DEFAULT_NAMESPACE};
+pub use auth::{AuthFailure, Authenticated, Authenticator};
 pub use card::{agent_card, extended_agent_card, Binding};
 pub use config::{
     AgentInfo, AuthConfig, CapabilityFlags, CorsConfig, CredentialConfig, HttpConfig, JwtConfig, Limits,

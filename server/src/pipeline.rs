@@ -1,10 +1,11 @@
 //! The call path both transports share once a request is parsed and the caller
-//! known: authorization, capability gating, the methods the server answers
+//! known: capability gating, the methods the server answers
 //! itself (`GetExtendedAgentCard`), dispatch to the generated router, and the
-//! tracing span of the call. Keeping it in one place is what makes the two
+//! tracing span of the call. Authorization is the router's (it runs for every
+//! dispatched method, from the principal the transport put in the call
+//! context). Keeping it in one place is what makes the two
 //! transports answer identically.
 
-use crate::access;
 use crate::auth::Authenticated;
 use crate::card::{self, Binding};
 use crate::config::ServerConfig;
@@ -65,7 +66,7 @@ impl Pipeline {
         );
         async move {
             let started = Instant::now();
-            let outcome = self.run(ctx, caller, method, &mut params).await;
+            let outcome = self.run(ctx, method, &mut params).await;
             let latency_us = started.elapsed().as_micros() as u64;
             match &outcome {
                 Outcome::Single(Ok(_)) => tracing::info!(latency_us, outcome = "ok", "call answered"),
@@ -80,24 +81,13 @@ impl Pipeline {
         .await
     }
 
-    async fn run(
-        &self,
-        ctx: CallContext,
-        caller: Option<&Authenticated>,
-        method: &str,
-        params: &mut Option<Value>,
-    ) -> Outcome {
+    async fn run(&self, ctx: CallContext, method: &str, params: &mut Option<Value>) -> Outcome {
         // Unknown, binding-owned and not-yet-visible methods go straight to the
         // router, which answers method-not-found exactly as the contract says.
         let descriptor = match find_method(method) {
             Some(d) if d.is_dispatched() && ctx.can_see(d) => d,
             _ => return self.dispatch.dispatch(ctx, method, params.take()).await,
         };
-        if let Some(caller) = caller {
-            if let Err(error) = access::authorize(caller, descriptor, params) {
-                return Outcome::Single(Err(error));
-            }
-        }
         match descriptor.capability {
             Some(capabilities::STREAMING) if !self.streaming => {
                 return Outcome::Single(Err(Error::new(

@@ -427,6 +427,8 @@ async fn run_request(
     let ctx = CallContext {
         request_id,
         principal: None,
+        default_namespace: None,
+        namespace: None,
         extension_versions: negotiated.versions,
         activated_extensions: negotiated.activated,
         resume_after,

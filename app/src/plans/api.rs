@@ -5,13 +5,12 @@
 //! plan task) and start-up resumption are here too, so this is the one place
 //! where plans meet the handlers and the executor.
 
-use super::record::FAMILY;
 use super::start::PlanStart;
 use super::PlanService;
 use super::{apply, cancel, diff, draft, execute, prompt, query, start};
 use crate::executor::TaskHandle;
-use crate::util::{namespace_of, require};
-use a2a::rpc::{Access, CallContext, Error};
+use crate::util::namespace;
+use a2a::rpc::{CallContext, Error};
 use a2a::types::{
     Message, Plan, PlanApplyParams, PlanApplyResult, PlanArtifactList, PlanArtifactsParams, PlanCancelParams,
     PlanCorrectParams, PlanCorrectResult, PlanDiff, PlanDiffParams, PlanExecuteParams, PlanExecution,
@@ -21,14 +20,7 @@ use a2a::types::{
 
 impl PlanService {
     pub(crate) async fn plan_use(&self, ctx: &CallContext, params: PlanUseParams) -> Result<Plan, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Action `{}`", params.action),
-        )?;
+        let ns = namespace(ctx);
         draft::create_plan(self, &ns, params).await
     }
 
@@ -37,14 +29,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanStatusParams,
     ) -> Result<PlanStatus, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         query::status(self, &ns, params).await
     }
 
@@ -53,8 +38,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanListParams,
     ) -> Result<PlanList, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(ctx, &ns, Access::Reader, FAMILY, &format!("namespace `{ns}`"))?;
+        let ns = namespace(ctx);
         query::list(self, &ns, params).await
     }
 
@@ -63,14 +47,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanCancelParams,
     ) -> Result<Plan, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         cancel::cancel(self, &ns, params).await
     }
 
@@ -79,14 +56,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanTreeParams,
     ) -> Result<PlanTree, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         query::tree(self, &ns, params).await
     }
 
@@ -95,14 +65,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanExplainParams,
     ) -> Result<PlanExplanation, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         query::explanation(self, &ns, params).await
     }
 
@@ -111,14 +74,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanCorrectParams,
     ) -> Result<PlanCorrectResult, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         draft::correct(self, &ns, params).await
     }
 
@@ -127,14 +83,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanExecuteParams,
     ) -> Result<PlanExecution, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         execute::execute(self, &ns, params).await
     }
 
@@ -143,14 +92,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanPromptParams,
     ) -> Result<Plan, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         prompt::answer(self, &ns, params).await
     }
 
@@ -159,14 +101,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanArtifactsParams,
     ) -> Result<PlanArtifactList, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         query::artifacts(self, &ns, params).await
     }
 
@@ -175,14 +110,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanDiffParams,
     ) -> Result<PlanDiff, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Reader,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         diff::diff(self, &ns, params).await
     }
 
@@ -191,14 +119,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanApplyParams,
     ) -> Result<PlanApplyResult, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         apply::apply_plan(self, &ns, params).await
     }
 
@@ -207,14 +128,7 @@ impl PlanService {
         ctx: &CallContext,
         params: PlanRollbackParams,
     ) -> Result<PlanRollbackResult, Error> {
-        let ns = namespace_of(params.namespace.as_deref());
-        require(
-            ctx,
-            &ns,
-            Access::Writer,
-            FAMILY,
-            &format!("Plan `{}`", params.plan_id),
-        )?;
+        let ns = namespace(ctx);
         apply::rollback(self, &ns, params).await
     }
 

@@ -4,8 +4,8 @@
 use super::{config_key, PushDelivery, COLL, FAMILY};
 use crate::store::{Commit, DocWrite, Expect, StoreHandle};
 use crate::tasks::TaskEngine;
-use crate::util::{self, from_json, namespace_of, require, to_json};
-use a2a::rpc::{Access, CallContext, Error};
+use crate::util::{self, from_json, namespace, to_json};
+use a2a::rpc::{CallContext, Error};
 use a2a::types::{
     DeleteTaskPushNotificationConfigRequest, Empty, GetTaskPushNotificationConfigRequest,
     ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
@@ -39,8 +39,7 @@ impl PushConfigs {
         ctx: &CallContext,
         mut config: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, Error> {
-        let namespace = namespace_of(config.tenant.as_deref());
-        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        let namespace = namespace(ctx);
         let task_id = config.task_id.clone().unwrap_or_default();
         check_id(&task_id, "taskId")?;
         self.engine.load_task(&namespace, &task_id).await?;
@@ -74,8 +73,7 @@ impl PushConfigs {
         ctx: &CallContext,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
-        require(ctx, &namespace, Access::Reader, FAMILY, "Task")?;
+        let namespace = namespace(ctx);
         self.engine.load_task(&namespace, &request.task_id).await?;
         let key = config_key(&request.task_id, &request.id);
         let ns = namespace.clone();
@@ -96,8 +94,7 @@ impl PushConfigs {
         ctx: &CallContext,
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
-        require(ctx, &namespace, Access::Reader, FAMILY, "Task")?;
+        let namespace = namespace(ctx);
         self.engine.load_task(&namespace, &request.task_id).await?;
         let limit = match request.page_size {
             None | Some(0) => 100,
@@ -138,8 +135,7 @@ impl PushConfigs {
         ctx: &CallContext,
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<Empty, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
-        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        let namespace = namespace(ctx);
         self.engine.load_task(&namespace, &request.task_id).await?;
         let key = config_key(&request.task_id, &request.id);
         let ns = namespace.clone();

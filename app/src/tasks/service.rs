@@ -9,8 +9,8 @@ use super::stream::{ends_stream, TaskEvents};
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
 use crate::push::PushDelivery;
 use crate::store::{DocWrite, Expect, StoreHandle, TaskQuery};
-use crate::util::{self, from_json, namespace_of, require, to_json, Family};
-use a2a::rpc::{Access, CallContext, Error, Event, EventStream};
+use crate::util::{self, from_json, namespace, to_json, Family};
+use a2a::rpc::{CallContext, Error, Event, EventStream};
 use a2a::types::{
     ListTasksRequest, ListTasksResponse, Message, StreamResponse, Task, TaskPushNotificationConfig,
     TaskState, TaskStatus,
@@ -74,8 +74,7 @@ impl TaskService {
         request: a2a::types::SendMessageRequest,
         streaming: bool,
     ) -> Result<Sent, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
-        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        let namespace = namespace(ctx);
         let mut message = request.message.clone();
         if message.message_id.trim().is_empty() {
             return Err(FAMILY.invalid_params("message.messageId", "must not be empty"));
@@ -283,14 +282,8 @@ impl TaskService {
         ctx: &CallContext,
         request: a2a::types::GetTaskRequest,
     ) -> Result<Task, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
+        let namespace = namespace(ctx);
         check_history_length(request.history_length, "historyLength")?;
-        if !util::can_read(ctx, &namespace) {
-            return Err(Error::new(
-                ErrorKind::TaskNotFound,
-                format!("Task `{}` not found", request.id),
-            ));
-        }
         let (mut task, _) = self.engine.load_task(&namespace, &request.id).await?;
         trim_history(&mut task, request.history_length);
         Ok(task)
@@ -301,7 +294,7 @@ impl TaskService {
         ctx: &CallContext,
         request: ListTasksRequest,
     ) -> Result<ListTasksResponse, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
+        let namespace = namespace(ctx);
         let page_size = match request.page_size {
             None => 50,
             Some(n) if (1..=100).contains(&n) => n,
@@ -325,15 +318,6 @@ impl TaskService {
             .status
             .filter(|s| *s != TaskState::Unspecified)
             .map(state_name);
-        if !util::can_read(ctx, &namespace) {
-            // Nothing of a namespace the caller cannot read is visible.
-            return Ok(ListTasksResponse {
-                tasks: vec![],
-                next_page_token: String::new(),
-                page_size,
-                total_size: 0,
-            });
-        }
         let query = TaskQuery {
             namespace,
             context_id: request.context_id.clone().filter(|c| !c.is_empty()),
@@ -369,8 +353,7 @@ impl TaskService {
         ctx: &CallContext,
         request: a2a::types::CancelTaskRequest,
     ) -> Result<Task, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
-        require(ctx, &namespace, Access::Writer, FAMILY, "Task")?;
+        let namespace = namespace(ctx);
         let metadata = request.metadata.clone();
         let task = self
             .engine
@@ -385,13 +368,7 @@ impl TaskService {
         ctx: &CallContext,
         request: a2a::types::SubscribeToTaskRequest,
     ) -> Result<EventStream<StreamResponse>, Error> {
-        let namespace = namespace_of(request.tenant.as_deref());
-        if !util::can_read(ctx, &namespace) {
-            return Err(Error::new(
-                ErrorKind::TaskNotFound,
-                format!("Task `{}` not found", request.id),
-            ));
-        }
+        let namespace = namespace(ctx);
         let (backlog, rx) = self
             .engine
             .subscribe(&namespace, &request.id, ctx.resume_after)

@@ -141,7 +141,8 @@ pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) 
 
             /// Calls `method` with `params` (absent params read as `{}`): unknown
             /// methods, binding methods and methods newer than the caller's extension
-            /// version answer method-not-found; params that do not match the method's
+            /// version answer method-not-found; the caller is then authorized in the
+            /// namespace the call acts in ([`crate::rpc::authorize`]); params that do not match the method's
             /// schema answer invalid-params with the offending field.
             pub async fn dispatch(
                 &self,
@@ -153,6 +154,10 @@ pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) 
                     Ok(descriptor) => descriptor,
                     Err(error) => return crate::rpc::Outcome::Single(Err(error)),
                 };
+                let mut ctx = ctx;
+                if let Err(error) = crate::rpc::authorize(&mut ctx, descriptor, params.as_ref()) {
+                    return crate::rpc::Outcome::Single(Err(error));
+                }
                 match descriptor.name {
                     #(#arms)*
                     _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),

@@ -17,9 +17,11 @@ fn opt(value: &Option<String>) -> TokenStream {
 pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
     let mut contract_variants = Vec::new();
     let mut contract_arms = ContractArms::default();
+    let authorization = Authorization::of(contracts)?;
     for contract in contracts {
         let v = contract_variant(contract);
         let info = &contract.info;
+        authorization.push_arms(contract, &mut contract_arms)?;
         let docs = doc(&format!(
             "The `{}` contract (`schema/{}`).",
             contract.name, contract.file
@@ -93,6 +95,9 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
         method_not_found,
         invalid_params,
         internal_error,
+        facts_default_namespace,
+        facts_not_found,
+        facts_forbidden,
     } = contract_arms;
 
     let mut descriptors = Vec::new();
@@ -217,6 +222,10 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             fn versions(self) -> &'static [&'static str] { Contract::versions(self) }
             fn method_not_found(self) -> crate::errors::ErrorKind { Contract::method_not_found(self) }
             fn invalid_params(self) -> crate::errors::ErrorKind { Contract::invalid_params(self) }
+            fn namespace_field(self) -> Option<&'static str> { Contract::namespace_field(self) }
+            fn default_namespace(self) -> Option<&'static str> { match self { #(#facts_default_namespace,)* } }
+            fn namespace_not_found(self) -> Option<crate::errors::ErrorKind> { match self { #(#facts_not_found,)* } }
+            fn forbidden(self) -> Option<crate::errors::ErrorKind> { match self { #(#facts_forbidden,)* } }
         }
 
         #facts
@@ -296,6 +305,60 @@ fn crate_facts(contracts: &[Contract]) -> TokenStream {
     }
 }
 
+/// The authorization facts of the contract set: a contract that declares no
+/// default namespace or forbidden error takes the first one another contract
+/// declares (the extension defines them for the base protocol too).
+struct Authorization<'a> {
+    default_namespace: Option<&'a String>,
+    forbidden: Option<&'a String>,
+    /// Every error name of the set, to check the names the facts give.
+    errors: std::collections::BTreeSet<&'a str>,
+}
+
+impl<'a> Authorization<'a> {
+    fn of(contracts: &'a [Contract]) -> Result<Self> {
+        let first = |get: fn(&'a Contract) -> Option<&'a String>| contracts.iter().find_map(get);
+        Ok(Authorization {
+            default_namespace: first(|c| c.info.default_namespace.as_ref()),
+            forbidden: first(|c| c.info.forbidden_error.as_ref()),
+            errors: contracts
+                .iter()
+                .flat_map(|c| c.errors.iter().map(|(name, _)| name.as_str()))
+                .collect(),
+        })
+    }
+
+    fn error(&self, contract: &Contract, name: Option<&String>) -> Result<TokenStream> {
+        match name {
+            None => Ok(quote!(None)),
+            Some(name) if self.errors.contains(name.as_str()) => {
+                let e = error_variant(name);
+                Ok(quote!(Some(crate::errors::ErrorKind::#e)))
+            }
+            Some(name) => Err(Error::schema(
+                &contract.file,
+                format!("x-contract names error `{name}`, which no x-errors declares"),
+            )),
+        }
+    }
+
+    fn push_arms(&self, contract: &Contract, arms: &mut ContractArms) -> Result<()> {
+        let v = contract_variant(contract);
+        let info = &contract.info;
+        let ns = opt(&info
+            .default_namespace
+            .as_ref()
+            .or(self.default_namespace)
+            .cloned());
+        let not_found = self.error(contract, info.namespace_not_found_error.as_ref())?;
+        let forbidden = self.error(contract, info.forbidden_error.as_ref().or(self.forbidden))?;
+        arms.facts_default_namespace.push(quote!(Self::#v => #ns));
+        arms.facts_not_found.push(quote!(Self::#v => #not_found));
+        arms.facts_forbidden.push(quote!(Self::#v => #forbidden));
+        Ok(())
+    }
+}
+
 /// `Contract::of_method`: the prefixed contracts in order, then the first
 /// contract without a prefix (the base protocol), else the first contract.
 fn of_method_body(contracts: &[Contract]) -> TokenStream {
@@ -330,4 +393,8 @@ struct ContractArms {
     method_not_found: Vec<TokenStream>,
     invalid_params: Vec<TokenStream>,
     internal_error: Vec<TokenStream>,
+    /// The trait's facts, where a contract that declares none takes the set's.
+    facts_default_namespace: Vec<TokenStream>,
+    facts_not_found: Vec<TokenStream>,
+    facts_forbidden: Vec<TokenStream>,
 }

@@ -82,11 +82,11 @@ pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) 
                 fn page(items: ::std::vec::Vec<Self>, next_cursor: ::std::option::Option<::std::string::String>) -> Self::List {
                     #list { items, next_cursor }
                 }
-                fn added(params: Self::AddParams) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-                    (params.namespace, params.#spec_ident)
+                fn added(params: Self::AddParams) -> Self::Spec {
+                    params.#spec_ident
                 }
-                fn updated(params: Self::UpdateParams) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-                    (params.namespace, params.expected_version, params.#spec_ident)
+                fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+                    (params.expected_version, params.#spec_ident)
                 }
             }
         });
@@ -165,10 +165,10 @@ pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) 
             fn method(operation: RegistryOperation) -> &'static crate::rpc::MethodDescriptor;
             /// A page of entities.
             fn page(items: ::std::vec::Vec<Self>, next_cursor: ::std::option::Option<::std::string::String>) -> Self::List;
-            /// The namespace and spec of an add.
-            fn added(params: Self::AddParams) -> (::std::option::Option<::std::string::String>, Self::Spec);
-            /// The namespace, expected version and spec of an update.
-            fn updated(params: Self::UpdateParams) -> (::std::option::Option<::std::string::String>, i64, Self::Spec);
+            /// The spec of an add (its namespace is the call's, in the call context).
+            fn added(params: Self::AddParams) -> Self::Spec;
+            /// The expected version and spec of an update.
+            fn updated(params: Self::UpdateParams) -> (i64, Self::Spec);
         }
 
         #(#impls)*

@@ -148,6 +148,27 @@ impl crate::rpc::ContractFacts for Contract {
     fn invalid_params(self) -> crate::errors::ErrorKind {
         Contract::invalid_params(self)
     }
+    fn namespace_field(self) -> Option<&'static str> {
+        Contract::namespace_field(self)
+    }
+    fn default_namespace(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => Some("default"),
+            Self::Cleveragents => Some("default"),
+        }
+    }
+    fn namespace_not_found(self) -> Option<crate::errors::ErrorKind> {
+        match self {
+            Self::A2a => Some(crate::errors::ErrorKind::TaskNotFound),
+            Self::Cleveragents => Some(crate::errors::ErrorKind::ExtNotFound),
+        }
+    }
+    fn forbidden(self) -> Option<crate::errors::ErrorKind> {
+        match self {
+            Self::A2a => Some(crate::errors::ErrorKind::ExtAuthForbidden),
+            Self::Cleveragents => Some(crate::errors::ErrorKind::ExtAuthForbidden),
+        }
+    }
 }
 /// The namespace of a call that names none (`x-contract.defaultNamespace`).
 pub const DEFAULT_NAMESPACE: &str = "default";

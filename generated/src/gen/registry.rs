@@ -282,14 +282,10 @@ pub trait RegistryEntity: ::serde::Serialize + ::serde::de::DeserializeOwned + C
         items: ::std::vec::Vec<Self>,
         next_cursor: ::std::option::Option<::std::string::String>,
     ) -> Self::List;
-    /// The namespace and spec of an add.
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec);
-    /// The namespace, expected version and spec of an update.
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec);
+    /// The spec of an add (its namespace is the call's, in the call context).
+    fn added(params: Self::AddParams) -> Self::Spec;
+    /// The expected version and spec of an update.
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec);
 }
 /// `Actor`: the `Actor` kind of the registry.
 impl RegistryEntity for crate::types::Actor {
@@ -326,15 +322,11 @@ impl RegistryEntity for crate::types::Actor {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.actor)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.actor
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.actor)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.actor)
     }
 }
 /// `Tool`: the `Tool` kind of the registry.
@@ -372,15 +364,11 @@ impl RegistryEntity for crate::types::Tool {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.tool)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.tool
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.tool)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.tool)
     }
 }
 /// `Skill`: the `Skill` kind of the registry.
@@ -418,15 +406,11 @@ impl RegistryEntity for crate::types::Skill {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.skill)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.skill
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.skill)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.skill)
     }
 }
 /// `Resource`: the `Resource` kind of the registry.
@@ -464,15 +448,11 @@ impl RegistryEntity for crate::types::Resource {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.resource)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.resource
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.resource)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.resource)
     }
 }
 /// `ResourceType`: the `Resource type` kind of the registry.
@@ -510,15 +490,11 @@ impl RegistryEntity for crate::types::ResourceType {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.resource_type)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.resource_type
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.resource_type)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.resource_type)
     }
 }
 /// `Project`: the `Project` kind of the registry.
@@ -556,15 +532,11 @@ impl RegistryEntity for crate::types::Project {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.project)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.project
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.project)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.project)
     }
 }
 /// `Validation`: the `Validation` kind of the registry.
@@ -602,15 +574,11 @@ impl RegistryEntity for crate::types::Validation {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.validation)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.validation
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.validation)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.validation)
     }
 }
 /// `Action`: the `Action` kind of the registry.
@@ -648,15 +616,11 @@ impl RegistryEntity for crate::types::Action {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.action)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.action
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.action)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.action)
     }
 }
 /// `AutomationProfile`: the `Automation profile` kind of the registry.
@@ -694,15 +658,11 @@ impl RegistryEntity for crate::types::AutomationProfile {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.automation_profile)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.automation_profile
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.automation_profile)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.automation_profile)
     }
 }
 /// `Invariant`: the `Invariant` kind of the registry.
@@ -740,14 +700,10 @@ impl RegistryEntity for crate::types::Invariant {
             next_cursor,
         }
     }
-    fn added(
-        params: Self::AddParams,
-    ) -> (::std::option::Option<::std::string::String>, Self::Spec) {
-        (params.namespace, params.invariant)
+    fn added(params: Self::AddParams) -> Self::Spec {
+        params.invariant
     }
-    fn updated(
-        params: Self::UpdateParams,
-    ) -> (::std::option::Option<::std::string::String>, i64, Self::Spec) {
-        (params.namespace, params.expected_version, params.invariant)
+    fn updated(params: Self::UpdateParams) -> (i64, Self::Spec) {
+        (params.expected_version, params.invariant)
     }
 }

@@ -128,6 +128,8 @@ impl Drop for DropSignal {
     }
 }
 
+/// A task whose metadata reports the namespace the call acts in (as the
+/// router resolved it) and the caller.
 fn task(id: &str, tenant: Option<&str>, principal: Option<&str>) -> Task {
     serde_json::from_value(json!({
         "id": id,
@@ -161,7 +163,7 @@ impl MessagingHandler for TestHandler {
             }
             id => Ok(task(
                 id,
-                params.tenant.as_deref(),
+                ctx.namespace.as_deref(),
                 ctx.principal.as_ref().map(|p| p.subject.as_str()),
             )),
         }
@@ -169,12 +171,12 @@ impl MessagingHandler for TestHandler {
 
     async fn send_message(
         &self,
-        _ctx: &CallContext,
-        params: SendMessageRequest,
+        ctx: &CallContext,
+        _params: SendMessageRequest,
     ) -> Result<SendMessageResponse, Error> {
         Ok(SendMessageResponse::Task(task(
             "t-1",
-            params.tenant.as_deref(),
+            ctx.namespace.as_deref(),
             None,
         )))
     }

@@ -148,6 +148,27 @@ impl crate::rpc::ContractFacts for Contract {
     fn invalid_params(self) -> crate::errors::ErrorKind {
         Contract::invalid_params(self)
     }
+    fn namespace_field(self) -> Option<&'static str> {
+        Contract::namespace_field(self)
+    }
+    fn default_namespace(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => None,
+            Self::Miniext => None,
+        }
+    }
+    fn namespace_not_found(self) -> Option<crate::errors::ErrorKind> {
+        match self {
+            Self::Mini => None,
+            Self::Miniext => None,
+        }
+    }
+    fn forbidden(self) -> Option<crate::errors::ErrorKind> {
+        match self {
+            Self::Mini => None,
+            Self::Miniext => None,
+        }
+    }
 }
 /// The agent capabilities (`AgentCapabilities` fields) methods need.
 pub mod capabilities {

@@ -76,7 +76,8 @@ impl<H: Handler> Router<H> {
     }
     /// Calls `method` with `params` (absent params read as `{}`): unknown
     /// methods, binding methods and methods newer than the caller's extension
-    /// version answer method-not-found; params that do not match the method's
+    /// version answer method-not-found; the caller is then authorized in the
+    /// namespace the call acts in ([`crate::rpc::authorize`]); params that do not match the method's
     /// schema answer invalid-params with the offending field.
     pub async fn dispatch(
         &self,
@@ -88,6 +89,14 @@ impl<H: Handler> Router<H> {
             Ok(descriptor) => descriptor,
             Err(error) => return crate::rpc::Outcome::Single(Err(error)),
         };
+        let mut ctx = ctx;
+        if let Err(error) = crate::rpc::authorize(
+            &mut ctx,
+            descriptor,
+            params.as_ref(),
+        ) {
+            return crate::rpc::Outcome::Single(Err(error));
+        }
         match descriptor.name {
             "GetNote" => {
                 let params = match crate::rpc::decode_params::<
