@@ -42,8 +42,8 @@ fn sample_requirements() {
         access_of("_cleveragents/namespace/members"),
         (Some(Access::Admin), true)
     );
-    assert_eq!(access_of("_cleveragents/namespace/list").1, false);
-    assert_eq!(access_of("GetExtendedAgentCard").1, false);
+    assert!(!access_of("_cleveragents/namespace/list").1);
+    assert!(!access_of("GetExtendedAgentCard").1);
 }
 
 mod authorize {
