@@ -22,6 +22,8 @@
 //! envelopes of group `envelope` (→ parse error / invalid request).
 
 use crate::schema::{schemas, Schemas};
+use a2a::methods::markers;
+use a2a::rpc::Method as _;
 use a2a::{Contract, ErrorKind, MethodDescriptor};
 use serde_json::{json, Value};
 
@@ -430,7 +432,10 @@ fn envelope_cases(out: &mut Vec<Case>) {
         ext_version: None,
         expect: Expect::EnvelopeError(code),
     };
-    let get = r#""method":"GetTask","params":{"id":"conformance-envelope"}"#;
+    let get = format!(
+        r#""method":"{}","params":{{"id":"conformance-envelope"}}"#,
+        markers::GetTask::NAME
+    );
     out.push(raw(
         "not-json",
         r#"{"jsonrpc":"2.0","id":1,"method":"#,

@@ -9,6 +9,8 @@ use crate::check;
 use crate::report::{CaseResult, Outcome, Report};
 use crate::scenarios;
 use crate::transport::{Answer, Connector, Transport};
+use a2a::methods::markers;
+use a2a::rpc::Method as _;
 use a2a::rpc::{Request, RequestId};
 use a2a::types::Role;
 use serde_json::{json, Value};
@@ -103,7 +105,7 @@ impl Fixture {
     pub async fn create(session: &Session) -> Fixture {
         let answer = session
             .call(
-                "SendMessage",
+                markers::SendMessage::NAME,
                 json!({"message": {"messageId": unique("conformance-fixture"), "role": Role::User,
                        "parts": [{"text": "conformance fixture"}]}}),
             )
@@ -138,7 +140,10 @@ impl Fixture {
             } else {
                 "id"
             };
-            if obj.contains_key(key) && d.name != "SendMessage" && d.name != "SendStreamingMessage" {
+            if obj.contains_key(key)
+                && d.name != markers::SendMessage::NAME
+                && d.name != markers::SendStreamingMessage::NAME
+            {
                 obj.insert(key.to_string(), json!(task));
             }
         }

@@ -10,6 +10,8 @@ use crate::check::{check_result, registry_error};
 use crate::report::{observe, CaseResult, Outcome};
 use crate::runner::{unique, Session};
 use crate::transport::{describe_error, Answer};
+use a2a::methods::markers;
+use a2a::rpc::Method as _;
 use a2a::types::{ActorKind, Role, TaskState};
 use a2a::{Contract, ErrorKind};
 use serde_json::{json, Value};
@@ -121,7 +123,12 @@ fn is_interrupted(state: &str) -> bool {
 
 /// Sends a message and returns the task it made (a `{message}` answer has none).
 async fn new_task(session: &Session, text: &str) -> Step<Value> {
-    let sent = ok(session, "SendMessage", json!({"message": text_message(text)})).await?;
+    let sent = ok(
+        session,
+        markers::SendMessage::NAME,
+        json!({"message": text_message(text)}),
+    )
+    .await?;
     sent.get("task")
         .cloned()
         .ok_or_else(|| format!("SendMessage answered without a task: {sent}"))
@@ -131,10 +138,10 @@ async fn task_lifecycle(s: &Session) -> Step<String> {
     let task = new_task(s, "conformance: task lifecycle").await?;
     let id = field(&task, "/id", "SendMessage task")?.to_string();
     let context = field(&task, "/contextId", "SendMessage task")?.to_string();
-    let got = ok(s, "GetTask", json!({"id": id})).await?;
+    let got = ok(s, markers::GetTask::NAME, json!({"id": id})).await?;
     equal("GetTask id", &got["id"], &json!(id))?;
     equal("GetTask contextId", &got["contextId"], &json!(context))?;
-    let listed = ok(s, "ListTasks", json!({"contextId": context})).await?;
+    let listed = ok(s, markers::ListTasks::NAME, json!({"contextId": context})).await?;
     let tasks = listed["tasks"].as_array().cloned().unwrap_or_default();
     if !tasks.iter().any(|t| t["id"] == json!(id)) {
         return Err(format!("ListTasks by contextId does not list task {id}"));
@@ -147,7 +154,7 @@ async fn task_lifecycle(s: &Session) -> Step<String> {
     // The same context continues: a follow-up message keeps the contextId.
     let follow = ok(
         s,
-        "SendMessage",
+        markers::SendMessage::NAME,
         json!({"message": {"messageId": unique("conformance-msg"), "role": Role::User, "contextId": context,
                            "parts": [{"text": "conformance: follow-up"}]}}),
     )
@@ -158,18 +165,25 @@ async fn task_lifecycle(s: &Session) -> Step<String> {
         .cloned()
         .unwrap_or(Value::Null);
     equal("follow-up contextId", &follow_context, &json!(context))?;
-    let state = field(&got, "/status/state", "GetTask")?;
+    let state = field(&got, "/status/state", markers::GetTask::NAME)?;
     if is_terminal(state) {
-        err(s, "CancelTask", json!({"id": id}), A2A, "TASK_NOT_CANCELABLE").await?;
+        err(
+            s,
+            markers::CancelTask::NAME,
+            json!({"id": id}),
+            A2A,
+            "TASK_NOT_CANCELABLE",
+        )
+        .await?;
         declared_err(
             s,
-            "SendMessage",
+            markers::SendMessage::NAME,
             json!({"message": {"messageId": unique("conformance-msg"), "role": Role::User, "taskId": id,
                                "parts": [{"text": "conformance: to a terminal task"}]}}),
         )
         .await?;
     } else {
-        let canceled = ok(s, "CancelTask", json!({"id": id})).await?;
+        let canceled = ok(s, markers::CancelTask::NAME, json!({"id": id})).await?;
         equal(
             "CancelTask state",
             &canceled["status"]["state"],
@@ -182,10 +196,10 @@ async fn task_lifecycle(s: &Session) -> Step<String> {
 }
 
 async fn streaming_order(s: &Session) -> Step<String> {
-    let d = method("SendStreamingMessage")?;
+    let d = method(markers::SendStreamingMessage::NAME)?;
     let answer = s
         .call(
-            "SendStreamingMessage",
+            markers::SendStreamingMessage::NAME,
             json!({"message": text_message("conformance: streaming order")}),
         )
         .await;
@@ -229,7 +243,7 @@ async fn streaming_order(s: &Session) -> Step<String> {
     if !is_terminal(&last_state) && !is_interrupted(&last_state) {
         return Err(format!("the stream ended in the non-final state {last_state}"));
     }
-    let got = ok(s, "GetTask", json!({"id": task_id})).await?;
+    let got = ok(s, markers::GetTask::NAME, json!({"id": task_id})).await?;
     equal(
         "GetTask after the stream",
         &got["status"]["state"],
@@ -248,7 +262,7 @@ async fn subscribe(s: &Session) -> Step<String> {
     if is_terminal(&state) {
         err(
             s,
-            "SubscribeToTask",
+            markers::SubscribeToTask::NAME,
             json!({"id": id}),
             A2A,
             "UNSUPPORTED_OPERATION",
@@ -257,7 +271,7 @@ async fn subscribe(s: &Session) -> Step<String> {
     }
     err(
         s,
-        "SubscribeToTask",
+        markers::SubscribeToTask::NAME,
         json!({"id": unique("conformance-missing")}),
         A2A,
         "TASK_NOT_FOUND",
@@ -275,7 +289,7 @@ async fn subscribe(s: &Session) -> Step<String> {
 /// with a note.
 async fn resume(s: &Session) -> Step<String> {
     let params = json!({"message": text_message("conformance: resume")});
-    let (text, id) = s.request("SendStreamingMessage", Some(&params));
+    let (text, id) = s.request(markers::SendStreamingMessage::NAME, Some(&params));
     let Some((answer, ids)) = s.transport.exchange_resumable(text, id, None).await else {
         return Ok(format!(
             "the {} binding has no stream resumption",
@@ -299,7 +313,7 @@ async fn resume(s: &Session) -> Step<String> {
     }
     let task_id = field(&events[0], "/task/id", "first event")?.to_string();
     let params = json!({"id": task_id});
-    let (text, id) = s.request("SubscribeToTask", Some(&params));
+    let (text, id) = s.request(markers::SubscribeToTask::NAME, Some(&params));
     let resumed = s
         .transport
         .exchange_resumable(text, id, Some(ids[0].clone()))
@@ -329,7 +343,7 @@ async fn resume(s: &Session) -> Step<String> {
         &json!(ids[1..]),
     )?;
     let last = ids.last().cloned().unwrap_or_default();
-    let (text, id) = s.request("SubscribeToTask", Some(&params));
+    let (text, id) = s.request(markers::SubscribeToTask::NAME, Some(&params));
     match s.transport.exchange_resumable(text, id, Some(last.clone())).await {
         Some((Answer::Stream { events, error: None }, _)) if events.is_empty() => {}
         other => {
@@ -352,7 +366,7 @@ async fn push_config_crud(s: &Session) -> Step<String> {
     let task_id = field(&task, "/id", "task")?.to_string();
     let created = ok(
         s,
-        "CreateTaskPushNotificationConfig",
+        markers::CreateTaskPushNotificationConfig::NAME,
         json!({"taskId": task_id, "url": "https://push.example.com/conformance", "token": "conformance-token"}),
     )
     .await?;
@@ -360,12 +374,17 @@ async fn push_config_crud(s: &Session) -> Step<String> {
     equal("created taskId", &created["taskId"], &json!(task_id))?;
     let got = ok(
         s,
-        "GetTaskPushNotificationConfig",
+        markers::GetTaskPushNotificationConfig::NAME,
         json!({"taskId": task_id, "id": config_id}),
     )
     .await?;
-    equal("GetTaskPushNotificationConfig", &got, &created)?;
-    let listed = ok(s, "ListTaskPushNotificationConfigs", json!({"taskId": task_id})).await?;
+    equal(markers::GetTaskPushNotificationConfig::NAME, &got, &created)?;
+    let listed = ok(
+        s,
+        markers::ListTaskPushNotificationConfigs::NAME,
+        json!({"taskId": task_id}),
+    )
+    .await?;
     let configs = listed["configs"].as_array().cloned().unwrap_or_default();
     if !configs.iter().any(|c| c["id"] == json!(config_id)) {
         return Err(format!(
@@ -374,20 +393,24 @@ async fn push_config_crud(s: &Session) -> Step<String> {
     }
     let deleted = ok(
         s,
-        "DeleteTaskPushNotificationConfig",
+        markers::DeleteTaskPushNotificationConfig::NAME,
         json!({"taskId": task_id, "id": config_id}),
     )
     .await?;
-    equal("DeleteTaskPushNotificationConfig", &deleted, &json!({}))?;
+    equal(
+        markers::DeleteTaskPushNotificationConfig::NAME,
+        &deleted,
+        &json!({}),
+    )?;
     let after = declared_err(
         s,
-        "GetTaskPushNotificationConfig",
+        markers::GetTaskPushNotificationConfig::NAME,
         json!({"taskId": task_id, "id": config_id}),
     )
     .await?;
     err(
         s,
-        "CreateTaskPushNotificationConfig",
+        markers::CreateTaskPushNotificationConfig::NAME,
         json!({"taskId": unique("conformance-missing"), "url": "https://push.example.com/x"}),
         A2A,
         "TASK_NOT_FOUND",
@@ -476,11 +499,25 @@ async fn registry_crud(s: &Session) -> Step<String> {
 
 async fn error_paths(s: &Session) -> Step<String> {
     let missing = unique("conformance-missing");
-    err(s, "GetTask", json!({"id": missing}), A2A, "TASK_NOT_FOUND").await?;
-    err(s, "CancelTask", json!({"id": missing}), A2A, "TASK_NOT_FOUND").await?;
     err(
         s,
-        "ListTaskPushNotificationConfigs",
+        markers::GetTask::NAME,
+        json!({"id": missing}),
+        A2A,
+        "TASK_NOT_FOUND",
+    )
+    .await?;
+    err(
+        s,
+        markers::CancelTask::NAME,
+        json!({"id": missing}),
+        A2A,
+        "TASK_NOT_FOUND",
+    )
+    .await?;
+    err(
+        s,
+        markers::ListTaskPushNotificationConfigs::NAME,
         json!({"taskId": missing}),
         A2A,
         "TASK_NOT_FOUND",
@@ -488,7 +525,7 @@ async fn error_paths(s: &Session) -> Step<String> {
     .await?;
     err(
         s,
-        "_cleveragents/registry/tools/show",
+        markers::RegistryToolsShow::NAME,
         json!({"name": missing}),
         EXT,
         "NOT_FOUND",
@@ -496,7 +533,7 @@ async fn error_paths(s: &Session) -> Step<String> {
     .await?;
     err(
         s,
-        "_cleveragents/registry/tools/remove",
+        markers::RegistryToolsRemove::NAME,
         json!({"name": missing, "expectedVersion": 1}),
         EXT,
         "NOT_FOUND",
@@ -509,7 +546,7 @@ async fn plan_errors(s: &Session) -> Step<String> {
     let missing = unique("conformance-missing");
     err(
         s,
-        "_cleveragents/plan/status",
+        markers::PlanStatus::NAME,
         json!({"planId": missing}),
         EXT,
         "NOT_FOUND",
@@ -517,7 +554,7 @@ async fn plan_errors(s: &Session) -> Step<String> {
     .await?;
     err(
         s,
-        "_cleveragents/plan/cancel",
+        markers::PlanCancel::NAME,
         json!({"planId": missing}),
         EXT,
         "NOT_FOUND",

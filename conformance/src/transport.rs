@@ -12,7 +12,7 @@
 //! Calls are sequential on a transport: the suite is a sequence of exchanges,
 //! and one in flight at a time keeps every answer attributable.
 
-use a2a::methods::markers::Initialize;
+use a2a::methods::markers::{self, Initialize};
 use a2a::rpc::{declared, Method, Request};
 use a2a::Contract;
 use serde_json::{json, Value};
@@ -459,7 +459,7 @@ impl StdioTransport {
                 Ok(v) => v,
                 Err(e) => return Answer::Broken(format!("stdout line is not JSON ({e}): {}", clip(text))),
             };
-            if value.get("method").and_then(Value::as_str) == Some("stream/event") {
+            if value.get("method").and_then(Value::as_str) == Some(markers::StreamEvent::NAME) {
                 let params = value.get("params").cloned().unwrap_or(Value::Null);
                 if params.get("requestId") != Some(&expect_id) {
                     // Not ours: another stream cannot be open (calls are sequential).
