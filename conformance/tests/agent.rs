@@ -11,7 +11,26 @@ use conformance::report::Outcome;
 use conformance::runner::Session;
 use conformance::transport::{Answer, Connector};
 use conformance::{run, Baseline, RunOptions};
-use serde_json::json;
+use serde_json::{json, Value};
+
+/// What of a case's answer must be identical across transports. A task list is
+/// ordered by each task's last update, and tasks the examples start with
+/// `returnImmediately` finish in the background, so the order (and the state
+/// each listed task has reached) depends on timing, not on the transport: of a
+/// list, the page's shape is compared (how many tasks, the total, the page
+/// size, whether a next page exists).
+fn comparable(case: &conformance::report::CaseResult) -> Value {
+    let listed = case.method.as_deref() == Some(<a2a::methods::markers::ListTasks as a2a::rpc::Method>::NAME);
+    match case.observed.get("result") {
+        Some(page) if listed => json!({
+            "tasks": page["tasks"].as_array().map(Vec::len),
+            "totalSize": page["totalSize"],
+            "pageSize": page["pageSize"],
+            "nextPage": page["nextPageToken"].as_str().is_some_and(|t| !t.is_empty()),
+        }),
+        _ => case.observed.clone(),
+    }
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_agent_passes_the_gate_over_both_transports_with_identical_answers() {
@@ -49,7 +68,8 @@ async fn our_agent_passes_the_gate_over_both_transports_with_identical_answers()
         // its spec): that scenario passes on both, with transport-specific notes.
         if h.id != "scenarios/subscribe-resume" {
             assert_eq!(
-                h.observed, s.observed,
+                comparable(h),
+                comparable(s),
                 "{}: the transports answered differently",
                 h.id
             );
