@@ -1,5 +1,7 @@
-//! The generated handler traits implemented on [`App`]: each method resolves
-//! to the service function in its module, so this file is only wiring.
+//! The generated handler traits implemented on [`App`]: each method hands over
+//! to the service function in its module, so this file is only wiring. The
+//! router has authorized every call before it gets here; the namespace it acts
+//! in is the call context's.
 
 use crate::app::App;
 use crate::util::namespace;

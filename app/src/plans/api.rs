@@ -1,6 +1,6 @@
-//! The `_cleveragents/plan/*` methods as the handlers call them: each
-//! resolves the namespace, checks the caller's access, and hands over to the
-//! concern's own function, which takes what it needs as arguments. The
+//! The `_cleveragents/plan/*` methods as the handlers call them: each takes
+//! the namespace the router authorized from the call context and hands over
+//! to the concern's own function, which takes what it needs as arguments. The
 //! default executor's hooks (plans from and replies to messages, a cancelled
 //! plan task) and start-up resumption are here too, so this is the one place
 //! where plans meet the handlers and the executor.
