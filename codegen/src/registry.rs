@@ -93,115 +93,9 @@ pub fn resolve(
     let file = contract.file.as_str();
     let err = |message: String| Error::schema(file, format!("x-registry: {message}"));
     let section: Section = serde_json::from_value(section.clone()).map_err(|e| err(e.to_string()))?;
-    let values: Vec<&str> = definitions
-        .get(&section.kind_enum)
-        .and_then(|d| d.get("enum"))
-        .and_then(Value::as_array)
-        .ok_or_else(|| err(format!("`{}` is not a string enum", section.kind_enum)))?
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    let prefix = format!("{}_", section.kind_enum.to_snake_case().to_uppercase());
     let by_name: BTreeMap<&str, &MethodDef> = contract.methods.iter().map(|m| (m.name.as_str(), m)).collect();
-
-    let mut kinds = Vec::new();
-    for value in &values {
-        let entry = section.kinds.get(*value).ok_or_else(|| {
-            err(format!(
-                "kind `{value}` of `{}` is not declared",
-                section.kind_enum
-            ))
-        })?;
-        let entry: KindEntry =
-            serde_json::from_value(entry.clone()).map_err(|e| err(format!("{value}: {e}")))?;
-        let bare = value
-            .strip_prefix(&prefix)
-            .filter(|bare| !bare.is_empty())
-            .ok_or_else(|| err(format!("`{value}` is not `{prefix}` and a name")))?;
-        let methods = OPERATIONS.map(|op| {
-            section
-                .method_pattern
-                .replace("{path}", &entry.path)
-                .replace("{operation}", op)
-        });
-        let mut defs = Vec::new();
-        for name in &methods {
-            let method = by_name
-                .get(name.as_str())
-                .ok_or_else(|| err(format!("kind `{value}` lacks the method `{name}`")))?;
-            if method.service != section.service || method.streaming {
-                return Err(err(format!(
-                    "`{name}` must be a unary method of `{}`",
-                    section.service
-                )));
-            }
-            defs.push(*method);
-        }
-        let (list, show, add, update) = (defs[0], defs[1], defs[2], defs[3]);
-        let spec_field =
-            spec_field(definitions, &add.params).map_err(|m| err(format!("{}: {m}", add.name)))?;
-        let spec = reference(definitions, &add.params, &spec_field)
-            .map_err(|m| err(format!("{}: {m}", add.name)))?;
-        let update_spec = reference(definitions, &update.params, &spec_field)
-            .map_err(|m| err(format!("{}: {m}", update.name)))?;
-        if update_spec != spec || property(definitions, &update.params, "expectedVersion").is_none() {
-            return Err(err(format!(
-                "`{}` must carry `{spec_field}` ({spec}) and `expectedVersion`",
-                update.name
-            )));
-        }
-        for field in ["items", "nextCursor"] {
-            if property(definitions, &list.result, field).is_none() {
-                return Err(err(format!("`{}` has no `{field}`", list.result)));
-            }
-        }
-        let spec_fields = definitions
-            .get(&spec)
-            .and_then(|d| d.get("properties"))
-            .and_then(Value::as_object)
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default();
-        let name = bare.to_lowercase().to_kebab_case();
-        let spaced = name.replace('-', " ");
-        let label = spaced[..1].to_uppercase() + &spaced[1..];
-        kinds.push(Kind {
-            value: value.to_string(),
-            variant: bare.to_lowercase().to_upper_camel_case(),
-            name,
-            label,
-            path: entry.path,
-            entity: show.result.clone(),
-            spec,
-            list: list.result.clone(),
-            add_params: add.params.clone(),
-            update_params: update.params.clone(),
-            spec_field,
-            spec_fields,
-            methods,
-        });
-    }
-    if let Some(extra) = section.kinds.keys().find(|k| !values.contains(&k.as_str())) {
-        return Err(err(format!(
-            "`{extra}` is not a value of `{}`",
-            section.kind_enum
-        )));
-    }
-    let first = kinds
-        .first()
-        .ok_or_else(|| err(format!("`{}` has no values", section.kind_enum)))?;
-    let shared = |op: usize, pick: fn(&MethodDef) -> &String| -> Result<String> {
-        let expected = pick(by_name[first.methods[op].as_str()]);
-        for kind in &kinds {
-            let method = by_name[kind.methods[op].as_str()];
-            if pick(method) != expected {
-                return Err(err(format!(
-                    "`{}` must use `{expected}` like every kind",
-                    method.name
-                )));
-            }
-        }
-        Ok(expected.clone())
-    };
+    let kinds = resolve_kinds(&section, &by_name, definitions).map_err(err)?;
+    let shared = |op: usize, pick: fn(&MethodDef) -> &String| shared(&kinds, &by_name, op, pick).map_err(err);
     Ok(Some(Registry {
         description: section.description,
         list_params: shared(0, |m| &m.params)?,
@@ -212,6 +106,159 @@ pub fn resolve(
         kind_enum: section.kind_enum,
         kinds,
     }))
+}
+
+/// One kind per value of the kind enum, in its order: `x-registry.kinds` must
+/// declare exactly the enum's values, and the enum must have some.
+fn resolve_kinds(
+    section: &Section,
+    by_name: &BTreeMap<&str, &MethodDef>,
+    definitions: &Map<String, Value>,
+) -> Result<Vec<Kind>, String> {
+    let values: Vec<&str> = definitions
+        .get(&section.kind_enum)
+        .and_then(|d| d.get("enum"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("`{}` is not a string enum", section.kind_enum))?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let kinds = values
+        .iter()
+        .map(|value| resolve_kind(section, value, by_name, definitions))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(extra) = section.kinds.keys().find(|k| !values.contains(&k.as_str())) {
+        return Err(format!("`{extra}` is not a value of `{}`", section.kind_enum));
+    }
+    if kinds.is_empty() {
+        return Err(format!("`{}` has no values", section.kind_enum));
+    }
+    Ok(kinds)
+}
+
+/// The kind of one value of the kind enum (`REGISTRY_KIND_RESOURCE_TYPE`): its
+/// names come from the value, its methods from the pattern and its entry's
+/// path, its types from those methods.
+fn resolve_kind(
+    section: &Section,
+    value: &str,
+    by_name: &BTreeMap<&str, &MethodDef>,
+    definitions: &Map<String, Value>,
+) -> Result<Kind, String> {
+    let entry = section
+        .kinds
+        .get(value)
+        .ok_or_else(|| format!("kind `{value}` of `{}` is not declared", section.kind_enum))?;
+    let entry: KindEntry = serde_json::from_value(entry.clone()).map_err(|e| format!("{value}: {e}"))?;
+    let prefix = format!("{}_", section.kind_enum.to_snake_case().to_uppercase());
+    let bare = value
+        .strip_prefix(&prefix)
+        .filter(|bare| !bare.is_empty())
+        .ok_or_else(|| format!("`{value}` is not `{prefix}` and a name"))?;
+    let methods = OPERATIONS.map(|op| {
+        section
+            .method_pattern
+            .replace("{path}", &entry.path)
+            .replace("{operation}", op)
+    });
+    let defs = operation_methods(section, value, &methods, by_name)?;
+    let (list, show, add, update) = (defs[0], defs[1], defs[2], defs[3]);
+    let (spec_field, spec) = spec_of(definitions, list, add, update)?;
+    let spec_fields = definitions
+        .get(&spec)
+        .and_then(|d| d.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    let name = bare.to_lowercase().to_kebab_case();
+    let spaced = name.replace('-', " ");
+    let label = spaced[..1].to_uppercase() + &spaced[1..];
+    Ok(Kind {
+        value: value.to_string(),
+        variant: bare.to_lowercase().to_upper_camel_case(),
+        name,
+        label,
+        path: entry.path,
+        entity: show.result.clone(),
+        spec,
+        list: list.result.clone(),
+        add_params: add.params.clone(),
+        update_params: update.params.clone(),
+        spec_field,
+        spec_fields,
+        methods,
+    })
+}
+
+/// The methods of a kind, in [`OPERATIONS`] order: each must exist and be a
+/// unary method of the registry's service, since the generic handler methods
+/// of that service answer them.
+fn operation_methods<'a>(
+    section: &Section,
+    value: &str,
+    methods: &[String],
+    by_name: &BTreeMap<&str, &'a MethodDef>,
+) -> Result<Vec<&'a MethodDef>, String> {
+    let mut defs = Vec::new();
+    for name in methods {
+        let method = by_name
+            .get(name.as_str())
+            .ok_or_else(|| format!("kind `{value}` lacks the method `{name}`"))?;
+        if method.service != section.service || method.streaming {
+            return Err(format!(
+                "`{name}` must be a unary method of `{}`",
+                section.service
+            ));
+        }
+        defs.push(*method);
+    }
+    Ok(defs)
+}
+
+/// The spec field and spec definition of a kind, read off its add params. The
+/// update params must carry the same spec and an `expectedVersion`, and the
+/// list result must be a page, because `RegistryEntity` reads them that way.
+fn spec_of(
+    definitions: &Map<String, Value>,
+    list: &MethodDef,
+    add: &MethodDef,
+    update: &MethodDef,
+) -> Result<(String, String), String> {
+    let spec_field = spec_field(definitions, &add.params).map_err(|m| format!("{}: {m}", add.name))?;
+    let spec = reference(definitions, &add.params, &spec_field).map_err(|m| format!("{}: {m}", add.name))?;
+    let update_spec =
+        reference(definitions, &update.params, &spec_field).map_err(|m| format!("{}: {m}", update.name))?;
+    if update_spec != spec || property(definitions, &update.params, "expectedVersion").is_none() {
+        return Err(format!(
+            "`{}` must carry `{spec_field}` ({spec}) and `expectedVersion`",
+            update.name
+        ));
+    }
+    for field in ["items", "nextCursor"] {
+        if property(definitions, &list.result, field).is_none() {
+            return Err(format!("`{}` has no `{field}`", list.result));
+        }
+    }
+    Ok((spec_field, spec))
+}
+
+/// The definition every kind's method of operation `op` uses for `pick` (its
+/// params or result): the generic handler method of `op` has one signature for
+/// all kinds. `kinds` is never empty ([`resolve_kinds`] refuses that).
+fn shared(
+    kinds: &[Kind],
+    by_name: &BTreeMap<&str, &MethodDef>,
+    op: usize,
+    pick: fn(&MethodDef) -> &String,
+) -> Result<String, String> {
+    let expected = pick(by_name[kinds[0].methods[op].as_str()]);
+    for kind in kinds {
+        let method = by_name[kind.methods[op].as_str()];
+        if pick(method) != expected {
+            return Err(format!("`{}` must use `{expected}` like every kind", method.name));
+        }
+    }
+    Ok(expected.clone())
 }
 
 fn property<'a>(definitions: &'a Map<String, Value>, definition: &str, field: &str) -> Option<&'a Value> {

@@ -1,128 +1,204 @@
 //! Handler traits (one per service) and the `Router` that decodes params,
 //! calls the handler and encodes the result.
+//!
+//! A registry method's handler defaults to the generic method of its operation
+//! (`registry.rs` emits what the generic methods are generic over); every other
+//! handler defaults to method-not-found, so a backend implements only what it
+//! serves.
 
 use super::{dispatched, doc, fn_name, marker, service_trait, Names};
-use crate::model::Contract;
+use crate::model::{Contract, MethodDef};
 use crate::registry::{Registry, OPERATIONS};
 use crate::Result;
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::quote;
+use std::collections::BTreeMap;
 
 pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) -> Result<TokenStream> {
-    // Registry methods: wire name → (entity type, operation).
-    let mut registry_methods = std::collections::BTreeMap::new();
-    for kind in registry.iter().flat_map(|r| &r.kinds) {
-        let entity = names.ty(&kind.entity)?;
-        for (name, op) in kind.methods.iter().zip(OPERATIONS) {
-            registry_methods.insert(name.as_str(), (entity.clone(), op));
-        }
-    }
-    // A result that cannot be encoded is the base contract's internal error,
-    // whichever contract the method belongs to.
-    let internal = base_internal_error(contracts)?;
-    let mut traits = Vec::new();
-    let mut trait_idents = Vec::new();
-    let mut arms = Vec::new();
-    for contract in contracts {
-        for (service, info) in &contract.services {
-            let methods: Vec<_> = contract
-                .methods
-                .iter()
-                .filter(|m| &m.service == service && dispatched(m))
-                .collect();
-            if methods.is_empty() {
-                continue;
-            }
-            let ident = service_trait(service);
-            let mut fns = match registry {
-                Some(registry) if &registry.service == service => generic_registry_fns(registry, names)?,
-                _ => Vec::new(),
-            };
-            for method in methods {
-                let f = fn_name(method);
-                let m = marker(method);
-                let params = names.ty(&method.params)?;
-                let result = names.ty(&method.result)?;
-                let output = if method.streaming {
-                    quote!(crate::rpc::EventStream<#result>)
-                } else {
-                    result.clone()
-                };
-                let docs = doc(&format!(
-                    "`{}`{}: {}\n\nThe default answers method-not-found.",
-                    method.name,
-                    if method.streaming { " (streaming)" } else { "" },
-                    method.description
-                ));
-                let body = match registry_methods.get(method.name.as_str()) {
-                    Some((entity, op)) => {
-                        let generic = generic_fn(service, op);
-                        quote!(self.#generic::<#entity>(ctx, params))
-                    }
-                    None => quote! {
-                        let _ = (ctx, params);
-                        async { Err(crate::rpc::Error::unimplemented(<crate::methods::markers::#m as crate::rpc::Method>::descriptor())) }
-                    },
-                };
-                let docs = match registry_methods.get(method.name.as_str()) {
-                    Some((_, op)) => doc(&format!(
-                        "`{}`: {}\n\nThe default calls [`Self::{}`].",
-                        method.name,
-                        method.description,
-                        generic_fn(service, op)
-                    )),
-                    None => docs,
-                };
-                fns.push(quote! {
-                    #docs
-                    fn #f(
-                        &self,
-                        ctx: &crate::rpc::CallContext,
-                        params: #params,
-                    ) -> impl ::std::future::Future<Output = ::std::result::Result<#output, crate::rpc::Error>> + Send {
-                        #body
-                    }
-                });
-                let wire = &method.name;
-                let call = if method.streaming {
-                    quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await, #internal))
-                } else {
-                    quote!(crate::rpc::Outcome::from_result(self.handler.#f(&ctx, params).await, #internal))
-                };
-                arms.push(quote! {
-                    #wire => {
-                        let params = match crate::rpc::decode_params::<#params>(descriptor, params) {
-                            Ok(params) => params,
-                            Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                        };
-                        #call
-                    }
-                });
-            }
-            let docs = doc(&format!(
-                "Service `{service}` of the `{}` contract: {}",
-                contract.name, info.description
-            ));
-            traits.push(quote! {
-                #docs
-                pub trait #ident: Send + Sync {
-                    #(#fns)*
-                }
-            });
-            trait_idents.push(ident);
-        }
-    }
-
+    let services = Services::of(contracts, registry, names)?;
+    let traits = &services.traits;
+    let handler = handler_trait(&services.idents);
+    let router = router(&services.arms);
     Ok(quote! {
         #(#traits)*
 
+        #handler
+
+        #router
+    })
+}
+
+/// The dispatched services of every contract, in schema order: the handler
+/// trait of each, and the router's arm of each of their methods.
+struct Services {
+    traits: Vec<TokenStream>,
+    idents: Vec<syn::Ident>,
+    arms: Vec<TokenStream>,
+}
+
+impl Services {
+    fn of(contracts: &[Contract], registry: Option<&Registry>, names: &Names) -> Result<Self> {
+        let defaults = registry_defaults(registry, names)?;
+        // A result that cannot be encoded is the base contract's internal error,
+        // whichever contract the method belongs to.
+        let internal = base_internal_error(contracts)?;
+        let mut services = Services {
+            traits: Vec::new(),
+            idents: Vec::new(),
+            arms: Vec::new(),
+        };
+        for contract in contracts {
+            for (service, info) in &contract.services {
+                let methods: Vec<_> = contract
+                    .methods
+                    .iter()
+                    .filter(|m| &m.service == service && dispatched(m))
+                    .collect();
+                // A service with nothing to dispatch (binding methods are the
+                // transport's) gets no trait.
+                if methods.is_empty() {
+                    continue;
+                }
+                let ident = service_trait(service);
+                let mut fns = match registry {
+                    Some(registry) if &registry.service == service => generic_registry_fns(registry, names)?,
+                    _ => Vec::new(),
+                };
+                for method in &methods {
+                    fns.push(handler_fn(service, method, &defaults, names)?);
+                }
+                for method in &methods {
+                    services.arms.push(dispatch_arm(method, &internal, names)?);
+                }
+                let docs = doc(&format!(
+                    "Service `{service}` of the `{}` contract: {}",
+                    contract.name, info.description
+                ));
+                services.traits.push(quote! {
+                    #docs
+                    pub trait #ident: Send + Sync {
+                        #(#fns)*
+                    }
+                });
+                services.idents.push(ident);
+            }
+        }
+        Ok(services)
+    }
+}
+
+/// What a registry method's handler defaults to: the generic method of its
+/// operation, for its kind's entity type.
+struct RegistryDefault {
+    entity: TokenStream,
+    operation: &'static str,
+}
+
+/// The registry methods by wire name.
+fn registry_defaults<'a>(
+    registry: Option<&'a Registry>,
+    names: &Names,
+) -> Result<BTreeMap<&'a str, RegistryDefault>> {
+    let mut defaults = BTreeMap::new();
+    for kind in registry.iter().flat_map(|r| &r.kinds) {
+        let entity = names.ty(&kind.entity)?;
+        for (name, operation) in kind.methods.iter().zip(OPERATIONS) {
+            let entity = entity.clone();
+            defaults.insert(name.as_str(), RegistryDefault { entity, operation });
+        }
+    }
+    Ok(defaults)
+}
+
+/// The handler method of one method, with its default body.
+fn handler_fn(
+    service: &str,
+    method: &MethodDef,
+    defaults: &BTreeMap<&str, RegistryDefault>,
+    names: &Names,
+) -> Result<TokenStream> {
+    let f = fn_name(method);
+    let m = marker(method);
+    let params = names.ty(&method.params)?;
+    let result = names.ty(&method.result)?;
+    let output = if method.streaming {
+        quote!(crate::rpc::EventStream<#result>)
+    } else {
+        result.clone()
+    };
+    let (docs, body) = match defaults.get(method.name.as_str()) {
+        Some(RegistryDefault { entity, operation }) => {
+            let generic = generic_fn(service, operation);
+            let docs = doc(&format!(
+                "`{}`: {}\n\nThe default calls [`Self::{generic}`].",
+                method.name, method.description,
+            ));
+            (docs, quote!(self.#generic::<#entity>(ctx, params)))
+        }
+        None => {
+            let docs = doc(&format!(
+                "`{}`{}: {}\n\nThe default answers method-not-found.",
+                method.name,
+                if method.streaming { " (streaming)" } else { "" },
+                method.description
+            ));
+            let body = quote! {
+                let _ = (ctx, params);
+                async { Err(crate::rpc::Error::unimplemented(<crate::methods::markers::#m as crate::rpc::Method>::descriptor())) }
+            };
+            (docs, body)
+        }
+    };
+    Ok(quote! {
+        #docs
+        fn #f(
+            &self,
+            ctx: &crate::rpc::CallContext,
+            params: #params,
+        ) -> impl ::std::future::Future<Output = ::std::result::Result<#output, crate::rpc::Error>> + Send {
+            #body
+        }
+    })
+}
+
+/// The router's arm of one method: decode its params, call its handler method,
+/// encode what it answers (`internal` if the answer cannot be encoded).
+fn dispatch_arm(method: &MethodDef, internal: &TokenStream, names: &Names) -> Result<TokenStream> {
+    let f = fn_name(method);
+    let params = names.ty(&method.params)?;
+    let wire = &method.name;
+    let call = if method.streaming {
+        quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await, #internal))
+    } else {
+        quote!(crate::rpc::Outcome::from_result(self.handler.#f(&ctx, params).await, #internal))
+    };
+    Ok(quote! {
+        #wire => {
+            let params = match crate::rpc::decode_params::<#params>(descriptor, params) {
+                Ok(params) => params,
+                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+            };
+            #call
+        }
+    })
+}
+
+/// `Handler`: every service trait at once, what the router is generic over.
+fn handler_trait(idents: &[syn::Ident]) -> TokenStream {
+    quote! {
         /// Everything a backend implements: all service traits. Implement each
         /// trait (an empty `impl` keeps every default) and hand the backend to
         /// [`Router::new`].
-        pub trait Handler: #(#trait_idents)+* + 'static {}
-        impl<T> Handler for T where T: #(#trait_idents)+* + 'static {}
+        pub trait Handler: #(#idents)+* + 'static {}
+        impl<T> Handler for T where T: #(#idents)+* + 'static {}
+    }
+}
 
+/// `Router`: resolution and authorization before any handler runs, then the
+/// arm of the method.
+fn router(arms: &[TokenStream]) -> TokenStream {
+    quote! {
         /// Routes a decoded JSON-RPC call to the handler method of its wire name.
         pub struct Router<H> {
             handler: ::std::sync::Arc<H>,
@@ -175,7 +251,7 @@ pub fn emit(contracts: &[Contract], registry: Option<&Registry>, names: &Names) 
                 Box::pin(Router::dispatch(self, ctx, method, params))
             }
         }
-    })
+    }
 }
 
 /// The generic handler method an operation of every registry kind defaults to.

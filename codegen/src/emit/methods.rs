@@ -1,8 +1,12 @@
-//! The method table: `Contract`, one marker type per method implementing
-//! `rpc::Method`, the `METHODS` descriptor table and the lookup by wire name.
+//! The method table: the `Contract` enum with its facts, one marker type per
+//! method implementing `rpc::Method`, the `METHODS` descriptor table and the
+//! lookup by wire name.
+//!
+//! Each marker type names its descriptor by its index in `METHODS`, so the
+//! table, the markers and the lookup are built in one walk over the methods.
 
 use super::{contract_variant, doc, error_variant, marker, Names};
-use crate::model::Contract;
+use crate::model::{Contract, MethodDef};
 use crate::{Error, Result};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -15,77 +19,41 @@ fn opt(value: &Option<String>) -> TokenStream {
 }
 
 pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
-    let mut contract_variants = Vec::new();
-    let mut contract_arms = ContractArms::default();
-    let authorization = Authorization::of(contracts)?;
-    for contract in contracts {
+    let arms = ContractArms::of(contracts)?;
+    let table = MethodTable::of(contracts, names)?;
+    let contract = contract_enum(contracts, &arms);
+    let contract_facts = contract_facts_impl(&arms);
+    let facts = crate_facts(contracts);
+    let table = table.emit();
+    Ok(quote! {
+        #contract
+        #contract_facts
+        #facts
+        #table
+    })
+}
+
+/// `Contract` and its inherent facts: one `const fn` per `x-contract` field,
+/// each a match with one arm per contract.
+fn contract_enum(contracts: &[Contract], arms: &ContractArms) -> TokenStream {
+    let variants = contracts.iter().map(|contract| {
         let v = contract_variant(contract);
-        let info = &contract.info;
-        authorization.push_arms(contract, &mut contract_arms)?;
         let docs = doc(&format!(
             "The `{}` contract (`schema/{}`).",
             contract.name, contract.file
         ));
-        contract_variants.push(quote!(#docs #v));
-        let (name, domain) = (&contract.name, &info.error_domain);
-        let (protocol, uri, prefix) = (
-            opt(&info.protocol_version),
-            opt(&info.extension_uri),
-            opt(&info.method_prefix),
-        );
-        let versions = &info.versions;
-        contract_arms.name.push(quote!(Self::#v => #name));
-        contract_arms.domain.push(quote!(Self::#v => #domain));
-        contract_arms.protocol.push(quote!(Self::#v => #protocol));
-        contract_arms.uri.push(quote!(Self::#v => #uri));
-        contract_arms.prefix.push(quote!(Self::#v => #prefix));
-        let (version_header, extensions_header) = (opt(&info.version_header), opt(&info.extensions_header));
-        contract_arms
-            .version_header
-            .push(quote!(Self::#v => #version_header));
-        contract_arms
-            .extensions_header
-            .push(quote!(Self::#v => #extensions_header));
-        contract_arms.versions.push(quote!(Self::#v => &[#(#versions),*]));
-        let (namespace_field, default_namespace, stdio_binding_uri) = (
-            opt(&info.namespace_field),
-            opt(&info.default_namespace),
-            opt(&info.stdio_binding_uri),
-        );
-        contract_arms
-            .namespace_field
-            .push(quote!(Self::#v => #namespace_field));
-        contract_arms
-            .default_namespace
-            .push(quote!(Self::#v => #default_namespace));
-        contract_arms
-            .stdio_binding_uri
-            .push(quote!(Self::#v => #stdio_binding_uri));
-        for (field, code) in [
-            (&mut contract_arms.parse_error, -32700),
-            (&mut contract_arms.invalid_request, -32600),
-            (&mut contract_arms.method_not_found, -32601),
-            (&mut contract_arms.invalid_params, -32602),
-            (&mut contract_arms.internal_error, -32603),
-        ] {
-            let error = contract
-                .error_with_code(code)
-                .ok_or_else(|| Error::schema(&contract.file, format!("no error {code}")))?;
-            let e = error_variant(error);
-            field.push(quote!(Self::#v => crate::errors::ErrorKind::#e));
-        }
-    }
+        quote!(#docs #v)
+    });
     let all_contracts = contracts.iter().map(contract_variant);
     let of_method = of_method_body(contracts);
-    let facts = crate_facts(contracts);
     let ContractArms {
-        version_header,
-        extensions_header,
         name,
         domain,
         protocol,
         uri,
         prefix,
+        version_header,
+        extensions_header,
         versions,
         namespace_field,
         default_namespace,
@@ -95,86 +63,12 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
         method_not_found,
         invalid_params,
         internal_error,
-        facts_default_namespace,
-        facts_not_found,
-        facts_forbidden,
-    } = contract_arms;
-
-    let mut descriptors = Vec::new();
-    let mut markers = Vec::new();
-    let mut lookup = Vec::new();
-    let mut index = 0usize;
-    for contract in contracts {
-        let contract_ident = contract_variant(contract);
-        for method in &contract.methods {
-            let m = marker(method);
-            let wire = &method.name;
-            let (service, params_def, result_def, description) = (
-                &method.service,
-                &method.params,
-                &method.result,
-                &method.description,
-            );
-            let params = names.ty(&method.params)?;
-            let result = names.ty(&method.result)?;
-            let envelope = names.ty(&crate::preprocess::envelope_name(&method.name))?;
-            let (streaming, notification) = (method.streaming, method.notification);
-            let errors = method.errors.iter().map(|e| {
-                let e = error_variant(e);
-                quote!(crate::errors::ErrorKind::#e)
-            });
-            let (capability, since, binding) =
-                (opt(&method.capability), opt(&method.since), opt(&method.binding));
-            let namespaced = method.namespaced;
-            let access = match method.access.as_deref() {
-                Some("read") => quote!(Some(crate::rpc::Access::Reader)),
-                Some("write") => quote!(Some(crate::rpc::Access::Writer)),
-                Some("admin") => quote!(Some(crate::rpc::Access::Admin)),
-                _ => quote!(None),
-            };
-            descriptors.push(quote! {
-                MethodDescriptor {
-                    name: #wire,
-                    contract: Contract::#contract_ident,
-                    service: #service,
-                    params_type: #params_def,
-                    result_type: #result_def,
-                    streaming: #streaming,
-                    notification: #notification,
-                    binding: #binding,
-                    capability: #capability,
-                    access: #access,
-                    namespaced: #namespaced,
-                    since: #since,
-                    errors: &[#(#errors),*],
-                    description: #description,
-                    roundtrip_params: crate::rpc::roundtrip::<#params>,
-                    roundtrip_result: crate::rpc::roundtrip::<#result>,
-                    roundtrip_request: crate::rpc::roundtrip::<#envelope>,
-                }
-            });
-            let docs = doc(&format!("`{wire}`: {description}"));
-            markers.push(quote! {
-                #docs
-                #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-                pub struct #m;
-                impl crate::rpc::Method for #m {
-                    const NAME: &'static str = #wire;
-                    type Params = #params;
-                    type Result = #result;
-                    type Contract = super::Contract;
-                    fn descriptor() -> &'static super::MethodDescriptor { &super::METHODS[#index] }
-                }
-            });
-            lookup.push(quote!(#wire => Some(&METHODS[#index])));
-            index += 1;
-        }
-    }
-
-    Ok(quote! {
+        ..
+    } = arms;
+    quote! {
         /// The contracts the crate was generated from.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Contract { #(#contract_variants,)* }
+        pub enum Contract { #(#variants,)* }
 
         impl Contract {
             /// All contracts, in bundling order.
@@ -215,7 +109,20 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             /// prefix it carries, else the base protocol.
             pub fn of_method(name: &str) -> Contract { #of_method }
         }
+    }
+}
 
+/// `rpc::ContractFacts`, the facts the runtime reads: the authorization facts
+/// take the contract set's where a contract declares none, unlike the inherent
+/// ones, which say what each contract itself declares.
+fn contract_facts_impl(arms: &ContractArms) -> TokenStream {
+    let ContractArms {
+        facts_default_namespace,
+        facts_not_found,
+        facts_forbidden,
+        ..
+    } = arms;
+    quote! {
         impl crate::rpc::ContractFacts for Contract {
             type ErrorKind = crate::errors::ErrorKind;
             fn name(self) -> &'static str { Contract::name(self) }
@@ -227,44 +134,152 @@ pub fn emit(contracts: &[Contract], names: &Names) -> Result<TokenStream> {
             fn namespace_not_found(self) -> Option<crate::errors::ErrorKind> { match self { #(#facts_not_found,)* } }
             fn forbidden(self) -> Option<crate::errors::ErrorKind> { match self { #(#facts_forbidden,)* } }
         }
+    }
+}
 
-        #facts
+/// Per method, in schema order: its descriptor, its marker type (which knows its
+/// index in `METHODS`) and its arm of the lookup by wire name.
+struct MethodTable {
+    descriptors: Vec<TokenStream>,
+    markers: Vec<TokenStream>,
+    lookup: Vec<TokenStream>,
+}
 
-        /// The descriptor of one method of these contracts.
-        pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
-
-        /// Every method of every contract, in schema order.
-        pub static METHODS: &[MethodDescriptor] = &[#(#descriptors),*];
-
-        /// The descriptor of the method with this wire name.
-        pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
-            match name { #(#lookup,)* _ => None }
+impl MethodTable {
+    fn of(contracts: &[Contract], names: &Names) -> Result<Self> {
+        let mut table = MethodTable {
+            descriptors: Vec::new(),
+            markers: Vec::new(),
+            lookup: Vec::new(),
+        };
+        let methods = contracts
+            .iter()
+            .flat_map(|contract| contract.methods.iter().map(move |method| (contract, method)));
+        for (index, (contract, method)) in methods.enumerate() {
+            let wire = &method.name;
+            table.descriptors.push(descriptor(contract, method, names)?);
+            table.markers.push(marker_type(method, index, names)?);
+            table.lookup.push(quote!(#wire => Some(&METHODS[#index])));
         }
+        Ok(table)
+    }
 
-        /// The contract a wire method name belongs to ([`Contract::of_method`]).
-        pub fn contract_of_name(name: &str) -> Contract { Contract::of_method(name) }
+    /// The table, the lookups over it and the marker module.
+    fn emit(self) -> TokenStream {
+        let MethodTable {
+            descriptors,
+            markers,
+            lookup,
+        } = self;
+        quote! {
+            /// The descriptor of one method of these contracts.
+            pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
 
-        /// Method-not-found in the registry of the contract the name belongs to.
-        pub fn method_not_found(name: &str) -> crate::rpc::Error {
-            crate::rpc::Error::method_not_found_in(Contract::of_method(name), name)
-        }
+            /// Every method of every contract, in schema order.
+            pub static METHODS: &[MethodDescriptor] = &[#(#descriptors),*];
 
-        /// Finds the dispatchable method `name` as the caller sees it: unknown
-        /// methods, binding methods and methods newer than the caller's version
-        /// of their contract are method-not-found.
-        pub fn resolve(
-            name: &str,
-            ctx: &crate::rpc::CallContext,
-        ) -> Result<&'static MethodDescriptor, crate::rpc::Error> {
-            match find_method(name) {
-                Some(d) if d.is_dispatched() && ctx.can_see(d) => Ok(d),
-                _ => Err(method_not_found(name)),
+            /// The descriptor of the method with this wire name.
+            pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
+                match name { #(#lookup,)* _ => None }
+            }
+
+            /// The contract a wire method name belongs to ([`Contract::of_method`]).
+            pub fn contract_of_name(name: &str) -> Contract { Contract::of_method(name) }
+
+            /// Method-not-found in the registry of the contract the name belongs to.
+            pub fn method_not_found(name: &str) -> crate::rpc::Error {
+                crate::rpc::Error::method_not_found_in(Contract::of_method(name), name)
+            }
+
+            /// Finds the dispatchable method `name` as the caller sees it: unknown
+            /// methods, binding methods and methods newer than the caller's version
+            /// of their contract are method-not-found.
+            pub fn resolve(
+                name: &str,
+                ctx: &crate::rpc::CallContext,
+            ) -> Result<&'static MethodDescriptor, crate::rpc::Error> {
+                match find_method(name) {
+                    Some(d) if d.is_dispatched() && ctx.can_see(d) => Ok(d),
+                    _ => Err(method_not_found(name)),
+                }
+            }
+
+            /// Marker types, one per method, carrying its wire name, params and result.
+            pub mod markers {
+                #(#markers)*
             }
         }
+    }
+}
 
-        /// Marker types, one per method, carrying its wire name, params and result.
-        pub mod markers {
-            #(#markers)*
+/// The `MethodDescriptor` of one method: everything `x-methods` says of it, and
+/// the round-trip checks of its params, result and request envelope.
+fn descriptor(contract: &Contract, method: &MethodDef, names: &Names) -> Result<TokenStream> {
+    let contract_ident = contract_variant(contract);
+    let wire = &method.name;
+    let (service, params_def, result_def, description) = (
+        &method.service,
+        &method.params,
+        &method.result,
+        &method.description,
+    );
+    let params = names.ty(&method.params)?;
+    let result = names.ty(&method.result)?;
+    let envelope = names.ty(&crate::preprocess::envelope_name(&method.name))?;
+    let (streaming, notification) = (method.streaming, method.notification);
+    let errors = method.errors.iter().map(|e| {
+        let e = error_variant(e);
+        quote!(crate::errors::ErrorKind::#e)
+    });
+    let (capability, since, binding) = (opt(&method.capability), opt(&method.since), opt(&method.binding));
+    let namespaced = method.namespaced;
+    let access = match method.access.as_deref() {
+        Some("read") => quote!(Some(crate::rpc::Access::Reader)),
+        Some("write") => quote!(Some(crate::rpc::Access::Writer)),
+        Some("admin") => quote!(Some(crate::rpc::Access::Admin)),
+        _ => quote!(None),
+    };
+    Ok(quote! {
+        MethodDescriptor {
+            name: #wire,
+            contract: Contract::#contract_ident,
+            service: #service,
+            params_type: #params_def,
+            result_type: #result_def,
+            streaming: #streaming,
+            notification: #notification,
+            binding: #binding,
+            capability: #capability,
+            access: #access,
+            namespaced: #namespaced,
+            since: #since,
+            errors: &[#(#errors),*],
+            description: #description,
+            roundtrip_params: crate::rpc::roundtrip::<#params>,
+            roundtrip_result: crate::rpc::roundtrip::<#result>,
+            roundtrip_request: crate::rpc::roundtrip::<#envelope>,
+        }
+    })
+}
+
+/// The marker type of one method. Its descriptor is `METHODS[index]`, so typed
+/// code reaches the table without a lookup by name.
+fn marker_type(method: &MethodDef, index: usize, names: &Names) -> Result<TokenStream> {
+    let m = marker(method);
+    let wire = &method.name;
+    let params = names.ty(&method.params)?;
+    let result = names.ty(&method.result)?;
+    let docs = doc(&format!("`{wire}`: {}", method.description));
+    Ok(quote! {
+        #docs
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct #m;
+        impl crate::rpc::Method for #m {
+            const NAME: &'static str = #wire;
+            type Params = #params;
+            type Result = #result;
+            type Contract = super::Contract;
+            fn descriptor() -> &'static super::MethodDescriptor { &super::METHODS[#index] }
         }
     })
 }
@@ -375,6 +390,8 @@ fn of_method_body(contracts: &[Contract]) -> TokenStream {
     quote!(#(#prefixed)* Self::#fallback)
 }
 
+/// The match arms of `Contract`'s facts: one field per fact, one arm per
+/// contract in each, in bundling order.
 #[derive(Default)]
 struct ContractArms {
     name: Vec<TokenStream>,
@@ -397,4 +414,57 @@ struct ContractArms {
     facts_default_namespace: Vec<TokenStream>,
     facts_not_found: Vec<TokenStream>,
     facts_forbidden: Vec<TokenStream>,
+}
+
+impl ContractArms {
+    fn of(contracts: &[Contract]) -> Result<Self> {
+        let authorization = Authorization::of(contracts)?;
+        let mut arms = ContractArms::default();
+        for contract in contracts {
+            authorization.push_arms(contract, &mut arms)?;
+            arms.push_declared(contract);
+            arms.push_error_kinds(contract)?;
+        }
+        Ok(arms)
+    }
+
+    /// The facts `x-contract` declares, as the contract writes them.
+    fn push_declared(&mut self, contract: &Contract) {
+        let v = contract_variant(contract);
+        let arm = |value: TokenStream| quote!(Self::#v => #value);
+        let info = &contract.info;
+        let (name, domain, versions) = (&contract.name, &info.error_domain, &info.versions);
+        self.name.push(arm(quote!(#name)));
+        self.domain.push(arm(quote!(#domain)));
+        self.protocol.push(arm(opt(&info.protocol_version)));
+        self.uri.push(arm(opt(&info.extension_uri)));
+        self.prefix.push(arm(opt(&info.method_prefix)));
+        self.version_header.push(arm(opt(&info.version_header)));
+        self.extensions_header.push(arm(opt(&info.extensions_header)));
+        self.versions.push(arm(quote!(&[#(#versions),*])));
+        self.namespace_field.push(arm(opt(&info.namespace_field)));
+        self.default_namespace.push(arm(opt(&info.default_namespace)));
+        self.stdio_binding_uri.push(arm(opt(&info.stdio_binding_uri)));
+    }
+
+    /// The contract's own error for each JSON-RPC standard code: every contract
+    /// has its own registry, so a method-not-found of an extension method is the
+    /// extension's error, not the base protocol's.
+    fn push_error_kinds(&mut self, contract: &Contract) -> Result<()> {
+        let v = contract_variant(contract);
+        for (field, code) in [
+            (&mut self.parse_error, -32700),
+            (&mut self.invalid_request, -32600),
+            (&mut self.method_not_found, -32601),
+            (&mut self.invalid_params, -32602),
+            (&mut self.internal_error, -32603),
+        ] {
+            let error = contract
+                .error_with_code(code)
+                .ok_or_else(|| Error::schema(&contract.file, format!("no error {code}")))?;
+            let e = error_variant(error);
+            field.push(quote!(Self::#v => crate::errors::ErrorKind::#e));
+        }
+        Ok(())
+    }
 }
