@@ -1,0 +1,285 @@
+//! The `agents` CLI over stdio and HTTP: every command's `--json` output valid
+//! and equal to its schema example, text output and `--follow`, exit codes
+//! per error, the agent card and shell completions.
+
+use crate::agent::{examples, http_agent, AGENT_ENV, TOKEN};
+use client::cli::render;
+use serde_json::{json, Value};
+use std::process::Command;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn agents(args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_agents"))
+        .args(args)
+        .env(AGENT_ENV, "1")
+        .env(
+            "CLEVERAGENTS_AGENT",
+            std::env::current_exe().expect("test executable"),
+        )
+        .env_remove("CLEVERAGENTS_SERVER")
+        .env_remove("CLEVERAGENTS_TOKEN")
+        .env_remove("CLEVERAGENTS_API_KEY")
+        .output()
+        .expect("run agents");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn server_args() -> Vec<String> {
+    vec![
+        "--server".into(),
+        format!("http://{}/", http_agent()),
+        "--token".into(),
+        TOKEN.into(),
+    ]
+}
+
+fn validator(type_name: &str) -> jsonschema::Validator {
+    jsonschema::validator_for(&client::schema::standalone(type_name)).expect("schema compiles")
+}
+
+fn assert_valid(type_name: &str, value: &Value) {
+    let validator = validator(type_name);
+    let errors: Vec<String> = validator.iter_errors(value).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{type_name}: {errors:?}");
+}
+
+/// Runs every method's command with its schema example as `--params` and
+/// checks the `--json` output: valid against the result schema and equal to the
+/// example answer.
+fn every_command_json(mode: &[String]) {
+    let mut count = 0;
+    for method in a2a::METHODS {
+        let Some(path) = client::cli::tree::command_path(method) else {
+            continue;
+        };
+        let example = &examples()[method.name];
+        let params = example.params.to_string();
+        let mut args: Vec<&str> = mode.iter().map(String::as_str).collect();
+        args.push("--json");
+        args.extend(path.iter().map(String::as_str));
+        args.extend(["--params", params.as_str()]);
+        let run = agents(&args);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", method.name);
+        let lines: Vec<Value> = run
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON line"))
+            .collect();
+        for line in &lines {
+            assert_valid(method.result_type, line);
+        }
+        if method.streaming {
+            assert_eq!(Some(lines), example.events, "{}", method.name);
+        } else {
+            // The server answers GetExtendedAgentCard itself, with its own card.
+            if method.name != "GetExtendedAgentCard" {
+                assert_eq!(
+                    lines,
+                    [example.result.clone().unwrap_or(Value::Null)],
+                    "{}",
+                    method.name
+                );
+            }
+        }
+        count += 1;
+    }
+    assert_eq!(count, a2a::METHODS.iter().filter(|m| m.is_dispatched()).count());
+}
+
+pub fn cli_every_command_json_over_stdio() {
+    every_command_json(&[]);
+}
+
+pub fn cli_every_command_json_over_http() {
+    every_command_json(&server_args());
+}
+
+pub fn cli_text_output_and_follow() {
+    let ex = examples();
+    // plan execute --follow: the result, then the task's events in order.
+    let run = agents(&[
+        "plan",
+        "execute",
+        "5b0e8c1e-3a41-4f0a-9d2c-7a1e2f4b9c10",
+        "--namespace",
+        "acme",
+        "--follow",
+    ]);
+    let execution = ex["_cleveragents/plan/execute"]
+        .result
+        .clone()
+        .unwrap_or_default();
+    let expected = format!(
+        "{}{}",
+        render::result_text(&execution),
+        "#1 task 8e2b1f5a-3c4d-4e6f-a7b8-9c0d1e2f3a4b working\n\
+         #2 artifact q3-summary: - Revenue grew 12% quarter over quarter. - EMEA overtook North America as the largest region. - Hardware margins fell 3 points on component costs.\n\
+         #3 status completed\n"
+    );
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, expected.as_str(), "")
+    );
+    assert!(run
+        .stdout
+        .starts_with("plan:\n  id: 5b0e8c1e-3a41-4f0a-9d2c-7a1e2f4b9c10\n"));
+
+    // The same over HTTP, with --json: the result line, then one line per event.
+    let mut args = server_args();
+    args.extend(["--json", "plan", "execute", "p", "--follow"].map(String::from));
+    let run = agents(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let mut expected = vec![execution];
+    expected.extend(ex["SubscribeToTask"].events.clone().unwrap_or_default());
+    assert_eq!((run.code, lines), (0, expected));
+
+    // A page of tasks as a table.
+    let run = agents(&["tasks", "list"]);
+    let (id, ctx) = (
+        "8e2b1f5a-3c4d-4e6f-a7b8-9c0d1e2f3a4b",
+        "c3f1a2b4-7d5e-4c1a-9b8e-2f6d0a1e5c77",
+    );
+    let expected = format!(
+        "{:<36}  {:<36}  {:<12}  STATUS.TIMESTAMP\n{id}  {ctx}  COMPLETED     2025-11-03T09:14:27.512Z\npageSize: 10\ntotalSize: 1\n",
+        "ID", "CONTEXTID", "STATUS.STATE"
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, expected.as_str()));
+
+    // `send "text"` builds the message from its words.
+    let run = agents(&["--json", "send", "Summarize", "the", "report"]);
+    let answer: Value = serde_json::from_str(run.stdout.trim()).expect("JSON");
+    assert_eq!((run.code, Some(answer)), (0, ex["SendMessage"].result.clone()));
+
+    // `registry actions add -f action.json` with just the action spec in the file.
+    let spec = ex["_cleveragents/registry/actions/add"].params["action"].clone();
+    let path = std::env::temp_dir().join(format!("agents-e2e-action-{}.json", std::process::id()));
+    std::fs::write(&path, spec.to_string()).expect("write spec");
+    let path_text = path.to_string_lossy().into_owned();
+    let run = agents(&[
+        "--json",
+        "registry",
+        "actions",
+        "add",
+        "-f",
+        &path_text,
+        "--namespace",
+        "acme",
+    ]);
+    let _ = std::fs::remove_file(&path);
+    let answer: Value = serde_json::from_str(run.stdout.trim()).unwrap_or(Value::Null);
+    assert_eq!(
+        (run.code, run.stderr.as_str(), Some(answer)),
+        (0, "", ex["_cleveragents/registry/actions/add"].result.clone())
+    );
+}
+
+pub fn cli_error_exit_codes() {
+    let cases: Vec<(Vec<String>, i32, String)> = vec![
+        (
+            vec!["tasks".into(), "get".into(), "missing".into()],
+            4,
+            "error: No such thing as `missing` here (TASK_NOT_FOUND)\n".into(),
+        ),
+        (
+            vec!["plan".into(), "status".into(), "missing".into()],
+            4,
+            "error: No such thing as `missing` here (NOT_FOUND)\n".into(),
+        ),
+        (
+            vec!["plan".into(), "cancel".into(), "done".into()],
+            7,
+            "error: Plan `done` already ended (INVALID_STATE)\n".into(),
+        ),
+        (
+            vec!["plan".into(), "status".into()],
+            2,
+            "error: missing required <PLAN_ID> for _cleveragents/plan/status\n".into(),
+        ),
+        (
+            vec!["tasks".into(), "list".into(), "--params".into(), "{".into()],
+            2,
+            "error: --params is not valid JSON: EOF while parsing an object at line 1 column 1\n".into(),
+        ),
+        (
+            vec!["--agent".into(), "/nonexistent/agent".into(), "health".into(), "check".into()],
+            3,
+            "error: cannot reach the agent: cannot start agent `/nonexistent/agent`: No such file or directory (os error 2)\n".into(),
+        ),
+    ];
+    for (args, code, stderr) in cases {
+        let run = agents(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(
+            (run.code, run.stderr.as_str(), run.stdout.as_str()),
+            (code, stderr.as_str(), ""),
+            "{args:?}"
+        );
+    }
+    // plan/list arrived in 1.1: a 1.0 session does not have it.
+    let run = agents(&["--extension-version", "1.0", "plan", "list"]);
+    assert_eq!(run.code, 8);
+    assert!(
+        run.stderr.starts_with("error: ") && run.stderr.ends_with("(METHOD_NOT_FOUND)\n"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.lines().count(), 1);
+    // An unsupported minor version is refused at initialize.
+    let run = agents(&["--extension-version", "1.9", "health", "check"]);
+    assert_eq!(run.code, 8);
+    assert!(run.stderr.ends_with("(VERSION_MISMATCH)\n"), "{}", run.stderr);
+    // Unknown command: clap's usage error.
+    assert_eq!(agents(&["bogus"]).code, 2);
+    // Server mode: no token, wrong token, nobody listening.
+    let url = format!("http://{}/", http_agent());
+    let run = agents(&["--server", &url, "health", "check"]);
+    assert_eq!(run.code, 5);
+    assert!(run.stderr.ends_with("(AUTH_REQUIRED)\n"), "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1);
+    let run = agents(&["--server", &url, "--token", "wrong", "health", "check"]);
+    assert_eq!(run.code, 5);
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let closed_url = format!("http://{}/", closed.local_addr().expect("addr"));
+    drop(closed);
+    let run = agents(&["--server", &closed_url, "--retries", "0", "health", "check"]);
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stderr.starts_with("error: cannot reach the agent: "),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.lines().count(), 1);
+}
+
+pub fn cli_card_and_completions() {
+    let run = agents(&["--json", "card"]);
+    let card: Value = serde_json::from_str(run.stdout.trim()).expect("card JSON");
+    assert_eq!((run.code, &card["name"]), (0, &json!("CleverAgents")));
+    assert_valid("AgentCard", &card);
+    let mut args = server_args();
+    args.extend(["--json".into(), "card".into()]);
+    let run = agents(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let card: Value = serde_json::from_str(run.stdout.trim()).expect("card JSON");
+    assert_eq!((run.code, &card["name"]), (0, &json!("CleverAgents")));
+    assert_valid("AgentCard", &card);
+    for shell in ["bash", "zsh", "fish"] {
+        let run = agents(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}");
+        assert!(run.stdout.contains("registry"), "{shell}");
+    }
+    let run = agents(&["--help"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("Exit codes:\n   0  success\n"));
+}

@@ -1,0 +1,77 @@
+//! End-to-end tests of the client transports and the `agents` CLI against live
+//! agents: the server crate's stdio and HTTP transports over an in-test,
+//! example-driven dispatcher (this test executable re-runs itself as the
+//! stdio agent), plus a scripted loopback HTTP peer for retry and resume.
+//!
+//! A custom harness (`harness = false`) because the executable must also be
+//! able to act as the agent process; every test still runs and is reported.
+//! One executable, in modules: the agent, the library transports, retry and
+//! resume, and the CLI.
+
+mod agent;
+mod cli;
+mod resume;
+mod transports;
+
+use agent::{run_stdio_agent, AGENT_ENV};
+use cli::{
+    cli_card_and_completions, cli_error_exit_codes, cli_every_command_json_over_http,
+    cli_every_command_json_over_stdio, cli_text_output_and_follow,
+};
+use resume::{http_retries_reads_only, http_stream_resumes_from_last_seq};
+use transports::{http_client_typed_calls_and_negotiation, stdio_client_calls_streams_and_shuts_down};
+
+fn main() {
+    if std::env::var_os(AGENT_ENV).is_some() {
+        run_stdio_agent();
+        return;
+    }
+    let tests: &[(&str, fn())] = &[
+        (
+            "stdio_client_calls_streams_and_shuts_down",
+            stdio_client_calls_streams_and_shuts_down,
+        ),
+        (
+            "http_client_typed_calls_and_negotiation",
+            http_client_typed_calls_and_negotiation,
+        ),
+        ("http_retries_reads_only", http_retries_reads_only),
+        (
+            "http_stream_resumes_from_last_seq",
+            http_stream_resumes_from_last_seq,
+        ),
+        (
+            "cli_every_command_json_over_stdio",
+            cli_every_command_json_over_stdio,
+        ),
+        (
+            "cli_every_command_json_over_http",
+            cli_every_command_json_over_http,
+        ),
+        ("cli_text_output_and_follow", cli_text_output_and_follow),
+        ("cli_error_exit_codes", cli_error_exit_codes),
+        ("cli_card_and_completions", cli_card_and_completions),
+    ];
+    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let mut failed = Vec::new();
+    let mut ran = 0;
+    for (name, test) in tests {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        ran += 1;
+        println!("test {name} ...");
+        match std::panic::catch_unwind(test) {
+            Ok(()) => println!("test {name} ... ok"),
+            Err(_) => {
+                println!("test {name} ... FAILED");
+                failed.push(*name);
+            }
+        }
+    }
+    println!("\ne2e: {} passed; {} failed", ran - failed.len(), failed.len());
+    if !failed.is_empty() {
+        println!("failures: {failed:?}");
+        std::process::exit(1);
+    }
+}
