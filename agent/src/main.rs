@@ -17,7 +17,7 @@ use app::push::PushConfig;
 use app::{App, AppConfig, ExecutorKind, StoreConfig};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -72,77 +72,102 @@ fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
     }
 }
 
+/// What the environment and the command line asked for, before the config
+/// file is read.
+struct Args {
+    mode: Option<Mode>,
+    data_dir: Option<PathBuf>,
+    config_path: Option<PathBuf>,
+    executor: Option<String>,
+    memory: bool,
+}
+
+/// Everything the agent starts with, settled from every source.
+struct Settings {
+    mode: Mode,
+    store: StoreConfig,
+    executor: ExecutorKind,
+    server_config: server::ServerConfig,
+    app_config: AppConfig,
+}
+
 fn run() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut mode = None;
-    let mut data_dir = std::env::var_os("CLEVERAGENTS_DATA_DIR").map(PathBuf::from);
-    let mut config_path = std::env::var_os("CLEVERAGENTS_CONFIG").map(PathBuf::from);
-    let mut executor = std::env::var("CLEVERAGENTS_EXECUTOR").ok();
-    let mut memory = false;
+    let Some(args) = parse_args()? else {
+        return Ok(());
+    };
+    let file = read_config(args.config_path.as_deref())?;
+    let settings = settle(args, file)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(serve(settings))
+}
+
+/// The environment, overridden by the command line; `None` when only the
+/// usage was asked for (and printed).
+fn parse_args() -> Result<Option<Args>, String> {
+    let mut args = Args {
+        mode: None,
+        data_dir: std::env::var_os("CLEVERAGENTS_DATA_DIR").map(PathBuf::from),
+        config_path: std::env::var_os("CLEVERAGENTS_CONFIG").map(PathBuf::from),
+        executor: std::env::var("CLEVERAGENTS_EXECUTOR").ok(),
+        memory: false,
+    };
     if let Ok(listen) = std::env::var("CLEVERAGENTS_LISTEN") {
-        mode = Some(Mode::Listen(listen));
+        args.mode = Some(Mode::Listen(listen));
     }
-    let mut it = args.into_iter();
+    let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
             it.next()
                 .ok_or_else(|| format!("{name} needs a value\n{}", usage()))
         };
         match arg.as_str() {
-            "--stdio" => mode = Some(Mode::Stdio),
-            "--listen" => mode = Some(Mode::Listen(value("--listen")?)),
-            "--data-dir" => data_dir = Some(PathBuf::from(value("--data-dir")?)),
-            "--config" => config_path = Some(PathBuf::from(value("--config")?)),
-            "--executor" => executor = Some(value("--executor")?),
-            "--memory" => memory = true,
+            "--stdio" => args.mode = Some(Mode::Stdio),
+            "--listen" => args.mode = Some(Mode::Listen(value("--listen")?)),
+            "--data-dir" => args.data_dir = Some(PathBuf::from(value("--data-dir")?)),
+            "--config" => args.config_path = Some(PathBuf::from(value("--config")?)),
+            "--executor" => args.executor = Some(value("--executor")?),
+            "--memory" => args.memory = true,
             "-h" | "--help" => {
                 println!("{}", usage());
-                return Ok(());
+                return Ok(None);
             }
             other => return Err(format!("unknown argument `{other}`\n{}", usage())),
         }
     }
-    let file: FileConfig = match &config_path {
+    Ok(Some(args))
+}
+
+fn read_config(path: Option<&Path>) -> Result<FileConfig, String> {
+    match path {
         Some(path) => {
             let text =
                 std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            serde_json::from_str(&text).map_err(|e| format!("invalid config {}: {e}", path.display()))?
+            serde_json::from_str(&text).map_err(|e| format!("invalid config {}: {e}", path.display()))
         }
-        None => FileConfig::default(),
-    };
-    let mode = mode.ok_or_else(|| usage().to_string())?;
+        None => Ok(FileConfig::default()),
+    }
+}
+
+/// Merges the command line and environment over the config file over the
+/// defaults.
+fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
+    let mode = args.mode.ok_or_else(|| usage().to_string())?;
     let executor = parse_executor(
-        executor
+        args.executor
             .as_deref()
             .or(file.executor.as_deref())
             .unwrap_or("default"),
     )?;
-    let mut allow_list = file.push.allow_list.clone();
-    if let Ok(extra) = std::env::var("CLEVERAGENTS_PUSH_ALLOW_LIST") {
-        allow_list.extend(
-            extra
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string),
-        );
-    }
-    let defaults = PushConfig::default();
-    let push = PushConfig {
-        allow_list,
-        max_attempts: file.push.max_attempts.unwrap_or(defaults.max_attempts),
-        initial_backoff: file
-            .push
-            .initial_backoff_ms
-            .map(Duration::from_millis)
-            .unwrap_or(defaults.initial_backoff),
-        timeout: defaults.timeout,
-    };
-    let store = if memory || file.memory {
+    let push = push_config(&file.push);
+    let store = if args.memory || file.memory {
         StoreConfig::Memory
     } else {
         StoreConfig::Sqlite {
-            data_dir: data_dir
+            data_dir: args
+                .data_dir
                 .or(file.data_dir.clone())
                 .unwrap_or_else(default_data_dir),
         }
@@ -163,40 +188,83 @@ fn run() -> Result<(), String> {
         sync_remotes: file.sync_remotes,
         ..Default::default()
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(async move {
-        let app = App::open(store.clone(), app_config)?;
-        // Plans that were running when the agent stopped continue now.
-        match app.resume_plans().await {
-            Ok(0) => {}
-            Ok(n) => eprintln!("cleveragents-agent: resumed {n} running plan(s)"),
-            Err(e) => eprintln!("cleveragents-agent: cannot resume running plans: {}", e.message),
-        }
-        tracing::info!(?store, ?executor, "agent started");
-        let dispatch: Arc<dyn a2a::rpc::Dispatch> = Arc::new(a2a::Router::new(app));
-        match mode {
-            Mode::Stdio => {
-                server::serve_stdio(&server_config, dispatch, tokio::io::stdin(), tokio::io::stdout())
-                    .await
-                    .map_err(|e| e.to_string())
-            }
-            Mode::Listen(addr) => {
-                server_config.http.listen = addr
-                    .parse()
-                    .map_err(|e| format!("invalid --listen address `{addr}`: {e}"))?;
-                let server = server::HttpServer::bind(server_config, dispatch)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                // The bound address, so `--listen 127.0.0.1:0` is usable by scripts and tests.
-                let bound = server.local_addr().map_err(|e| e.to_string())?;
-                eprintln!("cleveragents-agent: listening on http://{bound}/");
-                server.serve(shutdown_signal()).await.map_err(|e| e.to_string())
-            }
-        }
+    Ok(Settings {
+        mode,
+        store,
+        executor,
+        server_config,
+        app_config,
     })
+}
+
+/// The file's push settings; the allow list is extended, not replaced, by
+/// `CLEVERAGENTS_PUSH_ALLOW_LIST`.
+fn push_config(file: &PushFile) -> PushConfig {
+    let mut allow_list = file.allow_list.clone();
+    if let Ok(extra) = std::env::var("CLEVERAGENTS_PUSH_ALLOW_LIST") {
+        allow_list.extend(
+            extra
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+    }
+    let defaults = PushConfig::default();
+    PushConfig {
+        allow_list,
+        max_attempts: file.max_attempts.unwrap_or(defaults.max_attempts),
+        initial_backoff: file
+            .initial_backoff_ms
+            .map(Duration::from_millis)
+            .unwrap_or(defaults.initial_backoff),
+        timeout: defaults.timeout,
+    }
+}
+
+/// Opens the application on its store and serves it until the transport ends.
+async fn serve(settings: Settings) -> Result<(), String> {
+    let Settings {
+        mode,
+        store,
+        executor,
+        server_config,
+        app_config,
+    } = settings;
+    let app = App::open(store.clone(), app_config)?;
+    // Plans that were running when the agent stopped continue now.
+    match app.resume_plans().await {
+        Ok(0) => {}
+        Ok(n) => eprintln!("cleveragents-agent: resumed {n} running plan(s)"),
+        Err(e) => eprintln!("cleveragents-agent: cannot resume running plans: {}", e.message),
+    }
+    tracing::info!(?store, ?executor, "agent started");
+    let dispatch: Arc<dyn a2a::rpc::Dispatch> = Arc::new(a2a::Router::new(app));
+    start_transport(mode, server_config, dispatch).await
+}
+
+async fn start_transport(
+    mode: Mode,
+    mut server_config: server::ServerConfig,
+    dispatch: Arc<dyn a2a::rpc::Dispatch>,
+) -> Result<(), String> {
+    match mode {
+        Mode::Stdio => server::serve_stdio(&server_config, dispatch, tokio::io::stdin(), tokio::io::stdout())
+            .await
+            .map_err(|e| e.to_string()),
+        Mode::Listen(addr) => {
+            server_config.http.listen = addr
+                .parse()
+                .map_err(|e| format!("invalid --listen address `{addr}`: {e}"))?;
+            let server = server::HttpServer::bind(server_config, dispatch)
+                .await
+                .map_err(|e| e.to_string())?;
+            // The bound address, so `--listen 127.0.0.1:0` is usable by scripts and tests.
+            let bound = server.local_addr().map_err(|e| e.to_string())?;
+            eprintln!("cleveragents-agent: listening on http://{bound}/");
+            server.serve(shutdown_signal()).await.map_err(|e| e.to_string())
+        }
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM, which start a graceful shutdown (in-flight

@@ -4,7 +4,7 @@
 //! tracked in `PRAGMA user_version`.
 
 use super::*;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
@@ -127,6 +127,107 @@ fn finish(pair: (TaskRow, String)) -> StoreResult<TaskRow> {
 
 const TASK_COLUMNS: &str = "id, namespace, context_id, state, status_ts, last_seq, rank, body";
 
+/// Checks the task write's expectation, then stores the task row under a
+/// fresh rank and appends its events; the rank given.
+fn write_task(tx: &Transaction<'_>, tw: &TaskWrite) -> StoreResult<i64> {
+    let found: Option<i64> = tx
+        .query_row("SELECT last_seq FROM tasks WHERE id = ?1", [&tw.row.id], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(backend)?;
+    let found = found.map(|v| v as u64);
+    let ok = match (tw.create, found) {
+        (true, None) => true,
+        (false, Some(seq)) => seq == tw.expected_last_seq,
+        _ => false,
+    };
+    if !ok {
+        return Err(StoreError::Conflict { index: None, found });
+    }
+    let rank: i64 = tx
+        .query_row(
+            "INSERT INTO counters(name, value) VALUES('task_rank', 1)
+                     ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(backend)?;
+    let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(tw.row.last_seq);
+    tx.execute(
+        "INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT(id) DO UPDATE SET namespace = excluded.namespace,
+                   context_id = excluded.context_id, state = excluded.state,
+                   status_ts = excluded.status_ts, last_seq = excluded.last_seq,
+                   rank = excluded.rank, body = excluded.body",
+        params![
+            tw.row.id,
+            tw.row.namespace,
+            tw.row.context_id,
+            tw.row.state,
+            tw.row.status_ts,
+            last_seq as i64,
+            rank,
+            encode(&tw.row.body)?
+        ],
+    )
+    .map_err(backend)?;
+    for event in &tw.events {
+        tx.execute(
+            "INSERT INTO task_events(task_id, seq, body) VALUES(?1, ?2, ?3)",
+            params![tw.row.id, event.seq as i64, encode(&event.body)?],
+        )
+        .map_err(backend)?;
+    }
+    Ok(rank)
+}
+
+/// Checks document write `index` against its expectation, then puts or
+/// deletes it; the document's new version (0 for a deletion).
+fn write_doc(tx: &Transaction<'_>, index: usize, write: &DocWrite) -> StoreResult<u64> {
+    let found: Option<i64> = tx
+        .query_row(
+            "SELECT version FROM docs WHERE coll = ?1 AND namespace = ?2 AND key = ?3",
+            params![write.coll, write.namespace, write.key],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(backend)?;
+    let found = found.map(|v| v as u64);
+    let ok = match write.expect {
+        Expect::Any => true,
+        Expect::Absent => found.is_none(),
+        Expect::Version(v) => found == Some(v),
+    };
+    if !ok {
+        return Err(StoreError::Conflict {
+            index: Some(index),
+            found,
+        });
+    }
+    match &write.value {
+        Some(value) => {
+            let version = found.unwrap_or(0) + 1;
+            tx.execute(
+                "INSERT INTO docs(coll, namespace, key, version, body) VALUES(?1, ?2, ?3, ?4, ?5)
+                         ON CONFLICT(coll, namespace, key) DO UPDATE SET version = excluded.version, body = excluded.body",
+                params![write.coll, write.namespace, write.key, version as i64, encode(value)?],
+            )
+            .map_err(backend)?;
+            Ok(version)
+        }
+        None => {
+            tx.execute(
+                "DELETE FROM docs WHERE coll = ?1 AND namespace = ?2 AND key = ?3",
+                params![write.coll, write.namespace, write.key],
+            )
+            .map_err(backend)?;
+            Ok(0)
+        }
+    }
+}
+
 impl Store for SqliteStore {
     fn backend(&self) -> &'static str {
         "sqlite"
@@ -137,102 +238,13 @@ impl Store for SqliteStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(backend)?;
-        let mut task_rank = None;
-        if let Some(tw) = &commit.task {
-            let found: Option<i64> = tx
-                .query_row("SELECT last_seq FROM tasks WHERE id = ?1", [&tw.row.id], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(backend)?;
-            let found = found.map(|v| v as u64);
-            let ok = match (tw.create, found) {
-                (true, None) => true,
-                (false, Some(seq)) => seq == tw.expected_last_seq,
-                _ => false,
-            };
-            if !ok {
-                return Err(StoreError::Conflict { index: None, found });
-            }
-            let rank: i64 = tx
-                .query_row(
-                    "INSERT INTO counters(name, value) VALUES('task_rank', 1)
-                     ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value",
-                    [],
-                    |r| r.get(0),
-                )
-                .map_err(backend)?;
-            let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(tw.row.last_seq);
-            tx.execute(
-                "INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                 ON CONFLICT(id) DO UPDATE SET namespace = excluded.namespace,
-                   context_id = excluded.context_id, state = excluded.state,
-                   status_ts = excluded.status_ts, last_seq = excluded.last_seq,
-                   rank = excluded.rank, body = excluded.body",
-                params![
-                    tw.row.id,
-                    tw.row.namespace,
-                    tw.row.context_id,
-                    tw.row.state,
-                    tw.row.status_ts,
-                    last_seq as i64,
-                    rank,
-                    encode(&tw.row.body)?
-                ],
-            )
-            .map_err(backend)?;
-            for event in &tw.events {
-                tx.execute(
-                    "INSERT INTO task_events(task_id, seq, body) VALUES(?1, ?2, ?3)",
-                    params![tw.row.id, event.seq as i64, encode(&event.body)?],
-                )
-                .map_err(backend)?;
-            }
-            task_rank = Some(rank);
-        }
+        let task_rank = match &commit.task {
+            Some(tw) => Some(write_task(&tx, tw)?),
+            None => None,
+        };
         let mut versions = Vec::with_capacity(commit.docs.len());
         for (index, write) in commit.docs.iter().enumerate() {
-            let found: Option<i64> = tx
-                .query_row(
-                    "SELECT version FROM docs WHERE coll = ?1 AND namespace = ?2 AND key = ?3",
-                    params![write.coll, write.namespace, write.key],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(backend)?;
-            let found = found.map(|v| v as u64);
-            let ok = match write.expect {
-                Expect::Any => true,
-                Expect::Absent => found.is_none(),
-                Expect::Version(v) => found == Some(v),
-            };
-            if !ok {
-                return Err(StoreError::Conflict {
-                    index: Some(index),
-                    found,
-                });
-            }
-            match &write.value {
-                Some(value) => {
-                    let version = found.unwrap_or(0) + 1;
-                    tx.execute(
-                        "INSERT INTO docs(coll, namespace, key, version, body) VALUES(?1, ?2, ?3, ?4, ?5)
-                         ON CONFLICT(coll, namespace, key) DO UPDATE SET version = excluded.version, body = excluded.body",
-                        params![write.coll, write.namespace, write.key, version as i64, encode(value)?],
-                    )
-                    .map_err(backend)?;
-                    versions.push(version);
-                }
-                None => {
-                    tx.execute(
-                        "DELETE FROM docs WHERE coll = ?1 AND namespace = ?2 AND key = ?3",
-                        params![write.coll, write.namespace, write.key],
-                    )
-                    .map_err(backend)?;
-                    versions.push(0);
-                }
-            }
+            versions.push(write_doc(&tx, index, write)?);
         }
         // Dropping `tx` on an early return above rolls everything back.
         tx.commit().map_err(backend)?;

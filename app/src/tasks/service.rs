@@ -51,6 +51,50 @@ pub enum Sent {
     },
 }
 
+/// A task the send path opened or continued: its id, the first event of its
+/// stream and the rest of the stream.
+type Opened = (
+    String,
+    Event<StreamResponse>,
+    mpsc::UnboundedReceiver<Event<StreamResponse>>,
+);
+
+/// The write of the push config a new task's request carries, if any: stored
+/// under the new task, with an id of its own when the client gave none.
+fn push_config_writes(
+    namespace: &str,
+    task_id: &str,
+    request: &a2a::types::SendMessageRequest,
+) -> Result<Vec<DocWrite>, Error> {
+    let mut docs = vec![];
+    if let Some(push) = request
+        .configuration
+        .as_ref()
+        .and_then(|c| c.task_push_notification_config.clone())
+    {
+        let config = TaskPushNotificationConfig {
+            id: Some(
+                push.id
+                    .clone()
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(util::new_id),
+            ),
+            task_id: Some(task_id.to_string()),
+            tenant: request.tenant.clone(),
+            ..push
+        };
+        let key = crate::push::config_key(task_id, config.id.as_deref().unwrap_or_default());
+        docs.push(DocWrite::put(
+            crate::push::COLL,
+            namespace,
+            &key,
+            Expect::Absent,
+            to_json(&config, FAMILY)?,
+        ));
+    }
+    Ok(docs)
+}
+
 impl TaskService {
     pub fn new(
         db: StoreHandle,
@@ -75,44 +119,9 @@ impl TaskService {
         streaming: bool,
     ) -> Result<Sent, Error> {
         let namespace = namespace(ctx);
+        self.check_send(&request)?;
         let mut message = request.message.clone();
-        if message.message_id.trim().is_empty() {
-            return Err(FAMILY.invalid_params("message.messageId", "must not be empty"));
-        }
-        if message.parts.is_empty() {
-            return Err(FAMILY.invalid_params("message.parts", "a message needs at least one part"));
-        }
-        if let Some(config) = &request.configuration {
-            check_history_length(config.history_length, "configuration.historyLength")?;
-            if let Some(push) = &config.task_push_notification_config {
-                self.push.check_url(&push.url).map_err(|why| {
-                    FAMILY.invalid_params("configuration.taskPushNotificationConfig.url", &why)
-                })?;
-            }
-        }
-        let existing = match message.task_id.as_deref().filter(|s| !s.is_empty()) {
-            Some(task_id) => {
-                let (task, _) = self.engine.load_task(&namespace, task_id).await?;
-                if is_terminal(task.status.state) {
-                    return Err(Error::new(
-                        ErrorKind::UnsupportedOperation,
-                        format!("Task `{task_id}` is in a terminal state and accepts no further messages"),
-                    ));
-                }
-                match (&message.context_id, &task.context_id) {
-                    (Some(given), Some(actual)) if !given.is_empty() && given != actual => {
-                        return Err(FAMILY.invalid_params(
-                            "message.contextId",
-                            "does not match the context of the referenced task",
-                        ))
-                    }
-                    _ => {}
-                }
-                message.context_id = task.context_id.clone();
-                Some(task)
-            }
-            None => None,
-        };
+        let existing = self.referenced_task(&namespace, &mut message).await?;
         let context_id = message
             .context_id
             .clone()
@@ -137,82 +146,15 @@ impl TaskService {
             }
             Start::Task => {
                 let (task_id, first, rx) = match existing {
-                    Some(task) => {
-                        let id = task.id.clone();
-                        let msg = message.clone();
-                        self.engine
-                            .mutate(&namespace, &id, |task| {
-                                if is_terminal(task.status.state) {
-                                    return Err(Error::new(
-                                        ErrorKind::UnsupportedOperation,
-                                        "the task is already in a terminal state",
-                                    ));
-                                }
-                                task.history.push(msg);
-                                Ok(Change { events: vec![] })
-                            })
-                            .await?;
-                        let (mut backlog, rx) = self.engine.subscribe(&namespace, &id, None).await?;
-                        let first = backlog
-                            .pop_front()
-                            .ok_or_else(|| FAMILY.internal("no snapshot"))?;
-                        (id, first, rx.ok_or_else(|| FAMILY.internal("task ended"))?)
-                    }
+                    Some(task) => self.continue_task(&namespace, task.id, message.clone()).await?,
                     None => {
-                        let id = util::new_id();
-                        message.task_id = Some(id.clone());
-                        let task = Task {
-                            id: id.clone(),
-                            context_id: Some(context_id.clone()),
-                            status: TaskStatus {
-                                state: TaskState::Submitted,
-                                message: None,
-                                timestamp: Some(util::now()),
-                            },
-                            artifacts: vec![],
-                            history: vec![message.clone()],
-                            metadata: None,
-                        };
-                        let mut docs = vec![];
-                        if let Some(push) = request
-                            .configuration
-                            .as_ref()
-                            .and_then(|c| c.task_push_notification_config.clone())
-                        {
-                            let config = TaskPushNotificationConfig {
-                                id: Some(
-                                    push.id
-                                        .clone()
-                                        .filter(|s| !s.is_empty())
-                                        .unwrap_or_else(util::new_id),
-                                ),
-                                task_id: Some(id.clone()),
-                                tenant: request.tenant.clone(),
-                                ..push
-                            };
-                            let key = crate::push::config_key(&id, config.id.as_deref().unwrap_or_default());
-                            docs.push(DocWrite::put(
-                                crate::push::COLL,
-                                &namespace,
-                                &key,
-                                Expect::Absent,
-                                to_json(&config, FAMILY)?,
-                            ));
-                        }
-                        let (first, rx) = self.engine.create_task(&namespace, task, docs).await?;
-                        (id, first, rx)
+                        self.open_task(&namespace, &context_id, &mut message, &request)
+                            .await?
                     }
                 };
                 let mut exec = exec;
                 exec.message = message;
-                let handle = TaskHandle::new(
-                    self.engine.clone(),
-                    namespace.clone(),
-                    task_id.clone(),
-                    context_id,
-                );
-                let executor = self.executor.clone();
-                tokio::spawn(async move { executor.run(exec, handle).await });
+                self.spawn_run(exec, &namespace, &task_id, context_id);
                 Ok(Sent::Task {
                     task_id,
                     namespace,
@@ -221,6 +163,116 @@ impl TaskService {
                 })
             }
         }
+    }
+
+    /// Rejects a malformed request before anything is read or written.
+    fn check_send(&self, request: &a2a::types::SendMessageRequest) -> Result<(), Error> {
+        let message = &request.message;
+        if message.message_id.trim().is_empty() {
+            return Err(FAMILY.invalid_params("message.messageId", "must not be empty"));
+        }
+        if message.parts.is_empty() {
+            return Err(FAMILY.invalid_params("message.parts", "a message needs at least one part"));
+        }
+        if let Some(config) = &request.configuration {
+            check_history_length(config.history_length, "configuration.historyLength")?;
+            if let Some(push) = &config.task_push_notification_config {
+                self.push.check_url(&push.url).map_err(|why| {
+                    FAMILY.invalid_params("configuration.taskPushNotificationConfig.url", &why)
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The task the message continues, if it names one. A message may only
+    /// continue a live task and stays in that task's context, so the task's
+    /// contextId is adopted into `message`.
+    async fn referenced_task(&self, namespace: &str, message: &mut Message) -> Result<Option<Task>, Error> {
+        let Some(task_id) = message.task_id.as_deref().filter(|s| !s.is_empty()) else {
+            return Ok(None);
+        };
+        let (task, _) = self.engine.load_task(namespace, task_id).await?;
+        if is_terminal(task.status.state) {
+            return Err(Error::new(
+                ErrorKind::UnsupportedOperation,
+                format!("Task `{task_id}` is in a terminal state and accepts no further messages"),
+            ));
+        }
+        match (&message.context_id, &task.context_id) {
+            (Some(given), Some(actual)) if !given.is_empty() && given != actual => {
+                return Err(FAMILY.invalid_params(
+                    "message.contextId",
+                    "does not match the context of the referenced task",
+                ))
+            }
+            _ => {}
+        }
+        message.context_id = task.context_id.clone();
+        Ok(Some(task))
+    }
+
+    /// Appends `message` to an existing task and subscribes to it. The task is
+    /// checked again inside the mutation: it may have ended since it was read.
+    async fn continue_task(&self, namespace: &str, id: String, message: Message) -> Result<Opened, Error> {
+        self.engine
+            .mutate(namespace, &id, |task| {
+                if is_terminal(task.status.state) {
+                    return Err(Error::new(
+                        ErrorKind::UnsupportedOperation,
+                        "the task is already in a terminal state",
+                    ));
+                }
+                task.history.push(message);
+                Ok(Change { events: vec![] })
+            })
+            .await?;
+        let (mut backlog, rx) = self.engine.subscribe(namespace, &id, None).await?;
+        let first = backlog
+            .pop_front()
+            .ok_or_else(|| FAMILY.internal("no snapshot"))?;
+        Ok((id, first, rx.ok_or_else(|| FAMILY.internal("task ended"))?))
+    }
+
+    /// Creates a SUBMITTED task for `message` (which is given the new task's
+    /// id), together with the push config the request carries, in one commit.
+    async fn open_task(
+        &self,
+        namespace: &str,
+        context_id: &str,
+        message: &mut Message,
+        request: &a2a::types::SendMessageRequest,
+    ) -> Result<Opened, Error> {
+        let id = util::new_id();
+        message.task_id = Some(id.clone());
+        let task = Task {
+            id: id.clone(),
+            context_id: Some(context_id.to_string()),
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: Some(util::now()),
+            },
+            artifacts: vec![],
+            history: vec![message.clone()],
+            metadata: None,
+        };
+        let docs = push_config_writes(namespace, &id, request)?;
+        let (first, rx) = self.engine.create_task(namespace, task, docs).await?;
+        Ok((id, first, rx))
+    }
+
+    /// Runs the executor on the task in the background; the caller answers
+    /// from the task's events, not from the run.
+    fn spawn_run(&self, exec: ExecRequest, namespace: &str, task_id: &str, context_id: String) {
+        let handle = TaskHandle::new(
+            self.engine.clone(),
+            namespace.to_string(),
+            task_id.to_string(),
+            context_id,
+        );
+        let executor = self.executor.clone();
+        tokio::spawn(async move { executor.run(exec, handle).await });
     }
 
     pub(crate) async fn send_message(
