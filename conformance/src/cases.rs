@@ -420,6 +420,9 @@ fn versioning_cases(s: &Schemas, out: &mut Vec<Case>) {
     }
 }
 
+/// A request cut off inside its object: not JSON at all, so a parse error.
+const TRUNCATED_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"#;
+
 fn envelope_cases(out: &mut Vec<Case>) {
     let raw = |id: &str, text: &str, expect_id: Value, code: i64| Case {
         id: format!("envelope/{id}"),
@@ -436,12 +439,7 @@ fn envelope_cases(out: &mut Vec<Case>) {
         r#""method":"{}","params":{{"id":"conformance-envelope"}}"#,
         markers::GetTask::NAME
     );
-    out.push(raw(
-        "not-json",
-        r#"{"jsonrpc":"2.0","id":1,"method":"#,
-        Value::Null,
-        -32700,
-    ));
+    out.push(raw("not-json", TRUNCATED_REQUEST, Value::Null, -32700));
     out.push(raw("not-an-object", "42", Value::Null, -32600));
     out.push(raw(
         "wrong-jsonrpc",

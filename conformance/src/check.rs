@@ -98,106 +98,130 @@ pub fn judge(d: Option<&MethodDescriptor>, expect: &Expect, answer: &Answer) -> 
             let Some(d) = d else {
                 return Err("a success case needs a method".into());
             };
-            match answer {
-                Answer::Result(v) if !d.streaming => check_result(d, v).map(|_| "valid result".into()),
-                Answer::Stream { events, error: None } if d.streaming => {
-                    if events.is_empty() {
-                        return Err(format!("{} streamed no event", d.name));
-                    }
-                    for (i, e) in events.iter().enumerate() {
-                        check_result(d, e).map_err(|why| format!("event {}: {why}", i + 1))?;
-                    }
-                    Ok(format!("{} valid event(s)", events.len()))
-                }
-                Answer::Error(e) => {
-                    let kind = method_error(d, e)?;
-                    if kind == d.contract.method_not_found() {
-                        return Err(format!(
-                            "{} is not implemented by the agent: {}",
-                            d.name,
-                            describe_error(e)
-                        ));
-                    }
-                    if *expect == Expect::ValidOrRejected && kind == d.contract.invalid_params() {
-                        return Ok(format!("rejected: {}", describe_error(e)));
-                    }
-                    let acceptable = *expect != Expect::Success
-                        && d.errors.contains(&kind)
-                        && !matches!(
-                            kind.reason(),
-                            "VERSION_NOT_SUPPORTED" | "VERSION_MISMATCH" | "AUTH_REQUIRED" | "AUTH_FORBIDDEN"
-                        );
-                    if acceptable {
-                        Ok(format!("declared error {}", kind_label(kind)))
-                    } else {
-                        Err(format!("expected a result, got error {}", describe_error(e)))
-                    }
-                }
-                Answer::Stream {
-                    error: Some(e),
-                    events,
-                } => {
-                    method_error(d, e)?;
-                    Err(format!(
-                        "the stream failed after {} event(s): {}",
-                        events.len(),
-                        describe_error(e)
-                    ))
-                }
-                other if d.streaming => Err(format!("expected a stream, got {}", other.summary())),
-                other => Err(format!("expected a result, got {}", other.summary())),
+            judge_success(d, expect, answer)
+        }
+        Expect::Error(want) => judge_error(d, *want, answer),
+        Expect::AnyError(kinds) => judge_any_error(kinds, answer),
+        Expect::EnvelopeError(code) => judge_envelope_error(*code, answer),
+    }
+}
+
+/// A positive case: a valid result or stream, or (unless `Expect::Success`) an
+/// error the method declares.
+fn judge_success(d: &MethodDescriptor, expect: &Expect, answer: &Answer) -> Verdict {
+    match answer {
+        Answer::Result(v) if !d.streaming => check_result(d, v).map(|_| "valid result".into()),
+        Answer::Stream { events, error: None } if d.streaming => {
+            if events.is_empty() {
+                return Err(format!("{} streamed no event", d.name));
+            }
+            for (i, e) in events.iter().enumerate() {
+                check_result(d, e).map_err(|why| format!("event {}: {why}", i + 1))?;
+            }
+            Ok(format!("{} valid event(s)", events.len()))
+        }
+        Answer::Error(e) => judge_error_for_success(d, expect, e),
+        Answer::Stream {
+            error: Some(e),
+            events,
+        } => {
+            method_error(d, e)?;
+            Err(format!(
+                "the stream failed after {} event(s): {}",
+                events.len(),
+                describe_error(e)
+            ))
+        }
+        other if d.streaming => Err(format!("expected a stream, got {}", other.summary())),
+        other => Err(format!("expected a result, got {}", other.summary())),
+    }
+}
+
+/// An error where a result was expected. Version and auth errors never pass,
+/// even when declared: they are raised before the method runs, so they say
+/// nothing of how it answers.
+fn judge_error_for_success(d: &MethodDescriptor, expect: &Expect, e: &Value) -> Verdict {
+    let kind = method_error(d, e)?;
+    if kind == d.contract.method_not_found() {
+        return Err(format!(
+            "{} is not implemented by the agent: {}",
+            d.name,
+            describe_error(e)
+        ));
+    }
+    if *expect == Expect::ValidOrRejected && kind == d.contract.invalid_params() {
+        return Ok(format!("rejected: {}", describe_error(e)));
+    }
+    let acceptable = *expect != Expect::Success
+        && d.errors.contains(&kind)
+        && !matches!(
+            kind.reason(),
+            "VERSION_NOT_SUPPORTED" | "VERSION_MISMATCH" | "AUTH_REQUIRED" | "AUTH_FORBIDDEN"
+        );
+    if acceptable {
+        Ok(format!("declared error {}", kind_label(kind)))
+    } else {
+        Err(format!("expected a result, got error {}", describe_error(e)))
+    }
+}
+
+fn judge_error(d: Option<&MethodDescriptor>, want: ErrorKind, answer: &Answer) -> Verdict {
+    match answer {
+        Answer::Error(e) => {
+            let (_, kind) = registry_error(e)?;
+            if kind != want {
+                return Err(format!(
+                    "expected error {}, got {}",
+                    kind_label(want),
+                    describe_error(e)
+                ));
+            }
+            if let Some(d) = d {
+                method_error(d, e)?;
+            }
+            Ok(format!("error {}", kind_label(kind)))
+        }
+        other => Err(format!(
+            "expected error {}, got {}",
+            kind_label(want),
+            other.summary()
+        )),
+    }
+}
+
+fn judge_any_error(kinds: &[ErrorKind], answer: &Answer) -> Verdict {
+    match answer {
+        Answer::Error(e) => {
+            let (_, kind) = registry_error(e)?;
+            if kinds.contains(&kind) {
+                Ok(format!("error {}", kind_label(kind)))
+            } else {
+                Err(format!(
+                    "expected one of {}, got {}",
+                    kinds
+                        .iter()
+                        .map(|k| kind_label(*k))
+                        .collect::<Vec<_>>()
+                        .join(" / "),
+                    describe_error(e)
+                ))
             }
         }
-        Expect::Error(want) => match answer {
-            Answer::Error(e) => {
-                let (_, kind) = registry_error(e)?;
-                if kind != *want {
-                    return Err(format!(
-                        "expected error {}, got {}",
-                        kind_label(*want),
-                        describe_error(e)
-                    ));
-                }
-                if let Some(d) = d {
-                    method_error(d, e)?;
-                }
-                Ok(format!("error {}", kind_label(kind)))
+        other => Err(format!("expected an error, got {}", other.summary())),
+    }
+}
+
+/// A bad envelope is judged by code alone: the request never reached a method.
+fn judge_envelope_error(code: i64, answer: &Answer) -> Verdict {
+    match answer {
+        Answer::Error(e) => {
+            let (parsed, kind) = registry_error(e)?;
+            if parsed.code != code {
+                return Err(format!("expected error code {code}, got {}", describe_error(e)));
             }
-            other => Err(format!(
-                "expected error {}, got {}",
-                kind_label(*want),
-                other.summary()
-            )),
-        },
-        Expect::AnyError(kinds) => match answer {
-            Answer::Error(e) => {
-                let (_, kind) = registry_error(e)?;
-                if kinds.contains(&kind) {
-                    Ok(format!("error {}", kind_label(kind)))
-                } else {
-                    Err(format!(
-                        "expected one of {}, got {}",
-                        kinds
-                            .iter()
-                            .map(|k| kind_label(*k))
-                            .collect::<Vec<_>>()
-                            .join(" / "),
-                        describe_error(e)
-                    ))
-                }
-            }
-            other => Err(format!("expected an error, got {}", other.summary())),
-        },
-        Expect::EnvelopeError(code) => match answer {
-            Answer::Error(e) => {
-                let (parsed, kind) = registry_error(e)?;
-                if parsed.code != *code {
-                    return Err(format!("expected error code {code}, got {}", describe_error(e)));
-                }
-                Ok(format!("error {}", kind_label(kind)))
-            }
-            other => Err(format!("expected error code {code}, got {}", other.summary())),
-        },
+            Ok(format!("error {}", kind_label(kind)))
+        }
+        other => Err(format!("expected error code {code}, got {}", other.summary())),
     }
 }
 

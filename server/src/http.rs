@@ -1,41 +1,33 @@
 //! The HTTP binding: JSON-RPC 2.0 over `POST <path>`, SSE for streaming methods,
 //! the Agent Card at `/.well-known/agent-card.json` (and the legacy
 //! `/.well-known/agent.json`), service-parameter headers, authentication, CORS,
-//! limits and graceful shutdown, on hyper 1.x.
-//!
-//! Status codes: JSON-RPC errors are HTTP 200, except authentication (401 with
-//! `WWW-Authenticate`) and authorization (403); transport limits answer 413
-//! (body), 431 (headers, by hyper), 408 (slow body) and 429 (open streams), each
-//! with a JSON-RPC error body.
+//! limits and graceful shutdown, on hyper 1.x. The JSON-RPC endpoint itself,
+//! and its status codes, are in [`rpc`].
 
-use crate::auth::{AuthFailure, Authenticator};
+use crate::auth::Authenticator;
 use crate::card::{self, Binding};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
-use crate::jsonrpc;
-use crate::negotiate::{
-    self, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
-};
+use crate::negotiate::{A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER};
 use crate::pipeline::Pipeline;
-use crate::sse::{ResponseBody, SlotGuard, SseBody};
-use a2a::rpc::{CallContext, Dispatch, Error, Outcome};
-use a2a::{find_method, ErrorKind};
+use crate::sse::ResponseBody;
+use a2a::rpc::Dispatch;
 use bytes::Bytes;
-use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
-use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use serde_json::Value;
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+mod rpc;
+use rpc::StreamSlots;
 
 /// A bound, not yet serving, HTTP server (bind first to learn the port).
 pub struct HttpServer {
@@ -174,53 +166,6 @@ pub async fn serve_http(
     HttpServer::bind(config, dispatch).await?.serve(shutdown).await
 }
 
-/// The JSON-RPC answer of a request, before headers are added.
-struct Answer {
-    status: StatusCode,
-    body: ResponseBody,
-    sse: bool,
-    extra: Vec<(HeaderName, HeaderValue)>,
-}
-
-impl Answer {
-    fn json(status: StatusCode, value: &Value) -> Answer {
-        Answer {
-            status,
-            body: ResponseBody::full(jsonrpc::to_bytes(value)),
-            sse: false,
-            extra: Vec::new(),
-        }
-    }
-
-    fn error(status: StatusCode, id: &Value, error: &Error) -> Answer {
-        Answer::json(status, &jsonrpc::failure(id, error))
-    }
-}
-
-/// The HTTP status of a JSON-RPC error: 401/403 for auth, 200 otherwise.
-fn status_of(error: &Error) -> StatusCode {
-    if error.is(ErrorKind::ExtAuthRequired) {
-        StatusCode::UNAUTHORIZED
-    } else if error.is(ErrorKind::ExtAuthForbidden) {
-        StatusCode::FORBIDDEN
-    } else {
-        StatusCode::OK
-    }
-}
-
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-/// A value of the query string (`A2A-Version` may travel there).
-fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
-    query?
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v)
-}
-
 /// FNV-1a, 64 bit: a stable digest of the card for its ETag (no security role).
 fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
@@ -345,245 +290,6 @@ impl HttpState {
         }
         response
     }
-
-    async fn rpc(&self, request: Request<Incoming>) -> Response<ResponseBody> {
-        let (parts, body) = request.into_parts();
-        let answer = self.rpc_answer(&parts, body).await;
-        let mut response = Response::new(answer.body);
-        *response.status_mut() = answer.status;
-        let headers = response.headers_mut();
-        if answer.status != StatusCode::NO_CONTENT {
-            headers.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(if answer.sse {
-                    "text/event-stream"
-                } else {
-                    "application/json"
-                }),
-            );
-        }
-        if answer.sse {
-            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            headers.insert(
-                HeaderName::from_static("x-accel-buffering"),
-                HeaderValue::from_static("no"),
-            );
-        }
-        if let Ok(name) = HeaderName::from_bytes(A2A_VERSION_HEADER.as_bytes()) {
-            headers.insert(name, HeaderValue::from_static(PROTOCOL_VERSION));
-        }
-        for (name, value) in answer.extra {
-            headers.insert(name, value);
-        }
-        response
-    }
-
-    async fn rpc_answer(&self, parts: &http::request::Parts, body: Incoming) -> Answer {
-        let limits = &self.config.limits;
-        if let Some(ct) = header_str(&parts.headers, "content-type") {
-            let media = ct.split(';').next().unwrap_or("").trim();
-            if !media.eq_ignore_ascii_case("application/json") {
-                let error = Error::new(
-                    ErrorKind::InvalidRequest,
-                    format!(
-                        "Content-Type must be application/json, got `{}`",
-                        media.chars().take(64).collect::<String>()
-                    ),
-                );
-                return Answer::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &Value::Null, &error);
-            }
-        }
-        let too_large = || {
-            let error = Error::new(
-                ErrorKind::InvalidRequest,
-                format!(
-                    "Request body exceeds the limit of {} bytes",
-                    limits.max_body_bytes
-                ),
-            )
-            .with_metadata("limit", limits.max_body_bytes.to_string());
-            Answer::error(StatusCode::PAYLOAD_TOO_LARGE, &Value::Null, &error)
-        };
-        let declared =
-            header_str(&parts.headers, "content-length").and_then(|v| v.trim().parse::<u64>().ok());
-        if declared.is_some_and(|len| len > limits.max_body_bytes as u64) {
-            return too_large();
-        }
-        let collected = tokio::time::timeout(
-            limits.body_read_timeout(),
-            Limited::new(body, limits.max_body_bytes).collect(),
-        )
-        .await;
-        let bytes = match collected {
-            Err(_) => {
-                let error = Error::new(ErrorKind::InvalidRequest, "Request body was not received in time");
-                return Answer::error(StatusCode::REQUEST_TIMEOUT, &Value::Null, &error);
-            }
-            Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => return too_large(),
-            Ok(Err(_)) => {
-                let error = Error::new(ErrorKind::InvalidRequest, "Request body could not be read");
-                return Answer::error(StatusCode::BAD_REQUEST, &Value::Null, &error);
-            }
-            Ok(Ok(collected)) => collected.to_bytes(),
-        };
-
-        // Authenticate before looking at the request: unauthenticated callers
-        // learn nothing but that they must authenticate.
-        let caller = match self.auth.authenticate(&parts.headers) {
-            Ok(caller) => caller,
-            Err(failure) => return self.unauthenticated(&failure, &bytes),
-        };
-
-        let request = match jsonrpc::parse(&bytes, limits.max_json_depth) {
-            Ok(request) => request,
-            Err(rejected) => return Answer::error(StatusCode::OK, &rejected.id, &rejected.error),
-        };
-        let id = request.id.clone().unwrap_or(Value::Null);
-
-        let version = header_str(&parts.headers, A2A_VERSION_HEADER)
-            .or_else(|| query_param(parts.uri.query(), A2A_VERSION_HEADER));
-        if let Err(error) =
-            negotiate::check_protocol_version(version, self.config.http.assume_version_when_absent.as_deref())
-        {
-            return Answer::error(StatusCode::OK, &id, &error);
-        }
-        let activated = negotiate::activate(
-            parts
-                .headers
-                .get_all(A2A_EXTENSIONS_HEADER)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .flat_map(|v| v.split(',')),
-        );
-        let requested_minor = header_str(&parts.headers, EXTENSION_VERSION_HEADER);
-        let mut extension_versions = std::collections::BTreeMap::new();
-        let mut extra = Vec::new();
-        for (contract, _) in negotiate::extension_contracts() {
-            match negotiate::negotiate_minor(contract, requested_minor) {
-                Ok(v) => {
-                    if requested_minor.is_some() {
-                        extension_versions.insert(contract.name(), v);
-                    }
-                    if let (Ok(name), Ok(value)) = (
-                        HeaderName::from_bytes(EXTENSION_VERSION_HEADER.as_bytes()),
-                        HeaderValue::from_str(&v.to_string()),
-                    ) {
-                        extra.push((name, value));
-                    }
-                }
-                Err(error) => return Answer::error(StatusCode::OK, &id, &error),
-            }
-        }
-        if !activated.is_empty() {
-            if let Ok(value) = HeaderValue::from_str(&activated.join(", ")) {
-                extra.push((HeaderName::from_static("a2a-extensions"), value));
-            }
-        }
-        let resume_after =
-            header_str(&parts.headers, "last-event-id").and_then(|v| v.trim().parse::<u64>().ok());
-        let ctx = CallContext {
-            request_id: request.request_id.clone(),
-            principal: caller.as_ref().map(|c| c.principal.clone()),
-            default_namespace: caller.as_ref().and_then(|c| c.default_namespace.clone()),
-            namespace: None,
-            extension_versions,
-            activated_extensions: activated,
-            resume_after,
-        };
-
-        // Reserve a stream slot before starting a subscription.
-        let streaming = find_method(&request.method).is_some_and(|d| d.streaming && d.is_dispatched());
-        let slot = if streaming && request.id.is_some() {
-            let key = caller
-                .as_ref()
-                .map(|c| c.principal.subject.clone())
-                .unwrap_or_default();
-            match self.streams.acquire(&key) {
-                Some(slot) => Some(slot),
-                None => {
-                    let contract = a2a::rpc::contract_of_name(&request.method);
-                    let error = Error::new(
-                        contract.invalid_request(),
-                        format!(
-                            "Too many open streams: at most {} per caller; close one first",
-                            self.config.limits.max_streams_per_principal
-                        ),
-                    )
-                    .with_metadata("limit", self.config.limits.max_streams_per_principal.to_string());
-                    let mut answer = Answer::error(StatusCode::TOO_MANY_REQUESTS, &id, &error);
-                    answer.extra = extra;
-                    return answer;
-                }
-            }
-        } else {
-            None
-        };
-
-        let outcome = self
-            .pipeline
-            .call(ctx, caller.as_ref(), &request.method, request.params)
-            .await;
-        let mut answer = match (request.id.is_some(), outcome) {
-            // A notification gets no answer, whatever happened.
-            (false, _) => Answer {
-                status: StatusCode::NO_CONTENT,
-                body: ResponseBody::empty(),
-                sse: false,
-                extra: Vec::new(),
-            },
-            (true, Outcome::Single(Ok(result))) => {
-                Answer::json(StatusCode::OK, &jsonrpc::success(&id, result))
-            }
-            (true, Outcome::Single(Err(error))) => {
-                let status = status_of(&error);
-                let mut answer = Answer::error(status, &id, &error);
-                if status == StatusCode::UNAUTHORIZED {
-                    self.push_challenge(&mut answer, None);
-                }
-                answer
-            }
-            (true, Outcome::Stream(events)) => Answer {
-                status: StatusCode::OK,
-                body: ResponseBody::Sse(Box::new(SseBody::new(
-                    id,
-                    events,
-                    self.config.http.keep_alive(),
-                    self.config.limits.stream_idle_timeout(),
-                    self.shutdown.clone().cancelled_owned(),
-                    slot.map(|s| Box::new(s) as SlotGuard),
-                ))),
-                sse: true,
-                extra: Vec::new(),
-            },
-        };
-        answer.extra.extend(extra);
-        answer
-    }
-
-    fn push_challenge(&self, answer: &mut Answer, failure: Option<&AuthFailure>) {
-        let mut challenge = self.auth.challenge().to_string();
-        if matches!(failure, Some(AuthFailure::Invalid(_))) && challenge.starts_with("Bearer") {
-            challenge = challenge.replacen(
-                "Bearer realm=\"cleveragents\"",
-                "Bearer realm=\"cleveragents\", error=\"invalid_token\"",
-                1,
-            );
-        }
-        if challenge.is_empty() {
-            challenge = "Bearer realm=\"cleveragents\"".into();
-        }
-        if let Ok(value) = HeaderValue::from_str(&challenge) {
-            answer.extra.push((header::WWW_AUTHENTICATE, value));
-        }
-    }
-
-    fn unauthenticated(&self, failure: &AuthFailure, bytes: &[u8]) -> Answer {
-        let id = jsonrpc::peek_id(bytes, self.config.limits.max_json_depth);
-        let error = Error::new(ErrorKind::ExtAuthRequired, failure.message());
-        let mut answer = Answer::error(StatusCode::UNAUTHORIZED, &id, &error);
-        self.push_challenge(&mut answer, Some(failure));
-        answer
-    }
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
@@ -594,52 +300,4 @@ fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     response
-}
-
-/// Open streams per principal.
-struct StreamSlots {
-    max: usize,
-    open: Arc<Mutex<HashMap<String, usize>>>,
-}
-
-/// An open stream's claim on its principal's budget.
-struct StreamSlot {
-    key: String,
-    open: Arc<Mutex<HashMap<String, usize>>>,
-}
-
-impl StreamSlots {
-    fn new(max: usize) -> Self {
-        StreamSlots {
-            max,
-            open: Arc::new(Mutex::new(HashMap::new())),
-        }
-    }
-
-    fn acquire(&self, key: &str) -> Option<StreamSlot> {
-        // A poisoned lock only means another thread panicked mid-update of a
-        // counter; the map is still usable.
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        let count = open.entry(key.to_string()).or_insert(0);
-        if *count >= self.max {
-            return None;
-        }
-        *count += 1;
-        Some(StreamSlot {
-            key: key.to_string(),
-            open: self.open.clone(),
-        })
-    }
-}
-
-impl Drop for StreamSlot {
-    fn drop(&mut self) {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = open.get_mut(&self.key) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                open.remove(&self.key);
-            }
-        }
-    }
 }

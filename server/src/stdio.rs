@@ -16,21 +16,25 @@ use crate::jsonrpc::{self, Request};
 use crate::negotiate::{self, Negotiated, PROTOCOL_VERSION};
 use crate::pipeline::Pipeline;
 use a2a::methods::markers;
-use a2a::rpc::{decode_params, CallContext, Dispatch, Error, Method, Outcome};
+use a2a::rpc::{decode_params, CallContext, Dispatch, Error, EventStream, Method, Outcome};
 use a2a::types::{
     AgentCard, StdioActivatedExtension, StdioImplementationInfo, StdioInitializeParams,
     StdioInitializeResult, StdioStreamCancelParams, StdioStreamCancelResult, StdioStreamResumeParams,
 };
 use a2a::{find_method, Contract, ErrorKind};
 use serde_json::{json, Value};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::future::poll_fn;
 
 use std::sync::{Arc, Mutex, OnceLock};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+
+mod framing;
+use framing::{read_line, write_lines, LineStatus};
 
 /// Method names of the binding itself.
 // The binding's own methods, by their names in the method table.
@@ -50,6 +54,20 @@ struct Session {
 }
 
 impl Session {
+    fn new(config: &ServerConfig, dispatch: Arc<dyn Dispatch>, out: mpsc::Sender<Vec<u8>>) -> Session {
+        Session {
+            pipeline: Pipeline::new(config, dispatch, Binding::Stdio),
+            card: card::agent_card(config, Binding::Stdio),
+            server_info: StdioImplementationInfo {
+                name: config.agent.implementation_name.clone(),
+                version: config.agent.version.clone(),
+            },
+            negotiated: OnceLock::new(),
+            streams: Mutex::new(HashMap::new()),
+            out,
+        }
+    }
+
     async fn send(&self, message: &Value) {
         let mut line = jsonrpc::to_bytes(message);
         line.push(b'\n');
@@ -73,38 +91,9 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out, mut rx) = mpsc::channel::<Vec<u8>>(1024);
-    let writer = tokio::spawn(async move {
-        let mut output = output;
-        while let Some(line) = rx.recv().await {
-            if let Err(error) = output.write_all(&line).await {
-                tracing::warn!(%error, "stdio output closed");
-                break;
-            }
-            // Flush per message unless more are already queued.
-            if rx.is_empty() {
-                if let Err(error) = output.flush().await {
-                    tracing::warn!(%error, "stdio output closed");
-                    break;
-                }
-            }
-        }
-        let _ = output.flush().await;
-        // Keep draining so senders never block on a dead writer.
-        while rx.recv().await.is_some() {}
-    });
-
-    let session = Arc::new(Session {
-        pipeline: Pipeline::new(config, dispatch, Binding::Stdio),
-        card: card::agent_card(config, Binding::Stdio),
-        server_info: StdioImplementationInfo {
-            name: config.agent.implementation_name.clone(),
-            version: config.agent.version.clone(),
-        },
-        negotiated: OnceLock::new(),
-        streams: Mutex::new(HashMap::new()),
-        out,
-    });
+    let (out, rx) = mpsc::channel::<Vec<u8>>(1024);
+    let writer = tokio::spawn(write_lines(output, rx));
+    let session = Arc::new(Session::new(config, dispatch, out));
     let limits = &config.limits;
     let permits = Arc::new(Semaphore::new(limits.max_stdio_in_flight.max(1)));
     let mut tasks = JoinSet::new();
@@ -113,8 +102,7 @@ where
 
     loop {
         line.clear();
-        let status = read_line(&mut reader, &mut line, limits.max_body_bytes).await;
-        let message = match status {
+        match read_line(&mut reader, &mut line, limits.max_body_bytes).await {
             Ok(LineStatus::Eof) => break,
             Ok(LineStatus::TooLong) => {
                 let error = Error::new(
@@ -125,111 +113,21 @@ where
                 session.send(&jsonrpc::failure(&Value::Null, &error)).await;
                 continue;
             }
-            Ok(LineStatus::Line) => &line[..],
+            Ok(LineStatus::Line) => {}
             Err(error) => {
                 tracing::warn!(%error, "stdio input failed; ending the session");
                 break;
             }
-        };
-        if message.iter().all(u8::is_ascii_whitespace) {
-            continue;
         }
-        let request = match jsonrpc::parse(message, limits.max_json_depth) {
-            Ok(request) => request,
-            Err(rejected) => {
-                session
-                    .send(&jsonrpc::failure(&rejected.id, &rejected.error))
-                    .await;
-                continue;
-            }
-        };
-        // Binding methods run in order, inline, so that everything read after
-        // `initialize` sees the session as initialized.
-        match request.method.as_str() {
-            INITIALIZE => {
-                let answer = initialize(&session, request.params);
-                if let Some(id) = &request.id {
-                    session.send(&jsonrpc::response(id, answer)).await;
-                }
-                continue;
-            }
-            STREAM_CANCEL => {
-                let answer = cancel_stream(&session, request.params);
-                if let Some(id) = &request.id {
-                    session.send(&jsonrpc::response(id, answer)).await;
-                }
-                continue;
-            }
-            STREAM_EVENT => {
-                // Server-to-client only; a client sending it is answered as unknown.
-                if let Some(id) = &request.id {
-                    session
-                        .send(&jsonrpc::failure(id, &a2a::rpc::method_not_found(STREAM_EVENT)))
-                        .await;
-                }
-                continue;
-            }
-            _ => {}
-        }
-        let Some(negotiated) = session.negotiated.get().cloned() else {
-            if let Some(id) = &request.id {
-                let error = Error::new(
-                    a2a::rpc::contract_of_name(&request.method).invalid_request(),
-                    "The session is not initialized: send `initialize` first",
-                );
-                session.send(&jsonrpc::failure(id, &error)).await;
-            }
+        let Some(admitted) = admit(&session, &line, limits.max_json_depth).await else {
             continue;
-        };
-        // `stream/resume` is the stdio form of SSE `Last-Event-ID`: it becomes the
-        // named streaming call, run with `resume_after`.
-        let (request, resume_after) = if request.method == STREAM_RESUME {
-            match resume_request(request) {
-                Ok(resumed) => resumed,
-                Err(rejected) => {
-                    let (id, error) = *rejected;
-                    if let Some(id) = id {
-                        session.send(&jsonrpc::failure(&id, &error)).await;
-                    }
-                    continue;
-                }
-            }
-        } else {
-            (request, None)
-        };
-        // Register a stream's cancel token before the request runs, so a
-        // `stream/cancel` read right after it always finds it.
-        let cancel = match (&request.id, find_method(&request.method)) {
-            (Some(id), Some(d)) if d.streaming => {
-                let token = CancellationToken::new();
-                let registered = {
-                    let mut streams = session.streams();
-                    match streams.entry(id_key(id)) {
-                        std::collections::hash_map::Entry::Occupied(_) => false,
-                        std::collections::hash_map::Entry::Vacant(slot) => {
-                            slot.insert(token.clone());
-                            true
-                        }
-                    }
-                };
-                if !registered {
-                    let error = Error::new(
-                        a2a::rpc::contract_of_name(&request.method).invalid_request(),
-                        "The id is already used by an open stream",
-                    );
-                    session.send(&jsonrpc::failure(id, &error)).await;
-                    continue;
-                }
-                Some(token)
-            }
-            _ => None,
         };
         let Ok(permit) = permits.clone().acquire_owned().await else {
             break;
         };
         let session = session.clone();
         tasks.spawn(async move {
-            run_request(&session, negotiated, request, cancel, resume_after).await;
+            run_request(&session, admitted).await;
             drop(permit);
         });
         // Reap finished tasks so the set does not grow with the session.
@@ -247,52 +145,110 @@ where
     Ok(())
 }
 
-enum LineStatus {
-    Line,
-    TooLong,
-    Eof,
+/// A request that passed the session's checks and runs concurrently.
+struct Admitted {
+    negotiated: Negotiated,
+    request: Request,
+    /// Set for a streaming request: registered under its id, for `stream/cancel`.
+    cancel: Option<CancellationToken>,
+    resume_after: Option<u64>,
 }
 
-/// Reads one `\n`-terminated line of at most `limit` bytes into `line`; a
-/// longer line is consumed and reported as `TooLong`. A last line without a
-/// newline still counts.
-async fn read_line<R: AsyncRead + Unpin>(
-    reader: &mut BufReader<R>,
-    line: &mut Vec<u8>,
-    limit: usize,
-) -> std::io::Result<LineStatus> {
-    let mut too_long = false;
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(if too_long {
-                LineStatus::TooLong
-            } else if line.is_empty() {
-                LineStatus::Eof
-            } else {
-                LineStatus::Line
-            });
+/// Answers a message that does not run concurrently (blank, malformed, a
+/// binding method, or refused) and returns `None`; otherwise the request to run.
+async fn admit(session: &Session, message: &[u8], max_json_depth: usize) -> Option<Admitted> {
+    if message.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let request = match jsonrpc::parse(message, max_json_depth) {
+        Ok(request) => request,
+        Err(rejected) => {
+            session
+                .send(&jsonrpc::failure(&rejected.id, &rejected.error))
+                .await;
+            return None;
         }
-        let (chunk, found) = match available.iter().position(|b| *b == b'\n') {
-            Some(pos) => (&available[..pos], Some(pos + 1)),
-            None => (available, None),
-        };
-        if !too_long {
-            if line.len() + chunk.len() > limit {
-                too_long = true;
-                line.clear();
-            } else {
-                line.extend_from_slice(chunk);
+    };
+    let request = answer_binding_method(session, request).await?;
+    let Some(negotiated) = session.negotiated.get().cloned() else {
+        if let Some(id) = &request.id {
+            let error = Error::new(
+                a2a::rpc::contract_of_name(&request.method).invalid_request(),
+                "The session is not initialized: send `initialize` first",
+            );
+            session.send(&jsonrpc::failure(id, &error)).await;
+        }
+        return None;
+    };
+    // `stream/resume` is the stdio form of SSE `Last-Event-ID`: it becomes the
+    // named streaming call, run with `resume_after`.
+    let (request, resume_after) = if request.method == STREAM_RESUME {
+        match resume_request(request) {
+            Ok(resumed) => resumed,
+            Err(rejected) => {
+                let (id, error) = *rejected;
+                if let Some(id) = id {
+                    session.send(&jsonrpc::failure(&id, &error)).await;
+                }
+                return None;
             }
         }
-        let consumed = found.unwrap_or(available.len());
-        reader.consume(consumed);
-        if found.is_some() {
-            return Ok(if too_long {
-                LineStatus::TooLong
-            } else {
-                LineStatus::Line
-            });
+    } else {
+        (request, None)
+    };
+    let cancel = match register_stream(session, &request) {
+        Ok(cancel) => cancel,
+        Err(error) => {
+            if let Some(id) = &request.id {
+                session.send(&jsonrpc::failure(id, &error)).await;
+            }
+            return None;
+        }
+    };
+    Some(Admitted {
+        negotiated,
+        request,
+        cancel,
+        resume_after,
+    })
+}
+
+/// Answers `initialize`, `stream/cancel` and `stream/event` and returns `None`;
+/// any other request is returned untouched.
+async fn answer_binding_method(session: &Session, request: Request) -> Option<Request> {
+    // Binding methods run in order, inline, so that everything read after
+    // `initialize` sees the session as initialized.
+    let answer = match request.method.as_str() {
+        INITIALIZE => initialize(session, request.params),
+        STREAM_CANCEL => cancel_stream(session, request.params),
+        // Server-to-client only; a client sending it is answered as unknown.
+        STREAM_EVENT => Err(a2a::rpc::method_not_found(STREAM_EVENT)),
+        _ => return Some(request),
+    };
+    if let Some(id) = &request.id {
+        session.send(&jsonrpc::response(id, answer)).await;
+    }
+    None
+}
+
+/// Registers a streaming request's cancel token under its id. It happens before
+/// the request runs, so a `stream/cancel` read right after it always finds it.
+fn register_stream(session: &Session, request: &Request) -> Result<Option<CancellationToken>, Error> {
+    let (Some(id), Some(d)) = (&request.id, find_method(&request.method)) else {
+        return Ok(None);
+    };
+    if !d.streaming {
+        return Ok(None);
+    }
+    let token = CancellationToken::new();
+    match session.streams().entry(id_key(id)) {
+        Entry::Occupied(_) => Err(Error::new(
+            a2a::rpc::contract_of_name(&request.method).invalid_request(),
+            "The id is already used by an open stream",
+        )),
+        Entry::Vacant(slot) => {
+            slot.insert(token.clone());
+            Ok(Some(token))
         }
     }
 }
@@ -411,13 +367,13 @@ fn cancel_stream(session: &Session, params: Option<Value>) -> Result<Value, Erro
         .map_err(|e| Error::new(ErrorKind::ExtInternalError, format!("stream/cancel result: {e}")))
 }
 
-async fn run_request(
-    session: &Session,
-    negotiated: Negotiated,
-    request: Request,
-    cancel: Option<CancellationToken>,
-    resume_after: Option<u64>,
-) {
+async fn run_request(session: &Session, admitted: Admitted) {
+    let Admitted {
+        negotiated,
+        request,
+        cancel,
+        resume_after,
+    } = admitted;
     let Request {
         id,
         request_id,
@@ -446,32 +402,42 @@ async fn run_request(
             }
             session.send(&jsonrpc::response(&id, result)).await;
         }
-        Outcome::Stream(mut events) => {
-            let cancel = cancel.unwrap_or_default();
-            let mut seq: i64 = 0;
-            let final_result = loop {
-                let next = tokio::select! {
-                    biased;
-                    () = cancel.cancelled() => break Ok(Value::Null),
-                    next = poll_fn(|cx| events.as_mut().poll_next(cx)) => next,
-                };
-                match next {
-                    Some(Ok(event)) => {
-                        seq += 1;
-                        let mut params = json!({ "requestId": id, "seq": seq, "event": event.data });
-                        if let Some(task_seq) = event.seq {
-                            params["taskSeq"] = json!(task_seq);
-                        }
-                        session.send(&jsonrpc::notification(STREAM_EVENT, params)).await;
-                    }
-                    Some(Err(error)) => break Err(error),
-                    None => break Ok(Value::Null),
-                }
-            };
-            // Drop the producer before answering: the stream is over.
-            drop(events);
+        Outcome::Stream(events) => {
+            let final_result = forward_stream(session, &id, events, cancel.unwrap_or_default()).await;
             session.streams().remove(&key);
             session.send(&jsonrpc::response(&id, final_result)).await;
+        }
+    }
+}
+
+/// Sends each event as a `stream/event` notification until the stream ends,
+/// fails or is cancelled; returns the result of the final response. Taking
+/// `events` by value drops the producer before that response is sent: the
+/// stream is over.
+async fn forward_stream(
+    session: &Session,
+    id: &Value,
+    mut events: EventStream<Value>,
+    cancel: CancellationToken,
+) -> Result<Value, Error> {
+    let mut seq: i64 = 0;
+    loop {
+        let next = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Ok(Value::Null),
+            next = poll_fn(|cx| events.as_mut().poll_next(cx)) => next,
+        };
+        match next {
+            Some(Ok(event)) => {
+                seq += 1;
+                let mut params = json!({ "requestId": id, "seq": seq, "event": event.data });
+                if let Some(task_seq) = event.seq {
+                    params["taskSeq"] = json!(task_seq);
+                }
+                session.send(&jsonrpc::notification(STREAM_EVENT, params)).await;
+            }
+            Some(Err(error)) => return Err(error),
+            None => return Ok(Value::Null),
         }
     }
 }

@@ -46,101 +46,97 @@ pub fn command() -> Command {
         .after_help(format!("Exit codes:\n{exit_codes}"))
         .subcommand_required(true)
         .arg_required_else_help(true)
-        .arg(
-            Arg::new("agent")
-                .long("agent")
-                .global(true)
-                .env(ENV_AGENT)
-                .value_name("PATH")
-                .help("Agent executable for local mode [default: cleveragents-agent next to this program, else on PATH]"),
-        )
-        .arg(
-            Arg::new("agent-arg")
-                .long("agent-arg")
-                .global(true)
-                .action(ArgAction::Append)
-                .allow_hyphen_values(true)
-                .value_name("ARG")
-                .help("Argument passed to the agent executable (repeatable) [default: --stdio]"),
-        )
-        .arg(
-            Arg::new("server")
-                .long("server")
-                .global(true)
-                .env(ENV_SERVER)
-                .value_name("URL")
-                .help("Server mode: the JSON-RPC endpoint URL"),
-        )
-        .arg(
-            Arg::new("token")
-                .long("token")
-                .global(true)
-                .env(ENV_TOKEN)
-                .hide_env_values(true)
-                .value_name("TOKEN")
-                .help("Bearer token for server mode"),
-        )
-        .arg(
-            Arg::new("api-key")
-                .long("api-key")
-                .global(true)
-                .env(ENV_API_KEY)
-                .hide_env_values(true)
-                .value_name("KEY")
-                .help("API key for server mode"),
-        )
-        .arg(
-            Arg::new("api-key-header")
-                .long("api-key-header")
-                .global(true)
-                .value_name("NAME")
-                .default_value(DEFAULT_API_KEY_HEADER)
-                .help("Header that carries the API key"),
-        )
-        .arg(
-            Arg::new("extension-version")
-                .long("extension-version")
-                .global(true)
-                .value_name("MINOR")
-                .help("Minor version of urn:cleveragents:extensions:v1 to speak (e.g. 1.0) [default: newest]"),
-        )
-        .arg(
-            Arg::new("timeout")
-                .long("timeout")
-                .global(true)
-                .value_name("SECS")
-                .value_parser(clap::value_parser!(u64).range(1..))
-                .default_value("30")
-                .help("Bound on each call, in seconds"),
-        )
-        .arg(
-            Arg::new("retries")
-                .long("retries")
-                .global(true)
-                .value_name("N")
-                .value_parser(clap::value_parser!(u32))
-                .default_value("2")
-                .help("Retries of read-only calls after a transient failure (server mode)"),
-        )
-        .arg(
-            Arg::new("json")
-                .long("json")
-                .global(true)
-                .action(ArgAction::SetTrue)
-                .help("Machine output: the result as JSON; stream events one JSON object per line"),
-        );
+        .args(connection_args())
+        .args(call_args());
     for command in tree::method_commands() {
         root = root.subcommand(command);
     }
-    root.subcommand(
-        Command::new("completions")
-            .about("Print a shell completion script")
-            .arg(
-                Arg::new("shell")
-                    .required(true)
-                    .value_parser(clap::value_parser!(clap_complete::Shell)),
-            ),
-    )
+    root.subcommand(completions_command())
+}
+
+/// Global flags choosing the agent and how to reach and authenticate to it.
+fn connection_args() -> Vec<Arg> {
+    vec![
+        Arg::new("agent")
+            .long("agent")
+            .global(true)
+            .env(ENV_AGENT)
+            .value_name("PATH")
+            .help("Agent executable for local mode [default: cleveragents-agent next to this program, else on PATH]"),
+        Arg::new("agent-arg")
+            .long("agent-arg")
+            .global(true)
+            .action(ArgAction::Append)
+            .allow_hyphen_values(true)
+            .value_name("ARG")
+            .help("Argument passed to the agent executable (repeatable) [default: --stdio]"),
+        Arg::new("server")
+            .long("server")
+            .global(true)
+            .env(ENV_SERVER)
+            .value_name("URL")
+            .help("Server mode: the JSON-RPC endpoint URL"),
+        Arg::new("token")
+            .long("token")
+            .global(true)
+            .env(ENV_TOKEN)
+            .hide_env_values(true)
+            .value_name("TOKEN")
+            .help("Bearer token for server mode"),
+        Arg::new("api-key")
+            .long("api-key")
+            .global(true)
+            .env(ENV_API_KEY)
+            .hide_env_values(true)
+            .value_name("KEY")
+            .help("API key for server mode"),
+        Arg::new("api-key-header")
+            .long("api-key-header")
+            .global(true)
+            .value_name("NAME")
+            .default_value(DEFAULT_API_KEY_HEADER)
+            .help("Header that carries the API key"),
+    ]
+}
+
+/// Global flags shaping each call and its output.
+fn call_args() -> Vec<Arg> {
+    vec![
+        Arg::new("extension-version")
+            .long("extension-version")
+            .global(true)
+            .value_name("MINOR")
+            .help("Minor version of urn:cleveragents:extensions:v1 to speak (e.g. 1.0) [default: newest]"),
+        Arg::new("timeout")
+            .long("timeout")
+            .global(true)
+            .value_name("SECS")
+            .value_parser(clap::value_parser!(u64).range(1..))
+            .default_value("30")
+            .help("Bound on each call, in seconds"),
+        Arg::new("retries")
+            .long("retries")
+            .global(true)
+            .value_name("N")
+            .value_parser(clap::value_parser!(u32))
+            .default_value("2")
+            .help("Retries of read-only calls after a transient failure (server mode)"),
+        Arg::new("json")
+            .long("json")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Machine output: the result as JSON; stream events one JSON object per line"),
+    ]
+}
+
+fn completions_command() -> Command {
+    Command::new("completions")
+        .about("Print a shell completion script")
+        .arg(
+            Arg::new("shell")
+                .required(true)
+                .value_parser(clap::value_parser!(clap_complete::Shell)),
+        )
 }
 
 /// Runs the CLI on the process's arguments; returns the exit code.
