@@ -1,57 +1,21 @@
-//! The composition root: the configuration, and every service built on one
+//! The composition root: every service built on one
 //! store and wired to the others it needs (a service owns its dependencies;
 //! none reaches back to the application). `handlers.rs` maps each method of
 //! the generated handler traits to its service.
 
+pub use crate::config::{AppConfig, ExecutorKind, StoreConfig};
 use crate::context::ContextService;
 use crate::executor::{DefaultExecutor, Executor};
 use crate::health::HealthService;
 use crate::namespaces::NamespaceService;
 use crate::plans::PlanService;
-use crate::push::{PushConfig, PushConfigs, PushDelivery};
+use crate::push::{PushConfigs, PushDelivery};
 use crate::registry::Registry;
 use crate::store::{MemoryStore, SqliteStore, Store, StoreHandle};
 use crate::sync::SyncService;
 use crate::tasks::{TaskEngine, TaskService};
-use a2a::rpc::{Access, Error};
-use a2a::types::AgentCard;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use a2a::rpc::Error;
 use std::sync::Arc;
-
-/// Where the data lives.
-#[derive(Clone, Debug)]
-pub enum StoreConfig {
-    /// Nothing persists beyond the process (tests, throwaway runs).
-    Memory,
-    /// The SQLite database file `store.db` inside this directory (created if needed).
-    Sqlite { data_dir: PathBuf },
-}
-
-/// Which built-in agent answers messages.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ExecutorKind {
-    /// The deterministic CleverAgents session executor (plans, echo).
-    #[default]
-    Default,
-    /// Behaves as the a2a-tck scenarios expect (chosen by configuration only).
-    Tck,
-}
-
-/// Everything the application is configured with.
-#[derive(Clone, Debug, Default)]
-pub struct AppConfig {
-    pub executor: ExecutorKind,
-    pub push: PushConfig,
-    /// Returned by GetExtendedAgentCard; `None` answers ExtendedAgentCardNotConfigured.
-    pub extended_agent_card: Option<AgentCard>,
-    /// Known principals and their roles, for `namespace/members` (principal → namespace → role).
-    pub members: BTreeMap<String, BTreeMap<String, Access>>,
-    /// Configuration entries reported by `diagnostics/run` (key → (value, source name, secret)).
-    pub reported_settings: Vec<(String, String, String, bool)>,
-    /// Configured sync remotes (name → base URL).
-    pub sync_remotes: BTreeMap<String, String>,
-}
 
 /// The reference application: the composition of its services.
 pub struct App {

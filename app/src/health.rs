@@ -7,7 +7,7 @@
 //! report the contract versions this build implements and the effective
 //! configuration with secrets redacted.
 
-use crate::app::{AppConfig, ExecutorKind};
+use crate::config::{AppConfig, ExecutorKind};
 use crate::push::PushDelivery;
 use crate::store::StoreHandle;
 use crate::store::STORE_SCHEMA_VERSION;

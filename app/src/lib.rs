@@ -14,6 +14,7 @@
 //! ```
 
 mod app;
+pub mod config;
 pub mod context;
 pub mod executor;
 mod handlers;

@@ -9,6 +9,7 @@
 //! # let _ = health; Ok(()) }
 //! ```
 
+pub mod any;
 pub mod cli;
 pub mod http;
 pub mod policy;
@@ -17,6 +18,7 @@ pub mod stdio;
 pub mod wire;
 
 pub use a2a::rpc::{CallError, Client, Event};
+pub use any::AnyTransport;
 pub use http::{HttpConfig, HttpTransport};
 pub use stdio::{StdioConfig, StdioTransport};
-pub use wire::{AnyTransport, Credentials};
+pub use wire::Credentials;

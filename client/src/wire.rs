@@ -1,7 +1,7 @@
 //! What both transports share: service-parameter names, credentials, the
-//! JSON-RPC envelope on the client side, and the transport enum the CLI uses.
+//! JSON-RPC envelope on the client side.
 
-use a2a::rpc::{BoxFuture, CallError, RawEventStream, Request, Response, Transport};
+use a2a::rpc::{CallError, Request, Response};
 use a2a::Contract;
 use serde_json::Value;
 
@@ -56,54 +56,6 @@ pub(crate) fn response_outcome(response: &mut Value) -> Result<Value, CallError>
     match serde_json::from_value::<Response>(response.take()) {
         Ok(response) => response.outcome.map_err(CallError::Rpc),
         Err(e) => Err(CallError::Decode(e.to_string())),
-    }
-}
-
-/// Either transport, so a caller can pick one at run time (the CLI does).
-pub enum AnyTransport {
-    Http(crate::http::HttpTransport),
-    // Boxed: the session owns the child process and is much larger than the
-    // HTTP handle.
-    Stdio(Box<crate::stdio::StdioTransport>),
-}
-
-impl AnyTransport {
-    /// The agent's public card: the well-known document over HTTP, the card the
-    /// `initialize` handshake returned over stdio.
-    pub async fn agent_card(&self) -> Result<Value, CallError> {
-        match self {
-            AnyTransport::Http(t) => t.agent_card().await,
-            AnyTransport::Stdio(t) => Ok(t.agent_card().clone()),
-        }
-    }
-
-    /// Ends the session: closes the child's stdin and waits for it (stdio);
-    /// nothing to do over HTTP.
-    pub async fn shutdown(self) -> Result<(), CallError> {
-        match self {
-            AnyTransport::Http(_) => Ok(()),
-            AnyTransport::Stdio(t) => t.shutdown().await.map(|_| ()),
-        }
-    }
-}
-
-impl Transport for AnyTransport {
-    fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
-        match self {
-            AnyTransport::Http(t) => t.call(method, params),
-            AnyTransport::Stdio(t) => t.call(method, params),
-        }
-    }
-
-    fn subscribe<'a>(
-        &'a self,
-        method: &'static str,
-        params: Value,
-    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
-        match self {
-            AnyTransport::Http(t) => t.subscribe(method, params),
-            AnyTransport::Stdio(t) => t.subscribe(method, params),
-        }
     }
 }
 

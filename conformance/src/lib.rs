@@ -19,6 +19,7 @@ pub mod report;
 pub mod runner;
 pub mod scenarios;
 pub mod schema;
+pub mod session;
 pub mod transport;
 
 pub use baseline::Baseline;

@@ -8,7 +8,7 @@
 
 use crate::check::{check_result, registry_error};
 use crate::report::{observe, CaseResult, Outcome};
-use crate::runner::{unique, Session};
+use crate::session::{unique, Session};
 use crate::transport::{describe_error, Answer};
 use a2a::methods::markers;
 use a2a::rpc::Method as _;

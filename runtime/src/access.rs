@@ -17,9 +17,9 @@
 //! role needed. Without a principal (local mode, where the user runs the agent)
 //! every role is held.
 
-use crate::context::{Access, CallContext};
+use crate::context::CallContext;
 use crate::error::Error;
-use crate::method::{ContractFacts, MethodDescriptor};
+use crate::method::{Access, ContractFacts, MethodDescriptor};
 use serde_json::Value;
 
 /// Resolves the namespace of a call of `descriptor` with `params` into `ctx`

@@ -2,6 +2,7 @@
 //! their roles per namespace, and the context a handler receives with a call.
 
 use crate::envelope::RequestId;
+use crate::method::Access;
 use crate::method::{ContractFacts, MethodDescriptor};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -40,15 +41,6 @@ impl fmt::Display for Version {
     }
 }
 
-/// What a principal may do in a namespace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Access {
-    Reader,
-    Writer,
-    Admin,
-}
-
 /// An authenticated caller and its roles per namespace.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Principal {
@@ -56,17 +48,6 @@ pub struct Principal {
     /// Namespace → role. The namespace `*` applies to every namespace.
     #[serde(default)]
     pub namespaces: BTreeMap<String, Access>,
-}
-
-impl Access {
-    /// The role's name as configuration and error metadata spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Access::Reader => "reader",
-            Access::Writer => "writer",
-            Access::Admin => "admin",
-        }
-    }
 }
 
 impl Principal {

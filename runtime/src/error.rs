@@ -2,7 +2,6 @@
 //! it learns the facts of an error registry (code, ErrorInfo reason and domain,
 //! HTTP status) without knowing the generated `ErrorKind`.
 
-use crate::method::{ContractFacts, MethodDescriptor};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::fmt;
@@ -60,21 +59,6 @@ impl Error {
     /// An error of `kind` with its default message.
     pub fn from_kind(kind: impl ErrorRegistry) -> Self {
         Error::new(kind, kind.default_message())
-    }
-
-    /// Method-not-found in the registry of `contract`, naming the method.
-    pub fn method_not_found_in(contract: impl ContractFacts, method: &str) -> Self {
-        let kind = contract.method_not_found();
-        Error::new(kind, format!("{}: `{method}`", kind.default_message()))
-    }
-
-    /// The answer of a handler method that the backend does not implement.
-    pub fn unimplemented<C: ContractFacts>(descriptor: &MethodDescriptor<C>) -> Self {
-        let kind = descriptor.contract.method_not_found();
-        Error::new(
-            kind,
-            format!("`{}` is not implemented by this agent", descriptor.name),
-        )
     }
 
     /// Adds an entry to the ErrorInfo `metadata` map.

@@ -31,11 +31,11 @@ pub mod protojson;
 
 pub use access::authorize;
 pub use client::{CallError, ClientStream, RawEventStream, Transport};
-pub use context::{Access, CallContext, Principal, Version};
+pub use context::{CallContext, Principal, Version};
 pub use dispatch::{BoxFuture, Dispatch, Event, EventStream, MapStream, Outcome, Stream};
 pub use envelope::{JsonRpcVersion, Notification, Request, RequestId, Response, JSONRPC_VERSION};
 pub use error::{Error, ErrorRegistry, BAD_REQUEST_TYPE, ERROR_INFO_TYPE};
-pub use method::{decode_params, ContractFacts, Method, MethodDescriptor};
+pub use method::{decode_params, Access, ContractFacts, Method, MethodDescriptor};
 pub use protojson::{
     declared, exactly_one_content, proto_int, proto_int_opt, roundtrip, ConversionError, OneOfContent,
     ProtoEnumRepr,

@@ -2,10 +2,9 @@
 //! table fills in; the trait through which the runtime reads a contract's facts;
 //! the type-level method marker; and the decoding of params against a method.
 
-use crate::context::Access;
 use crate::error::{Error, ErrorRegistry};
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::hash::Hash;
@@ -32,6 +31,44 @@ pub trait ContractFacts: Copy + Ord + Eq + Hash + fmt::Debug + Send + Sync + 'st
     fn namespace_not_found(self) -> Option<Self::ErrorKind>;
     /// What a caller whose role in the namespace is too small gets.
     fn forbidden(self) -> Option<Self::ErrorKind>;
+}
+
+/// What a principal may do in a namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    Reader,
+    Writer,
+    Admin,
+}
+
+impl Access {
+    /// The role's name as configuration and error metadata spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Reader => "reader",
+            Access::Writer => "writer",
+            Access::Admin => "admin",
+        }
+    }
+}
+
+/// The errors that name a method: the answers of the method table itself.
+impl Error {
+    /// Method-not-found in the registry of `contract`, naming the method.
+    pub fn method_not_found_in(contract: impl ContractFacts, method: &str) -> Self {
+        let kind = contract.method_not_found();
+        Error::new(kind, format!("{}: `{method}`", kind.default_message()))
+    }
+
+    /// The answer of a handler method that the backend does not implement.
+    pub fn unimplemented<C: ContractFacts>(descriptor: &MethodDescriptor<C>) -> Self {
+        let kind = descriptor.contract.method_not_found();
+        Error::new(
+            kind,
+            format!("`{}` is not implemented by this agent", descriptor.name),
+        )
+    }
 }
 
 /// Everything the schema says about one method.

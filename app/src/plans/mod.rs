@@ -42,6 +42,7 @@ pub mod diff;
 pub mod draft;
 pub mod events;
 pub mod execute;
+pub mod outcome;
 pub mod prompt;
 pub mod query;
 pub mod record;

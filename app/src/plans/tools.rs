@@ -26,8 +26,8 @@
 
 use super::diff::lines_of;
 use super::events::{emit, Out};
+use super::outcome::{step_failed, validate_into, StepEnd};
 use super::record::PlanRecord;
-use super::runner::{step_failed, validate_into, StepEnd};
 use super::schema::Schema;
 use super::template::render;
 use super::workspace::{media_type_of, overlay, valid_path};

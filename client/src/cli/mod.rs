@@ -8,9 +8,10 @@ pub mod params;
 pub mod render;
 pub mod tree;
 
+use crate::any::AnyTransport;
 use crate::http::{self, HttpConfig, HttpTransport};
 use crate::stdio::{StdioConfig, StdioTransport};
-use crate::wire::{self, AnyTransport, Credentials, DEFAULT_API_KEY_HEADER};
+use crate::wire::{self, Credentials, DEFAULT_API_KEY_HEADER};
 use a2a::methods::markers::SubscribeToTask;
 use a2a::rpc::{CallError, Method, Transport};
 use a2a::types::TaskState;

@@ -1,0 +1,42 @@
+//! What the application is configured with: where the data lives, which
+//! built-in agent answers messages, and the settings its services report.
+
+use crate::push::PushConfig;
+use a2a::rpc::Access;
+use a2a::types::AgentCard;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Where the data lives.
+#[derive(Clone, Debug)]
+pub enum StoreConfig {
+    /// Nothing persists beyond the process (tests, throwaway runs).
+    Memory,
+    /// The SQLite database file `store.db` inside this directory (created if needed).
+    Sqlite { data_dir: PathBuf },
+}
+
+/// Which built-in agent answers messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExecutorKind {
+    /// The deterministic CleverAgents session executor (plans, echo).
+    #[default]
+    Default,
+    /// Behaves as the a2a-tck scenarios expect (chosen by configuration only).
+    Tck,
+}
+
+/// Everything the application is configured with.
+#[derive(Clone, Debug, Default)]
+pub struct AppConfig {
+    pub executor: ExecutorKind,
+    pub push: PushConfig,
+    /// Returned by GetExtendedAgentCard; `None` answers ExtendedAgentCardNotConfigured.
+    pub extended_agent_card: Option<AgentCard>,
+    /// Known principals and their roles, for `namespace/members` (principal → namespace → role).
+    pub members: BTreeMap<String, BTreeMap<String, Access>>,
+    /// Configuration entries reported by `diagnostics/run` (key → (value, source name, secret)).
+    pub reported_settings: Vec<(String, String, String, bool)>,
+    /// Configured sync remotes (name → base URL).
+    pub sync_remotes: BTreeMap<String, String>,
+}

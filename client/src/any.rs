@@ -1,0 +1,54 @@
+//! Either transport, picked at run time (the CLI picks by `--server`).
+
+use crate::http::HttpTransport;
+use crate::stdio::StdioTransport;
+use a2a::rpc::{BoxFuture, CallError, RawEventStream, Transport};
+use serde_json::Value;
+
+/// Either transport, so a caller can pick one at run time (the CLI does).
+pub enum AnyTransport {
+    Http(HttpTransport),
+    // Boxed: the session owns the child process and is much larger than the
+    // HTTP handle.
+    Stdio(Box<StdioTransport>),
+}
+
+impl AnyTransport {
+    /// The agent's public card: the well-known document over HTTP, the card the
+    /// `initialize` handshake returned over stdio.
+    pub async fn agent_card(&self) -> Result<Value, CallError> {
+        match self {
+            AnyTransport::Http(t) => t.agent_card().await,
+            AnyTransport::Stdio(t) => Ok(t.agent_card().clone()),
+        }
+    }
+
+    /// Ends the session: closes the child's stdin and waits for it (stdio);
+    /// nothing to do over HTTP.
+    pub async fn shutdown(self) -> Result<(), CallError> {
+        match self {
+            AnyTransport::Http(_) => Ok(()),
+            AnyTransport::Stdio(t) => t.shutdown().await.map(|_| ()),
+        }
+    }
+}
+
+impl Transport for AnyTransport {
+    fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
+        match self {
+            AnyTransport::Http(t) => t.call(method, params),
+            AnyTransport::Stdio(t) => t.call(method, params),
+        }
+    }
+
+    fn subscribe<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
+        match self {
+            AnyTransport::Http(t) => t.subscribe(method, params),
+            AnyTransport::Stdio(t) => t.subscribe(method, params),
+        }
+    }
+}
