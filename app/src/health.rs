@@ -28,9 +28,8 @@ const FAMILY: Family = Family::Ext;
 /// Version of this server software.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// URI of the stdio binding (the server crate serves it; the library does not
-/// depend on the server, so the URI is repeated here).
-pub const STDIO_BINDING_URI: &str = "urn:cleveragents:bindings:stdio:v1";
+/// URI of the stdio binding (`x-contract.stdioBindingUri`).
+pub const STDIO_BINDING_URI: &str = a2a::STDIO_BINDING_URI;
 
 /// The components `health/check` knows, in report order (by name).
 pub const COMPONENTS: [&str; 4] = ["events", "executor", "push-delivery", "store"];

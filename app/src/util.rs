@@ -9,6 +9,9 @@ use time::OffsetDateTime;
 /// The extension's URI, under which plan task events carry their domain event.
 pub const EXTENSION_URI: &str = a2a::rpc::declared(a2a::Contract::Cleveragents.extension_uri());
 
+/// The params field naming the namespace of an extension call.
+pub const NAMESPACE_FIELD: &str = a2a::rpc::declared(a2a::Contract::Cleveragents.namespace_field());
+
 /// Now as RFC 3339 UTC with fixed millisecond precision. The fixed width makes
 /// timestamps sort lexically in time order, which the stores rely on.
 pub fn now() -> String {

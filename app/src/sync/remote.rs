@@ -3,7 +3,7 @@
 //! names the schema declares for each kind.
 
 use super::compare::{spec_of, version};
-use crate::util::Family;
+use crate::util::{self, Family};
 use a2a::registry::RegistryOperation;
 use a2a::rpc::{CallError, Client, Error, Transport};
 use a2a::types::{ContextInspectParams, ContextItemKind, RegistryKind, RegistryListParams};
@@ -144,11 +144,11 @@ impl Remote {
         let (method, mut params) = match theirs {
             None => (
                 descriptor.method(RegistryOperation::Add),
-                json!({ "namespace": ns }),
+                json!({ (util::NAMESPACE_FIELD): ns }),
             ),
             Some(t) => (
                 descriptor.method(RegistryOperation::Update),
-                json!({ "namespace": ns, "expectedVersion": version(t) }),
+                json!({ (util::NAMESPACE_FIELD): ns, "expectedVersion": version(t) }),
             ),
         };
         params[descriptor.spec_field] = spec;

@@ -107,7 +107,10 @@ fn call_args() -> Vec<Arg> {
             .long("extension-version")
             .global(true)
             .value_name("MINOR")
-            .help("Minor version of urn:cleveragents:extensions:v1 to speak (e.g. 1.0) [default: newest]"),
+            .help(format!(
+                "Minor version of {} to speak (e.g. 1.0) [default: newest]",
+                a2a::rpc::declared(a2a::Contract::Cleveragents.extension_uri())
+            )),
         Arg::new("timeout")
             .long("timeout")
             .global(true)

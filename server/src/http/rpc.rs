@@ -256,8 +256,11 @@ impl HttpState {
             }
         }
         if !activated.is_empty() {
-            if let Ok(value) = HeaderValue::from_str(&activated.join(", ")) {
-                extra.push((HeaderName::from_static("a2a-extensions"), value));
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(A2A_EXTENSIONS_HEADER.as_bytes()),
+                HeaderValue::from_str(&activated.join(", ")),
+            ) {
+                extra.push((name, value));
             }
         }
         let resume_after =
