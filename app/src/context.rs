@@ -9,10 +9,10 @@
 //! project never apply to a new project of the same name. A project without
 //! settings uses [`default_settings`].
 //!
-//! Globs match `/`-separated paths segment by segment: `**` matches any number
-//! of segments (including none), `*` any characters within a segment and `?`
-//! one character.
+//! Include and exclude are path globs ([`crate::glob`]); `context/set` refuses
+//! one that does not compile.
 
+use crate::glob;
 use crate::registry::file_bytes;
 use crate::registry::Registry;
 use crate::store::StoreHandle;
@@ -26,6 +26,7 @@ use a2a::types::{
     ContextSimulation,
 };
 use a2a::ErrorKind;
+use globset::GlobSet;
 use serde_json::{json, Value};
 
 const FAMILY: Family = Family::Ext;
@@ -51,49 +52,19 @@ pub fn estimate_tokens(bytes: usize) -> i64 {
     i64::try_from(bytes.div_ceil(4)).unwrap_or(i64::MAX)
 }
 
-/// True when `path` matches the glob `pattern` (see the module docs).
-pub fn glob_match(pattern: &str, path: &str) -> bool {
-    let pattern: Vec<&str> = pattern.split('/').collect();
-    let path: Vec<&str> = path.split('/').collect();
-    match_segments(&pattern, &path)
+/// The include and exclude globs of settings, compiled once per report.
+struct Filter {
+    include: GlobSet,
+    exclude: GlobSet,
 }
 
-/// `pattern` matches `path` segment by segment (dynamic programming, so
-/// adversarial globs cannot make matching exponential).
-fn match_segments(pattern: &[&str], path: &[&str]) -> bool {
-    let (p, s) = (pattern.len(), path.len());
-    // ok[i][j]: pattern[i..] matches path[j..].
-    let mut ok = vec![vec![false; s + 1]; p + 1];
-    ok[p][s] = true;
-    for i in (0..p).rev() {
-        for j in (0..=s).rev() {
-            ok[i][j] = if pattern[i] == "**" {
-                ok[i + 1][j] || (j < s && ok[i][j + 1])
-            } else {
-                j < s && ok[i + 1][j + 1] && match_chars(pattern[i], path[j])
-            };
+impl Filter {
+    fn of(settings: &ContextSettings) -> Filter {
+        Filter {
+            include: glob::any_of(&settings.include),
+            exclude: glob::any_of(&settings.exclude),
         }
     }
-    ok[0][0]
-}
-
-/// `pattern` (with `*` and `?`) matches the whole of `text`.
-fn match_chars(pattern: &str, text: &str) -> bool {
-    let pattern: Vec<char> = pattern.chars().collect();
-    let text: Vec<char> = text.chars().collect();
-    let (p, s) = (pattern.len(), text.len());
-    let mut ok = vec![vec![false; s + 1]; p + 1];
-    ok[p][s] = true;
-    for i in (0..p).rev() {
-        for j in (0..=s).rev() {
-            ok[i][j] = match pattern[i] {
-                '*' => ok[i + 1][j] || (j < s && ok[i][j + 1]),
-                '?' => j < s && ok[i + 1][j + 1],
-                c => j < s && text[j] == c && ok[i + 1][j + 1],
-            };
-        }
-    }
-    ok[0][0]
 }
 
 /// One candidate item with its content (`None` when binary).
@@ -102,16 +73,16 @@ struct Candidate {
     text: Option<String>,
 }
 
-fn file_candidate(file: &Value, settings: &ContextSettings) -> Candidate {
+fn file_candidate(file: &Value, filter: &Filter) -> Candidate {
     let path = file["path"].as_str().unwrap_or_default().to_string();
     let bytes = file_bytes(file);
     let text = match file.get("text").and_then(Value::as_str) {
         Some(text) => Some(text.to_string()),
         None => String::from_utf8(bytes.clone()).ok(),
     };
-    let reason = if !settings.include.iter().any(|g| glob_match(g, &path)) {
+    let reason = if !filter.include.is_match(&path) {
         Some(ContextExclusionReason::NotIncluded)
-    } else if settings.exclude.iter().any(|g| glob_match(g, &path)) {
+    } else if filter.exclude.is_match(&path) {
         Some(ContextExclusionReason::ExcludedByPattern)
     } else if text.is_none() {
         Some(ContextExclusionReason::Binary)
@@ -174,6 +145,12 @@ fn check_settings(settings: &ContextSettings) -> Result<(), Error> {
                 return Err(FAMILY.invalid_params(
                     &format!("settings.{field}[{i}]"),
                     "must be a glob of 1 to 500 characters without control characters",
+                ));
+            }
+            if let Err(e) = glob::path_glob(glob) {
+                return Err(FAMILY.invalid_params(
+                    &format!("settings.{field}[{i}]"),
+                    &format!("is not a valid glob: {}", e.kind()),
                 ));
             }
         }
@@ -275,7 +252,8 @@ impl ContextService {
     ) -> Result<ContextReport, Error> {
         let mut files: Vec<&Value> = basis.files.iter().collect();
         files.sort_by(|a, b| a["path"].as_str().cmp(&b["path"].as_str()));
-        let mut items: Vec<ContextItem> = files.iter().map(|f| file_candidate(f, settings).item).collect();
+        let filter = Filter::of(settings);
+        let mut items: Vec<ContextItem> = files.iter().map(|f| file_candidate(f, &filter).item).collect();
         for resource in self.context_resources(ns, &settings.resources).await? {
             items.push(resource_candidate(&resource, true).item);
         }
@@ -317,7 +295,7 @@ impl ContextService {
                 .files
                 .iter()
                 .find(|f| f["path"] == params.name.as_str())
-                .map(|f| file_candidate(f, &basis.settings))
+                .map(|f| file_candidate(f, &Filter::of(&basis.settings)))
                 .ok_or_else(|| {
                     FAMILY.not_found(&format!(
                         "file `{}` in revision {} of project `{}`",
@@ -431,21 +409,6 @@ impl ContextService {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs_match_by_segment() {
-        assert!(glob_match("**", "a/b/c.md"));
-        assert!(glob_match("**", "README.md"));
-        assert!(glob_match("assets/**", "assets/logo.png"));
-        assert!(glob_match("assets/**", "assets/img/logo.png"));
-        assert!(!glob_match("assets/**", "docs/assets.md"));
-        assert!(glob_match("**/*.md", "README.md"));
-        assert!(glob_match("**/*.md", "docs/a/b.md"));
-        assert!(!glob_match("*.md", "docs/b.md"));
-        assert!(glob_match("CHANGELOG.md", "CHANGELOG.md"));
-        assert!(glob_match("docs/?.md", "docs/a.md"));
-        assert!(!glob_match("docs/?.md", "docs/ab.md"));
-    }
 
     #[test]
     fn tokens_round_up() {

@@ -17,6 +17,7 @@ mod app;
 pub mod config;
 pub mod context;
 pub mod executor;
+pub mod glob;
 mod handlers;
 pub mod health;
 pub mod namespaces;

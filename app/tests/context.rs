@@ -2,7 +2,8 @@
 //! default settings until set, saving settings as a new project version with
 //! optimistic concurrency, refusing a set over the token budget while saving
 //! nothing, simulating without saving, inspecting text, resource and binary
-//! items, and exact error codes and access rules.
+//! items, refusing globs that do not compile, and exact error codes and
+//! access rules.
 
 mod common;
 #[path = "common/website.rs"]
@@ -189,6 +190,32 @@ async fn context_errors_have_exact_codes() {
         code(&router, &local(), "_cleveragents/context/show", unknown_plan).await,
         -32001
     );
+}
+
+#[tokio::test]
+async fn a_glob_that_does_not_compile_is_refused_and_saves_nothing() {
+    let router = Router::new(App::in_memory());
+    website(&router).await;
+    let settings = json!({ "include": ["**"], "exclude": ["docs/["], "resources": [], "maxTokens": 1000 });
+    for method in ["_cleveragents/context/set", "_cleveragents/context/simulate"] {
+        let err = call(
+            &router,
+            &local(),
+            method,
+            json!({ "namespace": "acme", "project": "website", "settings": settings }),
+        )
+        .await
+        .expect_err("invalid glob");
+        assert_eq!(err.code, -32602, "{method}");
+        assert_eq!(
+            err.field_violations(),
+            [(
+                "settings.exclude[0]".to_string(),
+                "is not a valid glob: unclosed character class; missing ']'".to_string()
+            )]
+        );
+    }
+    assert_eq!(project_version(&router).await, 1, "nothing was saved");
 }
 
 #[tokio::test]

@@ -2,8 +2,8 @@
 //! project at the plan's base revision with the workspace over it; for
 //! invariants at apply, the tree the apply would produce).
 //!
-//! `pathGlob` is a `globset` glob in which `*` and `?` stay within a path
-//! segment and `**`, as a whole segment, spans segments (`docs/**/*.md`). FILE_EXISTS needs a matching file,
+//! `pathGlob` is a path glob ([`crate::glob`]: `*` and `?` stay within a path
+//! segment and `**`, as a whole segment, spans segments: `docs/**/*.md`). FILE_EXISTS needs a matching file,
 //! FILE_ABSENT none; CONTENT_MATCHES / CONTENT_EXCLUDES need `pattern` (a
 //! regex) to match / not match every matching file (binary files never
 //! match); JSON_SCHEMA parses each matching file and checks it against
@@ -16,16 +16,12 @@ use super::PlanService;
 use crate::registry::file_bytes;
 use a2a::types::RegistryKind;
 use a2a::types::{ValidationKind, ValidationOutcome, ValidationResult, ValidationSeverity};
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobMatcher;
 use serde_json::{json, Value};
 
 /// The matcher of a path glob.
 pub fn path_glob(glob: &str) -> Result<GlobMatcher, String> {
-    GlobBuilder::new(glob)
-        .literal_separator(true)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| format!("pathGlob `{glob}` is invalid: {e}"))
+    crate::glob::path_glob(glob).map_err(|e| format!("pathGlob `{glob}` is invalid: {e}"))
 }
 
 /// Checks one validation entity on a tree: `Err` describes the failure.
