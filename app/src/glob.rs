@@ -41,6 +41,8 @@ mod tests {
         assert!(is("assets/**", "assets/logo.png"));
         assert!(is("assets/**", "assets/img/logo.png"));
         assert!(!is("assets/**", "docs/assets.md"));
+        // A trailing `/**` needs something below the directory.
+        assert!(!is("assets/**", "assets"));
         assert!(is("**/*.md", "README.md"));
         assert!(is("**/*.md", "docs/a/b.md"));
         assert!(!is("*.md", "docs/b.md"));
