@@ -13,14 +13,14 @@
 //! events after the reply are all observed, because the second subscription
 //! is open (its snapshot read) before the reply is sent.
 
+mod common;
+
 use a2a::rpc::Transport;
 use client::{Client, HttpConfig, HttpTransport, StdioConfig, StdioTransport};
+use common::{ServerAgent, AGENT};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 
-const AGENT: &str = env!("CARGO_BIN_EXE_cleveragents-agent");
 const EXT: &str = "urn:cleveragents:extensions:v1";
 
 /// The domain events of the run up to input-required, by sequence number 2..=4.
@@ -29,42 +29,6 @@ const BEFORE: [&str; 3] = [
     "status:TASK_STATE_WORKING:tool.invoked",
     "status:TASK_STATE_INPUT_REQUIRED:plan.state_changed",
 ];
-
-/// An agent in server mode on an ephemeral loopback port; killed on drop.
-struct ServerAgent {
-    child: Child,
-    endpoint: String,
-}
-
-impl ServerAgent {
-    fn start() -> ServerAgent {
-        let mut child = Command::new(AGENT)
-            .args(["--listen", "127.0.0.1:0", "--memory"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("agent starts");
-        let stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut endpoint = None;
-        for line in stderr.lines().take(20) {
-            let line = line.expect("agent log line");
-            if let Some(url) = line.strip_prefix("cleveragents-agent: listening on ") {
-                endpoint = Some(url.trim().to_string());
-                break;
-            }
-        }
-        let endpoint = endpoint.expect("the agent reports its address");
-        ServerAgent { child, endpoint }
-    }
-}
-
-impl Drop for ServerAgent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 async fn call<T: Transport>(client: &Client<T>, method: &'static str, params: Value) -> Value {
     match client.transport().call(method, params).await {

@@ -28,9 +28,6 @@ const FAMILY: Family = Family::Ext;
 /// Version of this server software.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// URI of the stdio binding (`x-contract.stdioBindingUri`).
-pub const STDIO_BINDING_URI: &str = a2a::STDIO_BINDING_URI;
-
 /// The components `health/check` knows, in report order (by name).
 pub const COMPONENTS: [&str; 4] = ["events", "executor", "push-delivery", "store"];
 
@@ -124,7 +121,7 @@ pub fn contract_versions() -> ContractVersions {
             .iter()
             .map(|v| v.to_string())
             .collect(),
-        stdio_binding_uri: STDIO_BINDING_URI.to_string(),
+        stdio_binding_uri: a2a::STDIO_BINDING_URI.to_string(),
         server_version: SERVER_VERSION.to_string(),
         schema_sha256: None,
     }

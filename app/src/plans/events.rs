@@ -10,7 +10,7 @@ use super::PlanService;
 use crate::tasks::{artifact_change, status_change};
 use crate::util::{self, EXTENSION_URI};
 use a2a::rpc::Error;
-use a2a::types::{Artifact, Message, PlanEventType, Role, TaskState};
+use a2a::types::{Artifact, Message, PlanEventType, PlanStep, Role, TaskState};
 use serde_json::{json, Map, Value};
 
 /// What a plan event does to its task.
@@ -40,6 +40,11 @@ pub(crate) fn plan_metadata(plan_id: &str, revision: i64) -> Map<String, Value> 
         json!({ "planId": plan_id, "revision": revision }),
     );
     metadata
+}
+
+/// The fields of a step's `tool.invoked` and `tool.completed` events.
+pub(crate) fn tool_fields(step: &PlanStep) -> Value {
+    json!({ "stepId": step.id, "tool": step.tool })
 }
 
 /// Commits the plan record together with one task event carrying the domain

@@ -8,7 +8,7 @@
 //! FAILED, task FAILED). Any other reply asks again. A data part
 //! `{"decision": "PROMPT_DECISION_…"}` is also understood.
 
-use super::events::{emit, Out};
+use super::events::{emit, tool_fields, Out};
 use super::record::{self, invalid_state, load, state_name, PlanRecord, FAMILY};
 use super::runner::{run_plan, spawn_run};
 use super::PlanService;
@@ -127,10 +127,7 @@ async fn answer_prompt(
             PlanEventType::PlanDecisionMade,
             json!({ "stepId": step.id, "nodeId": format!("n-{}", step.id), "message": message }),
         ),
-        (
-            PlanEventType::ToolCompleted,
-            json!({ "stepId": step.id, "tool": step.tool }),
-        ),
+        (PlanEventType::ToolCompleted, tool_fields(&step)),
     ];
     for (event, fields) in events {
         emit(

@@ -7,7 +7,7 @@
 //! resumed or answered plan simply gets a new runner. Every change it makes
 //! travels with the task event announcing it (`events::emit`).
 
-use super::events::{emit, Out};
+use super::events::{emit, tool_fields, Out};
 use super::field;
 use super::outcome::{step_failed, validate_into, StepEnd};
 use super::record::{self, load, PlanRecord};
@@ -115,7 +115,7 @@ async fn prepare_step(
         ver,
         Out::Status(TaskState::Working, None),
         PlanEventType::ToolInvoked,
-        json!({ "stepId": step.id, "tool": step.tool }),
+        tool_fields(&step),
     )
     .await?;
     let Some(tool) = plans.registry.get(ns, RegistryKind::Tool, &step.tool).await? else {
@@ -151,7 +151,7 @@ async fn run_step(
         Ok(call) => call,
         Err(why) => return step_failed(plans, ns, rec, ver, i, why).await,
     };
-    let tool_fields = json!({ "stepId": call.step.id, "tool": call.step.tool });
+    let tool_fields = tool_fields(&call.step);
     match tools::run(&call, &rec.plan.inputs, &rec.exec.outputs) {
         Outcome::Failed(why) => step_failed(plans, ns, rec, ver, i, why).await,
         Outcome::Produced(produced) => {

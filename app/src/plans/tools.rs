@@ -25,7 +25,7 @@
 //!   with `validation.completed` per validation, then `tool.completed`.
 
 use super::diff::lines_of;
-use super::events::{emit, Out};
+use super::events::{emit, tool_fields, Out};
 use super::outcome::{step_failed, validate_into, StepEnd};
 use super::record::PlanRecord;
 use super::schema::Schema;
@@ -243,7 +243,7 @@ pub(crate) async fn approval(
             ver,
             Out::Status(TaskState::Working, None),
             PlanEventType::ToolCompleted,
-            json!({ "stepId": step.id, "tool": step.tool }),
+            tool_fields(&step),
         )
         .await?;
         return Ok(StepEnd::Next);
@@ -295,7 +295,7 @@ pub(crate) async fn run_validations(
         ver,
         Out::Status(TaskState::Working, None),
         PlanEventType::ToolCompleted,
-        json!({ "stepId": step.id, "tool": step.tool }),
+        tool_fields(&step),
     )
     .await?;
     Ok(StepEnd::Next)

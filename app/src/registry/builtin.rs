@@ -3,7 +3,10 @@
 //! updated or removed. Their argument conventions (the `inputSchema`s) are
 //! what the plan runner's tools implement.
 
-use a2a::types::{Tool, ToolKind};
+use a2a::registry::RegistryOperation;
+use a2a::rpc::Error;
+use a2a::types::{RegistryKind, Tool, ToolKind};
+use a2a::ErrorKind;
 use serde_json::{json, Map, Value};
 
 /// When the built-in tools were "created": the epoch, so they sort first in time.
@@ -61,4 +64,24 @@ pub fn builtin_tools(namespace: &str) -> Vec<Tool> {
 /// The built-in tool `name` of `namespace`, if there is one.
 pub fn builtin_tool(namespace: &str, name: &str) -> Option<Tool> {
     builtin_tools(namespace).into_iter().find(|t| t.name == name)
+}
+
+/// Refuses a write of `operation` to the built-in entity `name` of `kind`
+/// (only tools have built-in entities): they cannot be added again, changed
+/// or removed.
+pub fn refuse_builtin(
+    kind: RegistryKind,
+    namespace: &str,
+    name: &str,
+    operation: RegistryOperation,
+) -> Result<(), Error> {
+    if kind != RegistryKind::Tool || builtin_tool(namespace, name).is_none() {
+        return Ok(());
+    }
+    let (error, why) = match operation {
+        RegistryOperation::Add => (ErrorKind::ExtAlreadyExists, "is built in"),
+        RegistryOperation::Remove => (ErrorKind::ExtInvalidState, "is built in and cannot be removed"),
+        _ => (ErrorKind::ExtInvalidState, "is built in and cannot change"),
+    };
+    Err(Error::new(error, format!("Tool `{name}` {why}")))
 }

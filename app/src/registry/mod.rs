@@ -14,7 +14,7 @@ pub mod projects;
 
 use crate::store::{Commit, Doc, DocWrite, Expect, StoreError, StoreHandle};
 use crate::util::{self, Family};
-use a2a::registry::RegistryEntity;
+use a2a::registry::{RegistryEntity, RegistryOperation};
 use a2a::rpc::Error;
 use a2a::types::{ProjectRevisionOrigin, RegistryKind, RegistryListParams, RegistryRemoveResult};
 use a2a::ErrorKind;
@@ -117,12 +117,7 @@ impl Registry {
         let mut entity = spec_object(&spec)?;
         let name = entity_name(&entity)?;
         let kind = E::KIND;
-        if kind == RegistryKind::Tool && builtin_tool(namespace, &name).is_some() {
-            return Err(Error::new(
-                ErrorKind::ExtAlreadyExists,
-                format!("Tool `{name}` is built in"),
-            ));
-        }
+        builtin::refuse_builtin(kind, namespace, &name, RegistryOperation::Add)?;
         let now = util::now();
         entity.insert("namespace".into(), json!(namespace));
         entity.insert("createdAt".into(), json!(now));
@@ -189,12 +184,7 @@ impl Registry {
         let mut entity = spec_object(&spec)?;
         let name = entity_name(&entity)?;
         let kind = E::KIND;
-        if kind == RegistryKind::Tool && builtin_tool(namespace, &name).is_some() {
-            return Err(Error::new(
-                ErrorKind::ExtInvalidState,
-                format!("Tool `{name}` is built in and cannot change"),
-            ));
-        }
+        builtin::refuse_builtin(kind, namespace, &name, RegistryOperation::Update)?;
         let current = self
             .get(namespace, kind, &name)
             .await?
@@ -272,12 +262,7 @@ impl Registry {
         expected_version: i64,
     ) -> Result<RegistryRemoveResult, Error> {
         let kind = E::KIND;
-        if kind == RegistryKind::Tool && builtin_tool(namespace, name).is_some() {
-            return Err(Error::new(
-                ErrorKind::ExtInvalidState,
-                format!("Tool `{name}` is built in and cannot be removed"),
-            ));
-        }
+        builtin::refuse_builtin(kind, namespace, name, RegistryOperation::Remove)?;
         let expected = positive(expected_version)?;
         let delete = DocWrite::delete(kind.descriptor().name, namespace, name, Expect::Version(expected));
         let commit = Commit {

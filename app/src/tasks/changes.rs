@@ -54,7 +54,17 @@ pub fn status_change(
         m.context_id = task.context_id.clone();
         m
     });
-    // The previous status message becomes history when superseded.
+    Ok(set_status(task, state, message, metadata))
+}
+
+/// Sets the status of `task` (its previous status message becomes history
+/// when superseded) and describes the status-update event.
+fn set_status(
+    task: &mut Task,
+    state: TaskState,
+    message: Option<Message>,
+    metadata: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Change {
     if let Some(previous) = task.status.message.take() {
         task.history.push(previous);
     }
@@ -63,14 +73,14 @@ pub fn status_change(
         message,
         timestamp: Some(util::now()),
     };
-    Ok(Change {
+    Change {
         events: vec![StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
             task_id: task.id.clone(),
             context_id: task.context_id.clone().unwrap_or_default(),
             status: task.status.clone(),
             metadata,
         })],
-    })
+    }
 }
 
 /// Cancels `task` (TaskNotCancelable once terminal) and describes the event.
@@ -84,22 +94,7 @@ pub fn cancel_change(
             format!("Task `{}` is already in a terminal state", task.id),
         ));
     }
-    if let Some(previous) = task.status.message.take() {
-        task.history.push(previous);
-    }
-    task.status = TaskStatus {
-        state: TaskState::Canceled,
-        message: None,
-        timestamp: Some(util::now()),
-    };
-    Ok(Change {
-        events: vec![StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: task.id.clone(),
-            context_id: task.context_id.clone().unwrap_or_default(),
-            status: task.status.clone(),
-            metadata,
-        })],
-    })
+    Ok(set_status(task, TaskState::Canceled, None, metadata))
 }
 
 /// Adds (or, with `append`, extends) an artifact of `task` (refused once terminal).
