@@ -1,12 +1,18 @@
 //! Crash safety of the agent binary: SIGKILL in the middle of a stream of
-//! `SendMessage` calls loses no acknowledged task. The agent runs over stdio on a
-//! SQLite data directory; after the kill a fresh agent on the same directory must
-//! return every task whose response the client received, exactly as acknowledged.
+//! `SendMessage` calls loses no acknowledged task. The agent runs on a SQLite
+//! data directory, over stdio one call at a time, and over HTTP with many
+//! concurrent callers (so commits share transactions); after the kill a
+//! fresh agent on the same directory must return every task whose response a
+//! client received, exactly as acknowledged.
+
+mod common;
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 struct Agent {
     child: Child,
@@ -109,4 +115,96 @@ fn sigkill_mid_stream_loses_no_acknowledged_task() {
         acknowledged.len()
     );
     assert_eq!(acknowledged.len(), 40);
+}
+
+/// One JSON-RPC call over a kept-alive HTTP/1.1 connection; `None` once the
+/// connection is gone (the agent was killed).
+fn http_call(stream: &mut TcpStream, addr: &str, body: &Value) -> Option<Value> {
+    let body = serde_json::to_vec(body).expect("encodes");
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    // One write: a request split in two would wait on delayed ACKs.
+    let mut request = head.into_bytes();
+    request.extend_from_slice(&body);
+    stream.write_all(&request).ok()?;
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse::<usize>().ok();
+            }
+        }
+    }
+    let mut answer = vec![0; length?];
+    reader.read_exact(&mut answer).ok()?;
+    serde_json::from_slice(&answer).ok()
+}
+
+#[test]
+fn sigkill_under_concurrent_load_loses_no_acknowledged_task() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data_dir = dir.path().to_str().expect("utf-8 path").to_string();
+    let mut agent = common::ServerAgent::start_with(&["--data-dir", &data_dir]);
+    let addr = agent.addr();
+    let acknowledged: Arc<Mutex<BTreeMap<String, Value>>> = Arc::default();
+    let callers: Vec<_> = (0..16u64)
+        .map(|caller| {
+            let (addr, acknowledged) = (addr.clone(), acknowledged.clone());
+            std::thread::spawn(move || {
+                let Ok(mut stream) = TcpStream::connect(&addr) else {
+                    return;
+                };
+                // Bounded: the kill ends the loop long before this count.
+                for n in 0..10_000u64 {
+                    let id = caller * 100_000 + n;
+                    let Some(answer) = http_call(&mut stream, &addr, &send_message(id)) else {
+                        return;
+                    };
+                    let task = answer["result"]["task"].clone();
+                    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+                    let task_id = task["id"].as_str().expect("task id").to_string();
+                    acknowledged.lock().expect("lock").insert(task_id, task);
+                }
+            })
+        })
+        .collect();
+    // Kill once enough answers are in, while every caller still has a call in flight.
+    while acknowledged.lock().expect("lock").len() < 300 && !callers.iter().all(|c| c.is_finished()) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    agent.kill();
+    for caller in callers {
+        caller.join().expect("caller thread");
+    }
+    let acknowledged = acknowledged.lock().expect("lock").clone();
+    assert!(acknowledged.len() >= 300);
+
+    let agent = common::ServerAgent::start_with(&["--data-dir", &data_dir]);
+    let addr = agent.addr();
+    let mut stream = TcpStream::connect(&addr).expect("connects");
+    for (n, (task_id, acked)) in acknowledged.iter().enumerate() {
+        let call = json!({"jsonrpc": "2.0", "id": n, "method": "GetTask", "params": {"id": task_id}});
+        let answer = http_call(&mut stream, &addr, &call).expect("restarted agent answers");
+        let stored = &answer["result"];
+        assert_eq!(stored, acked, "task {task_id} lost or changed: {answer}");
+    }
+    let listed = json!({"jsonrpc": "2.0", "id": "list", "method": "ListTasks", "params": {"pageSize": 1}});
+    let answer = http_call(&mut stream, &addr, &listed).expect("list answers");
+    let total = answer["result"]["totalSize"].as_u64().expect("totalSize");
+    assert!(
+        total >= acknowledged.len() as u64,
+        "{total} stored, {} acknowledged",
+        acknowledged.len()
+    );
 }

@@ -185,15 +185,12 @@ impl ContextService {
     async fn context_basis(&self, ns: &str, project: &str, plan_id: Option<&str>) -> Result<Basis, Error> {
         let what = format!("Project `{project}`");
         let (n, p) = (ns.to_string(), project.to_string());
-        let (doc, saved) = self
-            .db
-            .run(FAMILY, move |s| {
-                Ok((
-                    s.get_doc(RegistryKind::Project.descriptor().name, &n, &p)?,
-                    s.get_doc(COLL, &n, &p)?,
-                ))
-            })
-            .await?;
+        let (doc, saved) = self.db.run(FAMILY, move |s| {
+            Ok((
+                s.get_doc(RegistryKind::Project.descriptor().name, &n, &p)?,
+                s.get_doc(COLL, &n, &p)?,
+            ))
+        })?;
         let doc = doc.ok_or_else(|| FAMILY.not_found(&what))?;
         let plan_id = plan_id.filter(|id| !id.is_empty()).map(str::to_string);
         let revision = match &plan_id {
@@ -202,8 +199,7 @@ impl ContextService {
                 let (n, key) = (ns.to_string(), id.clone());
                 let plan = self
                     .db
-                    .run(FAMILY, move |s| s.get_doc(crate::plans::COLL, &n, &key))
-                    .await?
+                    .run(FAMILY, move |s| s.get_doc(crate::plans::COLL, &n, &key))?
                     .filter(|plan| plan.value["plan"]["project"] == project)
                     .ok_or_else(|| FAMILY.not_found(&format!("plan `{id}` of project `{project}`")))?;
                 plan.value["plan"]["baseProjectRevision"].as_i64()
@@ -394,7 +390,7 @@ impl ContextService {
                 DocWrite::put(COLL, &ns, &project, Expect::Any, saved),
             ],
         };
-        match self.db.call(move |s| s.commit(&commit)).await {
+        match self.db.commit(commit).await {
             Ok(_) => Ok(report),
             Err(StoreError::Conflict { found: None, .. }) => Err(FAMILY.not_found(&what)),
             Err(StoreError::Conflict { .. }) => Err(Error::new(

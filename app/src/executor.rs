@@ -120,6 +120,18 @@ impl TaskHandle {
             .await
     }
 
+    /// Moves the task through `steps` (state, optional agent text) in one
+    /// commit: each step is still its own event.
+    pub async fn statuses(&self, steps: &[(TaskState, Option<&str>)]) -> Result<Task, Error> {
+        let steps = steps
+            .iter()
+            .map(|(state, text)| (*state, text.map(|t| self.agent_message(vec![text_part(t)])), None))
+            .collect();
+        self.engine
+            .set_statuses(&self.namespace, &self.task_id, steps)
+            .await
+    }
+
     /// Moves the task to `state` with a message and event metadata.
     pub async fn status_with(
         &self,
@@ -223,14 +235,16 @@ impl Executor for DefaultExecutor {
                 if let Some(Ok(start)) = crate::plans::plan_request(&request.message) {
                     return plans.plan_start_in_task(&task, start).await;
                 }
-                task.status(TaskState::Working, None).await?;
                 let text = message_text(&request.message);
                 let reply = if text.is_empty() {
                     "Received a message without text.".to_string()
                 } else {
                     format!("Received: {text}")
                 };
-                task.status(TaskState::Completed, Some(&reply)).await.map(|_| ())
+                // Nothing happens between the two: one commit makes both durable.
+                task.statuses(&[(TaskState::Working, None), (TaskState::Completed, Some(&reply))])
+                    .await
+                    .map(|_| ())
             }
             .await;
             if let Err(error) = outcome {

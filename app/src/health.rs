@@ -176,8 +176,8 @@ impl HealthService {
             // The cheapest read there is: a document that never exists.
             let result = self
                 .db
-                .call(|s| s.get_doc("health", "", "probe"))
-                .await
+                .store()
+                .get_doc("health", "", "probe")
                 .map(|_| ())
                 .map_err(|e| e.to_string());
             components.push(component("store", result, elapsed_ms(start)));
@@ -256,7 +256,7 @@ impl HealthService {
         let mut store_integrity = None;
         if run(DiagnosticCheckKind::StoreIntegrity) {
             let deep = params.deep.unwrap_or(false);
-            let report = match self.db.call(move |s| s.check_integrity(deep)).await {
+            let report = match self.db.blocking(move |s| s.check_integrity(deep)).await {
                 Ok(integrity) => {
                     let pass = integrity.problems.is_empty();
                     StoreIntegrityReport {

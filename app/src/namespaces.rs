@@ -147,12 +147,7 @@ impl NamespaceService {
 
     /// Every namespace that exists for the caller and that it can read, sorted.
     async fn visible_namespaces(&self, ctx: &CallContext) -> Result<Vec<String>, Error> {
-        let mut all: BTreeSet<String> = self
-            .db
-            .run(FAMILY, |s| s.namespaces())
-            .await?
-            .into_iter()
-            .collect();
+        let mut all: BTreeSet<String> = self.db.run(FAMILY, |s| s.namespaces())?.into_iter().collect();
         all.insert(a2a::DEFAULT_NAMESPACE.to_string());
         if let Some(p) = &ctx.principal {
             all.extend(p.namespaces.keys().filter(|ns| ns.as_str() != "*").cloned());
@@ -166,20 +161,17 @@ impl NamespaceService {
         namespace: &str,
     ) -> Result<(Option<String>, Vec<RegistryKindCount>, i64), Error> {
         let ns = namespace.to_string();
-        let (per_kind, plans) = self
-            .db
-            .run(FAMILY, move |s| {
-                let mut per_kind = vec![];
-                for kind in RegistryKind::ALL {
-                    per_kind.push((
-                        kind,
-                        s.list_docs(kind.descriptor().name, &ns, "", None, usize::MAX)?,
-                    ));
-                }
-                let plans = s.list_docs(crate::plans::COLL, &ns, "", None, usize::MAX)?;
-                Ok((per_kind, plans))
-            })
-            .await?;
+        let (per_kind, plans) = self.db.run(FAMILY, move |s| {
+            let mut per_kind = vec![];
+            for kind in RegistryKind::ALL {
+                per_kind.push((
+                    kind,
+                    s.list_docs(kind.descriptor().name, &ns, "", None, usize::MAX)?,
+                ));
+            }
+            let plans = s.list_docs(crate::plans::COLL, &ns, "", None, usize::MAX)?;
+            Ok((per_kind, plans))
+        })?;
         let mut oldest: Option<String> = None;
         let mut note = |value: &Value| {
             if let Some(at) = value.get("createdAt").and_then(Value::as_str) {

@@ -14,9 +14,17 @@ pub struct ServerAgent {
 }
 
 impl ServerAgent {
+    /// On the in-memory store.
+    #[allow(dead_code)] // not every test binary uses every harness
     pub fn start() -> ServerAgent {
+        Self::start_with(&["--memory"])
+    }
+
+    /// With further agent arguments (e.g. a data directory).
+    pub fn start_with(args: &[&str]) -> ServerAgent {
         let mut child = Command::new(AGENT)
-            .args(["--listen", "127.0.0.1:0", "--memory"])
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -33,6 +41,24 @@ impl ServerAgent {
         }
         let endpoint = endpoint.expect("the agent reports its address");
         ServerAgent { child, endpoint }
+    }
+}
+
+impl ServerAgent {
+    /// The `host:port` the agent listens on.
+    #[allow(dead_code)]
+    pub fn addr(&self) -> String {
+        self.endpoint
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string()
+    }
+
+    /// Kills the agent with SIGKILL and reaps it.
+    #[allow(dead_code)]
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

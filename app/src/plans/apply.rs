@@ -148,18 +148,15 @@ async fn check_invariants(
     tree: &[Value],
 ) -> Result<Vec<ValidationResult>, Error> {
     let n = ns.to_string();
-    let invariants = plans
-        .db
-        .run(FAMILY, move |s| {
-            s.list_docs(
-                RegistryKind::Invariant.descriptor().name,
-                &n,
-                "",
-                None,
-                usize::MAX,
-            )
-        })
-        .await?;
+    let invariants = plans.db.run(FAMILY, move |s| {
+        s.list_docs(
+            RegistryKind::Invariant.descriptor().name,
+            &n,
+            "",
+            None,
+            usize::MAX,
+        )
+    })?;
     let mut results = vec![];
     let mut blocked = vec![];
     for doc in invariants {

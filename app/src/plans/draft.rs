@@ -157,7 +157,7 @@ pub(crate) async fn create_plan(plans: &PlanService, ns: &str, params: PlanUsePa
             to_json(&record, FAMILY)?,
         )],
     };
-    plans.db.run(FAMILY, move |s| s.commit(&commit)).await?;
+    plans.db.commit_run(FAMILY, commit).await?;
     Ok(plan)
 }
 

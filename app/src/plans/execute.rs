@@ -138,14 +138,13 @@ pub(crate) async fn execute(
 /// mid-run). A step that was under way runs again from its start. Returns
 /// how many runs were resumed.
 pub(crate) async fn resume(plans: &PlanService) -> Result<usize, Error> {
-    let namespaces = plans.db.run(FAMILY, |s| s.namespaces()).await?;
+    let namespaces = plans.db.run(FAMILY, |s| s.namespaces())?;
     let mut resumed = 0;
     for ns in namespaces {
         let n = ns.clone();
         let docs = plans
             .db
-            .run(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
-            .await?;
+            .run(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))?;
         for doc in docs {
             // An unreadable record is reported by diagnostics, not here.
             let Ok(rec) = from_json::<PlanRecord>(doc.value, FAMILY) else {

@@ -186,8 +186,7 @@ pub(crate) async fn list(plans: &PlanService, ns: &str, params: PlanListParams) 
     let n = ns.to_string();
     let docs = plans
         .db
-        .run(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))
-        .await?;
+        .run(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))?;
     let mut found = Vec::with_capacity(docs.len());
     for doc in docs {
         let record: PlanRecord = from_json(doc.value, FAMILY)?;

@@ -221,8 +221,7 @@ pub(crate) async fn load(plans: &PlanService, ns: &str, plan_id: &str) -> Result
     let (n, key) = (ns.to_string(), plan_id.to_string());
     let doc = plans
         .db
-        .run(FAMILY, move |s| s.get_doc(COLL, &n, &key))
-        .await?
+        .run(FAMILY, move |s| s.get_doc(COLL, &n, &key))?
         .ok_or_else(|| FAMILY.not_found(&format!("Plan `{plan_id}`")))?;
     Ok((from_json(doc.value, FAMILY)?, doc.version))
 }
@@ -251,7 +250,7 @@ pub(crate) async fn save(
         task: None,
         docs: vec![put(ns, record, version)?],
     };
-    match plans.db.call(move |s| s.commit(&commit)).await {
+    match plans.db.commit(commit).await {
         Ok(_) => Ok(()),
         Err(StoreError::Conflict { found: None, .. }) => Err(FAMILY.not_found(&format!("Plan `{id}`"))),
         Err(StoreError::Conflict { .. }) => Err(Error::new(
@@ -264,7 +263,7 @@ pub(crate) async fn save(
 
 /// Commits plan (and project) documents together; any conflict is ExtInvalidState.
 pub(crate) async fn commit(plans: &PlanService, commit: Commit, plan_id: &str) -> Result<(), Error> {
-    match plans.db.call(move |s| s.commit(&commit)).await {
+    match plans.db.commit(commit).await {
         Ok(_) => Ok(()),
         Err(StoreError::Conflict { .. }) => Err(Error::new(
             ErrorKind::ExtInvalidState,

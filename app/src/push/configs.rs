@@ -42,7 +42,7 @@ impl PushConfigs {
         let namespace = namespace(ctx);
         let task_id = config.task_id.clone().unwrap_or_default();
         check_id(&task_id, "taskId")?;
-        self.engine.load_task(&namespace, &task_id).await?;
+        self.engine.load_task(&namespace, &task_id)?;
         self.delivery
             .check_url(&config.url)
             .map_err(|why| FAMILY.invalid_params("url", &why))?;
@@ -64,7 +64,7 @@ impl PushConfigs {
                 to_json(&config, FAMILY)?,
             )],
         };
-        self.db.run(FAMILY, move |s| s.commit(&commit)).await?;
+        self.db.commit_run(FAMILY, commit).await?;
         Ok(config)
     }
 
@@ -74,10 +74,10 @@ impl PushConfigs {
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, Error> {
         let namespace = namespace(ctx);
-        self.engine.load_task(&namespace, &request.task_id).await?;
+        self.engine.load_task(&namespace, &request.task_id)?;
         let key = config_key(&request.task_id, &request.id);
         let ns = namespace.clone();
-        match self.db.run(FAMILY, move |s| s.get_doc(COLL, &ns, &key)).await? {
+        match self.db.run(FAMILY, move |s| s.get_doc(COLL, &ns, &key))? {
             Some(doc) => from_json(doc.value, FAMILY),
             None => Err(Error::new(
                 ErrorKind::TaskNotFound,
@@ -95,7 +95,7 @@ impl PushConfigs {
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
         let namespace = namespace(ctx);
-        self.engine.load_task(&namespace, &request.task_id).await?;
+        self.engine.load_task(&namespace, &request.task_id)?;
         let limit = match request.page_size {
             None | Some(0) => 100,
             Some(n) if (1..=100).contains(&n) => n as usize,
@@ -108,12 +108,9 @@ impl PushConfigs {
             .filter(|t| !t.is_empty())
             .map(|t| format!("{prefix}{t}"));
         let ns = namespace.clone();
-        let docs = self
-            .db
-            .run(FAMILY, move |s| {
-                s.list_docs(COLL, &ns, &prefix, after.as_deref(), limit + 1)
-            })
-            .await?;
+        let docs = self.db.run(FAMILY, move |s| {
+            s.list_docs(COLL, &ns, &prefix, after.as_deref(), limit + 1)
+        })?;
         let more = docs.len() > limit;
         let mut configs = Vec::new();
         for doc in docs.into_iter().take(limit) {
@@ -136,12 +133,12 @@ impl PushConfigs {
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<Empty, Error> {
         let namespace = namespace(ctx);
-        self.engine.load_task(&namespace, &request.task_id).await?;
+        self.engine.load_task(&namespace, &request.task_id)?;
         let key = config_key(&request.task_id, &request.id);
         let ns = namespace.clone();
         let existing = {
             let key = key.clone();
-            self.db.run(FAMILY, move |s| s.get_doc(COLL, &ns, &key)).await?
+            self.db.run(FAMILY, move |s| s.get_doc(COLL, &ns, &key))?
         };
         // Deleting is idempotent (A2A §3.1.10): an absent config is already deleted.
         let Some(doc) = existing else {
@@ -156,7 +153,7 @@ impl PushConfigs {
                 Expect::Version(doc.version),
             )],
         };
-        self.db.run(FAMILY, move |s| s.commit(&commit)).await?;
+        self.db.commit_run(FAMILY, commit).await?;
         Ok(Empty {})
     }
 }

@@ -39,6 +39,45 @@ impl Default for PushConfig {
     }
 }
 
+impl PushConfig {
+    fn allow_listed(&self, url: &reqwest::Url) -> bool {
+        let host = url
+            .host_str()
+            .unwrap_or_default()
+            .trim_matches(|c| c == '[' || c == ']');
+        let with_port = url.port_or_known_default().map(|p| format!("{host}:{p}"));
+        self.allow_list
+            .iter()
+            .any(|a| a == host || Some(a.as_str()) == with_port.as_deref())
+    }
+
+    /// Checks a webhook URL as registered; the reason when refused.
+    fn check_url(&self, url: &str) -> Result<(), String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| format!("is not a valid URL: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err("must be an http or https URL".into());
+        }
+        let Some(host) = parsed.host() else {
+            return Err("must name a host".into());
+        };
+        if self.allow_listed(&parsed) {
+            return Ok(());
+        }
+        let internal = match host {
+            url::Host::Ipv4(ip) => is_internal(IpAddr::V4(ip)),
+            url::Host::Ipv6(ip) => is_internal(IpAddr::V6(ip)),
+            url::Host::Domain(name) => {
+                let name = name.trim_end_matches('.').to_ascii_lowercase();
+                name == "localhost" || name.ends_with(".localhost") || name.ends_with(".internal")
+            }
+        };
+        if internal {
+            return Err("targets a loopback or private address, which this agent does not call".into());
+        }
+        Ok(())
+    }
+}
+
 struct Job {
     namespace: String,
     task_id: String,
@@ -46,12 +85,18 @@ struct Job {
     last: bool,
 }
 
-/// The delivery machinery.
-pub struct PushDelivery {
+/// What every delivery worker shares: one HTTP client (its connection pool
+/// and TLS roots are built once), the policy and the store.
+struct Shared {
     store: Arc<dyn Store>,
     config: PushConfig,
-    queues: Mutex<HashMap<String, mpsc::UnboundedSender<Job>>>,
     client: Option<reqwest::Client>,
+}
+
+/// The delivery machinery.
+pub struct PushDelivery {
+    shared: Arc<Shared>,
+    queues: Mutex<HashMap<String, mpsc::UnboundedSender<Job>>>,
 }
 
 fn is_internal(ip: IpAddr) -> bool {
@@ -88,55 +133,24 @@ impl PushDelivery {
             .build()
             .ok();
         PushDelivery {
-            store,
-            config,
+            shared: Arc::new(Shared {
+                store,
+                config,
+                client,
+            }),
             queues: Mutex::new(HashMap::new()),
-            client,
         }
-    }
-
-    fn allow_listed(&self, url: &reqwest::Url) -> bool {
-        let host = url
-            .host_str()
-            .unwrap_or_default()
-            .trim_matches(|c| c == '[' || c == ']');
-        let with_port = url.port_or_known_default().map(|p| format!("{host}:{p}"));
-        self.config
-            .allow_list
-            .iter()
-            .any(|a| a == host || Some(a.as_str()) == with_port.as_deref())
     }
 
     /// Checks a webhook URL as registered; the reason when refused.
     pub fn check_url(&self, url: &str) -> Result<(), String> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| format!("is not a valid URL: {e}"))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err("must be an http or https URL".into());
-        }
-        let Some(host) = parsed.host() else {
-            return Err("must name a host".into());
-        };
-        if self.allow_listed(&parsed) {
-            return Ok(());
-        }
-        let internal = match host {
-            url::Host::Ipv4(ip) => is_internal(IpAddr::V4(ip)),
-            url::Host::Ipv6(ip) => is_internal(IpAddr::V6(ip)),
-            url::Host::Domain(name) => {
-                let name = name.trim_end_matches('.').to_ascii_lowercase();
-                name == "localhost" || name.ends_with(".localhost") || name.ends_with(".internal")
-            }
-        };
-        if internal {
-            return Err("targets a loopback or private address, which this agent does not call".into());
-        }
-        Ok(())
+        self.shared.config.check_url(url)
     }
 
     /// Health probe: the number of tasks with a delivery queue, or why
     /// delivery cannot work.
     pub fn probe(&self) -> Result<usize, String> {
-        if self.client.is_none() {
+        if self.shared.client.is_none() {
             return Err("the HTTP client could not be built; webhooks are not called".into());
         }
         self.queues
@@ -145,15 +159,30 @@ impl PushDelivery {
             .map_err(|_| "the delivery queue lock is poisoned".to_string())
     }
 
-    /// Queues an event of a task for delivery to its webhooks.
+    /// Queues an event of a task for delivery to its webhooks. A task with
+    /// no push configuration (the common case) costs one indexed read.
     pub fn enqueue(&self, namespace: &str, task_id: &str, _seq: u64, event: &StreamResponse) {
-        let Ok(body) = serde_json::to_value(event) else {
-            return;
-        };
         let last = match event {
             StreamResponse::Task(t) => crate::tasks::is_terminal(t.status.state),
             StreamResponse::StatusUpdate(s) => crate::tasks::is_terminal(s.status.state),
             _ => false,
+        };
+        // The store is read outside the queue lock, which every task's
+        // events pass through.
+        let queued = self.queues.lock().is_ok_and(|q| q.contains_key(task_id));
+        if !queued {
+            let prefix = format!("{task_id}/");
+            let configured = self
+                .shared
+                .store
+                .list_docs(COLL, namespace, &prefix, None, 1)
+                .is_ok_and(|docs| !docs.is_empty());
+            if !configured {
+                return;
+            }
+        }
+        let Ok(body) = serde_json::to_value(event) else {
+            return;
         };
         let Ok(mut queues) = self.queues.lock() else {
             return;
@@ -167,12 +196,7 @@ impl PushDelivery {
         let sender = queues.entry(task_id.to_string()).or_insert_with(|| {
             let (tx, rx) = mpsc::unbounded_channel();
             if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(worker(
-                    self.store.clone(),
-                    self.config.clone(),
-                    self.client.clone(),
-                    rx,
-                ));
+                runtime.spawn(worker(self.shared.clone(), rx));
             }
             tx
         });
@@ -184,27 +208,21 @@ impl PushDelivery {
     }
 }
 
-async fn worker(
-    store: Arc<dyn Store>,
-    config: PushConfig,
-    client: Option<reqwest::Client>,
-    mut rx: mpsc::UnboundedReceiver<Job>,
-) {
-    let Some(client) = client else { return };
-    let checker = PushDelivery::new(store.clone(), config.clone());
+async fn worker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Job>) {
+    let Some(client) = shared.client.clone() else {
+        return;
+    };
     while let Some(job) = rx.recv().await {
-        let (ns, prefix) = (job.namespace.clone(), format!("{}/", job.task_id));
-        let store2 = store.clone();
-        let configs = tokio::task::spawn_blocking(move || store2.list_docs(COLL, &ns, &prefix, None, 1000))
-            .await
-            .ok()
-            .and_then(Result::ok)
+        let prefix = format!("{}/", job.task_id);
+        let configs = shared
+            .store
+            .list_docs(COLL, &job.namespace, &prefix, None, 1000)
             .unwrap_or_default();
         for doc in configs {
             let Ok(target) = serde_json::from_value::<TaskPushNotificationConfig>(doc.value) else {
                 continue;
             };
-            deliver(&client, &checker, &config, &target, &job.body).await;
+            deliver(&client, &shared.config, &target, &job.body).await;
         }
         if job.last {
             break;
@@ -213,8 +231,8 @@ async fn worker(
 }
 
 /// Resolves the host and refuses internal addresses unless allow-listed.
-async fn resolves_safely(checker: &PushDelivery, url: &reqwest::Url) -> bool {
-    if checker.allow_listed(url) {
+async fn resolves_safely(config: &PushConfig, url: &reqwest::Url) -> bool {
+    if config.allow_listed(url) {
         return true;
     }
     let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
@@ -230,7 +248,6 @@ async fn resolves_safely(checker: &PushDelivery, url: &reqwest::Url) -> bool {
 
 async fn deliver(
     client: &reqwest::Client,
-    checker: &PushDelivery,
     config: &PushConfig,
     target: &TaskPushNotificationConfig,
     body: &serde_json::Value,
@@ -238,7 +255,7 @@ async fn deliver(
     let Ok(url) = reqwest::Url::parse(&target.url) else {
         return;
     };
-    if checker.check_url(&target.url).is_err() || !resolves_safely(checker, &url).await {
+    if config.check_url(&target.url).is_err() || !resolves_safely(config, &url).await {
         return;
     }
     let Ok(payload) = serde_json::to_vec(body) else {

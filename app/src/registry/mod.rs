@@ -50,7 +50,7 @@ impl Registry {
             }
         }
         let (ns, key, coll) = (namespace.to_string(), name.to_string(), kind.descriptor().name);
-        let doc = self.db.run(FAMILY, move |s| s.get_doc(coll, &ns, &key)).await?;
+        let doc = self.db.run(FAMILY, move |s| s.get_doc(coll, &ns, &key))?;
         Ok(doc.map(|d| entity_of(&d)))
     }
 
@@ -90,8 +90,7 @@ impl Registry {
         let (ns, coll) = (namespace.to_string(), E::descriptor().name);
         let docs = self
             .db
-            .run(FAMILY, move |s| s.list_docs(coll, &ns, "", None, usize::MAX))
-            .await?;
+            .run(FAMILY, move |s| s.list_docs(coll, &ns, "", None, usize::MAX))?;
         items.extend(docs.iter().map(entity_of));
         let text = |v: &Value, field: &str| v[field].as_str().unwrap_or_default().to_lowercase();
         items.retain(|v| {
@@ -156,11 +155,7 @@ impl Registry {
                 Value::Object(entity),
             ),
         );
-        match self
-            .db
-            .call(move |s| s.commit(&Commit { task: None, docs }))
-            .await
-        {
+        match self.db.commit(Commit { task: None, docs }).await {
             Ok(_) => {}
             Err(StoreError::Conflict { .. }) => {
                 return Err(Error::new(
@@ -233,11 +228,7 @@ impl Registry {
                 Value::Object(entity),
             ),
         );
-        match self
-            .db
-            .call(move |s| s.commit(&Commit { task: None, docs }))
-            .await
-        {
+        match self.db.commit(Commit { task: None, docs }).await {
             Ok(_) => {}
             Err(StoreError::Conflict {
                 index: Some(0),
@@ -269,7 +260,7 @@ impl Registry {
             task: None,
             docs: vec![delete],
         };
-        match self.db.call(move |s| s.commit(&commit)).await {
+        match self.db.commit(commit).await {
             Ok(_) => Ok(RegistryRemoveResult {
                 namespace: namespace.to_string(),
                 name: name.to_string(),
@@ -293,10 +284,7 @@ impl Registry {
             .ok_or_else(|| FAMILY.not_found(&what(RegistryKind::Project, project)))?;
         let revision = revision.unwrap_or_else(|| entity["currentRevision"].as_i64().unwrap_or(1));
         let (ns, key) = (namespace.to_string(), revision_key(project, revision));
-        let doc = self
-            .db
-            .run(FAMILY, move |s| s.get_doc(PROJECT_REV, &ns, &key))
-            .await?;
+        let doc = self.db.run(FAMILY, move |s| s.get_doc(PROJECT_REV, &ns, &key))?;
         let files = doc
             .and_then(|d| d.value.get("files").and_then(Value::as_array).cloned())
             .ok_or_else(|| FAMILY.not_found(&format!("revision {revision} of project `{project}`")))?;

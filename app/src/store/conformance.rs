@@ -5,6 +5,23 @@
 use super::*;
 use serde_json::json;
 
+/// A typed value from its ProtoJSON form.
+fn typed<T: serde::de::DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("a valid ProtoJSON value")
+}
+
+/// A task body with `id`, told apart from others by its metadata `note`.
+fn task(id: &str, note: &str) -> Task {
+    typed(json!({ "id": id, "status": { "state": "TASK_STATE_SUBMITTED" }, "metadata": { "note": note } }))
+}
+
+/// A status-update event of task `id`, told apart by its metadata `n`.
+fn event(id: &str, n: u64) -> StreamResponse {
+    typed(json!({ "statusUpdate": {
+        "taskId": id, "contextId": "c", "status": { "state": "TASK_STATE_WORKING" }, "metadata": { "n": n }
+    } }))
+}
+
 fn row(id: &str, ns: &str, ctx: &str, state: &str, ts: &str) -> TaskRow {
     TaskRow {
         id: id.into(),
@@ -14,7 +31,7 @@ fn row(id: &str, ns: &str, ctx: &str, state: &str, ts: &str) -> TaskRow {
         status_ts: ts.into(),
         last_seq: 0,
         rank: 0,
-        body: json!({ "id": id }),
+        body: task(id, "first"),
     }
 }
 
@@ -26,7 +43,7 @@ fn create(store: &dyn Store, r: TaskRow) {
             expected_last_seq: 0,
             events: vec![EventRow {
                 seq: 1,
-                body: json!({ "task": { "id": r.id } }),
+                body: StreamResponse::Task(task(&r.id, "first")),
             }],
         }),
         docs: vec![],
@@ -68,7 +85,7 @@ pub fn task_create_update_and_events(store: &dyn Store) {
         "TASK_STATE_COMPLETED",
         "2024-01-01T00:00:01.000Z",
     );
-    updated.body = json!({ "id": "t1", "done": true });
+    updated.body = task("t1", "done");
     let update = Commit {
         task: Some(TaskWrite {
             row: updated,
@@ -77,11 +94,11 @@ pub fn task_create_update_and_events(store: &dyn Store) {
             events: vec![
                 EventRow {
                     seq: 2,
-                    body: json!({ "n": 2 }),
+                    body: event("t1", 2),
                 },
                 EventRow {
                     seq: 3,
-                    body: json!({ "n": 3 }),
+                    body: event("t1", 3),
                 },
             ],
         }),
@@ -102,10 +119,10 @@ pub fn task_create_update_and_events(store: &dyn Store) {
         got.as_ref().map(|r| r.state.as_str()),
         Some("TASK_STATE_COMPLETED")
     );
-    assert_eq!(got.map(|r| r.body), Some(json!({ "id": "t1", "done": true })));
+    assert_eq!(got.map(|r| r.body), Some(task("t1", "done")));
     let events = store.events_after("ns", "t1", 1).unwrap_or_default();
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3]);
-    assert_eq!(events[1].body, json!({ "n": 3 }));
+    assert_eq!(events[1].body, event("t1", 3));
     assert_eq!(store.events_after("ns", "t1", 3).map(|e| e.len()), Ok(0));
     assert_eq!(store.get_task("ns", "nope"), Ok(None));
     // A task is found only in its own namespace, and so are its events.
@@ -285,42 +302,151 @@ pub fn integrity_is_clean(store: &dyn Store) {
     assert_eq!(report.map(|r| r.checked_objects), Ok(1));
 }
 
+/// A task creation with one document write, as one commit.
+fn create_with_doc(id: &str, expect: Expect) -> Commit {
+    Commit {
+        task: Some(TaskWrite {
+            row: row(id, "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+            create: true,
+            expected_last_seq: 0,
+            events: vec![EventRow {
+                seq: 1,
+                body: StreamResponse::Task(task(id, "first")),
+            }],
+        }),
+        docs: vec![DocWrite::put("d", "ns", id, expect, json!(id))],
+    }
+}
+
+/// Many commits submitted at once (a durable backend gathers them into few
+/// transactions): each has its own outcome, in submission order; a commit
+/// that fails its checks changes nothing, and its neighbours stand.
+pub fn submitted_commits_stand_alone(store: &dyn Store) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut expected = vec![];
+    for i in 0..60 {
+        let id = format!("t{i}");
+        let commit = match i % 3 {
+            // The document this one writes must not exist: it does not.
+            0 => create_with_doc(&id, Expect::Absent),
+            // Creates the task of the commit just before: a conflict.
+            1 => create_with_doc(&format!("t{}", i - 1), Expect::Any),
+            // A task write that is fine, with a document write that fails:
+            // nothing of it may remain.
+            _ => create_with_doc(&id, Expect::Version(9)),
+        };
+        expected.push(i % 3 == 0);
+        let tx = tx.clone();
+        store.submit(
+            commit,
+            Box::new(move |outcome| {
+                let _ = tx.send((i, outcome));
+            }),
+        );
+    }
+    drop(tx);
+    let mut outcomes: Vec<_> = rx.iter().collect();
+    outcomes.sort_by_key(|(i, _)| *i);
+    assert_eq!(outcomes.len(), 60);
+    for (i, outcome) in &outcomes {
+        match i % 3 {
+            0 => assert!(outcome.is_ok(), "commit {i}: {outcome:?}"),
+            1 => assert_eq!(
+                outcome,
+                &Err(StoreError::Conflict {
+                    index: None,
+                    found: Some(1)
+                }),
+                "commit {i}"
+            ),
+            _ => assert_eq!(
+                outcome,
+                &Err(StoreError::Conflict {
+                    index: Some(0),
+                    found: None
+                }),
+                "commit {i}"
+            ),
+        }
+    }
+    for (i, stored) in expected.iter().enumerate() {
+        let id = format!("t{i}");
+        assert_eq!(
+            store.get_task("ns", &id).map(|t| t.is_some()),
+            Ok(*stored),
+            "task {id}"
+        );
+        assert_eq!(
+            store.get_doc("d", "ns", &id).map(|d| d.is_some()),
+            Ok(*stored),
+            "doc {id}"
+        );
+    }
+    // Ranks only grow, in commit order.
+    let page = store
+        .list_tasks(&TaskQuery {
+            namespace: "ns".into(),
+            limit: 100,
+            ..Default::default()
+        })
+        .unwrap_or_default();
+    let ids: Vec<String> = page.rows.iter().map(|r| r.id.clone()).collect();
+    let newest_first: Vec<String> = (0..60)
+        .rev()
+        .filter(|i| i % 3 == 0)
+        .map(|i| format!("t{i}"))
+        .collect();
+    assert_eq!(ids, newest_first);
+}
+
 macro_rules! store_suite {
     ($name:ident, $make:expr) => {
         mod $name {
             use super::*;
-            fn store() -> Box<dyn Store> {
+            /// The store, and the directory its files live in (if any).
+            fn store() -> (Box<dyn Store>, Option<tempfile::TempDir>) {
                 $make
             }
             #[test]
             fn task_create_update_and_events() {
-                super::task_create_update_and_events(&*store());
+                let (store, _dir) = store();
+                super::task_create_update_and_events(&*store);
             }
             #[test]
             fn list_tasks_newest_first_with_filters() {
-                super::list_tasks_newest_first_with_filters(&*store());
+                let (store, _dir) = store();
+                super::list_tasks_newest_first_with_filters(&*store);
             }
             #[test]
             fn documents_are_versioned_and_commits_atomic() {
-                super::documents_are_versioned_and_commits_atomic(&*store());
+                let (store, _dir) = store();
+                super::documents_are_versioned_and_commits_atomic(&*store);
             }
             #[test]
             fn list_docs_by_prefix_and_cursor() {
-                super::list_docs_by_prefix_and_cursor(&*store());
+                let (store, _dir) = store();
+                super::list_docs_by_prefix_and_cursor(&*store);
+            }
+            #[test]
+            fn submitted_commits_stand_alone() {
+                let (store, _dir) = store();
+                super::submitted_commits_stand_alone(&*store);
             }
             #[test]
             fn integrity_is_clean() {
-                super::integrity_is_clean(&*store());
+                let (store, _dir) = store();
+                super::integrity_is_clean(&*store);
             }
         }
     };
 }
 
-store_suite!(memory, Box::new(MemoryStore::new()));
-store_suite!(
-    sqlite,
-    Box::new(SqliteStore::open_in_memory().expect("in-memory sqlite opens"))
-);
+store_suite!(memory, (Box::new(MemoryStore::new()), None));
+store_suite!(sqlite, {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = SqliteStore::open(&dir.path().join("store.db")).expect("sqlite opens");
+    (Box::new(store), Some(dir))
+});
 
 #[test]
 fn sqlite_survives_reopen() {

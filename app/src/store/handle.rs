@@ -1,8 +1,11 @@
-//! The store as async code uses it: each call runs on tokio's blocking pool, so
-//! a durable commit's `fsync` never stalls the async workers. Every service
-//! owns a clone of the handle.
+//! The store as async code uses it. Reads run in line: they are short and
+//! never wait on the disk's durability, so a thread hop would cost more than
+//! it saves. Commits are submitted and awaited: the backend answers once the
+//! commit is durable (SQLite from its writer thread), so an `fsync` never
+//! stalls the async workers. Long scans (integrity checks) go to tokio's
+//! blocking pool. Every service owns a clone of the handle.
 
-use super::{Store, StoreError, StoreResult};
+use super::{Commit, Committed, Store, StoreError, StoreResult};
 use crate::util::Family;
 use a2a::rpc::Error;
 use std::sync::Arc;
@@ -23,17 +26,45 @@ impl StoreHandle {
         &self.store
     }
 
-    /// Runs a store call; a failure is an internal error of `family`.
-    pub async fn run<T, F>(&self, family: Family, f: F) -> Result<T, Error>
+    /// Runs store reads; a failure is an internal error of `family`.
+    ///
+    /// `f` must only read: a commit inside it would block the async worker
+    /// until the disk has it. Use [`StoreHandle::commit`] for writes.
+    pub fn run<T, F>(&self, family: Family, f: F) -> Result<T, Error>
     where
-        T: Send + 'static,
-        F: FnOnce(&dyn Store) -> StoreResult<T> + Send + 'static,
+        F: FnOnce(&dyn Store) -> StoreResult<T>,
     {
-        self.call(f).await.map_err(|e| family.internal(e.to_string()))
+        f(&*self.store).map_err(|e| family.internal(e.to_string()))
     }
 
-    /// Runs a store call and keeps the store error, so callers can map conflicts.
-    pub async fn call<T, F>(&self, f: F) -> StoreResult<T>
+    /// Commits and waits until the commit is durable; the store error is
+    /// kept, so callers can map conflicts.
+    pub async fn commit(&self, commit: Commit) -> StoreResult<Committed> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.store.submit(
+            commit,
+            Box::new(move |outcome| {
+                // The waiter may have gone (its request was dropped); the
+                // commit stands either way.
+                let _ = tx.send(outcome);
+            }),
+        );
+        rx.await.unwrap_or_else(|_| {
+            Err(StoreError::Backend(
+                "the store dropped a commit unanswered".into(),
+            ))
+        })
+    }
+
+    /// Commits like [`StoreHandle::commit`]; a failure is an internal error of `family`.
+    pub async fn commit_run(&self, family: Family, commit: Commit) -> Result<Committed, Error> {
+        self.commit(commit)
+            .await
+            .map_err(|e| family.internal(e.to_string()))
+    }
+
+    /// Runs a long store call (a full scan) on tokio's blocking pool.
+    pub async fn blocking<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&dyn Store) -> StoreResult<T> + Send + 'static,

@@ -49,12 +49,9 @@ fn check_expect(expect: Expect, found: Option<u64>, index: usize) -> StoreResult
     }
 }
 
-impl Store for MemoryStore {
-    fn backend(&self) -> &'static str {
-        "memory"
-    }
-
-    fn commit(&self, commit: &Commit) -> StoreResult<Committed> {
+impl MemoryStore {
+    /// Applies a commit: validated first, so a failed one changes nothing.
+    fn apply(&self, commit: Commit) -> StoreResult<Committed> {
         let mut state = self.lock()?;
         // Validate everything first so a failed commit changes nothing.
         if let Some(tw) = &commit.task {
@@ -97,26 +94,22 @@ impl Store for MemoryStore {
             pending.insert(key, next);
         }
         let mut task_rank = None;
-        if let Some(tw) = &commit.task {
+        if let Some(tw) = commit.task {
             state.rank += 1;
-            let mut row = tw.row.clone();
+            let mut row = tw.row;
             row.rank = state.rank;
             if let Some(last) = tw.events.last() {
                 row.last_seq = last.seq;
             }
             task_rank = Some(row.rank);
-            state
-                .events
-                .entry(row.id.clone())
-                .or_default()
-                .extend(tw.events.iter().cloned());
+            state.events.entry(row.id.clone()).or_default().extend(tw.events);
             state.tasks.insert(row.id.clone(), row);
         }
-        for (write, version) in commit.docs.iter().zip(&versions) {
-            let key = (write.coll.clone(), write.namespace.clone(), write.key.clone());
-            match &write.value {
+        for (write, version) in commit.docs.into_iter().zip(&versions) {
+            let key = (write.coll, write.namespace, write.key);
+            match write.value {
                 Some(value) => {
-                    state.docs.insert(key, (*version, value.clone()));
+                    state.docs.insert(key, (*version, value));
                 }
                 None => {
                     state.docs.remove(&key);
@@ -127,6 +120,21 @@ impl Store for MemoryStore {
             task_rank,
             doc_versions: versions,
         })
+    }
+}
+
+impl Store for MemoryStore {
+    fn backend(&self) -> &'static str {
+        "memory"
+    }
+
+    fn commit(&self, commit: &Commit) -> StoreResult<Committed> {
+        self.apply(commit.clone())
+    }
+
+    fn submit(&self, commit: Commit, done: CommitDone) {
+        // Nothing to wait for: answered in line, and the commit is moved in.
+        done(self.apply(commit))
     }
 
     fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {

@@ -1,15 +1,17 @@
 //! The storage trait every backend implements, and its record types.
 //!
-//! The trait is **synchronous**. Both backends are embedded (SQLite, memory)
-//! and every operation is a short local transaction, so an async trait would
-//! only add boxing; the services call the store through a [`StoreHandle`],
-//! which runs each call on tokio's blocking pool so a durable `fsync` never
-//! stalls the async workers. A networked backend (e.g.
-//! PostgreSQL) fits the same shape by running its own client in blocking mode.
+//! Reads are **synchronous** and short: both backends are embedded (SQLite,
+//! memory) and answer from memory or the page cache, so the services call
+//! them in line, with no thread hop. Writes are **submitted**: a backend
+//! answers each [`Commit`] through a callback once it is durable, so a
+//! durable backend can gather concurrent commits into one transaction and
+//! one `fsync` (group commit) on a thread of its own, and async code never
+//! waits on the disk ([`StoreHandle::commit`]).
 //!
 //! The model is deliberately small:
-//! - **tasks**: one row per A2A task (the Task JSON plus indexed columns) and an
-//!   append-only log of its events, each with a per-task sequence number;
+//! - **tasks**: one row per A2A task (the typed Task plus the columns queries
+//!   filter on) and an append-only log of its events (typed StreamResponses),
+//!   each with a per-task sequence number;
 //! - **documents**: versioned JSON values addressed by `(collection, namespace,
 //!   key)`, which hold registry entities, plans, project revisions, push
 //!   configurations and settings.
@@ -26,6 +28,7 @@ pub mod sqlite;
 #[cfg(test)]
 mod conformance;
 
+use a2a::types::{StreamResponse, Task};
 use serde_json::Value;
 use std::fmt;
 
@@ -36,7 +39,7 @@ pub use sqlite::SqliteStore;
 /// The current schema version of the stores' data model.
 pub const STORE_SCHEMA_VERSION: u32 = 1;
 
-/// One A2A task as stored: the Task JSON and the columns queries filter on.
+/// One A2A task as stored: the Task and the columns queries filter on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskRow {
     pub id: String,
@@ -50,15 +53,31 @@ pub struct TaskRow {
     pub last_seq: u64,
     /// Recency rank assigned by the store on every write: larger is newer.
     pub rank: i64,
-    /// The Task, as ProtoJSON.
-    pub body: Value,
+    pub body: Task,
+}
+
+impl TaskRow {
+    /// The row of `task` in `namespace` whose log ends at `last_seq`; the
+    /// store assigns the rank.
+    pub fn new(namespace: &str, task: Task, last_seq: u64) -> Self {
+        TaskRow {
+            id: task.id.clone(),
+            namespace: namespace.to_string(),
+            context_id: task.context_id.clone().unwrap_or_default(),
+            state: task.status.state.to_string(),
+            status_ts: task.status.timestamp.clone().unwrap_or_else(crate::util::now),
+            last_seq,
+            rank: 0,
+            body: task,
+        }
+    }
 }
 
 /// One persisted task event: a StreamResponse with its per-task sequence number.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EventRow {
     pub seq: u64,
-    pub body: Value,
+    pub body: StreamResponse,
 }
 
 /// A task change inside a commit.
@@ -194,12 +213,23 @@ impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// Told the outcome of a submitted commit, once it is durable or has failed.
+pub type CommitDone = Box<dyn FnOnce(StoreResult<Committed>) + Send>;
+
 /// The storage every backend provides. See the module docs for the model.
 pub trait Store: Send + Sync + 'static {
     /// Backend name, e.g. `sqlite`.
     fn backend(&self) -> &'static str;
-    /// Applies `commit` atomically and durably, or nothing of it.
+    /// Applies `commit` atomically and durably, or nothing of it; blocks until
+    /// then. Async code submits instead ([`StoreHandle::commit`]).
     fn commit(&self, commit: &Commit) -> StoreResult<Committed>;
+    /// Applies `commit` like [`Store::commit`] and tells `done` the outcome,
+    /// never before the commit is durable. A backend may answer on another
+    /// thread and gather concurrent commits into one transaction; each
+    /// commit still succeeds or fails alone. By default it commits in line.
+    fn submit(&self, commit: Commit, done: CommitDone) {
+        done(self.commit(&commit))
+    }
     /// The task `id` of `namespace`; a task of another namespace is not found.
     fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>>;
     /// Events of task `task_id` of `namespace` with a sequence number above

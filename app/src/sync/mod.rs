@@ -174,8 +174,7 @@ impl SyncService {
         let (n, coll) = (ns.to_string(), kind.descriptor().name);
         let docs = self
             .db
-            .run(FAMILY, move |s| s.list_docs(coll, &n, "", None, usize::MAX))
-            .await?;
+            .run(FAMILY, move |s| s.list_docs(coll, &n, "", None, usize::MAX))?;
         Ok(docs
             .into_iter()
             .map(|d| {

@@ -19,7 +19,7 @@ const META: &str = "sync-meta";
 impl SyncService {
     pub(super) async fn base(&self, ns: &str, key: &str) -> Result<Option<Base>, Error> {
         let (n, k) = (ns.to_string(), key.to_string());
-        let doc = self.db.run(FAMILY, move |s| s.get_doc(BASE, &n, &k)).await?;
+        let doc = self.db.run(FAMILY, move |s| s.get_doc(BASE, &n, &k))?;
         Ok(doc.and_then(|d| {
             Some(Base {
                 local: d.value["local"].as_i64()?,
@@ -31,7 +31,7 @@ impl SyncService {
     /// The last pull and push times with `remote`.
     pub(super) async fn meta(&self, ns: &str, remote: &str) -> Result<Value, Error> {
         let (n, key) = (ns.to_string(), remote.to_string());
-        let doc = self.db.run(FAMILY, move |s| s.get_doc(META, &n, &key)).await?;
+        let doc = self.db.run(FAMILY, move |s| s.get_doc(META, &n, &key))?;
         Ok(doc.map(|d| d.value).unwrap_or_else(|| json!({})))
     }
 
@@ -52,7 +52,7 @@ impl SyncService {
 
     pub(super) async fn commit(&self, docs: Vec<DocWrite>, what: &str) -> Result<(), Error> {
         let commit = Commit { task: None, docs };
-        match self.db.call(move |s| s.commit(&commit)).await {
+        match self.db.commit(commit).await {
             Ok(_) => Ok(()),
             Err(StoreError::Conflict { .. }) => Err(Error::new(
                 ErrorKind::ExtInvalidState,

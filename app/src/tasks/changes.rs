@@ -25,10 +25,7 @@ pub fn is_interrupted(state: TaskState) -> bool {
 
 /// The wire name of a state (the stores index it).
 pub fn state_name(state: TaskState) -> String {
-    serde_json::to_value(state)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    state.to_string()
 }
 
 /// What a change to a task produced.

@@ -6,12 +6,15 @@
 //! in one durable transaction, then deliver to the subscribers registered
 //! under the same lock. A subscriber registers while holding the lock, after
 //! reading the snapshot or the backlog, so it sees every later event exactly
-//! once and in order.
+//! once and in order. A task's slot (its lock and subscribers) lives only
+//! while something uses it: it is released when the last user leaves and
+//! nobody is subscribed, so finished, failed or never-existing tasks leave
+//! nothing behind.
 
-use super::changes::{artifact_change, is_terminal, stamp_seq, state_name, status_change, Change};
+use super::changes::{artifact_change, is_terminal, stamp_seq, status_change, Change};
 use crate::push::PushDelivery;
 use crate::store::{Commit, DocWrite, EventRow, StoreError, StoreHandle, TaskRow, TaskWrite};
-use crate::util::{self, from_json, to_json, Family};
+use crate::util::Family;
 use a2a::rpc::{Error, Event};
 use a2a::types::{Artifact, Message, StreamResponse, Task, TaskState};
 use a2a::ErrorKind;
@@ -22,11 +25,26 @@ use tokio::sync::mpsc;
 const FAMILY: Family = Family::A2a;
 
 type Sub = mpsc::UnboundedSender<Event<StreamResponse>>;
+type Slot = Arc<tokio::sync::Mutex<Live>>;
 
 #[derive(Default)]
 struct Live {
     subscribers: Vec<Sub>,
 }
+
+/// What a subscriber gets: the backlog, then (unless the task has ended)
+/// the live events.
+pub(crate) type Subscription = (
+    VecDeque<Event<StreamResponse>>,
+    Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
+);
+
+/// One status step of [`TaskEngine::set_statuses`]: state, agent message, event metadata.
+pub(crate) type StatusStep = (
+    TaskState,
+    Option<Message>,
+    Option<serde_json::Map<String, serde_json::Value>>,
+);
 
 /// The task engine: every task change goes through it. Clones share the
 /// per-task locks and subscriber lists.
@@ -34,7 +52,7 @@ struct Live {
 pub struct TaskEngine {
     db: StoreHandle,
     push: Arc<PushDelivery>,
-    live: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<Live>>>>>,
+    live: Arc<Mutex<HashMap<String, Slot>>>,
 }
 
 impl TaskEngine {
@@ -46,12 +64,31 @@ impl TaskEngine {
         }
     }
 
-    fn slot(&self, task_id: &str) -> Result<Arc<tokio::sync::Mutex<Live>>, Error> {
+    fn slot(&self, task_id: &str) -> Result<Slot, Error> {
         let mut map = self
             .live
             .lock()
             .map_err(|_| FAMILY.internal("task registry lock poisoned"))?;
         Ok(map.entry(task_id.to_string()).or_default().clone())
+    }
+
+    /// Gives up this use of `slot` (its guard already dropped); the slot goes
+    /// when no other use holds it and nobody is subscribed. Slots are only
+    /// handed out under the registry lock, so the count read under it is exact.
+    fn release(&self, task_id: &str, slot: Slot) {
+        let Ok(mut map) = self.live.lock() else {
+            return;
+        };
+        // Ours and the registry's: nobody else holds or waits for the lock.
+        if Arc::strong_count(&slot) == 2 {
+            let idle = slot.try_lock().is_ok_and(|mut live| {
+                live.subscribers.retain(|tx| !tx.is_closed());
+                live.subscribers.is_empty()
+            });
+            if idle {
+                map.remove(task_id);
+            }
+        }
     }
 
     /// Health probe: the number of live task slots, or why the engine is broken.
@@ -62,21 +99,10 @@ impl TaskEngine {
             .map_err(|_| "the task registry lock is poisoned".to_string())
     }
 
-    fn forget(&self, task_id: &str) {
-        if let Ok(mut map) = self.live.lock() {
-            map.remove(task_id);
-        }
-    }
-
     /// Loads a task the caller may read in `namespace`, else TaskNotFound.
-    pub(crate) async fn load_task(&self, namespace: &str, id: &str) -> Result<(Task, TaskRow), Error> {
-        let (ns, key) = (namespace.to_string(), id.to_string());
-        let row = self.db.run(FAMILY, move |s| s.get_task(&ns, &key)).await?;
-        match row {
-            Some(row) => {
-                let task: Task = from_json(row.body.clone(), FAMILY)?;
-                Ok((task, row))
-            }
+    pub(crate) fn load_task(&self, namespace: &str, id: &str) -> Result<TaskRow, Error> {
+        match self.db.run(FAMILY, |s| s.get_task(namespace, id))? {
+            Some(row) => Ok(row),
             None => Err(Error::new(
                 ErrorKind::TaskNotFound,
                 format!("Task `{id}` not found"),
@@ -99,37 +125,38 @@ impl TaskEngine {
         ),
         Error,
     > {
-        let slot = self.slot(&task.id)?;
+        let id = task.id.clone();
+        let slot = self.slot(&id)?;
         let mut live = slot.lock().await;
         let event = StreamResponse::Task(task.clone());
-        let body = to_json(&task, FAMILY)?;
         let commit = Commit {
             task: Some(TaskWrite {
-                row: row_of(namespace, &task, body, 1),
+                row: TaskRow::new(namespace, task, 1),
                 create: true,
                 expected_last_seq: 0,
                 events: vec![EventRow {
                     seq: 1,
-                    body: to_json(&event, FAMILY)?,
+                    body: event.clone(),
                 }],
             }),
             docs,
         };
-        self.db
-            .call(move |s| s.commit(&commit))
-            .await
-            .map_err(|e| match e {
-                StoreError::Conflict { index: Some(_), .. } => Error::new(
-                    ErrorKind::ExtAlreadyExists,
-                    "a document written with the task already exists",
-                ),
-                other => FAMILY.internal(other.to_string()),
-            })?;
-        let (tx, rx) = mpsc::unbounded_channel();
-        live.subscribers.push(tx);
-        let first = Event::with_seq(1, event.clone());
-        self.push.enqueue(namespace, &task.id, 1, &event);
-        Ok((first, rx))
+        let committed = self.db.commit(commit).await.map_err(|e| match e {
+            StoreError::Conflict { index: Some(_), .. } => Error::new(
+                ErrorKind::ExtAlreadyExists,
+                "a document written with the task already exists",
+            ),
+            other => FAMILY.internal(other.to_string()),
+        });
+        let outcome = committed.map(|_| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            live.subscribers.push(tx);
+            self.push.enqueue(namespace, &id, 1, &event);
+            (Event::with_seq(1, event), rx)
+        });
+        drop(live);
+        self.release(&id, slot);
+        outcome
     }
 
     /// Applies `f` to a task under its lock; commits the task and the events
@@ -158,40 +185,56 @@ impl TaskEngine {
     {
         let slot = self.slot(task_id)?;
         let mut live = slot.lock().await;
-        let (mut task, row) = self.load_task(namespace, task_id).await?;
+        let outcome = self.mutate_locked(&mut live, namespace, task_id, docs, f).await;
+        drop(live);
+        self.release(task_id, slot);
+        outcome
+    }
+
+    /// The body of [`TaskEngine::mutate_with`], under the task's lock.
+    async fn mutate_locked<F>(
+        &self,
+        live: &mut Live,
+        namespace: &str,
+        task_id: &str,
+        docs: Vec<DocWrite>,
+        f: F,
+    ) -> Result<Task, Error>
+    where
+        F: FnOnce(&mut Task) -> Result<Change, Error>,
+    {
+        let row = self.load_task(namespace, task_id)?;
+        let expected_last_seq = row.last_seq;
+        let mut task = row.body;
         let change = f(&mut task)?;
         let mut events = Vec::with_capacity(change.events.len());
         let mut rows = Vec::with_capacity(change.events.len());
         for (i, mut data) in change.events.into_iter().enumerate() {
-            let seq = row.last_seq + 1 + i as u64;
+            let seq = expected_last_seq + 1 + i as u64;
             stamp_seq(&mut data, seq);
             rows.push(EventRow {
                 seq,
-                body: to_json(&data, FAMILY)?,
+                body: data.clone(),
             });
             events.push(Event::with_seq(seq, data));
         }
-        let last_seq = row.last_seq + events.len() as u64;
-        let body = to_json(&task, FAMILY)?;
+        let last_seq = expected_last_seq + events.len() as u64;
         let commit = Commit {
             task: Some(TaskWrite {
-                row: row_of(namespace, &task, body, last_seq),
+                row: TaskRow::new(namespace, task.clone(), last_seq),
                 create: false,
-                expected_last_seq: row.last_seq,
+                expected_last_seq,
                 events: rows,
             }),
             docs,
         };
-        self.db
-            .call(move |s| s.commit(&commit))
-            .await
-            .map_err(|e| match e {
-                StoreError::Conflict { index: Some(_), .. } => Error::new(
-                    ErrorKind::ExtInvalidState,
-                    "a document changed concurrently; retry",
-                ),
-                other => FAMILY.internal(other.to_string()),
-            })?;
+        self.db.commit(commit).await.map_err(|e| match e {
+            StoreError::Conflict { index: Some(_), .. } => Error::new(
+                ErrorKind::ExtInvalidState,
+                "a document changed concurrently; retry",
+            ),
+            other => FAMILY.internal(other.to_string()),
+        })?;
         for event in &events {
             live.subscribers.retain(|tx| tx.send(event.clone()).is_ok());
             if let Some(seq) = event.seq {
@@ -200,10 +243,8 @@ impl TaskEngine {
         }
         if is_terminal(task.status.state) {
             // Nothing can follow: release the subscribers (their streams end
-            // on the terminal event they already hold) and the slot.
+            // on the terminal event they already hold), and with them the slot.
             live.subscribers.clear();
-            drop(live);
-            self.forget(task_id);
         }
         Ok(task)
     }
@@ -219,6 +260,24 @@ impl TaskEngine {
     ) -> Result<Task, Error> {
         self.mutate(namespace, task_id, |task| {
             status_change(task, state, message, metadata)
+        })
+        .await
+    }
+
+    /// Moves a task through several statuses in one commit (e.g. working,
+    /// then completed): each step is its own event, all durable at once.
+    pub(crate) async fn set_statuses(
+        &self,
+        namespace: &str,
+        task_id: &str,
+        steps: Vec<StatusStep>,
+    ) -> Result<Task, Error> {
+        self.mutate(namespace, task_id, |task| {
+            let mut events = Vec::with_capacity(steps.len());
+            for (state, message, metadata) in steps {
+                events.extend(status_change(task, state, message, metadata)?.events);
+            }
+            Ok(Change { events })
         })
         .await
     }
@@ -246,42 +305,46 @@ impl TaskEngine {
         namespace: &str,
         task_id: &str,
         after: Option<u64>,
-    ) -> Result<
-        (
-            VecDeque<Event<StreamResponse>>,
-            Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
-        ),
-        Error,
-    > {
+    ) -> Result<Subscription, Error> {
         let slot = self.slot(task_id)?;
         let mut live = slot.lock().await;
-        let (task, row) = self.load_task(namespace, task_id).await?;
+        let outcome = self.subscribe_locked(&mut live, namespace, task_id, after);
+        drop(live);
+        self.release(task_id, slot);
+        outcome
+    }
+
+    /// The body of [`TaskEngine::subscribe`], under the task's lock.
+    fn subscribe_locked(
+        &self,
+        live: &mut Live,
+        namespace: &str,
+        task_id: &str,
+        after: Option<u64>,
+    ) -> Result<Subscription, Error> {
+        let row = self.load_task(namespace, task_id)?;
+        let terminal = is_terminal(row.body.status.state);
         let mut backlog = VecDeque::new();
         match after {
             Some(after) => {
-                let (ns, id) = (namespace.to_string(), task_id.to_string());
                 for event in self
                     .db
-                    .run(FAMILY, move |s| s.events_after(&ns, &id, after))
-                    .await?
+                    .run(FAMILY, |s| s.events_after(namespace, task_id, after))?
                 {
-                    let data: StreamResponse = from_json(event.body, FAMILY)?;
-                    backlog.push_back(Event::with_seq(event.seq, data));
+                    backlog.push_back(Event::with_seq(event.seq, event.body));
                 }
             }
             None => {
-                if is_terminal(task.status.state) {
+                if terminal {
                     return Err(Error::new(
                         ErrorKind::UnsupportedOperation,
                         format!("Task `{task_id}` is in a terminal state and cannot be subscribed to"),
                     ));
                 }
-                backlog.push_back(Event::with_seq(row.last_seq, StreamResponse::Task(task.clone())));
+                backlog.push_back(Event::with_seq(row.last_seq, StreamResponse::Task(row.body)));
             }
         }
-        let rx = if is_terminal(task.status.state) {
-            drop(live);
-            self.forget(task_id);
+        let rx = if terminal {
             None
         } else {
             let (tx, rx) = mpsc::unbounded_channel();
@@ -289,18 +352,5 @@ impl TaskEngine {
             Some(rx)
         };
         Ok((backlog, rx))
-    }
-}
-
-fn row_of(namespace: &str, task: &Task, body: serde_json::Value, last_seq: u64) -> TaskRow {
-    TaskRow {
-        id: task.id.clone(),
-        namespace: namespace.to_string(),
-        context_id: task.context_id.clone().unwrap_or_default(),
-        state: state_name(task.status.state),
-        status_ts: task.status.timestamp.clone().unwrap_or_else(util::now),
-        last_seq,
-        rank: 0,
-        body,
     }
 }

@@ -9,7 +9,7 @@ use super::stream::{ends_stream, TaskEvents};
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
 use crate::push::PushDelivery;
 use crate::store::{DocWrite, Expect, StoreHandle, TaskQuery};
-use crate::util::{self, from_json, namespace, to_json, Family};
+use crate::util::{self, namespace, to_json, Family};
 use a2a::rpc::{CallContext, Error, Event, EventStream};
 use a2a::types::{
     ListTasksRequest, ListTasksResponse, Message, StreamResponse, Task, TaskPushNotificationConfig,
@@ -192,7 +192,7 @@ impl TaskService {
         let Some(task_id) = message.task_id.as_deref().filter(|s| !s.is_empty()) else {
             return Ok(None);
         };
-        let (task, _) = self.engine.load_task(namespace, task_id).await?;
+        let task = self.engine.load_task(namespace, task_id)?.body;
         if is_terminal(task.status.state) {
             return Err(Error::new(
                 ErrorKind::UnsupportedOperation,
@@ -298,7 +298,7 @@ impl TaskService {
                     }
                 }
                 drop(rx);
-                let (mut task, _) = self.engine.load_task(&namespace, &task_id).await?;
+                let mut task = self.engine.load_task(&namespace, &task_id)?.body;
                 trim_history(&mut task, config.history_length);
                 Ok(a2a::types::SendMessageResponse::Task(task))
             }
@@ -336,7 +336,7 @@ impl TaskService {
     ) -> Result<Task, Error> {
         let namespace = namespace(ctx);
         check_history_length(request.history_length, "historyLength")?;
-        let (mut task, _) = self.engine.load_task(&namespace, &request.id).await?;
+        let mut task = self.engine.load_task(&namespace, &request.id)?.body;
         trim_history(&mut task, request.history_length);
         Ok(task)
     }
@@ -378,14 +378,14 @@ impl TaskService {
             before_rank,
             limit: page_size as usize,
         };
-        let page = self.db.run(FAMILY, move |s| s.list_tasks(&query)).await?;
+        let page = self.db.run(FAMILY, move |s| s.list_tasks(&query))?;
         let next_page_token = match (page.more, page.rows.last()) {
             (true, Some(last)) => last.rank.to_string(),
             _ => String::new(),
         };
         let mut tasks = Vec::with_capacity(page.rows.len());
         for row in page.rows {
-            let mut task: Task = from_json(row.body, FAMILY)?;
+            let mut task = row.body;
             if !request.include_artifacts.unwrap_or(false) {
                 task.artifacts.clear();
             }

@@ -1,0 +1,45 @@
+//! How rows travel between Rust and SQLite: errors, the JSON text of typed
+//! bodies, and the task columns every task query selects.
+
+use crate::store::{StoreError, StoreResult, TaskRow};
+use serde::{de::DeserializeOwned, Serialize};
+
+pub(super) fn backend<E: std::fmt::Display>(e: E) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+/// The JSON text a typed body is stored as.
+pub(super) fn encode<T: Serialize>(value: &T) -> StoreResult<String> {
+    serde_json::to_string(value).map_err(backend)
+}
+
+/// A stored body, decoded straight into its type.
+pub(super) fn decode<T: DeserializeOwned>(text: &str) -> StoreResult<T> {
+    serde_json::from_str(text).map_err(|e| StoreError::Backend(format!("stored data is unreadable: {e}")))
+}
+
+/// The columns of a task row, in the order [`task_from_row`] reads them.
+pub(super) const TASK_COLUMNS: &str = "id, namespace, context_id, state, status_ts, last_seq, rank, body";
+
+/// A task row selected with [`TASK_COLUMNS`]; a body that does not decode is
+/// reported as a store failure, not a panic.
+pub(super) fn task_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoreResult<TaskRow>> {
+    // Borrowed from SQLite's buffer: the text is parsed, never copied.
+    let body = row.get_ref(7)?.as_str().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(7, rusqlite::types::Type::Text, Box::new(e))
+    })?;
+    let task = match decode(body) {
+        Ok(task) => task,
+        Err(e) => return Ok(Err(e)),
+    };
+    Ok(Ok(TaskRow {
+        id: row.get(0)?,
+        namespace: row.get(1)?,
+        context_id: row.get(2)?,
+        state: row.get(3)?,
+        status_ts: row.get(4)?,
+        last_seq: row.get::<_, i64>(5)? as u64,
+        rank: row.get(6)?,
+        body: task,
+    }))
+}
