@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The config file: the server's settings plus the application's.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]

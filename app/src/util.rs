@@ -37,9 +37,11 @@ pub fn normalize_ts(text: &str) -> Option<String> {
     OffsetDateTime::parse(text, &Rfc3339).ok().map(format_ts)
 }
 
-/// A fresh random identifier.
+/// A fresh identifier: a UUIDv7, i.e. a millisecond timestamp then random
+/// bits. Ids made later sort later, so a store's indexes on them grow at
+/// their end instead of touching a random page per new row.
 pub fn new_id() -> String {
-    uuid::Uuid::new_v4().to_string()
+    uuid::Uuid::now_v7().to_string()
 }
 
 /// The namespace the call acts in, as the router resolved and authorized it

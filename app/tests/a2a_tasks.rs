@@ -39,7 +39,15 @@ async fn stream(
             .unwrap_or_else(|| a2a::Error::new(a2a::ErrorKind::InternalError, "not a stream"))),
         Outcome::Stream(s) => {
             let items: Vec<_> = s.take(50).collect().await;
-            items.into_iter().collect()
+            items
+                .into_iter()
+                .map(|item| {
+                    item.map(|e| Event {
+                        seq: e.seq,
+                        data: e.json(),
+                    })
+                })
+                .collect()
         }
     }
 }
@@ -328,7 +336,16 @@ async fn subscribers_see_the_same_events_in_order_and_can_resume() {
     let mut seen = vec![];
     for s in subs {
         let events: Vec<_> = s.take(10).collect().await;
-        let events: Vec<Event<Value>> = events.into_iter().collect::<Result<_, _>>().expect("events");
+        let events: Vec<Event<Value>> = events
+            .into_iter()
+            .map(|item| {
+                item.map(|e| Event {
+                    seq: e.seq,
+                    data: e.json(),
+                })
+            })
+            .collect::<Result<_, _>>()
+            .expect("events");
         assert!(events[0].data.get("task").is_some(), "first event is the Task");
         let last = events
             .last()

@@ -27,7 +27,7 @@ impl Dispatch for Broken {
         Box::pin(async move {
             match method {
                 // A result of the wrong shape: a number where the task id goes.
-                "GetTask" => Outcome::Single(Ok(json!({"id": 7}))),
+                "GetTask" => Outcome::from_value(Ok(json!({"id": 7}))),
                 // The right reason with the wrong code.
                 "CancelTask" => Outcome::Single(Err(a2a::Error {
                     code: -32099,

@@ -254,7 +254,8 @@ async fn streaming_method_yields_encoded_events_in_order() {
     let events: Vec<_> = stream.map(|e| e.expect("event")).collect().await;
     let seqs: Vec<_> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, [Some(1), Some(2), Some(3)]);
-    assert_eq!(events[0].data["statusUpdate"]["taskId"], "t5");
+    let first: serde_json::Value = serde_json::from_str(events[0].data.get()).expect("JSON");
+    assert_eq!(first["statusUpdate"]["taskId"], "t5");
 }
 
 #[test]

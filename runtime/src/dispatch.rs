@@ -5,6 +5,7 @@
 use crate::context::CallContext;
 use crate::error::{Error, ErrorRegistry};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::fmt;
 use std::future::Future;
@@ -37,13 +38,31 @@ impl<T> Event<T> {
     }
 }
 
+impl Event<RawJson> {
+    /// The event's data decoded into a JSON value (for in-process callers;
+    /// transports copy the encoded data as it is). Encoded JSON always decodes.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(self.data.get()).unwrap_or(Value::Null)
+    }
+}
+
 /// The events of a streaming method, as a handler produces them.
 pub type EventStream<T> = Pin<Box<dyn Stream<Item = Result<Event<T>, Error>> + Send>>;
 
+/// JSON already encoded: what handlers' results and events travel to the
+/// transports as. Encoded once, straight from the typed value, and written
+/// into the envelope as it is, with no intermediate `Value` tree.
+pub type RawJson = Box<RawValue>;
+
+/// Encodes a value into [`RawJson`].
+pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::Error> {
+    serde_json::value::to_raw_value(value)
+}
+
 /// The answer of the dispatcher: one result, or a stream of JSON events.
 pub enum Outcome {
-    Single(Result<Value, Error>),
-    Stream(EventStream<Value>),
+    Single(Result<RawJson, Error>),
+    Stream(EventStream<RawJson>),
 }
 
 impl fmt::Debug for Outcome {
@@ -83,11 +102,46 @@ impl Outcome {
         }
     }
 
-    /// The unary result; a stream is JSON-RPC's internal error here (the caller
-    /// asked a streaming method for one value).
+    /// A unary outcome from a JSON value (for dispatchers that hold JSON).
+    pub fn from_value(result: Result<Value, Error>) -> Self {
+        Outcome::Single(result.and_then(|value| {
+            to_raw(&value).map_err(|e| Error {
+                code: JSONRPC_INTERNAL_ERROR,
+                message: format!("result could not be encoded: {e}"),
+                data: None,
+            })
+        }))
+    }
+
+    /// A stream outcome from JSON events (for dispatchers that hold JSON).
+    pub fn from_values(events: EventStream<Value>) -> Self {
+        Outcome::Stream(Box::pin(MapStream::new(
+            events,
+            |item: Result<Event<Value>, Error>| {
+                item.and_then(|event| {
+                    let data = to_raw(&event.data).map_err(|e| Error {
+                        code: JSONRPC_INTERNAL_ERROR,
+                        message: format!("event could not be encoded: {e}"),
+                        data: None,
+                    })?;
+                    Ok(Event { seq: event.seq, data })
+                })
+            },
+        )))
+    }
+
+    /// The unary result, decoded into a JSON value (for in-process callers);
+    /// a stream is JSON-RPC's internal error here (the caller asked a
+    /// streaming method for one value).
     pub fn into_single(self) -> Result<Value, Error> {
         match self {
-            Outcome::Single(result) => result,
+            Outcome::Single(result) => result.and_then(|raw| {
+                serde_json::from_str(raw.get()).map_err(|e| Error {
+                    code: JSONRPC_INTERNAL_ERROR,
+                    message: format!("result is not JSON: {e}"),
+                    data: None,
+                })
+            }),
             Outcome::Stream(_) => Err(Error {
                 code: JSONRPC_INTERNAL_ERROR,
                 message: "expected a single result, got a stream".into(),
@@ -97,8 +151,8 @@ impl Outcome {
     }
 }
 
-fn encode<T: Serialize>(value: &T, internal: impl ErrorRegistry) -> Result<Value, Error> {
-    serde_json::to_value(value).map_err(|e| Error::new(internal, format!("result could not be encoded: {e}")))
+fn encode<T: Serialize>(value: &T, internal: impl ErrorRegistry) -> Result<RawJson, Error> {
+    to_raw(value).map_err(|e| Error::new(internal, format!("result could not be encoded: {e}")))
 }
 
 /// A JSON-level dispatcher: what transports call. Implemented by the generated

@@ -32,7 +32,7 @@ pub mod protojson;
 pub use access::authorize;
 pub use client::{CallError, ClientStream, RawEventStream, Transport};
 pub use context::{CallContext, Principal, Version};
-pub use dispatch::{BoxFuture, Dispatch, Event, EventStream, MapStream, Outcome, Stream};
+pub use dispatch::{to_raw, BoxFuture, Dispatch, Event, EventStream, MapStream, Outcome, RawJson, Stream};
 pub use envelope::{JsonRpcVersion, Notification, Request, RequestId, Response, JSONRPC_VERSION};
 pub use error::{Error, ErrorRegistry, BAD_REQUEST_TYPE, ERROR_INFO_TYPE};
 pub use method::{decode_params, Access, ContractFacts, Method, MethodDescriptor};

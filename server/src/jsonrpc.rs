@@ -8,6 +8,7 @@
 
 use a2a::rpc::{contract_of_name, Error, Notification, RequestId, Response, JSONRPC_VERSION};
 use a2a::Contract;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 /// A validated request.
@@ -184,42 +185,37 @@ pub(crate) fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
     false
 }
 
-/// `{"jsonrpc":"2.0","id":…,"result":…}`
-pub(crate) fn success(id: &Value, result: Value) -> Value {
+/// `{"jsonrpc":"2.0","id":…,"result":…}`, encoded.
+pub(crate) fn success<R: Serialize>(id: &Value, result: R) -> Vec<u8> {
     response(id, Ok(result))
 }
 
-/// `{"jsonrpc":"2.0","id":…,"error":…}`
-pub(crate) fn failure(id: &Value, error: &Error) -> Value {
-    response(id, Err(error.clone()))
+/// `{"jsonrpc":"2.0","id":…,"error":…}`, encoded.
+pub(crate) fn failure(id: &Value, error: &Error) -> Vec<u8> {
+    response::<Value>(id, Err(error.clone()))
 }
 
-/// A response for a result, through the runtime's one [`Response`] envelope.
+/// A response for a result, through the runtime's one [`Response`] envelope,
+/// encoded in one pass (a result already encoded is copied in as it is).
 /// `id` is the raw id the request carried (validated by [`validate`], so it is
 /// a string, an integer or null; anything else is answered as `null`).
-pub(crate) fn response(id: &Value, result: Result<Value, Error>) -> Value {
+pub(crate) fn response<R: Serialize>(id: &Value, result: Result<R, Error>) -> Vec<u8> {
     let id = RequestId::from_value(id).unwrap_or(RequestId::Null);
     encode(&Response::new(id, result))
 }
 
-/// `{"jsonrpc":"2.0","method":…,"params":…}`
-pub(crate) fn notification(method: &str, params: Value) -> Value {
+/// `{"jsonrpc":"2.0","method":…,"params":…}`, encoded.
+pub(crate) fn notification<P: Serialize>(method: &str, params: P) -> Vec<u8> {
     encode(&Notification::new(method, params))
 }
 
-fn encode(message: &impl serde::Serialize) -> Value {
+fn encode(message: &impl Serialize) -> Vec<u8> {
     // Every member is already JSON or a generated type that encodes to it; an
     // encoding failure is the server's own internal error, never a panic.
-    serde_json::to_value(message).unwrap_or_else(|e| {
-        json!({"jsonrpc": JSONRPC_VERSION, "id": null, "error": {
-            "code": -32603, "message": format!("response could not be encoded: {e}")}})
-    })
-}
-
-/// Serializes a message; encoding a `Value` cannot fail, but never panic.
-pub(crate) fn to_bytes(value: &Value) -> Vec<u8> {
-    serde_json::to_vec(value).unwrap_or_else(|_| {
-        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"response could not be encoded"}}"#.to_vec()
+    serde_json::to_vec(message).unwrap_or_else(|e| {
+        let error = json!({"jsonrpc": JSONRPC_VERSION, "id": null, "error": {
+            "code": -32603, "message": format!("response could not be encoded: {e}")}});
+        error.to_string().into_bytes()
     })
 }
 

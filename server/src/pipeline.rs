@@ -9,7 +9,7 @@
 use crate::auth::Authenticated;
 use crate::card::{self, Binding};
 use crate::config::ServerConfig;
-use a2a::rpc::{decode_params, CallContext, Dispatch, Error, Outcome};
+use a2a::rpc::{decode_params, to_raw, CallContext, Dispatch, Error, Outcome, RawJson};
 use a2a::types::GetExtendedAgentCardRequest;
 use a2a::{capabilities, find_method, ErrorKind};
 use serde_json::Value;
@@ -19,7 +19,8 @@ use tracing::Instrument;
 
 pub(crate) struct Pipeline {
     dispatch: Arc<dyn Dispatch>,
-    extended_card: Option<Value>,
+    /// Encoded once: it is built from the configuration.
+    extended_card: Option<RawJson>,
     streaming: bool,
     push_notifications: bool,
     transport: &'static str,
@@ -28,7 +29,7 @@ pub(crate) struct Pipeline {
 impl Pipeline {
     pub(crate) fn new(config: &ServerConfig, dispatch: Arc<dyn Dispatch>, binding: Binding) -> Self {
         let extended_card = card::extended_card_enabled(config)
-            .then(|| serde_json::to_value(card::extended_agent_card(config, binding)).ok())
+            .then(|| to_raw(&card::extended_agent_card(config, binding)).ok())
             .flatten();
         Pipeline {
             dispatch,

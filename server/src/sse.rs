@@ -5,7 +5,7 @@
 //! shutdown. Dropping the body (client gone) drops the producer's stream.
 
 use crate::jsonrpc;
-use a2a::rpc::EventStream;
+use a2a::rpc::{EventStream, RawJson};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use serde_json::Value;
@@ -22,7 +22,7 @@ pub(crate) type SlotGuard = Box<dyn Send + Sync>;
 
 pub(crate) struct SseBody {
     id: Value,
-    events: EventStream<Value>,
+    events: EventStream<RawJson>,
     counter: u64,
     keep_alive: Interval,
     idle: Pin<Box<Sleep>>,
@@ -35,7 +35,7 @@ pub(crate) struct SseBody {
 impl SseBody {
     pub(crate) fn new(
         id: Value,
-        events: EventStream<Value>,
+        events: EventStream<RawJson>,
         keep_alive: Duration,
         idle_limit: Duration,
         shutdown: WaitForCancellationFutureOwned,
@@ -56,8 +56,7 @@ impl SseBody {
         }
     }
 
-    fn message(&self, sse_id: Option<u64>, payload: &Value) -> Frame<Bytes> {
-        let json = jsonrpc::to_bytes(payload);
+    fn message(&self, sse_id: Option<u64>, json: Vec<u8>) -> Frame<Bytes> {
         let mut out = Vec::with_capacity(json.len() + 32);
         if let Some(id) = sse_id {
             out.extend_from_slice(format!("id: {id}\n").as_bytes());
@@ -94,12 +93,12 @@ impl Body for SseBody {
                 let deadline = Instant::now() + this.idle_limit;
                 this.idle.as_mut().reset(deadline);
                 this.keep_alive.reset();
-                let frame = this.message(Some(sse_id), &jsonrpc::success(&this.id, event.data));
+                let frame = this.message(Some(sse_id), jsonrpc::success(&this.id, event.data));
                 return Poll::Ready(Some(Ok(frame)));
             }
             Poll::Ready(Some(Err(error))) => {
                 this.done = true;
-                let frame = this.message(None, &jsonrpc::failure(&this.id, &error));
+                let frame = this.message(None, jsonrpc::failure(&this.id, &error));
                 return Poll::Ready(Some(Ok(frame)));
             }
             Poll::Ready(None) => {

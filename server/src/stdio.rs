@@ -16,13 +16,13 @@ use crate::jsonrpc::{self, Request};
 use crate::negotiate::{self, Negotiated, PROTOCOL_VERSION};
 use crate::pipeline::Pipeline;
 use a2a::methods::markers;
-use a2a::rpc::{decode_params, CallContext, Dispatch, Error, EventStream, Method, Outcome};
+use a2a::rpc::{decode_params, CallContext, Dispatch, Error, EventStream, Method, Outcome, RawJson};
 use a2a::types::{
     AgentCard, StdioActivatedExtension, StdioImplementationInfo, StdioInitializeParams,
     StdioInitializeResult, StdioStreamCancelParams, StdioStreamCancelResult, StdioStreamResumeParams,
 };
 use a2a::{find_method, Contract, ErrorKind};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::future::poll_fn;
@@ -68,8 +68,8 @@ impl Session {
         }
     }
 
-    async fn send(&self, message: &Value) {
-        let mut line = jsonrpc::to_bytes(message);
+    async fn send(&self, encoded: Vec<u8>) {
+        let mut line = encoded;
         line.push(b'\n');
         // A send error means the writer is gone (stdout closed); nothing to do.
         let _ = self.out.send(line).await;
@@ -110,7 +110,7 @@ where
                     format!("Message exceeds the limit of {} bytes", limits.max_body_bytes),
                 )
                 .with_metadata("limit", limits.max_body_bytes.to_string());
-                session.send(&jsonrpc::failure(&Value::Null, &error)).await;
+                session.send(jsonrpc::failure(&Value::Null, &error)).await;
                 continue;
             }
             Ok(LineStatus::Line) => {}
@@ -164,7 +164,7 @@ async fn admit(session: &Session, message: &[u8], max_json_depth: usize) -> Opti
         Ok(request) => request,
         Err(rejected) => {
             session
-                .send(&jsonrpc::failure(&rejected.id, &rejected.error))
+                .send(jsonrpc::failure(&rejected.id, &rejected.error))
                 .await;
             return None;
         }
@@ -176,7 +176,7 @@ async fn admit(session: &Session, message: &[u8], max_json_depth: usize) -> Opti
                 a2a::rpc::contract_of_name(&request.method).invalid_request(),
                 "The session is not initialized: send `initialize` first",
             );
-            session.send(&jsonrpc::failure(id, &error)).await;
+            session.send(jsonrpc::failure(id, &error)).await;
         }
         return None;
     };
@@ -188,7 +188,7 @@ async fn admit(session: &Session, message: &[u8], max_json_depth: usize) -> Opti
             Err(rejected) => {
                 let (id, error) = *rejected;
                 if let Some(id) = id {
-                    session.send(&jsonrpc::failure(&id, &error)).await;
+                    session.send(jsonrpc::failure(&id, &error)).await;
                 }
                 return None;
             }
@@ -200,7 +200,7 @@ async fn admit(session: &Session, message: &[u8], max_json_depth: usize) -> Opti
         Ok(cancel) => cancel,
         Err(error) => {
             if let Some(id) = &request.id {
-                session.send(&jsonrpc::failure(id, &error)).await;
+                session.send(jsonrpc::failure(id, &error)).await;
             }
             return None;
         }
@@ -226,7 +226,7 @@ async fn answer_binding_method(session: &Session, request: Request) -> Option<Re
         _ => return Some(request),
     };
     if let Some(id) = &request.id {
-        session.send(&jsonrpc::response(id, answer)).await;
+        session.send(jsonrpc::response(id, answer)).await;
     }
     None
 }
@@ -400,14 +400,26 @@ async fn run_request(session: &Session, admitted: Admitted) {
             if cancel.is_some() {
                 session.streams().remove(&key);
             }
-            session.send(&jsonrpc::response(&id, result)).await;
+            session.send(jsonrpc::response(&id, result)).await;
         }
         Outcome::Stream(events) => {
             let final_result = forward_stream(session, &id, events, cancel.unwrap_or_default()).await;
             session.streams().remove(&key);
-            session.send(&jsonrpc::response(&id, final_result)).await;
+            session.send(jsonrpc::response(&id, final_result)).await;
         }
     }
+}
+
+/// The params of a `stream/event` notification, encoded with the event as
+/// it already is.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StreamEvent<'a> {
+    request_id: &'a Value,
+    seq: i64,
+    event: &'a RawJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_seq: Option<u64>,
 }
 
 /// Sends each event as a `stream/event` notification until the stream ends,
@@ -417,7 +429,7 @@ async fn run_request(session: &Session, admitted: Admitted) {
 async fn forward_stream(
     session: &Session,
     id: &Value,
-    mut events: EventStream<Value>,
+    mut events: EventStream<RawJson>,
     cancel: CancellationToken,
 ) -> Result<Value, Error> {
     let mut seq: i64 = 0;
@@ -430,11 +442,13 @@ async fn forward_stream(
         match next {
             Some(Ok(event)) => {
                 seq += 1;
-                let mut params = json!({ "requestId": id, "seq": seq, "event": event.data });
-                if let Some(task_seq) = event.seq {
-                    params["taskSeq"] = json!(task_seq);
-                }
-                session.send(&jsonrpc::notification(STREAM_EVENT, params)).await;
+                let params = StreamEvent {
+                    request_id: id,
+                    seq,
+                    event: &event.data,
+                    task_seq: event.seq,
+                };
+                session.send(jsonrpc::notification(STREAM_EVENT, params)).await;
             }
             Some(Err(error)) => return Err(error),
             None => return Ok(Value::Null),

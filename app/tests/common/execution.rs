@@ -51,8 +51,8 @@ pub async fn events_until(router: &Router<App>, task_id: &str, stop: &str) -> Ve
     for _ in 0..60 {
         let Some(event) = stream.next().await else { break };
         let event = event.expect("event");
-        let done = event.data["statusUpdate"]["status"]["state"] == stop;
-        let mut data = event.data;
+        let mut data = event.json();
+        let done = data["statusUpdate"]["status"]["state"] == stop;
         data["seq"] = json!(event.seq);
         seen.push(data);
         if done {

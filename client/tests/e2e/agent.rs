@@ -91,9 +91,9 @@ impl Dispatch for ExampleAgent {
                         .enumerate()
                         .map(|(i, e)| Ok(Event::with_seq(i as u64 + 1, e.clone())))
                         .collect();
-                    Outcome::Stream(Box::pin(futures_util::stream::iter(items)))
+                    Outcome::from_values(Box::pin(futures_util::stream::iter(items)))
                 }
-                _ => Outcome::Single(Ok(example.result.clone().unwrap_or(Value::Null))),
+                _ => Outcome::from_value(Ok(example.result.clone().unwrap_or(Value::Null))),
             }
         })
     }

@@ -15,7 +15,7 @@ use crate::negotiate::{
     self, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
 };
 use crate::sse::{ResponseBody, SlotGuard, SseBody};
-use a2a::rpc::{CallContext, Error, EventStream, Outcome};
+use a2a::rpc::{CallContext, Error, EventStream, Outcome, RawJson};
 use a2a::{find_method, ErrorKind};
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -35,17 +35,17 @@ struct Answer {
 }
 
 impl Answer {
-    fn json(status: StatusCode, value: &Value) -> Answer {
+    fn json(status: StatusCode, encoded: Vec<u8>) -> Answer {
         Answer {
             status,
-            body: ResponseBody::full(jsonrpc::to_bytes(value)),
+            body: ResponseBody::full(encoded),
             sse: false,
             extra: Vec::new(),
         }
     }
 
     fn error(status: StatusCode, id: &Value, error: &Error) -> Answer {
-        Answer::json(status, &jsonrpc::failure(id, error))
+        Answer::json(status, jsonrpc::failure(id, error))
     }
 }
 
@@ -307,9 +307,9 @@ impl HttpState {
 
     /// The JSON answer of a unary call; an authentication error carries its
     /// challenge.
-    fn unary_answer(&self, id: &Value, result: Result<Value, Error>) -> Answer {
+    fn unary_answer(&self, id: &Value, result: Result<RawJson, Error>) -> Answer {
         match result {
-            Ok(result) => Answer::json(StatusCode::OK, &jsonrpc::success(id, result)),
+            Ok(result) => Answer::json(StatusCode::OK, jsonrpc::success(id, result)),
             Err(error) => {
                 let status = status_of(&error);
                 let mut answer = Answer::error(status, id, &error);
@@ -323,7 +323,7 @@ impl HttpState {
 
     /// The SSE answer of a streaming call; the body holds the stream slot until
     /// the stream ends.
-    fn sse_answer(&self, id: Value, events: EventStream<Value>, slot: Option<StreamSlot>) -> Answer {
+    fn sse_answer(&self, id: Value, events: EventStream<RawJson>, slot: Option<StreamSlot>) -> Answer {
         Answer {
             status: StatusCode::OK,
             body: ResponseBody::Sse(Box::new(SseBody::new(

@@ -96,9 +96,9 @@ impl Dispatch for ExampleDispatch {
                     .enumerate()
                     .map(|(i, e)| Ok(Event::with_seq(i as u64 + 1, e)))
                     .collect();
-                Outcome::Stream(Box::pin(futures_util::stream::iter(events)))
+                Outcome::from_values(Box::pin(futures_util::stream::iter(events)))
             } else {
-                Outcome::Single(Ok(example.result.clone().unwrap_or(Value::Null)))
+                Outcome::from_value(Ok(example.result.clone().unwrap_or(Value::Null)))
             }
         })
     }
