@@ -45,6 +45,7 @@ fn facts(options: &Options) -> Facts {
         ),
         stdio_window: stdio_target::WINDOW,
         agent_stream_limit: http_target::agent_stream_limit(options.connections),
+        clock_ticks_per_second: bench::procfs::clock_ticks_per_second(),
     }
 }
 

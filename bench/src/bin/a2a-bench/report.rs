@@ -23,6 +23,8 @@ pub struct Facts {
     pub warmup: String,
     pub stdio_window: usize,
     pub agent_stream_limit: usize,
+    /// The unit of the CPU times read from `/proc/<pid>/stat`.
+    pub clock_ticks_per_second: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -140,8 +142,15 @@ pub fn render(facts: &Facts, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         out,
-        "load: {} keep-alive HTTP/1.1 connections (stdio: {} outstanding); per workload and target the first of {} requests or {} s, after a warm-up of {}; {} tasks seeded before list-tasks; agent stream limit {}\n",
-        facts.connections, facts.stdio_window, facts.requests, facts.seconds, facts.warmup, facts.seed_tasks, facts.agent_stream_limit
+        "load: {} keep-alive HTTP/1.1 connections (stdio: {} outstanding); per workload and target the first of {} requests or {} s, after a warm-up of {}; {} tasks seeded before list-tasks; agent stream limit {}; server CPU from /proc/<pid>/stat in ticks of {} ms\n",
+        facts.connections,
+        facts.stdio_window,
+        facts.requests,
+        facts.seconds,
+        facts.warmup,
+        facts.seed_tasks,
+        facts.agent_stream_limit,
+        1000 / facts.clock_ticks_per_second.max(1)
     );
     out.push_str("| workload | target | req/s | p50 µs | p99 µs | CPU µs/req | CPU × floor | req/s × floor | RSS MB | RSS/stored task |\n");
     out.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
@@ -246,6 +255,7 @@ mod tests {
             warmup: "none".into(),
             stdio_window: 1,
             agent_stream_limit: 16,
+            clock_ticks_per_second: 100,
         };
         let table = render(&facts, &rows);
         assert!(
