@@ -1,0 +1,148 @@
+//! The driver's command line.
+
+use crate::workloads::{HTTP_WORKLOADS, STDIO_WORKLOAD};
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub const USAGE: &str = "\
+usage: a2a-bench [options]
+  --agent PATH         the agent binary (default: cleveragents-agent next to a2a-bench)
+  --floor PATH         the HTTP floor (default: bench-floor next to a2a-bench)
+  --echo PATH          the stdio floor (default: bench-echo next to a2a-bench)
+  --stores LIST        agent stores, of memory,sqlite (default: both)
+  --workloads LIST     of get-task,send-message,send-streaming,list-tasks,registry-read,stdio (default: all)
+  --connections N      keep-alive HTTP connections (default 64)
+  --requests N         requests per workload and target (default 20000)
+  --seconds S          time limit per workload and target; the first of count and time ends a loop (default 10)
+  --seed-tasks N       tasks stored before list-tasks (default 10000)
+  --server-core N      the core the servers are pinned to (default 0)
+  --load-core N        the core the driver is pinned to (default 1)
+  --json FILE          also write the results as JSON";
+
+/// The agent's two stores, as the table names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    Memory,
+    Sqlite,
+}
+
+impl Store {
+    pub fn name(self) -> &'static str {
+        match self {
+            Store::Memory => "memory",
+            Store::Sqlite => "sqlite",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Options {
+    pub agent: PathBuf,
+    pub floor: PathBuf,
+    pub echo: PathBuf,
+    pub stores: Vec<Store>,
+    pub workloads: Vec<String>,
+    pub connections: usize,
+    pub requests: u64,
+    pub time: Duration,
+    pub seed_tasks: u64,
+    pub server_core: usize,
+    pub load_core: usize,
+    pub json: Option<PathBuf>,
+    /// The first three fields of `/proc/loadavg`, read when the options are.
+    pub load_average: String,
+}
+
+/// A binary next to the driver's own (they are built into one target dir).
+fn sibling(name: &str) -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(name)))
+        .unwrap_or_else(|| PathBuf::from("target/release").join(name))
+}
+
+fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
+    value
+        .parse()
+        .map_err(|_| format!("{flag}: `{value}` is not a valid number"))
+}
+
+fn list(value: &str) -> impl Iterator<Item = &str> {
+    value.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// Parses `args` (without the program name); `Ok(None)` when help was asked for.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, String> {
+    let mut options = Options {
+        agent: sibling("cleveragents-agent"),
+        floor: sibling("bench-floor"),
+        echo: sibling("bench-echo"),
+        stores: vec![Store::Memory, Store::Sqlite],
+        workloads: all_workloads(),
+        connections: 64,
+        requests: 20_000,
+        time: Duration::from_secs(10),
+        seed_tasks: 10_000,
+        server_core: 0,
+        load_core: 1,
+        json: None,
+        load_average: load_average(),
+    };
+    let mut args = args.into_iter();
+    while let Some(flag) = args.next() {
+        if flag == "-h" || flag == "--help" {
+            return Ok(None);
+        }
+        let value = args
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
+        match flag.as_str() {
+            "--agent" => options.agent = value.into(),
+            "--floor" => options.floor = value.into(),
+            "--echo" => options.echo = value.into(),
+            "--stores" => options.stores = list(&value).map(store).collect::<Result<_, _>>()?,
+            "--workloads" => options.workloads = list(&value).map(workload).collect::<Result<_, _>>()?,
+            "--connections" => options.connections = number(&flag, &value)?,
+            "--requests" => options.requests = number(&flag, &value)?,
+            "--seconds" => options.time = Duration::from_secs_f64(number(&flag, &value)?),
+            "--seed-tasks" => options.seed_tasks = number(&flag, &value)?,
+            "--server-core" => options.server_core = number(&flag, &value)?,
+            "--load-core" => options.load_core = number(&flag, &value)?,
+            "--json" => options.json = Some(value.into()),
+            other => return Err(format!("unknown option `{other}`\n{USAGE}")),
+        }
+    }
+    if options.connections == 0 || options.requests == 0 {
+        return Err("--connections and --requests must be at least 1".into());
+    }
+    Ok(Some(options))
+}
+
+fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+}
+
+fn all_workloads() -> Vec<String> {
+    HTTP_WORKLOADS
+        .iter()
+        .chain([&STDIO_WORKLOAD])
+        .map(|w| w.to_string())
+        .collect()
+}
+
+fn store(name: &str) -> Result<Store, String> {
+    match name {
+        "memory" => Ok(Store::Memory),
+        "sqlite" => Ok(Store::Sqlite),
+        other => Err(format!("unknown store `{other}` (memory, sqlite)")),
+    }
+}
+
+fn workload(name: &str) -> Result<String, String> {
+    if HTTP_WORKLOADS.contains(&name) || name == STDIO_WORKLOAD {
+        Ok(name.to_string())
+    } else {
+        Err(format!("unknown workload `{name}`\n{USAGE}"))
+    }
+}

@@ -1,0 +1,157 @@
+//! A minimal keep-alive HTTP/1.1 client over one `TcpStream`: one request at a
+//! time, the head written from a prefix built once per connection, the answer
+//! read into a reused buffer.
+//!
+//! Hand-written rather than a full client so that the load generator, pinned
+//! to one core like the server, spends as little as possible per request: no
+//! header maps, no body streams, no per-request allocation once the buffers
+//! have grown.
+
+use bench::frames::{decode_chunked, parse_response_head, BodyFraming};
+use std::net::SocketAddr;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// One answer, borrowed from the connection's buffers until the next request.
+pub struct Answer<'a> {
+    pub status: u16,
+    pub body: &'a [u8],
+}
+
+pub struct Conn {
+    addr: SocketAddr,
+    stream: Option<TcpStream>,
+    /// `POST / HTTP/1.1` and the fixed headers, up to `Content-Length: `.
+    post_prefix: Vec<u8>,
+    out: Vec<u8>,
+    /// Bytes read; the front `consumed` of them belong to the previous answer.
+    input: Vec<u8>,
+    consumed: usize,
+    /// The decoded body of a chunked answer.
+    dechunked: Vec<u8>,
+}
+
+impl Conn {
+    pub async fn connect(addr: SocketAddr) -> std::io::Result<Conn> {
+        let post_prefix = format!(
+            "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: "
+        )
+        .into_bytes();
+        let mut conn = Conn {
+            addr,
+            stream: None,
+            post_prefix,
+            out: Vec::with_capacity(1024),
+            input: Vec::with_capacity(16 * 1024),
+            consumed: 0,
+            dechunked: Vec::new(),
+        };
+        conn.reconnect().await?;
+        Ok(conn)
+    }
+
+    async fn reconnect(&mut self) -> std::io::Result<()> {
+        let stream = TcpStream::connect(self.addr).await?;
+        // Requests are one small write each; waiting to coalesce them only adds latency.
+        stream.set_nodelay(true)?;
+        self.stream = Some(stream);
+        self.input.clear();
+        self.consumed = 0;
+        Ok(())
+    }
+
+    /// POSTs a JSON-RPC body to `/` and reads the whole answer.
+    pub async fn post(&mut self, body: &[u8]) -> Result<Answer<'_>, String> {
+        self.out.clear();
+        self.out.extend_from_slice(&self.post_prefix);
+        self.out.extend_from_slice(body.len().to_string().as_bytes());
+        self.out.extend_from_slice(b"\r\n\r\n");
+        self.out.extend_from_slice(body);
+        self.exchange().await
+    }
+
+    /// GETs `path` (used to wait until a server is up).
+    pub async fn get(&mut self, path: &str) -> Result<Answer<'_>, String> {
+        self.out.clear();
+        self.out
+            .extend_from_slice(format!("GET {path} HTTP/1.1\r\nHost: {}\r\n\r\n", self.addr).as_bytes());
+        self.exchange().await
+    }
+
+    async fn exchange(&mut self) -> Result<Answer<'_>, String> {
+        if self.stream.is_none() {
+            self.reconnect().await.map_err(|e| format!("reconnect: {e}"))?;
+        }
+        self.input.drain(..self.consumed);
+        self.consumed = 0;
+        let result = self.write_and_read().await;
+        if result.is_err() {
+            // The connection's state is unknown after a failure: start afresh next time.
+            self.stream = None;
+        }
+        let (status, framing, head_len, body_len, keep_alive) = result?;
+        if !keep_alive {
+            self.stream = None;
+        }
+        let body = match framing {
+            BodyFraming::Chunked => &self.dechunked[..],
+            _ => &self.input[head_len..head_len + body_len],
+        };
+        Ok(Answer { status, body })
+    }
+
+    /// Writes the queued request and reads until its answer is complete:
+    /// (status, framing, head length, body length in `input`, keep-alive).
+    async fn write_and_read(&mut self) -> Result<(u16, BodyFraming, usize, usize, bool), String> {
+        let stream = self.stream.as_mut().ok_or("not connected")?;
+        stream
+            .write_all(&self.out)
+            .await
+            .map_err(|e| format!("write: {e}"))?;
+        let mut head = None;
+        loop {
+            if head.is_none() {
+                head = parse_response_head(&self.input)?;
+            }
+            let mut eof_ends_body = false;
+            if let Some(h) = head {
+                let body = &self.input[h.head_len..];
+                let done = match h.framing {
+                    BodyFraming::Length(n) => (body.len() >= n).then_some((h.head_len + n, n)),
+                    BodyFraming::Chunked => decode_chunked(body, &mut self.dechunked)?
+                        .map(|used| (h.head_len + used, self.dechunked.len())),
+                    BodyFraming::UntilClose => {
+                        eof_ends_body = true;
+                        None
+                    }
+                };
+                if let Some((used, body_len)) = done {
+                    self.consumed = used;
+                    return Ok((h.status, h.framing, h.head_len, body_len, h.keep_alive));
+                }
+            }
+            if self.input.capacity() - self.input.len() < 4096 {
+                self.input.reserve(16 * 1024);
+            }
+            let n = stream
+                .read_buf(&mut self.input)
+                .await
+                .map_err(|e| format!("read: {e}"))?;
+            if n == 0 {
+                return match head {
+                    Some(h) if eof_ends_body => {
+                        self.consumed = self.input.len();
+                        Ok((
+                            h.status,
+                            h.framing,
+                            h.head_len,
+                            self.input.len() - h.head_len,
+                            false,
+                        ))
+                    }
+                    _ => Err("connection closed before the answer was complete".into()),
+                };
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! `a2a-bench`: the benchmark driver. Starts each target pinned to the server
+//! core (the bare floor, the agent on each store, and for stdio the echo pipe
+//! and the agent), drives every workload from this process pinned to the load
+//! core, and prints one markdown table with the ratios to the floor measured
+//! in the same run. `scripts/bench` builds everything and runs it.
+
+mod args;
+mod http;
+mod http_target;
+mod load;
+mod process;
+mod report;
+mod stdio;
+mod stdio_target;
+mod workloads;
+
+use crate::args::Options;
+use crate::http_target::HttpTarget;
+use crate::report::{Facts, Row};
+use crate::workloads::{HTTP_WORKLOADS, STDIO_WORKLOAD};
+
+fn facts(options: &Options) -> Facts {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')))
+        .map_or_else(
+            || "unknown CPU".to_string(),
+            |(_, model)| model.trim().to_string(),
+        );
+    Facts {
+        cpu_model,
+        online_cores: bench::procfs::online_cores(),
+        load_average: options.load_average.clone(),
+        server_core: options.server_core,
+        load_core: options.load_core,
+        connections: options.connections,
+        requests: options.requests,
+        seconds: options.time.as_secs_f64(),
+        seed_tasks: options.seed_tasks,
+        warmup: format!(
+            "{} requests or {} s",
+            http_target::WARMUP.requests,
+            http_target::WARMUP.time.as_secs()
+        ),
+        stdio_window: stdio_target::WINDOW,
+        agent_stream_limit: http_target::agent_stream_limit(options.connections),
+        clock_ticks_per_second: bench::procfs::clock_ticks_per_second(),
+    }
+}
+
+/// Every target in turn; the floor first, so a broken floor stops the run early.
+async fn run(options: &Options) -> Result<Vec<Row>, String> {
+    let http: Vec<&str> = HTTP_WORKLOADS
+        .iter()
+        .copied()
+        .filter(|w| options.workloads.iter().any(|s| s == w))
+        .collect();
+    let mut rows = Vec::new();
+    if !http.is_empty() {
+        rows.extend(http_target::bench(options, HttpTarget::Floor, &http).await?);
+        for store in &options.stores {
+            rows.extend(http_target::bench(options, HttpTarget::Agent(*store), &http).await?);
+        }
+    }
+    if options.workloads.iter().any(|w| w == STDIO_WORKLOAD) {
+        rows.extend(stdio_target::bench(options)?);
+    }
+    // Rows of one workload together, floor first, in the order of the workload list.
+    let order = |row: &Row| {
+        HTTP_WORKLOADS
+            .iter()
+            .position(|w| *w == row.workload)
+            .unwrap_or(usize::MAX)
+    };
+    rows.sort_by_key(|row| (order(row), !row.is_floor));
+    report::fill_ratios(&mut rows);
+    Ok(rows)
+}
+
+fn main() {
+    let options = match args::parse(std::env::args().skip(1)) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            println!("{}", args::USAGE);
+            return;
+        }
+        Err(message) => {
+            eprintln!("a2a-bench: {message}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(message) = process::pin_to_core(options.load_core) {
+        eprintln!("a2a-bench: {message}");
+        std::process::exit(2);
+    }
+    // One thread, pinned: the load generator gets exactly one core, like the server.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime");
+    let local = tokio::task::LocalSet::new();
+    let rows = match local.block_on(&runtime, run(&options)) {
+        Ok(rows) => rows,
+        Err(message) => {
+            eprintln!("a2a-bench: {message}");
+            std::process::exit(1);
+        }
+    };
+    let facts = facts(&options);
+    println!("{}", report::render(&facts, &rows));
+    if let Some(path) = &options.json {
+        if let Err(e) = std::fs::write(path, report::to_json(&facts, &rows)) {
+            eprintln!("a2a-bench: cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
+    let errors: u64 = rows.iter().map(|r| r.errors).sum();
+    if errors > 0 {
+        std::process::exit(1);
+    }
+}

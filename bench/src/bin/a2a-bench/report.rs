@@ -1,0 +1,270 @@
+//! The results: one row per (workload, target), the ratios to the floor of the
+//! same workload in the same run, the markdown table and the JSON file.
+
+use bench::stats::{summarize, Summary};
+use serde::Serialize;
+use std::fmt::Write;
+
+use crate::load::Tally;
+
+/// The machine facts a run was measured under, printed above the table.
+#[derive(Debug, Serialize)]
+pub struct Facts {
+    pub cpu_model: String,
+    pub online_cores: usize,
+    /// `/proc/loadavg` when the run started: other work on the machine shares the pinned cores.
+    pub load_average: String,
+    pub server_core: usize,
+    pub load_core: usize,
+    pub connections: usize,
+    pub requests: u64,
+    pub seconds: f64,
+    pub seed_tasks: u64,
+    pub warmup: String,
+    pub stdio_window: usize,
+    pub agent_stream_limit: usize,
+    /// The unit of the CPU times read from `/proc/<pid>/stat`.
+    pub clock_ticks_per_second: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub workload: String,
+    pub target: String,
+    /// The baseline of its workload (the bare HTTP server, or the echo pipe).
+    pub is_floor: bool,
+    pub requests: u64,
+    pub errors: u64,
+    pub error_samples: Vec<String>,
+    pub seconds: f64,
+    pub req_per_s: f64,
+    pub latency: Summary,
+    pub cpu_us_per_req: Option<f64>,
+    /// The driver's own CPU per request, and the share of the measured wall
+    /// time it was busy: near 1, the load generator, not the server, set the pace.
+    pub load_cpu_us_per_req: Option<f64>,
+    pub load_busy: Option<f64>,
+    pub rss_bytes: Option<u64>,
+    pub cpu_vs_floor: Option<f64>,
+    pub req_per_s_vs_floor: Option<f64>,
+    /// Set on the row after which tasks were seeded: how many and the RSS growth per task.
+    pub tasks_seeded: Option<u64>,
+    pub rss_per_stored_task_bytes: Option<f64>,
+}
+
+impl Row {
+    /// A row from the warm-up's and the measured loop's tallies: errors of
+    /// both count (every answer was checked), speed from the measured one.
+    pub fn new(workload: &str, target: &str, is_floor: bool, warmup: &Tally, mut measured: Tally) -> Row {
+        let latency = summarize(&mut measured.latencies_ns);
+        let seconds = measured.elapsed.as_secs_f64();
+        let mut error_samples = warmup.error_samples.clone();
+        for sample in measured.error_samples {
+            if !error_samples.contains(&sample) {
+                error_samples.push(sample);
+            }
+        }
+        Row {
+            workload: workload.to_string(),
+            target: target.to_string(),
+            is_floor,
+            requests: measured.done,
+            errors: warmup.errors + measured.errors,
+            error_samples,
+            seconds,
+            req_per_s: if seconds > 0.0 {
+                measured.done as f64 / seconds
+            } else {
+                0.0
+            },
+            latency,
+            cpu_us_per_req: None,
+            load_cpu_us_per_req: None,
+            load_busy: None,
+            rss_bytes: None,
+            cpu_vs_floor: None,
+            req_per_s_vs_floor: None,
+            tasks_seeded: None,
+            rss_per_stored_task_bytes: None,
+        }
+    }
+}
+
+/// A threshold above which the driver's core counts as saturated.
+const SATURATED: f64 = 0.9;
+
+impl Row {
+    /// Sets the CPU figures from the server's and the driver's CPU time (µs)
+    /// spent over the measured loop.
+    pub fn set_cpu(&mut self, server_us: u64, driver_us: u64) {
+        if self.requests == 0 {
+            return;
+        }
+        let n = self.requests as f64;
+        self.cpu_us_per_req = Some(server_us as f64 / n);
+        self.load_cpu_us_per_req = Some(driver_us as f64 / n);
+        if self.seconds > 0.0 {
+            self.load_busy = Some(driver_us as f64 / 1e6 / self.seconds);
+        }
+    }
+
+    fn load_saturated(&self) -> bool {
+        self.load_busy.is_some_and(|busy| busy >= SATURATED)
+    }
+}
+
+/// Fills each non-floor row's ratios from the floor row of its workload.
+pub fn fill_ratios(rows: &mut [Row]) {
+    let floors: Vec<Row> = rows.iter().filter(|r| r.is_floor).cloned().collect();
+    for row in rows.iter_mut().filter(|r| !r.is_floor) {
+        let Some(floor) = floors.iter().find(|f| f.workload == row.workload) else {
+            continue;
+        };
+        row.cpu_vs_floor = match (row.cpu_us_per_req, floor.cpu_us_per_req) {
+            (Some(ours), Some(theirs)) if theirs > 0.0 => Some(ours / theirs),
+            _ => None,
+        };
+        row.req_per_s_vs_floor = (floor.req_per_s > 0.0).then(|| row.req_per_s / floor.req_per_s);
+    }
+}
+
+fn opt(value: Option<f64>, digits: usize, suffix: &str) -> String {
+    value.map_or_else(|| "–".to_string(), |v| format!("{v:.digits$}{suffix}"))
+}
+
+/// The facts, then the table, then what went wrong (if anything).
+pub fn render(facts: &Facts, rows: &[Row]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "machine: {} ({} cores online, load average {} at start); server pinned to core {}, load generator to core {}",
+        facts.cpu_model, facts.online_cores, facts.load_average, facts.server_core, facts.load_core
+    );
+    let _ = writeln!(
+        out,
+        "load: {} keep-alive HTTP/1.1 connections (stdio: {} outstanding); per workload and target the first of {} requests or {} s, after a warm-up of {}; {} tasks seeded before list-tasks; agent stream limit {}; server CPU from /proc/<pid>/stat in ticks of {} ms\n",
+        facts.connections,
+        facts.stdio_window,
+        facts.requests,
+        facts.seconds,
+        facts.warmup,
+        facts.seed_tasks,
+        facts.agent_stream_limit,
+        1000 / facts.clock_ticks_per_second.max(1)
+    );
+    out.push_str("| workload | target | req/s | p50 µs | p99 µs | CPU µs/req | CPU × floor | req/s × floor | RSS MB | RSS/stored task |\n");
+    out.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for row in rows {
+        let workload = if row.errors > 0 {
+            format!("{} ⚠ {} errors", row.workload, row.errors)
+        } else {
+            row.workload.clone()
+        };
+        let per_task = match (row.rss_per_stored_task_bytes, row.tasks_seeded) {
+            (Some(bytes), Some(n)) => format!("{:.2} KB ({n} tasks)", bytes / 1024.0),
+            _ => "–".into(),
+        };
+        let _ = writeln!(
+            out,
+            "| {workload} | {} | {:.0}{} | {:.0} | {:.0} | {} | {} | {} | {} | {per_task} |",
+            row.target,
+            row.req_per_s,
+            if row.load_saturated() { " †" } else { "" },
+            row.latency.p50_us,
+            row.latency.p99_us,
+            opt(row.cpu_us_per_req, 1, ""),
+            opt(row.cpu_vs_floor, 2, "×"),
+            opt(row.req_per_s_vs_floor, 2, "×"),
+            opt(row.rss_bytes.map(|b| b as f64 / (1024.0 * 1024.0)), 1, ""),
+        );
+    }
+    if rows.iter().any(Row::load_saturated) {
+        let _ = writeln!(
+            out,
+            "\n† the load generator's core was at least {:.0} % busy: that rate is bounded by the load, not the server (compare CPU µs/req)",
+            SATURATED * 100.0
+        );
+    }
+    for row in rows.iter().filter(|r| r.errors > 0) {
+        let _ = writeln!(
+            out,
+            "\nerrors in {} / {}: {}",
+            row.workload,
+            row.target,
+            row.error_samples.join(" | ")
+        );
+    }
+    out
+}
+
+/// The JSON file: the facts and every row, for comparing two runs.
+pub fn to_json(facts: &Facts, rows: &[Row]) -> String {
+    let report = serde_json::json!({ "facts": facts, "rows": rows });
+    serde_json::to_string_pretty(&report).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn row(workload: &str, target: &str, is_floor: bool, done: u64, errors: u64, server_us: u64) -> Row {
+        let measured = Tally {
+            done,
+            errors,
+            error_samples: (errors > 0)
+                .then(|| "HTTP 429: busy".to_string())
+                .into_iter()
+                .collect(),
+            latencies_ns: vec![1_000; done as usize],
+            elapsed: Duration::from_secs(1),
+        };
+        let mut row = Row::new(workload, target, is_floor, &Tally::default(), measured);
+        row.set_cpu(server_us, 950_000);
+        row
+    }
+
+    #[test]
+    fn ratios_are_to_the_floor_of_the_same_workload() {
+        let mut rows = vec![
+            row("get-task", "floor", true, 1000, 0, 10_000),
+            row("get-task", "agent/memory", false, 500, 0, 50_000),
+            row("list-tasks", "agent/memory", false, 100, 0, 100_000),
+        ];
+        fill_ratios(&mut rows);
+        assert_eq!(rows[1].cpu_vs_floor, Some(10.0));
+        assert_eq!(rows[1].req_per_s_vs_floor, Some(0.5));
+        // No floor row for list-tasks: no ratio rather than a wrong one.
+        assert_eq!(rows[2].cpu_vs_floor, None);
+        assert_eq!(rows[0].load_busy, Some(0.95));
+    }
+
+    #[test]
+    fn errors_and_a_saturated_load_are_flagged() {
+        let rows = vec![row("send-streaming", "agent/memory", false, 10, 2, 1_000)];
+        let facts = Facts {
+            cpu_model: "test".into(),
+            online_cores: 2,
+            load_average: "0.00".into(),
+            server_core: 0,
+            load_core: 1,
+            connections: 1,
+            requests: 10,
+            seconds: 1.0,
+            seed_tasks: 0,
+            warmup: "none".into(),
+            stdio_window: 1,
+            agent_stream_limit: 16,
+            clock_ticks_per_second: 100,
+        };
+        let table = render(&facts, &rows);
+        assert!(
+            table.contains("| send-streaming ⚠ 2 errors | agent/memory | 10 † |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("errors in send-streaming / agent/memory: HTTP 429: busy"),
+            "{table}"
+        );
+    }
+}
