@@ -252,9 +252,14 @@ async fn start_transport(
     dispatch: Arc<dyn a2a::rpc::Dispatch>,
 ) -> Result<(), String> {
     match mode {
-        Mode::Stdio => server::serve_stdio(&server_config, dispatch, tokio::io::stdin(), tokio::io::stdout())
-            .await
-            .map_err(|e| e.to_string()),
+        Mode::Stdio => server::serve_stdio(
+            &server_config,
+            dispatch,
+            server::pipes::stdin(),
+            server::pipes::stdout(),
+        )
+        .await
+        .map_err(|e| e.to_string()),
         Mode::Listen(addr) => {
             server_config.http.listen = addr
                 .parse()

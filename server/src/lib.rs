@@ -34,4 +34,4 @@ pub use config::{
 };
 pub use error::ServerError;
 pub use http::{serve_http, HttpServer};
-pub use stdio::serve_stdio;
+pub use stdio::{pipes, serve_stdio};

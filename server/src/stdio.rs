@@ -34,6 +34,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 mod framing;
+pub mod pipes;
 use framing::{read_line, write_lines, LineStatus};
 
 /// Method names of the binding itself.
@@ -92,7 +93,8 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (out, rx) = mpsc::channel::<Vec<u8>>(1024);
-    let writer = tokio::spawn(write_lines(output, rx));
+    // Buffered: lines queued together leave in one write.
+    let writer = tokio::spawn(write_lines(tokio::io::BufWriter::new(output), rx));
     let session = Arc::new(Session::new(config, dispatch, out));
     let limits = &config.limits;
     let permits = Arc::new(Semaphore::new(limits.max_stdio_in_flight.max(1)));

@@ -191,6 +191,7 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
         })
         .unwrap_or_default();
     assert_eq!(ids(&by_ctx), vec!["c", "a"]);
+    assert_eq!(by_ctx.total, 2);
     let by_state = store
         .list_tasks(&TaskQuery {
             state: Some("TASK_STATE_WORKING".into()),
@@ -199,6 +200,7 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
         })
         .unwrap_or_default();
     assert_eq!(ids(&by_state), vec!["b"]);
+    assert_eq!(by_state.total, 1);
     let by_time = store
         .list_tasks(&TaskQuery {
             status_ts_from: Some("2024-01-02T00:00:00.000Z".into()),
@@ -207,6 +209,38 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
         })
         .unwrap_or_default();
     assert_eq!(ids(&by_time), vec!["c", "b"]);
+    assert_eq!(by_time.total, 2);
+    // A change of state moves the totals of both states.
+    let mut done = row(
+        "b",
+        "ns",
+        "c2",
+        "TASK_STATE_COMPLETED",
+        "2024-01-05T00:00:00.000Z",
+    );
+    done.last_seq = 1;
+    let finish = Commit {
+        task: Some(TaskWrite {
+            row: done,
+            create: false,
+            expected_last_seq: 1,
+            events: vec![],
+        }),
+        docs: vec![],
+    };
+    assert!(store.commit(&finish).is_ok());
+    let total = |state: &str| {
+        store
+            .list_tasks(&TaskQuery {
+                namespace: "ns".into(),
+                state: Some(state.into()),
+                limit: 10,
+                ..Default::default()
+            })
+            .map(|page| page.total)
+    };
+    assert_eq!(total("TASK_STATE_WORKING"), Ok(0));
+    assert_eq!(total("TASK_STATE_COMPLETED"), Ok(3));
     assert_eq!(
         store.namespaces(),
         Ok(vec!["ns".to_string(), "other".to_string()])
@@ -465,4 +499,11 @@ fn sqlite_survives_reopen() {
         Some(1)
     );
     assert_eq!(store.events_after("ns", "t", 0).map(|e| e.len()), Ok(1));
+    let page = store.list_tasks(&TaskQuery {
+        namespace: "ns".into(),
+        state: Some("TASK_STATE_SUBMITTED".into()),
+        limit: 10,
+        ..Default::default()
+    });
+    assert_eq!(page.map(|p| p.total), Ok(1), "the counts are read back on open");
 }

@@ -1,16 +1,18 @@
 //! The in-memory backend: the same semantics as SQLite without durability, for
 //! tests and throwaway runs.
 
+mod tasks;
+
 use super::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard};
+use tasks::TaskTable;
 
 type DocKey = (String, String, String);
 
 #[derive(Default)]
 struct State {
-    tasks: HashMap<String, TaskRow>,
-    events: HashMap<String, Vec<EventRow>>,
+    tasks: TaskTable,
     docs: BTreeMap<DocKey, (u64, Value)>,
     rank: i64,
 }
@@ -93,6 +95,10 @@ impl MemoryStore {
             versions.push(next.unwrap_or(0));
             pending.insert(key, next);
         }
+        let events = match &commit.task {
+            Some(tw) => TaskTable::encode(&tw.events)?,
+            None => vec![],
+        };
         let mut task_rank = None;
         if let Some(tw) = commit.task {
             state.rank += 1;
@@ -102,8 +108,7 @@ impl MemoryStore {
                 row.last_seq = last.seq;
             }
             task_rank = Some(row.rank);
-            state.events.entry(row.id.clone()).or_default().extend(tw.events);
-            state.tasks.insert(row.id.clone(), row);
+            state.tasks.put(row, events);
         }
         for (write, version) in commit.docs.into_iter().zip(&versions) {
             let key = (write.coll, write.namespace, write.key);
@@ -147,36 +152,11 @@ impl Store for MemoryStore {
     }
 
     fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
-        let state = self.lock()?;
-        if state.tasks.get(task_id).is_none_or(|t| t.namespace != namespace) {
-            return Ok(vec![]);
-        }
-        Ok(state
-            .events
-            .get(task_id)
-            .map(|events| events.iter().filter(|e| e.seq > after).cloned().collect())
-            .unwrap_or_default())
+        self.lock()?.tasks.events_after(namespace, task_id, after)
     }
 
     fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
-        let state = self.lock()?;
-        let mut matching: Vec<&TaskRow> = state
-            .tasks
-            .values()
-            .filter(|row| row.namespace == query.namespace)
-            .filter(|row| query.context_id.as_ref().is_none_or(|c| &row.context_id == c))
-            .filter(|row| query.state.as_ref().is_none_or(|s| &row.state == s))
-            .filter(|row| query.status_ts_from.as_ref().is_none_or(|t| &row.status_ts >= t))
-            .collect();
-        let total = matching.len() as u64;
-        matching.sort_by_key(|row| std::cmp::Reverse(row.rank));
-        let after_cursor: Vec<&TaskRow> = matching
-            .into_iter()
-            .filter(|row| query.before_rank.is_none_or(|r| row.rank < r))
-            .collect();
-        let more = after_cursor.len() > query.limit;
-        let rows = after_cursor.into_iter().take(query.limit).cloned().collect();
-        Ok(TaskPage { rows, total, more })
+        Ok(self.lock()?.tasks.list(query))
     }
 
     fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>> {
@@ -217,7 +197,7 @@ impl Store for MemoryStore {
 
     fn namespaces(&self) -> StoreResult<Vec<String>> {
         let state = self.lock()?;
-        let mut set: BTreeSet<String> = state.tasks.values().map(|t| t.namespace.clone()).collect();
+        let mut set: BTreeSet<String> = state.tasks.namespaces().cloned().collect();
         set.extend(state.docs.keys().map(|(_, n, _)| n.clone()));
         Ok(set.into_iter().collect())
     }
@@ -225,17 +205,11 @@ impl Store for MemoryStore {
     fn check_integrity(&self, _deep: bool) -> StoreResult<Integrity> {
         let state = self.lock()?;
         let mut problems = Vec::new();
-        for (id, row) in &state.tasks {
-            let last = state
-                .events
-                .get(id)
-                .and_then(|e| e.last())
-                .map(|e| e.seq)
-                .unwrap_or(0);
+        for (row, last) in state.tasks.logs() {
             if last != row.last_seq {
                 problems.push(format!(
-                    "task {id}: last_seq {} but log ends at {last}",
-                    row.last_seq
+                    "task {}: last_seq {} but log ends at {last}",
+                    row.id, row.last_seq
                 ));
             }
         }

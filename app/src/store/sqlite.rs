@@ -3,19 +3,23 @@
 //! it returns (and so before any caller is answered), and numbered migrations
 //! tracked in `PRAGMA user_version`.
 
+mod counts;
 mod readers;
 mod rows;
 mod writer;
 
 use super::*;
+use counts::TaskCounts;
 use readers::Readers;
 use rows::{backend, decode, task_from_row, TASK_COLUMNS};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
+use std::sync::Arc;
 use writer::Writer;
 
 /// Migrations in order; migration `i` brings `user_version` from `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE tasks (
         id         TEXT PRIMARY KEY,
         namespace  TEXT NOT NULL,
@@ -43,13 +47,23 @@ const MIGRATIONS: &[&str] = &["
         PRIMARY KEY (coll, namespace, key)
     ) WITHOUT ROWID;
     CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-"];
+",
+    "
+    -- The listing's filters ride in its indexes, so filtering and counting
+    -- read the index alone and visit the table only for the rows returned.
+    DROP INDEX tasks_by_namespace_rank;
+    DROP INDEX tasks_by_context;
+    CREATE INDEX tasks_by_namespace_rank ON tasks(namespace, rank DESC, state, status_ts);
+    CREATE INDEX tasks_by_context ON tasks(namespace, context_id, rank DESC, state, status_ts);
+",
+];
 
 /// A store in one SQLite database: one writer thread (group commit) and a
 /// pool of read connections.
 pub struct SqliteStore {
     writer: Writer,
     readers: Readers,
+    counts: Arc<TaskCounts>,
 }
 
 impl SqliteStore {
@@ -64,9 +78,11 @@ impl SqliteStore {
             .map_err(backend)?;
         conn.set_prepared_statement_cache_capacity(64);
         migrate(&mut conn)?;
+        let counts = Arc::new(TaskCounts::load(&conn)?);
         Ok(SqliteStore {
-            writer: Writer::start(conn)?,
+            writer: Writer::start(conn, counts.clone())?,
             readers: Readers::new(path),
+            counts,
         })
     }
 }
@@ -164,6 +180,12 @@ impl Store for SqliteStore {
             args.push(t.clone().into());
             filter.push_str(&format!(" AND status_ts >= ?{}", args.len()));
         }
+        // Without a context or time filter the total is known; otherwise the
+        // covering indexes count the matches without reading a task.
+        let known_total = match (&query.context_id, &query.status_ts_from) {
+            (None, None) => self.counts.total(&query.namespace, query.state.as_deref()),
+            _ => None,
+        };
         let count_sql = format!("SELECT COUNT(*) FROM tasks WHERE {filter}");
         let count_args = args.len();
         if let Some(r) = query.before_rank {
@@ -176,12 +198,17 @@ impl Store for SqliteStore {
             args.len()
         );
         self.readers.with(|conn| {
-            let total: i64 = conn
-                .prepare_cached(&count_sql)
-                .and_then(|mut stmt| {
-                    stmt.query_row(rusqlite::params_from_iter(&args[..count_args]), |r| r.get(0))
-                })
-                .map_err(backend)?;
+            let total = match known_total {
+                Some(total) => total,
+                None => conn
+                    .prepare_cached(&count_sql)
+                    .and_then(|mut stmt| {
+                        stmt.query_row(rusqlite::params_from_iter(&args[..count_args]), |r| {
+                            r.get::<_, i64>(0)
+                        })
+                    })
+                    .map_err(backend)? as u64,
+            };
             let mut stmt = conn.prepare_cached(&page_sql).map_err(backend)?;
             let mapped = stmt
                 .query_map(rusqlite::params_from_iter(args.iter()), task_from_row)
@@ -192,11 +219,7 @@ impl Store for SqliteStore {
             }
             let more = rows.len() > query.limit;
             rows.truncate(query.limit);
-            Ok(TaskPage {
-                rows,
-                total: total as u64,
-                more,
-            })
+            Ok(TaskPage { rows, total, more })
         })
     }
 

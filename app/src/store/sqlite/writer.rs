@@ -6,11 +6,12 @@
 //! its outcome. Under load many commits share one `fsync`; alone, a commit
 //! costs what it did before.
 
+use super::counts::{Delta, TaskCounts};
 use super::rows::{backend, encode};
 use crate::store::{Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskWrite};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::sync::mpsc;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The most commits one transaction takes, so one turn's latency stays bounded.
 const MAX_BATCH: usize = 256;
@@ -27,12 +28,12 @@ pub(super) struct Writer {
 
 impl Writer {
     /// Starts the writer thread on `conn`.
-    pub(super) fn start(conn: Connection) -> StoreResult<Self> {
+    pub(super) fn start(conn: Connection, counts: Arc<TaskCounts>) -> StoreResult<Self> {
         let (tx, rx) = mpsc::channel::<Job>();
         let rank = RankCounter::load(&conn)?;
         let thread = std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run(conn, rank, rx))
+            .spawn(move || run(conn, rank, &counts, rx))
             .map_err(backend)?;
         Ok(Writer {
             queue: Mutex::new(Some(tx)),
@@ -74,7 +75,7 @@ impl Drop for Writer {
 }
 
 /// The writer's loop: one transaction per turn until every sender is gone.
-fn run(mut conn: Connection, mut rank: RankCounter, rx: mpsc::Receiver<Job>) {
+fn run(mut conn: Connection, mut rank: RankCounter, counts: &TaskCounts, rx: mpsc::Receiver<Job>) {
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -83,7 +84,7 @@ fn run(mut conn: Connection, mut rank: RankCounter, rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let outcomes = commit_batch(&mut conn, &mut rank, &batch);
+        let outcomes = commit_batch(&mut conn, &mut rank, counts, &batch);
         for ((_, done), outcome) in batch.into_iter().zip(outcomes) {
             done(outcome);
         }
@@ -92,17 +93,24 @@ fn run(mut conn: Connection, mut rank: RankCounter, rx: mpsc::Receiver<Job>) {
 
 /// Applies every commit of `batch` in one durable transaction, each in its
 /// own savepoint; the outcome of each, in order.
-fn commit_batch(conn: &mut Connection, rank: &mut RankCounter, batch: &[Job]) -> Vec<StoreResult<Committed>> {
+fn commit_batch(
+    conn: &mut Connection,
+    rank: &mut RankCounter,
+    counts: &TaskCounts,
+    batch: &[Job],
+) -> Vec<StoreResult<Committed>> {
     let failed_all = |e: StoreError| batch.iter().map(|_| Err(e.clone())).collect();
     let mut tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => return failed_all(backend(e)),
     };
     let mut outcomes = Vec::with_capacity(batch.len());
+    let mut deltas = Vec::with_capacity(batch.len());
     for (commit, _) in batch {
         let outcome = tx.savepoint().map_err(backend).and_then(|sp| {
-            let applied = apply(&sp, rank, commit)?;
+            let (applied, delta) = apply(&sp, rank, commit)?;
             sp.commit().map_err(backend)?;
+            deltas.extend(delta);
             Ok(applied)
         });
         // A savepoint dropped without `commit` rolls back what it did.
@@ -112,7 +120,10 @@ fn commit_batch(conn: &mut Connection, rank: &mut RankCounter, batch: &[Job]) ->
         return failed_all(e);
     }
     match tx.commit() {
-        Ok(()) => outcomes,
+        Ok(()) => {
+            counts.apply(&deltas);
+            outcomes
+        }
         Err(e) => {
             // Nothing of the turn is on disk: the ranks handed out are lost
             // too, which only leaves a gap in their sequence.
@@ -121,20 +132,31 @@ fn commit_batch(conn: &mut Connection, rank: &mut RankCounter, batch: &[Job]) ->
     }
 }
 
-/// One commit: the task write, then the document writes in order.
-fn apply(conn: &Connection, rank: &mut RankCounter, commit: &Commit) -> StoreResult<Committed> {
-    let task_rank = match &commit.task {
-        Some(tw) => Some(write_task(conn, rank.next(), tw)?),
-        None => None,
+/// One commit: the task write, then the document writes in order; what it
+/// does to the task counts.
+fn apply(
+    conn: &Connection,
+    rank: &mut RankCounter,
+    commit: &Commit,
+) -> StoreResult<(Committed, Option<Delta>)> {
+    let (task_rank, delta) = match &commit.task {
+        Some(tw) => {
+            let (rank, delta) = write_task(conn, rank.next(), tw)?;
+            (Some(rank), Some(delta))
+        }
+        None => (None, None),
     };
     let mut versions = Vec::with_capacity(commit.docs.len());
     for (index, write) in commit.docs.iter().enumerate() {
         versions.push(write_doc(conn, index, write)?);
     }
-    Ok(Committed {
-        task_rank,
-        doc_versions: versions,
-    })
+    Ok((
+        Committed {
+            task_rank,
+            doc_versions: versions,
+        },
+        delta,
+    ))
 }
 
 /// The recency rank of task writes: kept in memory by the writer, saved once
@@ -177,13 +199,19 @@ impl RankCounter {
 }
 
 /// Checks the task write's expectation, then stores the task row under
-/// `rank` and appends its events; the rank given.
-fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<i64> {
-    let found: Option<i64> = conn
-        .prepare_cached("SELECT last_seq FROM tasks WHERE id = ?1")
-        .and_then(|mut stmt| stmt.query_row([&tw.row.id], |r| r.get(0)).optional())
+/// `rank` and appends its events; the rank given and the change of state.
+fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64, Delta)> {
+    let stored: Option<(i64, String, String)> = conn
+        .prepare_cached("SELECT last_seq, namespace, state FROM tasks WHERE id = ?1")
+        .and_then(|mut stmt| {
+            stmt.query_row([&tw.row.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()
+        })
         .map_err(backend)?;
-    let found = found.map(|v| v as u64);
+    let (found, from) = match stored {
+        Some((seq, namespace, state)) => (Some(seq as u64), Some((namespace, state))),
+        None => (None, None),
+    };
     let ok = match (tw.create, found) {
         (true, None) => true,
         (false, Some(seq)) => seq == tw.expected_last_seq,
@@ -223,7 +251,12 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<i64> 
             .execute(params![tw.row.id, event.seq as i64, encode(&event.body)?])
             .map_err(backend)?;
     }
-    Ok(rank)
+    let delta = Delta {
+        namespace: tw.row.namespace.clone(),
+        from,
+        to: tw.row.state.clone(),
+    };
+    Ok((rank, delta))
 }
 
 /// Checks document write `index` against its expectation, then puts or

@@ -1,0 +1,166 @@
+//! The memory store's tasks: each task with its event log, and the orders a
+//! listing walks (newest first per namespace and per context) with the
+//! per-namespace counts, so a page costs what it returns plus what its
+//! filters skip, never a sort of the whole store. Events are kept as their
+//! encoded JSON: they are read back only to resume a stream, and the text
+//! is several times smaller than the decoded value.
+
+use crate::store::{EventRow, StoreError, StoreResult, TaskPage, TaskQuery, TaskRow};
+use std::collections::{BTreeMap, HashMap};
+
+struct Entry {
+    row: TaskRow,
+    events: Vec<(u64, Box<str>)>,
+}
+
+#[derive(Default)]
+pub(super) struct TaskTable {
+    entries: HashMap<String, Entry>,
+    /// Per namespace: rank → task id.
+    by_namespace: HashMap<String, BTreeMap<i64, String>>,
+    /// Per namespace and context: rank → task id.
+    by_context: HashMap<(String, String), BTreeMap<i64, String>>,
+    /// Per namespace: state → number of tasks.
+    counts: HashMap<String, HashMap<String, u64>>,
+}
+
+impl TaskTable {
+    pub(super) fn get(&self, id: &str) -> Option<&TaskRow> {
+        self.entries.get(id).map(|e| &e.row)
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Encodes events before anything changes, so a failure changes nothing.
+    pub(super) fn encode(events: &[EventRow]) -> StoreResult<Vec<(u64, Box<str>)>> {
+        events
+            .iter()
+            .map(|e| {
+                serde_json::to_string(&e.body)
+                    .map(|text| (e.seq, text.into_boxed_str()))
+                    .map_err(|err| StoreError::Backend(err.to_string()))
+            })
+            .collect()
+    }
+
+    /// Stores `row` (already ranked) and appends `events` to its log.
+    pub(super) fn put(&mut self, row: TaskRow, events: Vec<(u64, Box<str>)>) {
+        let previous = self.entries.remove(&row.id);
+        let mut log = Vec::new();
+        if let Some(old) = previous {
+            self.unindex(&old.row);
+            log = old.events;
+        }
+        log.extend(events);
+        self.index(&row);
+        self.entries.insert(row.id.clone(), Entry { row, events: log });
+    }
+
+    fn index(&mut self, row: &TaskRow) {
+        self.by_namespace
+            .entry(row.namespace.clone())
+            .or_default()
+            .insert(row.rank, row.id.clone());
+        self.by_context
+            .entry((row.namespace.clone(), row.context_id.clone()))
+            .or_default()
+            .insert(row.rank, row.id.clone());
+        *self
+            .counts
+            .entry(row.namespace.clone())
+            .or_default()
+            .entry(row.state.clone())
+            .or_default() += 1;
+    }
+
+    fn unindex(&mut self, row: &TaskRow) {
+        if let Some(ranks) = self.by_namespace.get_mut(&row.namespace) {
+            ranks.remove(&row.rank);
+        }
+        let key = (row.namespace.clone(), row.context_id.clone());
+        if let Some(ranks) = self.by_context.get_mut(&key) {
+            ranks.remove(&row.rank);
+            if ranks.is_empty() {
+                self.by_context.remove(&key);
+            }
+        }
+        if let Some(n) = self
+            .counts
+            .get_mut(&row.namespace)
+            .and_then(|states| states.get_mut(&row.state))
+        {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    pub(super) fn events_after(&self, namespace: &str, id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
+        let Some(entry) = self.entries.get(id).filter(|e| e.row.namespace == namespace) else {
+            return Ok(vec![]);
+        };
+        entry
+            .events
+            .iter()
+            .filter(|(seq, _)| *seq > after)
+            .map(|(seq, text)| {
+                serde_json::from_str(text)
+                    .map(|body| EventRow { seq: *seq, body })
+                    .map_err(|e| StoreError::Backend(format!("stored event is unreadable: {e}")))
+            })
+            .collect()
+    }
+
+    pub(super) fn list(&self, query: &TaskQuery) -> TaskPage {
+        let empty = BTreeMap::new();
+        let order = match &query.context_id {
+            Some(context) => self
+                .by_context
+                .get(&(query.namespace.clone(), context.clone()))
+                .unwrap_or(&empty),
+            None => self.by_namespace.get(&query.namespace).unwrap_or(&empty),
+        };
+        let matches = |id: &String| {
+            self.entries.get(id).is_some_and(|e| {
+                query.state.as_ref().is_none_or(|s| &e.row.state == s)
+                    && query
+                        .status_ts_from
+                        .as_ref()
+                        .is_none_or(|t| &e.row.status_ts >= t)
+            })
+        };
+        let upper = query.before_rank.unwrap_or(i64::MAX);
+        let mut rows: Vec<TaskRow> = order
+            .range(..upper)
+            .rev()
+            .map(|(_, id)| id)
+            .filter(|id| matches(id))
+            .take(query.limit.saturating_add(1))
+            .filter_map(|id| self.entries.get(id).map(|e| e.row.clone()))
+            .collect();
+        let more = rows.len() > query.limit;
+        rows.truncate(query.limit);
+        let total = match (&query.context_id, &query.status_ts_from) {
+            (None, None) => {
+                let states = self.counts.get(&query.namespace);
+                match &query.state {
+                    Some(state) => states.and_then(|s| s.get(state)).copied().unwrap_or(0),
+                    None => states.map(|s| s.values().sum()).unwrap_or(0),
+                }
+            }
+            _ => order.values().filter(|id| matches(id)).count() as u64,
+        };
+        TaskPage { rows, total, more }
+    }
+
+    /// Every task with the sequence number its log ends at.
+    pub(super) fn logs(&self) -> impl Iterator<Item = (&TaskRow, u64)> {
+        self.entries
+            .values()
+            .map(|e| (&e.row, e.events.last().map(|(seq, _)| *seq).unwrap_or(0)))
+    }
+
+    pub(super) fn namespaces(&self) -> impl Iterator<Item = &String> {
+        self.entries.values().map(|e| &e.row.namespace)
+    }
+}
