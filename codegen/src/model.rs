@@ -168,65 +168,9 @@ impl Contract {
             .collect::<Vec<_>>();
 
         for method in &methods {
-            let at = |what: &str| format!("x-methods.{}: {what}", method.name);
-            if !services.iter().any(|(key, _)| key == &method.service) {
-                return Err(Error::schema(
-                    file,
-                    at(&format!("unknown service `{}`", method.service)),
-                ));
-            }
-            for error in &method.errors {
-                if !errors.iter().any(|(key, _)| key == error) {
-                    return Err(Error::schema(file, at(&format!("unknown error `{error}`"))));
-                }
-            }
-            if let Some(since) = &method.since {
-                if !info.versions.contains(since) {
-                    return Err(Error::schema(
-                        file,
-                        at(&format!("`since` {since} is not a declared version")),
-                    ));
-                }
-            }
-            match (method.binding.is_some(), method.access.as_deref()) {
-                (false, Some("read" | "write" | "admin")) | (true, None) => {}
-                (false, _) => return Err(Error::schema(file, at("`access` must be read, write or admin"))),
-                (true, Some(_)) => return Err(Error::schema(file, at("binding methods carry no `access`"))),
-            }
-            if let Some(section) = &method.spec_section {
-                check_section(file, &at("specSection"), section)?;
-            }
-            if method.examples.is_empty() {
-                return Err(Error::schema(file, at("needs at least one example")));
-            }
-            for example in &method.examples {
-                let ok = if method.notification {
-                    example.events.is_none()
-                } else if method.streaming {
-                    example.events.is_some() && example.result.is_none()
-                } else {
-                    example.result.is_some() && example.events.is_none()
-                };
-                if !ok {
-                    return Err(Error::schema(
-                        file,
-                        at("examples of streaming methods carry `events`, others `result`"),
-                    ));
-                }
-            }
+            check_method(file, &info, &services, &errors, method)?;
         }
-        for (name, capability) in &capabilities {
-            let at = format!("x-capabilities.{name}");
-            if !errors.iter().any(|(key, _)| key == &capability.unsupported_error) {
-                return Err(Error::schema(
-                    file,
-                    format!("{at}: unknown error `{}`", capability.unsupported_error),
-                ));
-            }
-            if let Some(section) = &capability.spec_section {
-                check_section(file, &at, section)?;
-            }
-        }
+        check_capabilities(file, &capabilities, &errors)?;
         for required in [
             "ParseError",
             "InvalidRequest",
@@ -261,6 +205,84 @@ impl Contract {
             .find(|(_, e)| e.code == code)
             .map(|(name, _)| name.as_str())
     }
+}
+
+/// Checks one method against the contract's other sections.
+fn check_method(
+    file: &str,
+    info: &ContractInfo,
+    services: &[(String, Service)],
+    errors: &[(String, ErrorDef)],
+    method: &MethodDef,
+) -> Result<()> {
+    let at = |what: &str| format!("x-methods.{}: {what}", method.name);
+    if !services.iter().any(|(key, _)| key == &method.service) {
+        return Err(Error::schema(
+            file,
+            at(&format!("unknown service `{}`", method.service)),
+        ));
+    }
+    for error in &method.errors {
+        if !errors.iter().any(|(key, _)| key == error) {
+            return Err(Error::schema(file, at(&format!("unknown error `{error}`"))));
+        }
+    }
+    if let Some(since) = &method.since {
+        if !info.versions.contains(since) {
+            return Err(Error::schema(
+                file,
+                at(&format!("`since` {since} is not a declared version")),
+            ));
+        }
+    }
+    match (method.binding.is_some(), method.access.as_deref()) {
+        (false, Some("read" | "write" | "admin")) | (true, None) => {}
+        (false, _) => return Err(Error::schema(file, at("`access` must be read, write or admin"))),
+        (true, Some(_)) => return Err(Error::schema(file, at("binding methods carry no `access`"))),
+    }
+    if let Some(section) = &method.spec_section {
+        check_section(file, &at("specSection"), section)?;
+    }
+    if method.examples.is_empty() {
+        return Err(Error::schema(file, at("needs at least one example")));
+    }
+    for example in &method.examples {
+        let ok = if method.notification {
+            example.events.is_none()
+        } else if method.streaming {
+            example.events.is_some() && example.result.is_none()
+        } else {
+            example.result.is_some() && example.events.is_none()
+        };
+        if !ok {
+            return Err(Error::schema(
+                file,
+                at("examples of streaming methods carry `events`, others `result`"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that each capability names an error of the contract and a section number.
+fn check_capabilities(
+    file: &str,
+    capabilities: &[(String, CapabilityDef)],
+    errors: &[(String, ErrorDef)],
+) -> Result<()> {
+    for (name, capability) in capabilities {
+        let at = format!("x-capabilities.{name}");
+        if !errors.iter().any(|(key, _)| key == &capability.unsupported_error) {
+            return Err(Error::schema(
+                file,
+                format!("{at}: unknown error `{}`", capability.unsupported_error),
+            ));
+        }
+        if let Some(section) = &capability.spec_section {
+            check_section(file, &at, section)?;
+        }
+    }
+    Ok(())
 }
 
 /// A section number of the specification: dot-separated numbers (`3.1.3`).
