@@ -78,6 +78,7 @@ pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
         .map(|(file, schema)| model::Contract::from_schema(file, schema))
         .collect::<Result<Vec<_>>>()?;
     check_unique_methods(&contracts)?;
+    check_capabilities(&contracts)?;
     let mut definitions = preprocess::bundle(schemas)?;
     let registry = single_registry(&contracts, schemas, &definitions)?;
     // A method's params and result may name a definition of any bundled file.
@@ -139,6 +140,30 @@ fn check_unique_methods(contracts: &[model::Contract]) -> Result<()> {
                     &contract.file,
                     format!(
                         "methods `{other}` and `{}` map to the same Rust name `{rust}`",
+                        method.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every capability a method needs is declared in the `x-capabilities` of one
+/// of the contracts (an extension's methods may need the base protocol's).
+fn check_capabilities(contracts: &[model::Contract]) -> Result<()> {
+    let declared = |name: &str| {
+        contracts
+            .iter()
+            .any(|c| c.capabilities.iter().any(|(key, _)| key == name))
+    };
+    for contract in contracts {
+        for method in &contract.methods {
+            if let Some(capability) = method.capability.as_deref().filter(|c| !declared(c)) {
+                return Err(Error::schema(
+                    &contract.file,
+                    format!(
+                        "x-methods.{}: capability `{capability}` is not declared in any x-capabilities",
                         method.name
                     ),
                 ));

@@ -1,5 +1,6 @@
-//! The contract model: the `x-contract`, `x-services`, `x-errors` and `x-methods`
-//! sections of each schema, read into typed values the emitters work from.
+//! The contract model: the `x-contract`, `x-services`, `x-capabilities`,
+//! `x-errors` and `x-methods` sections of each schema, read into typed values
+//! the emitters work from.
 
 use crate::{Error, Result};
 use serde::Deserialize;
@@ -15,6 +16,8 @@ pub struct Contract {
     pub info: ContractInfo,
     /// Services in declaration order.
     pub services: Vec<(String, Service)>,
+    /// Agent capabilities (`x-capabilities`, optional) in declaration order.
+    pub capabilities: Vec<(String, CapabilityDef)>,
     /// Errors in declaration order.
     pub errors: Vec<(String, ErrorDef)>,
     /// Methods in declaration order.
@@ -67,6 +70,20 @@ pub struct Service {
     pub description: String,
 }
 
+/// One entry of `x-capabilities`: an `AgentCapabilities` flag of the Agent
+/// Card that methods may need.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CapabilityDef {
+    pub description: String,
+    /// Key of `x-errors`: what a method needing the capability answers when the
+    /// card does not declare it.
+    pub unsupported_error: String,
+    /// Section of the specification that says so.
+    #[serde(default)]
+    pub spec_section: Option<String>,
+}
+
 /// One entry of `x-errors`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -93,6 +110,9 @@ pub struct MethodDef {
     pub errors: Vec<String>,
     #[serde(default)]
     pub capability: Option<String>,
+    /// Section of the specification that defines the method (`3.1.3`).
+    #[serde(default)]
+    pub spec_section: Option<String>,
     /// Role the caller needs in the target namespace: `read`, `write` or `admin`.
     #[serde(default)]
     pub access: Option<String>,
@@ -129,6 +149,10 @@ impl Contract {
             .ok_or_else(|| Error::schema(file, "the schema is not a JSON object"))?;
         let info: ContractInfo = section(file, root, "x-contract")?;
         let services: Vec<(String, Service)> = ordered_section(file, root, "x-services")?;
+        let capabilities: Vec<(String, CapabilityDef)> = match root.get("x-capabilities") {
+            Some(_) => ordered_section(file, root, "x-capabilities")?,
+            None => Vec::new(),
+        };
         let errors: Vec<(String, ErrorDef)> = ordered_section(file, root, "x-errors")?;
         let methods: Vec<(String, MethodDef)> = ordered_section(file, root, "x-methods")?;
         if !root.get("definitions").is_some_and(Value::is_object) {
@@ -144,50 +168,9 @@ impl Contract {
             .collect::<Vec<_>>();
 
         for method in &methods {
-            let at = |what: &str| format!("x-methods.{}: {what}", method.name);
-            if !services.iter().any(|(key, _)| key == &method.service) {
-                return Err(Error::schema(
-                    file,
-                    at(&format!("unknown service `{}`", method.service)),
-                ));
-            }
-            for error in &method.errors {
-                if !errors.iter().any(|(key, _)| key == error) {
-                    return Err(Error::schema(file, at(&format!("unknown error `{error}`"))));
-                }
-            }
-            if let Some(since) = &method.since {
-                if !info.versions.contains(since) {
-                    return Err(Error::schema(
-                        file,
-                        at(&format!("`since` {since} is not a declared version")),
-                    ));
-                }
-            }
-            match (method.binding.is_some(), method.access.as_deref()) {
-                (false, Some("read" | "write" | "admin")) | (true, None) => {}
-                (false, _) => return Err(Error::schema(file, at("`access` must be read, write or admin"))),
-                (true, Some(_)) => return Err(Error::schema(file, at("binding methods carry no `access`"))),
-            }
-            if method.examples.is_empty() {
-                return Err(Error::schema(file, at("needs at least one example")));
-            }
-            for example in &method.examples {
-                let ok = if method.notification {
-                    example.events.is_none()
-                } else if method.streaming {
-                    example.events.is_some() && example.result.is_none()
-                } else {
-                    example.result.is_some() && example.events.is_none()
-                };
-                if !ok {
-                    return Err(Error::schema(
-                        file,
-                        at("examples of streaming methods carry `events`, others `result`"),
-                    ));
-                }
-            }
+            check_method(file, &info, &services, &errors, method)?;
         }
+        check_capabilities(file, &capabilities, &errors)?;
         for required in [
             "ParseError",
             "InvalidRequest",
@@ -209,6 +192,7 @@ impl Contract {
             file: file.to_string(),
             info,
             services,
+            capabilities,
             errors,
             methods,
         })
@@ -220,6 +204,100 @@ impl Contract {
             .iter()
             .find(|(_, e)| e.code == code)
             .map(|(name, _)| name.as_str())
+    }
+}
+
+/// Checks one method against the contract's other sections.
+fn check_method(
+    file: &str,
+    info: &ContractInfo,
+    services: &[(String, Service)],
+    errors: &[(String, ErrorDef)],
+    method: &MethodDef,
+) -> Result<()> {
+    let at = |what: &str| format!("x-methods.{}: {what}", method.name);
+    if !services.iter().any(|(key, _)| key == &method.service) {
+        return Err(Error::schema(
+            file,
+            at(&format!("unknown service `{}`", method.service)),
+        ));
+    }
+    for error in &method.errors {
+        if !errors.iter().any(|(key, _)| key == error) {
+            return Err(Error::schema(file, at(&format!("unknown error `{error}`"))));
+        }
+    }
+    if let Some(since) = &method.since {
+        if !info.versions.contains(since) {
+            return Err(Error::schema(
+                file,
+                at(&format!("`since` {since} is not a declared version")),
+            ));
+        }
+    }
+    match (method.binding.is_some(), method.access.as_deref()) {
+        (false, Some("read" | "write" | "admin")) | (true, None) => {}
+        (false, _) => return Err(Error::schema(file, at("`access` must be read, write or admin"))),
+        (true, Some(_)) => return Err(Error::schema(file, at("binding methods carry no `access`"))),
+    }
+    if let Some(section) = &method.spec_section {
+        check_section(file, &at("specSection"), section)?;
+    }
+    if method.examples.is_empty() {
+        return Err(Error::schema(file, at("needs at least one example")));
+    }
+    for example in &method.examples {
+        let ok = if method.notification {
+            example.events.is_none()
+        } else if method.streaming {
+            example.events.is_some() && example.result.is_none()
+        } else {
+            example.result.is_some() && example.events.is_none()
+        };
+        if !ok {
+            return Err(Error::schema(
+                file,
+                at("examples of streaming methods carry `events`, others `result`"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that each capability names an error of the contract and a section number.
+fn check_capabilities(
+    file: &str,
+    capabilities: &[(String, CapabilityDef)],
+    errors: &[(String, ErrorDef)],
+) -> Result<()> {
+    for (name, capability) in capabilities {
+        let at = format!("x-capabilities.{name}");
+        if !errors.iter().any(|(key, _)| key == &capability.unsupported_error) {
+            return Err(Error::schema(
+                file,
+                format!("{at}: unknown error `{}`", capability.unsupported_error),
+            ));
+        }
+        if let Some(section) = &capability.spec_section {
+            check_section(file, &at, section)?;
+        }
+    }
+    Ok(())
+}
+
+/// A section number of the specification: dot-separated numbers (`3.1.3`).
+fn check_section(file: &str, at: &str, section: &str) -> Result<()> {
+    let numbers_ok = !section.is_empty()
+        && section
+            .split('.')
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    if numbers_ok {
+        Ok(())
+    } else {
+        Err(Error::schema(
+            file,
+            format!("{at}: `{section}` is not a section number like 3.1.3"),
+        ))
     }
 }
 

@@ -96,3 +96,28 @@ fn since_must_be_a_declared_version() {
         "mini-ext.json: x-methods._mini/archive/put: `since` 2.0 is not a declared version"
     );
 }
+
+#[test]
+fn a_capability_must_be_declared() {
+    let error = generation_error(|s| s[0].1["x-methods"]["GetNote"]["capability"] = "telepathy".into());
+    assert_eq!(
+        error,
+        "mini.json: x-methods.GetNote: capability `telepathy` is not declared in any x-capabilities"
+    );
+}
+
+#[test]
+fn a_capability_names_a_registered_unsupported_error() {
+    let error =
+        generation_error(|s| s[0].1["x-capabilities"]["streaming"]["unsupportedError"] = "Nope".into());
+    assert_eq!(error, "mini.json: x-capabilities.streaming: unknown error `Nope`");
+}
+
+#[test]
+fn a_spec_section_is_a_section_number() {
+    let error = generation_error(|s| s[0].1["x-methods"]["GetNote"]["specSection"] = "§3".into());
+    assert_eq!(
+        error,
+        "mini.json: x-methods.GetNote: specSection: `§3` is not a section number like 3.1.3"
+    );
+}

@@ -20,7 +20,16 @@
 //!
 //! Plus per contract an unknown method (→ method not found) and the bad
 //! envelopes of group `envelope` (→ parse error / invalid request).
+//!
+//! Every case carries the [`Requirement`] it holds the agent to
+//! ([`crate::rules`]) and the capability it depends on. What applies comes from
+//! the Agent Card ([`Applicability`]): the extension's methods only when the
+//! extension is gated, and a method needing a capability the card does not
+//! declare expects the schema's "not supported" error for it (§3.3.4).
 
+use crate::card::{Applicability, CapabilityUse};
+use crate::level::Requirement;
+use crate::rules;
 use crate::schema::{schemas, Schemas};
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
@@ -70,6 +79,13 @@ pub struct Case {
     /// Extension minor version to call at (`None`: the agent's newest).
     pub ext_version: Option<String>,
     pub expect: Expect,
+    /// What the case holds the agent to.
+    pub requirement: Requirement,
+    /// The capability (or extension) the case depends on, and whether the card declares it.
+    pub capability: Option<CapabilityUse>,
+    /// The params are a positive example's: the runner points them at the state
+    /// it created (see [`crate::runner::Fixture`]), whatever the case expects.
+    pub on_fixture: bool,
 }
 
 /// The groups a runner can select: every service of the method tables, plus
@@ -91,13 +107,13 @@ pub fn dispatched() -> impl Iterator<Item = &'static MethodDescriptor> {
     a2a::METHODS.iter().filter(|d| d.is_dispatched())
 }
 
-/// Every derived case of the selected groups, in table order.
-pub fn derive(groups: &[String]) -> Vec<Case> {
+/// Every derived case of the selected groups that applies, in table order.
+pub fn derive(groups: &[String], app: &Applicability) -> Vec<Case> {
     let s = schemas();
     let wanted = |g: &str| groups.iter().any(|w| w == g);
     let mut cases = Vec::new();
     let mut services: Vec<&str> = Vec::new();
-    for d in dispatched().filter(|d| wanted(d.service)) {
+    for d in dispatched().filter(|d| wanted(d.service) && app.includes(d.contract)) {
         if !services.contains(&d.service) {
             services.push(d.service);
         }
@@ -107,19 +123,47 @@ pub fn derive(groups: &[String]) -> Vec<Case> {
         let mut positives = Vec::new();
         let mut negatives = Vec::new();
         for d in dispatched().filter(|d| d.service == service) {
+            let (first_positive, first_negative) = (positives.len(), negatives.len());
             method_cases(s, d, &mut positives, &mut negatives);
+            let capability = app.capability_of(d);
+            let fresh = positives[first_positive..].iter_mut().map(|(_, c)| c);
+            for case in fresh.chain(&mut negatives[first_negative..]) {
+                case.capability = capability.clone();
+                if let Some(off) = capability.as_ref().filter(|c| !c.declared) {
+                    if d.capability.is_some() {
+                        without_capability(case, &off.name);
+                    }
+                }
+            }
         }
         positives.sort_by_key(|(phase, _)| *phase);
         cases.extend(positives.into_iter().map(|(_, c)| c));
         cases.extend(negatives);
     }
     if wanted("versioning") {
-        versioning_cases(s, &mut cases);
+        versioning_cases(s, app, &mut cases);
     }
     if wanted("envelope") {
         envelope_cases(&mut cases);
     }
     cases
+}
+
+/// A case of a method whose capability the card does not declare: the method
+/// answers the capability's "not supported" error — exactly, where a result was
+/// expected; for a negative case, that error or the rejection it expected (the
+/// order of the checks is the agent's).
+fn without_capability(case: &mut Case, capability: &str) {
+    let unsupported = rules::unsupported_error(capability);
+    case.requirement = rules::capability_off(capability);
+    case.expect = match &case.expect {
+        Expect::Success | Expect::SuccessOrDeclared | Expect::ValidOrRejected => Expect::Error(unsupported),
+        Expect::Error(kind) => Expect::AnyError(vec![unsupported, *kind]),
+        Expect::AnyError(kinds) => {
+            Expect::AnyError([unsupported].into_iter().chain(kinds.iter().copied()).collect())
+        }
+        Expect::EnvelopeError(code) => Expect::EnvelopeError(*code),
+    };
 }
 
 /// When a positive example runs within its group: the examples share names
@@ -139,13 +183,15 @@ fn phase(name: &str) -> u8 {
     }
 }
 
-fn method_cases(
-    s: &Schemas,
+/// A case of method `d`.
+fn method_case(
     d: &'static MethodDescriptor,
-    positives: &mut Vec<(u8, Case)>,
-    out: &mut Vec<Case>,
-) {
-    let case = |id: String, params: Option<Value>, expect: Expect| Case {
+    id: String,
+    params: Option<Value>,
+    expect: Expect,
+    requirement: Requirement,
+) -> Case {
+    Case {
         id: format!("{}/{id}", d.name),
         group: d.service.to_string(),
         method: Some(d),
@@ -154,37 +200,47 @@ fn method_cases(
             params,
         },
         ext_version: None,
+        on_fixture: matches!(expect, Expect::SuccessOrDeclared | Expect::ValidOrRejected),
         expect,
-    };
+        requirement,
+        capability: None,
+    }
+}
+
+fn method_cases(
+    s: &Schemas,
+    d: &'static MethodDescriptor,
+    positives: &mut Vec<(u8, Case)>,
+    out: &mut Vec<Case>,
+) {
     let examples = s.examples(d.name);
     for (i, example) in examples.iter().enumerate() {
         let params = example.get("params").cloned();
-        positives.push((
-            phase(d.name),
-            case(format!("example-{}", i + 1), params, Expect::SuccessOrDeclared),
-        ));
+        let id = format!("example-{}", i + 1);
+        let case = method_case(d, id, params, Expect::SuccessOrDeclared, rules::operation(d));
+        positives.push((phase(d.name), case));
     }
     if let Some(generated) = s.definition(d.params_type).and_then(|def| generate(s, def, 0)) {
         if s.validate(d.params_type, &generated).is_ok() {
-            positives.push((
-                phase(d.name),
-                case(
-                    "generated-minimal".into(),
-                    Some(generated),
-                    Expect::ValidOrRejected,
-                ),
-            ));
+            let (id, expect) = ("generated-minimal".to_string(), Expect::ValidOrRejected);
+            let case = method_case(d, id, Some(generated), expect, rules::operation(d));
+            positives.push((phase(d.name), case));
         }
     }
-    let invalid = Expect::Error(d.contract.invalid_params());
     let base = examples
         .first()
         .and_then(|e| e.get("params"))
         .cloned()
         .unwrap_or_else(|| json!({}));
-    let Some(def) = s.definition(d.params_type).map(|v| s.resolve(v)) else {
-        return;
-    };
+    if let Some(def) = s.definition(d.params_type).map(|v| s.resolve(v)) {
+        negative_cases(s, d, def, &base, out);
+    }
+}
+
+/// The negative cases of method `d` from its params definition `def`, each a
+/// mutation of the first example's params `base`.
+fn negative_cases(s: &Schemas, d: &'static MethodDescriptor, def: &Value, base: &Value, out: &mut Vec<Case>) {
+    let invalid = || Expect::Error(d.contract.invalid_params());
     let required: Vec<&str> = def
         .get("required")
         .and_then(Value::as_array)
@@ -195,41 +251,60 @@ fn method_cases(
         if let Some(obj) = params.as_object_mut() {
             obj.remove(*field);
         }
-        out.push(case(format!("missing/{field}"), Some(params), invalid.clone()));
+        let id = format!("missing/{field}");
+        out.push(method_case(
+            d,
+            id,
+            Some(params),
+            invalid(),
+            rules::missing_field(d.contract),
+        ));
     }
     if let Some(props) = def.get("properties").and_then(Value::as_object) {
         for (field, prop) in props {
-            let prop = s.resolve(prop);
-            let Some(wrong) = wrong_type_value(prop) else {
+            let Some(wrong) = wrong_type_value(s.resolve(prop)) else {
                 continue;
             };
             let mut params = base.clone();
             if let Some(obj) = params.as_object_mut() {
                 obj.insert(field.clone(), wrong);
             }
-            out.push(case(format!("wrong-type/{field}"), Some(params), invalid.clone()));
+            let id = format!("wrong-type/{field}");
+            out.push(method_case(
+                d,
+                id,
+                Some(params),
+                invalid(),
+                rules::invalid_input(d.contract),
+            ));
         }
     }
     let mut enum_paths = Vec::new();
-    find_enum_paths(s, def, &base, &mut Vec::new(), &mut enum_paths, 0);
+    find_enum_paths(s, def, base, &mut Vec::new(), &mut enum_paths, 0);
     for path in enum_paths {
         let mut params = base.clone();
         if let Some(slot) = pointer_mut(&mut params, &path) {
             *slot = json!("NOT_A_DECLARED_VALUE");
-            out.push(case(
-                format!("bad-enum/{}", path.join(".")),
+            let id = format!("bad-enum/{}", path.join("."));
+            out.push(method_case(
+                d,
+                id,
                 Some(params),
-                invalid.clone(),
+                invalid(),
+                rules::invalid_input(d.contract),
             ));
         }
     }
-    // A params value that is not an object at all.
     // `params` that is not an object violates the request envelope's schema;
     // answering it as invalid request or invalid params are both fair.
-    out.push(case(
+    let either = Expect::AnyError(vec![d.contract.invalid_request(), d.contract.invalid_params()]);
+    let params = Some(json!(["not", "an", "object"]));
+    out.push(method_case(
+        d,
         "params-not-object".into(),
-        Some(json!(["not", "an", "object"])),
-        Expect::AnyError(vec![d.contract.invalid_request(), d.contract.invalid_params()]),
+        params,
+        either,
+        rules::invalid_input(d.contract),
     ));
 }
 
@@ -374,8 +449,8 @@ fn pointer_mut<'a>(value: &'a mut Value, path: &[String]) -> Option<&'a mut Valu
     value.pointer_mut(&pointer)
 }
 
-fn versioning_cases(s: &Schemas, out: &mut Vec<Case>) {
-    for contract in Contract::ALL {
+fn versioning_cases(s: &Schemas, app: &Applicability, out: &mut Vec<Case>) {
+    for contract in Contract::ALL.iter().filter(|c| app.includes(**c)) {
         let name = match contract.method_prefix() {
             Some(prefix) => format!("{prefix}conformance/no-such-method"),
             None => "NoSuchConformanceMethod".to_string(),
@@ -390,10 +465,13 @@ fn versioning_cases(s: &Schemas, out: &mut Vec<Case>) {
             },
             ext_version: None,
             expect: Expect::Error(contract.method_not_found()),
+            requirement: rules::unknown_method(*contract),
+            capability: None,
+            on_fixture: false,
         });
     }
     // Methods newer than the oldest extension version are invisible to its clients.
-    for d in dispatched() {
+    for d in dispatched().filter(|d| app.includes(d.contract)) {
         let (Some(since), Some(oldest)) = (d.since, d.contract.versions().first()) else {
             continue;
         };
@@ -416,6 +494,9 @@ fn versioning_cases(s: &Schemas, out: &mut Vec<Case>) {
             },
             ext_version: Some(oldest.to_string()),
             expect: Expect::Error(d.contract.method_not_found()),
+            requirement: rules::hidden_method(d.contract),
+            capability: app.capability_of(d),
+            on_fixture: false,
         });
     }
 }
@@ -434,6 +515,9 @@ fn envelope_cases(out: &mut Vec<Case>) {
         },
         ext_version: None,
         expect: Expect::EnvelopeError(code),
+        requirement: rules::envelope(),
+        capability: None,
+        on_fixture: false,
     };
     let get = format!(
         r#""method":"{}","params":{{"id":"conformance-envelope"}}"#,
@@ -485,7 +569,7 @@ mod tests {
 
     #[test]
     fn every_dispatched_method_has_positive_and_negative_cases() {
-        let cases = derive(&all_groups());
+        let cases = derive(&all_groups(), &Applicability::everything());
         for d in dispatched() {
             let prefix = format!("{}/", d.name);
             let mine: Vec<&Case> = cases.iter().filter(|c| c.id.starts_with(&prefix)).collect();
@@ -507,7 +591,7 @@ mod tests {
 
     #[test]
     fn get_task_cases_are_derived_from_its_schema() {
-        let cases = derive(&["messaging".to_string()]);
+        let cases = derive(&["messaging".to_string()], &Applicability::everything());
         let ids: Vec<&str> = cases
             .iter()
             .filter(|c| c.id.starts_with("GetTask/"))
@@ -528,7 +612,7 @@ mod tests {
 
     #[test]
     fn since_1_1_methods_are_probed_at_1_0() {
-        let cases = derive(&["versioning".to_string()]);
+        let cases = derive(&["versioning".to_string()], &Applicability::everything());
         let case = cases
             .iter()
             .find(|c| c.id == "versioning/hidden-in-1.0/_cleveragents/plan/list")
@@ -545,5 +629,54 @@ mod tests {
             !cases.iter().any(|c| c.id.ends_with("/_cleveragents/plan/use")),
             "1.0 methods are not probed"
         );
+    }
+
+    #[test]
+    fn a_capability_the_card_does_not_declare_makes_its_methods_expect_the_unsupported_error() {
+        let card = json!({"capabilities": {"streaming": true, "pushNotifications": false}});
+        let app = Applicability::from_card(crate::card::ContractChoice::Auto, Ok(card));
+        let cases = derive(&["push_config".to_string()], &app);
+        let create = cases
+            .iter()
+            .find(|c| c.id == "CreateTaskPushNotificationConfig/example-1")
+            .expect("the example is derived");
+        let unsupported = ErrorKind::PushNotificationNotSupported;
+        assert_eq!(create.expect, Expect::Error(unsupported));
+        assert_eq!(create.requirement, rules::capability_off("pushNotifications"));
+        assert_eq!(
+            create.capability,
+            Some(CapabilityUse {
+                name: "pushNotifications".into(),
+                declared: false
+            })
+        );
+        let missing = cases
+            .iter()
+            .find(|c| c.id == "CreateTaskPushNotificationConfig/missing/url")
+            .expect("the negative case is derived");
+        assert_eq!(
+            missing.expect,
+            Expect::AnyError(vec![unsupported, Contract::A2a.invalid_params()])
+        );
+    }
+
+    #[test]
+    fn a_pure_a2a_run_derives_no_extension_case() {
+        let card = json!({"capabilities": {"streaming": true}});
+        let app = Applicability::from_card(crate::card::ContractChoice::Auto, Ok(card));
+        let cases = derive(&all_groups(), &app);
+        assert!(cases.iter().any(|c| c.id == "versioning/unknown-method/a2a"));
+        let prefix = Contract::Cleveragents
+            .method_prefix()
+            .expect("the extension has a prefix");
+        let offending: Vec<&str> = cases
+            .iter()
+            .filter(|c| matches!(&c.message, Message::Request { method, .. } if method.starts_with(prefix)))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert!(offending.is_empty(), "{offending:?}");
+        assert!(cases
+            .iter()
+            .all(|c| c.method.is_none_or(|d| d.contract == Contract::A2a)));
     }
 }

@@ -1,16 +1,20 @@
-//! Judging an [`Answer`] against a case's [`Expect`]ation. Every error is held
-//! to the registry: its code, ErrorInfo reason and domain must be one entry of
-//! `x-errors`, and for a method it must be one the method declares or a
-//! standard one of its contract.
+//! Judging an [`Answer`] against a case's [`Expect`]ation, into a [`Verdict`].
+//!
+//! An error is identified by its JSON-RPC code in the registry of the method's
+//! contract — the code is what the specification requires (§9.5). Its
+//! `google.rpc.ErrorInfo` (reason, domain) is then held to the registry entry of
+//! that code at the level the rules give ([`rules::error_details`],
+//! [`rules::error_reason`]): a missing or disagreeing ErrorInfo is a violation
+//! of that rule, not of the case's own requirement. For a method, the error must
+//! also be one it declares or a standard one of its contract.
 
 use crate::cases::Expect;
+use crate::rules;
 use crate::schema::schemas;
 use crate::transport::{describe_error, Answer};
+use crate::verdict::{Verdict, Violation};
 use a2a::{Contract, ErrorKind, MethodDescriptor};
 use serde_json::Value;
-
-/// A verdict: `Ok(note)` passes (the note says how), `Err(why)` fails.
-pub type Verdict = Result<String, String>;
 
 /// The JSON-RPC standard errors of a contract, plus the authentication errors
 /// that any method may return (the design's rule: auth failures use the
@@ -23,44 +27,112 @@ pub fn standard_errors(contract: Contract) -> Vec<ErrorKind> {
         contract.invalid_params(),
         contract.internal_error(),
     ];
-    for reason in ["AUTH_REQUIRED", "AUTH_FORBIDDEN"] {
-        if let Some(k) = ErrorKind::from_reason(Contract::Cleveragents.error_domain(), reason) {
-            kinds.push(k);
-        }
-    }
+    kinds.extend(any_method_errors());
     kinds
 }
 
-/// Parses a wire error and finds its registry entry.
-pub fn registry_error(error: &Value) -> Result<(a2a::rpc::Error, ErrorKind), String> {
-    let parsed: a2a::rpc::Error = serde_json::from_value(error.clone())
-        .map_err(|e| format!("the error object is malformed ({e}): {error}"))?;
-    let Some((domain, reason)) = parsed.domain_reason() else {
-        return Err(format!(
-            "error {} carries no google.rpc.ErrorInfo (reason, domain) in `data`",
-            describe_error(error)
-        ));
-    };
-    match ErrorKind::from_reason(domain, reason) {
-        Some(kind) if kind.code() == parsed.code => Ok((parsed, kind)),
-        Some(kind) => Err(format!(
-            "error {}: the registry gives {reason}@{domain} code {}, not {}",
-            describe_error(error),
-            kind.code(),
-            parsed.code
-        )),
-        None => Err(format!(
-            "error {}: ({domain}, {reason}) is not in the error registry",
-            describe_error(error)
-        )),
-    }
+/// The errors any method of any contract may return: authentication and
+/// authorization, in the extension taxonomy.
+fn any_method_errors() -> [ErrorKind; 2] {
+    [ErrorKind::ExtAuthRequired, ErrorKind::ExtAuthForbidden]
 }
 
-/// Checks a method's error: registered, and declared by the method or standard.
-fn method_error(d: &MethodDescriptor, error: &Value) -> Result<ErrorKind, String> {
-    let (_, kind) = registry_error(error)?;
+/// Errors raised before a method runs (negotiation, authentication): a
+/// positive case never passes with one, declared or not — they say the runner
+/// is misconfigured, not how the method answers.
+const BEFORE_THE_METHOD: [ErrorKind; 4] = [
+    ErrorKind::VersionNotSupported,
+    ErrorKind::ExtVersionMismatch,
+    ErrorKind::ExtAuthRequired,
+    ErrorKind::ExtAuthForbidden,
+];
+
+/// A wire error as the suite reads it: its registry entry, and what of its
+/// ErrorInfo falls short of which rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadError {
+    pub kind: ErrorKind,
+    pub issues: Vec<Violation>,
+}
+
+/// The entry of `contract`'s registry with JSON-RPC `code`.
+fn kind_with_code(contract: Contract, code: i64) -> Option<ErrorKind> {
+    ErrorKind::ALL
+        .iter()
+        .copied()
+        .find(|k| k.contract() == contract && k.code() == code)
+}
+
+/// Reads a wire error in the registry of `contract` (`None`: before a method is
+/// known, as for a bad envelope, where an ErrorInfo of either contract is fair
+/// and the code is read as the base protocol's). An ErrorInfo naming a registry
+/// entry with the error's code identifies it when that entry is the contract's
+/// (or one any method may return); otherwise the code does, and the ErrorInfo
+/// is a violation of its rule. `Err` when the code is no code of the contract:
+/// a violation of the code's rule when the ErrorInfo names an error of the
+/// registry (whose code it is not), else of the case's own requirement.
+pub fn read_error(contract: Option<Contract>, error: &Value) -> Result<ReadError, Violation> {
+    let parsed: a2a::rpc::Error = serde_json::from_value(error.clone())
+        .map_err(|e| Violation::own(format!("the error object is malformed ({e}): {error}")))?;
+    let code = parsed.code;
+    let named = parsed
+        .domain_reason()
+        .map(|(domain, reason)| (domain, reason, ErrorKind::from_reason(domain, reason)));
+    if let Some((_, _, Some(kind))) = named {
+        let fits = contract.is_none_or(|c| kind.contract() == c || any_method_errors().contains(&kind));
+        if kind.code() == code && fits {
+            return Ok(ReadError {
+                kind,
+                issues: Vec::new(),
+            });
+        }
+    }
+    let home = contract.unwrap_or(Contract::A2a);
+    let Some(kind) = kind_with_code(home, code) else {
+        return Err(match named {
+            Some((domain, reason, Some(k))) => Violation::of(
+                rules::error_code(k),
+                format!(
+                    "error {}: the registry gives {reason}@{domain} code {}, not {code}",
+                    describe_error(error),
+                    k.code()
+                ),
+            ),
+            _ => Violation::own(format!(
+                "error {}: {code} is no error code of the {} contract",
+                describe_error(error),
+                home.name()
+            )),
+        });
+    };
+    let issue = match named {
+        None => Violation::of(
+            rules::error_details(home),
+            format!(
+                "error {} carries no google.rpc.ErrorInfo (reason, domain) in `data`",
+                describe_error(error)
+            ),
+        ),
+        Some((domain, reason, _)) => Violation::of(
+            rules::error_reason(kind),
+            format!(
+                "error {}: code {code} is {}@{} in the registry, not {reason}@{domain}",
+                describe_error(error),
+                kind.reason(),
+                kind.domain()
+            ),
+        ),
+    };
+    Ok(ReadError {
+        kind,
+        issues: vec![issue],
+    })
+}
+
+/// Checks that a method may answer `kind`: declared by the method, or standard.
+fn declared(d: &MethodDescriptor, kind: ErrorKind, error: &Value) -> Result<(), String> {
     if d.errors.contains(&kind) || standard_errors(d.contract).contains(&kind) {
-        Ok(kind)
+        Ok(())
     } else {
         Err(format!(
             "{} answered {}, which the method does not declare (declared: {})",
@@ -68,6 +140,15 @@ fn method_error(d: &MethodDescriptor, error: &Value) -> Result<ErrorKind, String
             describe_error(error),
             d.errors.iter().map(|k| k.reason()).collect::<Vec<_>>().join(", ")
         ))
+    }
+}
+
+/// Reads a method's error and checks the method may answer it.
+fn method_error(d: &MethodDescriptor, error: &Value) -> Result<ReadError, Verdict> {
+    let read = read_error(Some(d.contract), error).map_err(Verdict::violated)?;
+    match declared(d, read.kind, error) {
+        Ok(()) => Ok(read),
+        Err(why) => Err(Verdict::fail(why).with(read.issues)),
     }
 }
 
@@ -87,21 +168,19 @@ pub fn check_result(d: &MethodDescriptor, value: &Value) -> Result<(), String> {
         .map_err(|e| format!("{} result does not decode as `{}`: {e}", d.name, d.result_type))
 }
 
-fn kind_label(kind: ErrorKind) -> String {
+pub fn kind_label(kind: ErrorKind) -> String {
     format!("{} {}@{}", kind.code(), kind.reason(), kind.domain())
 }
 
 /// Judges `answer` for a case on method `d` (if any) expecting `expect`.
 pub fn judge(d: Option<&MethodDescriptor>, expect: &Expect, answer: &Answer) -> Verdict {
     match expect {
-        Expect::Success | Expect::SuccessOrDeclared | Expect::ValidOrRejected => {
-            let Some(d) = d else {
-                return Err("a success case needs a method".into());
-            };
-            judge_success(d, expect, answer)
-        }
+        Expect::Success | Expect::SuccessOrDeclared | Expect::ValidOrRejected => match d {
+            Some(d) => judge_success(d, expect, answer),
+            None => Verdict::fail("a success case needs a method"),
+        },
         Expect::Error(want) => judge_error(d, *want, answer),
-        Expect::AnyError(kinds) => judge_any_error(kinds, answer),
+        Expect::AnyError(kinds) => judge_any_error(d, kinds, answer),
         Expect::EnvelopeError(code) => judge_envelope_error(*code, answer),
     }
 }
@@ -110,136 +189,153 @@ pub fn judge(d: Option<&MethodDescriptor>, expect: &Expect, answer: &Answer) -> 
 /// error the method declares.
 fn judge_success(d: &MethodDescriptor, expect: &Expect, answer: &Answer) -> Verdict {
     match answer {
-        Answer::Result(v) if !d.streaming => check_result(d, v).map(|_| "valid result".into()),
+        Answer::Result(v) if !d.streaming => Verdict::of(check_result(d, v).map(|_| "valid result".into())),
         Answer::Stream { events, error: None } if d.streaming => {
             if events.is_empty() {
-                return Err(format!("{} streamed no event", d.name));
+                return Verdict::fail(format!("{} streamed no event", d.name));
             }
             for (i, e) in events.iter().enumerate() {
-                check_result(d, e).map_err(|why| format!("event {}: {why}", i + 1))?;
+                if let Err(why) = check_result(d, e) {
+                    return Verdict::fail(format!("event {}: {why}", i + 1));
+                }
             }
-            Ok(format!("{} valid event(s)", events.len()))
+            Verdict::pass(format!("{} valid event(s)", events.len()))
         }
         Answer::Error(e) => judge_error_for_success(d, expect, e),
         Answer::Stream {
             error: Some(e),
             events,
-        } => {
-            method_error(d, e)?;
-            Err(format!(
+        } => match method_error(d, e) {
+            Ok(read) => Verdict::fail(format!(
                 "the stream failed after {} event(s): {}",
                 events.len(),
                 describe_error(e)
             ))
-        }
-        other if d.streaming => Err(format!("expected a stream, got {}", other.summary())),
-        other => Err(format!("expected a result, got {}", other.summary())),
+            .with(read.issues),
+            Err(verdict) => verdict,
+        },
+        other if d.streaming => Verdict::fail(format!("expected a stream, got {}", other.summary())),
+        other => Verdict::fail(format!("expected a result, got {}", other.summary())),
     }
 }
 
-/// An error where a result was expected. Version and auth errors never pass,
-/// even when declared: they are raised before the method runs, so they say
-/// nothing of how it answers.
+/// An error where a result was expected: a declared one passes, except those
+/// raised [before the method runs](BEFORE_THE_METHOD).
 fn judge_error_for_success(d: &MethodDescriptor, expect: &Expect, e: &Value) -> Verdict {
-    let kind = method_error(d, e)?;
-    if kind == d.contract.method_not_found() {
-        return Err(format!(
+    let read = match method_error(d, e) {
+        Ok(read) => read,
+        Err(verdict) => return verdict,
+    };
+    let kind = read.kind;
+    let verdict = if kind == d.contract.method_not_found() {
+        Verdict::fail(format!(
             "{} is not implemented by the agent: {}",
             d.name,
             describe_error(e)
-        ));
-    }
-    if *expect == Expect::ValidOrRejected && kind == d.contract.invalid_params() {
-        return Ok(format!("rejected: {}", describe_error(e)));
-    }
-    let acceptable = *expect != Expect::Success
-        && d.errors.contains(&kind)
-        && !matches!(
-            kind.reason(),
-            "VERSION_NOT_SUPPORTED" | "VERSION_MISMATCH" | "AUTH_REQUIRED" | "AUTH_FORBIDDEN"
-        );
-    if acceptable {
-        Ok(format!("declared error {}", kind_label(kind)))
+        ))
+    } else if *expect == Expect::ValidOrRejected && kind == d.contract.invalid_params() {
+        Verdict::pass(format!("rejected: {}", describe_error(e)))
+    } else if *expect != Expect::Success && d.errors.contains(&kind) && !BEFORE_THE_METHOD.contains(&kind) {
+        Verdict::pass(format!("declared error {}", kind_label(kind)))
     } else {
-        Err(format!("expected a result, got error {}", describe_error(e)))
-    }
+        Verdict::fail(format!("expected a result, got error {}", describe_error(e)))
+    };
+    verdict.with(read.issues)
 }
 
 fn judge_error(d: Option<&MethodDescriptor>, want: ErrorKind, answer: &Answer) -> Verdict {
-    match answer {
-        Answer::Error(e) => {
-            let (_, kind) = registry_error(e)?;
-            if kind != want {
-                return Err(format!(
-                    "expected error {}, got {}",
-                    kind_label(want),
-                    describe_error(e)
-                ));
-            }
-            if let Some(d) = d {
-                method_error(d, e)?;
-            }
-            Ok(format!("error {}", kind_label(kind)))
-        }
-        other => Err(format!(
+    let Answer::Error(e) = answer else {
+        return Verdict::fail(format!(
             "expected error {}, got {}",
             kind_label(want),
-            other.summary()
-        )),
-    }
+            answer.summary()
+        ));
+    };
+    let contract = d.map_or(want.contract(), |d| d.contract);
+    let read = match read_error(Some(contract), e) {
+        Ok(read) => read,
+        Err(violation) => return Verdict::violated(violation),
+    };
+    let verdict = if read.kind != want {
+        Verdict::fail(format!(
+            "expected error {}, got {}",
+            kind_label(want),
+            describe_error(e)
+        ))
+    } else if let Some(Err(why)) = d.map(|d| declared(d, read.kind, e)) {
+        Verdict::fail(why)
+    } else {
+        Verdict::pass(format!("error {}", kind_label(read.kind)))
+    };
+    verdict.with(read.issues)
 }
 
-fn judge_any_error(kinds: &[ErrorKind], answer: &Answer) -> Verdict {
-    match answer {
-        Answer::Error(e) => {
-            let (_, kind) = registry_error(e)?;
-            if kinds.contains(&kind) {
-                Ok(format!("error {}", kind_label(kind)))
-            } else {
-                Err(format!(
-                    "expected one of {}, got {}",
-                    kinds
-                        .iter()
-                        .map(|k| kind_label(*k))
-                        .collect::<Vec<_>>()
-                        .join(" / "),
-                    describe_error(e)
-                ))
-            }
-        }
-        other => Err(format!("expected an error, got {}", other.summary())),
-    }
+fn judge_any_error(d: Option<&MethodDescriptor>, kinds: &[ErrorKind], answer: &Answer) -> Verdict {
+    let Answer::Error(e) = answer else {
+        return Verdict::fail(format!("expected an error, got {}", answer.summary()));
+    };
+    let contract = d
+        .map(|d| d.contract)
+        .or_else(|| kinds.first().map(|k| k.contract()));
+    let read = match read_error(contract, e) {
+        Ok(read) => read,
+        Err(violation) => return Verdict::violated(violation),
+    };
+    let verdict = if kinds.contains(&read.kind) {
+        Verdict::pass(format!("error {}", kind_label(read.kind)))
+    } else {
+        Verdict::fail(format!(
+            "expected one of {}, got {}",
+            kinds
+                .iter()
+                .map(|k| kind_label(*k))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            describe_error(e)
+        ))
+    };
+    verdict.with(read.issues)
 }
 
-/// A bad envelope is judged by code alone: the request never reached a method.
+/// A bad envelope is judged by code: the request never reached a method.
 fn judge_envelope_error(code: i64, answer: &Answer) -> Verdict {
-    match answer {
-        Answer::Error(e) => {
-            let (parsed, kind) = registry_error(e)?;
-            if parsed.code != code {
-                return Err(format!("expected error code {code}, got {}", describe_error(e)));
-            }
-            Ok(format!("error {}", kind_label(kind)))
-        }
-        other => Err(format!("expected error code {code}, got {}", other.summary())),
-    }
+    let Answer::Error(e) = answer else {
+        return Verdict::fail(format!("expected error code {code}, got {}", answer.summary()));
+    };
+    let read = match read_error(None, e) {
+        Ok(read) => read,
+        Err(violation) => return Verdict::violated(violation),
+    };
+    let verdict = if read.kind.code() != code {
+        Verdict::fail(format!("expected error code {code}, got {}", describe_error(e)))
+    } else {
+        Verdict::pass(format!("error {}", kind_label(read.kind)))
+    };
+    verdict.with(read.issues)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::level::{Level, Requirement};
     use serde_json::json;
 
     fn get_task() -> &'static MethodDescriptor {
         a2a::find_method("GetTask").expect("GetTask is in the table")
     }
 
+    fn why(verdict: &Verdict) -> Vec<(Option<Requirement>, String)> {
+        verdict
+            .violations
+            .iter()
+            .map(|v| (v.requirement.clone(), v.why.clone()))
+            .collect()
+    }
+
     #[test]
     fn a_declared_not_found_passes_a_positive_example_but_a_standard_error_does_not() {
-        let not_found = serde_json::to_value(a2a::Error::from_kind(
-            ErrorKind::from_reason("a2a-protocol.org", "TASK_NOT_FOUND").expect("registry"),
-        ))
-        .expect("encodes");
+        let not_found =
+            serde_json::to_value(a2a::Error::from_kind(ErrorKind::TaskNotFound)).expect("encodes");
         let verdict = judge(
             Some(get_task()),
             &Expect::SuccessOrDeclared,
@@ -247,20 +343,23 @@ mod tests {
         );
         assert_eq!(
             verdict,
-            Ok("declared error -32001 TASK_NOT_FOUND@a2a-protocol.org".to_string())
+            Verdict::pass("declared error -32001 TASK_NOT_FOUND@a2a-protocol.org")
         );
-        assert!(judge(Some(get_task()), &Expect::Success, &Answer::Error(not_found)).is_err());
+        assert!(!judge(Some(get_task()), &Expect::Success, &Answer::Error(not_found)).passed());
         let unimplemented = serde_json::to_value(a2a::Error::unimplemented(get_task())).expect("encodes");
         let verdict = judge(
             Some(get_task()),
             &Expect::SuccessOrDeclared,
             &Answer::Error(unimplemented),
         );
-        assert!(verdict.is_err_and(|e| e.contains("not implemented")));
+        assert!(
+            verdict.violations[0].why.contains("not implemented"),
+            "{verdict:?}"
+        );
     }
 
     #[test]
-    fn a_code_that_disagrees_with_the_registry_fails() {
+    fn a_code_that_is_no_code_of_the_registry_fails() {
         let wrong = json!({"code": -32000, "message": "x", "data": [{
             "@type": a2a::rpc::ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}]});
         let verdict = judge(
@@ -269,8 +368,61 @@ mod tests {
             &Answer::Error(wrong),
         );
         assert_eq!(
-            verdict,
-            Err("error -32000 TASK_NOT_FOUND@a2a-protocol.org \"x\": the registry gives TASK_NOT_FOUND@a2a-protocol.org code -32001, not -32000".to_string())
+            why(&verdict),
+            [(
+                Some(Requirement::new(Level::Must, "A2A §5.4")),
+                "error -32000 TASK_NOT_FOUND@a2a-protocol.org \"x\": the registry gives TASK_NOT_FOUND@a2a-protocol.org code -32001, not -32000".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn an_error_without_error_info_is_judged_by_its_code_and_falls_short_of_a_should() {
+        let bare = json!({"code": -32601, "message": "Method not found"});
+        let verdict = judge(
+            None,
+            &Expect::Error(Contract::A2a.method_not_found()),
+            &Answer::Error(bare),
+        );
+        assert_eq!(
+            why(&verdict),
+            [(
+                Some(Requirement::new(Level::Should, "A2A §9.5")),
+                "error -32601 (no ErrorInfo) \"Method not found\" carries no google.rpc.ErrorInfo (reason, domain) in `data`".to_string()
+            )]
+        );
+        assert_eq!(verdict.note, "error -32601 METHOD_NOT_FOUND@a2a-protocol.org");
+    }
+
+    #[test]
+    fn a_standard_code_with_another_reason_falls_short_of_a_strict_rule_only() {
+        let other = json!({"code": -32602, "message": "bad", "data": [{
+            "@type": a2a::rpc::ERROR_INFO_TYPE, "reason": "INVALID_PARAMS", "domain": "urn:cleveragents:extensions:v1"}]});
+        let verdict = judge(
+            Some(get_task()),
+            &Expect::Error(Contract::A2a.invalid_params()),
+            &Answer::Error(other),
+        );
+        assert_eq!(
+            why(&verdict),
+            [(
+                Some(Requirement::new(Level::Strict, "A2A §9.5")),
+                "error -32602 INVALID_PARAMS@urn:cleveragents:extensions:v1 \"bad\": code -32602 is INVALID_PARAMS@a2a-protocol.org in the registry, not INVALID_PARAMS@urn:cleveragents:extensions:v1".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn an_extension_error_without_error_info_falls_short_of_the_extension() {
+        let bare = json!({"code": -32601, "message": "Method not found"});
+        let verdict = judge(
+            None,
+            &Expect::Error(Contract::Cleveragents.method_not_found()),
+            &Answer::Error(bare),
+        );
+        assert_eq!(
+            verdict.violations[0].requirement,
+            Some(Requirement::new(Level::Must, "urn:cleveragents:extensions:v1"))
         );
     }
 
@@ -281,6 +433,9 @@ mod tests {
             &Expect::Success,
             &Answer::Result(json!({"id": "t"})),
         );
-        assert!(verdict.is_err_and(|e| e.contains("does not validate against `Task`")));
+        assert!(verdict.violations[0]
+            .why
+            .contains("does not validate against `Task`"));
+        assert_eq!(verdict.violations[0].requirement, None);
     }
 }

@@ -3,25 +3,38 @@
 //! over the stdio binding.
 //!
 //! - [`schema`]: both schema files embedded, bundled, validators compiled once;
+//! - [`level`], [`rules`]: requirement levels (MUST / SHOULD / MAY, or the
+//!   project's stricter rules), the profiles that gate on them, and which
+//!   requirement each kind of check holds an agent to;
+//! - [`card`]: what the Agent Card declares, and so which cases apply (the
+//!   contract gated, the capabilities);
 //! - [`cases`]: the cases derived from the method tables and definitions;
-//! - [`check`]: how an answer is judged (registry-exact errors, valid results);
+//! - [`check`], [`verdict`]: how an answer is judged (registry errors by code,
+//!   their ErrorInfo at its own level; valid results);
 //! - [`scenarios`]: multi-step checks built from the examples;
 //! - [`transport`]: raw JSON-RPC over HTTP/SSE and stdio;
-//! - [`runner`], [`report`], [`baseline`]: running, reporting, the
+//! - [`runner`], [`report`], [`junit`], [`baseline`]: running, reporting, the
 //!   expected-failures gate.
 //!
 //! The `a2a-conformance` binary is the command-line front end (see the README).
 
 pub mod baseline;
+pub mod card;
 pub mod cases;
 pub mod check;
+pub mod junit;
+pub mod level;
 pub mod report;
+pub mod rules;
 pub mod runner;
 pub mod scenarios;
 pub mod schema;
 pub mod session;
 pub mod transport;
+pub mod verdict;
 
 pub use baseline::Baseline;
+pub use card::ContractChoice;
+pub use level::{Level, Profile, Requirement};
 pub use report::{Outcome, Report};
 pub use runner::{run, RunOptions};

@@ -1,11 +1,13 @@
-//! Results of a run: per-case outcomes, the expected-failures baseline applied
-//! to them, and the JSON and JUnit XML renderings CI consumes.
+//! Results of a run: per-case outcomes with the requirement each case holds
+//! the agent to, the profile and the expected-failures baseline applied to
+//! them, and the text, JSON and JUnit XML renderings CI consumes.
 
 use crate::baseline::Baseline;
+use crate::card::{Applicability, CapabilityUse};
 use crate::cases::Case;
-use crate::check::Verdict;
+use crate::level::{Level, Profile, Requirement};
 use crate::transport::Answer;
-use a2a::MethodDescriptor;
+use crate::verdict::Verdict;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -15,8 +17,11 @@ use std::time::Duration;
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     Pass,
+    /// Fell short of a requirement whose level the profile gates on.
     Fail,
-    /// Failed, and listed in the expected-failures file.
+    /// Fell short of a requirement whose level the profile does not gate on.
+    Warning,
+    /// Fell short, and listed in the expected-failures file.
     ExpectedFail,
     /// Listed in the expected-failures file, but passed: the baseline is stale.
     Stale,
@@ -27,6 +32,34 @@ impl Outcome {
     pub fn is_failure(self) -> bool {
         matches!(self, Outcome::Fail | Outcome::Stale)
     }
+
+    /// True when the case fell short of a requirement (gated or not).
+    pub fn fell_short(self) -> bool {
+        matches!(self, Outcome::Fail | Outcome::Warning)
+    }
+}
+
+/// What a result is about: the case, what it holds the agent to, and the
+/// capability it depends on.
+#[derive(Clone, Debug)]
+pub struct Subject<'a> {
+    pub id: &'a str,
+    pub group: &'a str,
+    pub method: Option<&'a str>,
+    pub requirement: &'a Requirement,
+    pub capability: Option<&'a CapabilityUse>,
+}
+
+impl<'a> Subject<'a> {
+    pub fn of(case: &'a Case) -> Subject<'a> {
+        Subject {
+            id: &case.id,
+            group: &case.group,
+            method: case.method.map(|d| d.name),
+            requirement: &case.requirement,
+            capability: case.capability.as_ref(),
+        }
+    }
 }
 
 /// One case's result.
@@ -36,7 +69,20 @@ pub struct CaseResult {
     pub group: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
+    /// The level of the requirement the case holds the agent to.
+    pub level: Level,
+    /// Where that requirement is written (`A2A §3.1.3`, or an extension URI).
+    pub section: String,
+    /// The capability (or extension) the case depends on, and whether the
+    /// Agent Card declares it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capability: Option<CapabilityUse>,
     pub outcome: Outcome,
+    /// For a case that fell short: the strongest requirement it fell short of
+    /// (its own, or a weaker rule checked along the way, such as an error's
+    /// ErrorInfo while the error's code is right).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub violated: Option<Requirement>,
     /// Why it passed or failed.
     pub detail: String,
     /// What came back, with run-specific values (ids, timestamps, durations) masked, so
@@ -46,40 +92,49 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    pub fn new(
-        id: &str,
-        group: &str,
-        method: Option<&MethodDescriptor>,
-        outcome: Outcome,
-        detail: String,
-        observed: Value,
-        millis: u64,
-    ) -> CaseResult {
+    /// The result of `verdict` on `subject` (outcome `Fail` when it fell short;
+    /// the profile makes some of those warnings, see [`Report::new`]).
+    pub fn new(subject: Subject<'_>, verdict: &Verdict, observed: Value, millis: u64) -> CaseResult {
+        let violations = verdict.resolved(subject.requirement);
+        let (outcome, violated, detail) = match violations.split_first() {
+            None => (Outcome::Pass, None, verdict.note.clone()),
+            Some(((strongest, why), rest)) => {
+                let mut detail = why.clone();
+                for (requirement, why) in rest {
+                    detail.push_str(&format!("; also ({requirement}): {why}"));
+                }
+                (Outcome::Fail, Some(strongest.clone()), detail)
+            }
+        };
         CaseResult {
-            id: id.to_string(),
-            group: group.to_string(),
-            method: method.map(|d| d.name.to_string()),
+            id: subject.id.to_string(),
+            group: subject.group.to_string(),
+            method: subject.method.map(str::to_string),
+            level: subject.requirement.level,
+            section: subject.requirement.section.clone(),
+            capability: subject.capability.cloned(),
             outcome,
+            violated,
             detail,
             observed,
             millis,
         }
     }
 
-    pub fn from_verdict(case: &Case, verdict: Verdict, answer: &Answer, elapsed: Duration) -> CaseResult {
-        let (outcome, detail) = match verdict {
-            Ok(note) => (Outcome::Pass, note),
-            Err(why) => (Outcome::Fail, why),
-        };
+    pub fn from_case(case: &Case, verdict: &Verdict, answer: &Answer, elapsed: Duration) -> CaseResult {
         CaseResult::new(
-            &case.id,
-            &case.group,
-            case.method,
-            outcome,
-            detail,
+            Subject::of(case),
+            verdict,
             observe(answer),
             elapsed.as_millis() as u64,
         )
+    }
+
+    /// The requirement the outcome is about: the one fallen short of, else the case's own.
+    pub fn requirement(&self) -> Requirement {
+        self.violated
+            .clone()
+            .unwrap_or_else(|| Requirement::new(self.level, self.section.clone()))
     }
 }
 
@@ -181,20 +236,60 @@ fn is_uuid(s: &str) -> bool {
         })
 }
 
+/// How many cases fell short of a requirement of each level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LevelCounts {
+    #[serde(rename = "MUST")]
+    pub must: usize,
+    #[serde(rename = "SHOULD")]
+    pub should: usize,
+    #[serde(rename = "MAY")]
+    pub may: usize,
+    pub strict: usize,
+}
+
+impl LevelCounts {
+    pub fn get(&self, level: Level) -> usize {
+        match level {
+            Level::Must => self.must,
+            Level::Should => self.should,
+            Level::May => self.may,
+            Level::Strict => self.strict,
+        }
+    }
+
+    fn add(&mut self, level: Level) {
+        match level {
+            Level::Must => self.must += 1,
+            Level::Should => self.should += 1,
+            Level::May => self.may += 1,
+            Level::Strict => self.strict += 1,
+        }
+    }
+}
+
 /// Counts of a report.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub total: usize,
     pub passed: usize,
     pub failed: usize,
+    pub warnings: usize,
     pub expected_failures: usize,
     pub stale: usize,
+    /// Failures and warnings by the level of the requirement fallen short of.
+    pub by_level: LevelCounts,
 }
 
 /// A whole run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub transport: String,
+    /// Which levels fail the gate.
+    pub profile: Profile,
+    /// The contract gated and the capabilities the Agent Card declares.
+    #[serde(flatten)]
+    pub applicability: Applicability,
     pub summary: Summary,
     pub millis: u64,
     pub cases: Vec<CaseResult>,
@@ -202,16 +297,36 @@ pub struct Report {
     /// group that was not selected): reported, not failing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unmatched_baseline: Vec<String>,
+    /// What the run left out, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Report {
-    pub fn new(transport: &str, cases: Vec<CaseResult>, elapsed: Duration) -> Report {
+    /// A report of `cases` under `profile`: a case that fell short of a level the
+    /// profile does not gate on is a warning.
+    pub fn new(
+        transport: &str,
+        mut cases: Vec<CaseResult>,
+        elapsed: Duration,
+        profile: Profile,
+        applicability: Applicability,
+    ) -> Report {
+        for case in &mut cases {
+            let gated = case.violated.as_ref().is_none_or(|v| profile.gates(v.level));
+            if case.outcome == Outcome::Fail && !gated {
+                case.outcome = Outcome::Warning;
+            }
+        }
         let mut report = Report {
             transport: transport.to_string(),
+            profile,
+            applicability,
             summary: Summary::default(),
             millis: elapsed.as_millis() as u64,
             cases,
             unmatched_baseline: Vec::new(),
+            notes: Vec::new(),
         };
         report.recount();
         report
@@ -219,24 +334,30 @@ impl Report {
 
     fn recount(&mut self) {
         let count = |o: Outcome| self.cases.iter().filter(|c| c.outcome == o).count();
+        let mut by_level = LevelCounts::default();
+        for case in self.cases.iter().filter(|c| c.outcome.fell_short()) {
+            by_level.add(case.requirement().level);
+        }
         self.summary = Summary {
             total: self.cases.len(),
             passed: count(Outcome::Pass),
             failed: count(Outcome::Fail),
+            warnings: count(Outcome::Warning),
             expected_failures: count(Outcome::ExpectedFail),
             stale: count(Outcome::Stale),
+            by_level,
         };
     }
 
-    /// Applies a strict baseline: a listed failure is expected, a listed pass
-    /// is stale (a failure), an unlisted failure stays a failure.
+    /// Applies a strict baseline: a listed case that fell short is expected, a
+    /// listed pass is stale (a failure), an unlisted failure stays a failure.
     pub fn apply_baseline(&mut self, baseline: &Baseline) {
         for case in &mut self.cases {
             if !baseline.contains(&case.id) {
                 continue;
             }
             case.outcome = match case.outcome {
-                Outcome::Fail => Outcome::ExpectedFail,
+                Outcome::Fail | Outcome::Warning => Outcome::ExpectedFail,
                 Outcome::Pass => {
                     case.detail = format!(
                         "listed in the expected-failures file but passed ({}): remove it from the file",
@@ -265,74 +386,12 @@ impl Report {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }
 
-    /// The report as JUnit XML: one test suite per group, one test case per case;
-    /// stale baseline entries are failures, expected failures are skipped.
-    pub fn to_junit(&self) -> String {
-        let mut groups: Vec<&str> = Vec::new();
-        for c in &self.cases {
-            if !groups.contains(&c.group.as_str()) {
-                groups.push(&c.group);
-            }
-        }
-        let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        xml.push_str(&format!(
-            "<testsuites name=\"a2a-conformance ({})\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">\n",
-            esc(&self.transport),
-            self.summary.total,
-            self.summary.failed + self.summary.stale,
-            self.summary.expected_failures,
-            self.millis as f64 / 1000.0
-        ));
-        for g in groups {
-            let cases: Vec<&CaseResult> = self.cases.iter().filter(|c| c.group == g).collect();
-            let failures = cases.iter().filter(|c| c.outcome.is_failure()).count();
-            let skipped = cases
-                .iter()
-                .filter(|c| c.outcome == Outcome::ExpectedFail)
-                .count();
-            xml.push_str(&format!(
-                "  <testsuite name=\"{}.{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">\n",
-                esc(&self.transport),
-                esc(g),
-                cases.len()
-            ));
-            for c in cases {
-                xml.push_str(&format!(
-                    "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.3}\"",
-                    esc(&self.transport),
-                    esc(g),
-                    esc(&c.id),
-                    c.millis as f64 / 1000.0
-                ));
-                match c.outcome {
-                    Outcome::Pass => xml.push_str("/>\n"),
-                    Outcome::ExpectedFail => xml.push_str(&format!(
-                        ">\n      <skipped message=\"expected failure: {}\"/>\n    </testcase>\n",
-                        esc(&c.detail)
-                    )),
-                    Outcome::Fail | Outcome::Stale => xml.push_str(&format!(
-                        ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>\n",
-                        esc(&c.detail),
-                        if c.outcome == Outcome::Stale {
-                            "stale-baseline"
-                        } else {
-                            "conformance"
-                        },
-                        esc(&serde_json::to_string(&c.observed).unwrap_or_default())
-                    )),
-                }
-            }
-            xml.push_str("  </testsuite>\n");
-        }
-        xml.push_str("</testsuites>\n");
-        xml
-    }
-
     /// The failing cases as an expected-failures file, each with its reason.
     pub fn failures_as_baseline(&self) -> String {
         let mut out = format!(
-            "# Expected failures recorded by a2a-conformance ({}); one case id per line.\n",
-            self.transport
+            "# Expected failures recorded by a2a-conformance ({}, profile {}); one case id per line.\n",
+            self.transport,
+            self.profile.name()
         );
         for c in self.cases.iter().filter(|c| c.outcome == Outcome::Fail) {
             let reason: String = c.detail.chars().take(160).collect();
@@ -341,16 +400,27 @@ impl Report {
         out
     }
 
-    /// A human-readable summary: every failure with its reason, then the counts.
+    /// A human-readable summary: every failure and warning with its level,
+    /// section and reason, then what was gated, the counts by level, the totals.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        for c in self.cases.iter().filter(|c| c.outcome.is_failure()) {
-            let tag = if c.outcome == Outcome::Stale {
-                "STALE"
-            } else {
-                "FAIL "
+        for c in self
+            .cases
+            .iter()
+            .filter(|c| c.outcome.is_failure() || c.outcome == Outcome::Warning)
+        {
+            let tag = match c.outcome {
+                Outcome::Stale => "STALE",
+                Outcome::Warning => "WARN ",
+                _ => "FAIL ",
             };
-            out.push_str(&format!("{tag} [{}] {}: {}\n", self.transport, c.id, c.detail));
+            out.push_str(&format!(
+                "{tag} [{}] {} ({}): {}\n",
+                self.transport,
+                c.id,
+                c.requirement(),
+                c.detail
+            ));
         }
         for id in &self.unmatched_baseline {
             out.push_str(&format!(
@@ -358,39 +428,58 @@ impl Report {
                 self.transport
             ));
         }
+        for note in &self.notes {
+            out.push_str(&format!("note  [{}] {note}\n", self.transport));
+        }
+        let app = &self.applicability;
+        out.push_str(&format!(
+            "{}: profile {} · contract {} ({}) · {}\n",
+            self.transport,
+            self.profile.name(),
+            app.contract,
+            app.contract_reason,
+            app.describe_capabilities()
+        ));
+        out.push_str(&format!("{}: {}\n", self.transport, self.levels_line()));
         let s = self.summary;
         out.push_str(&format!(
-            "{}: {} cases: {} passed, {} failed, {} expected failures, {} stale baseline entries — {}\n",
+            "{}: {} cases: {} passed, {} failed, {} warnings, {} expected failures, {} stale baseline entries — {}\n",
             self.transport,
             s.total,
             s.passed,
             s.failed,
+            s.warnings,
             s.expected_failures,
             s.stale,
             if self.passed() { "PASS" } else { "FAIL" }
         ));
         out
     }
-}
 
-fn esc(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-        .map(|c| match c {
-            '&' => "&amp;".to_string(),
-            '<' => "&lt;".to_string(),
-            '>' => "&gt;".to_string(),
-            '"' => "&quot;".to_string(),
-            '\'' => "&apos;".to_string(),
-            '\n' => "&#10;".to_string(),
-            other => other.to_string(),
-        })
-        .collect()
+    /// `MUST: 0 failed · SHOULD: 2 warnings · strict: 3 warnings` (MAY only when
+    /// some case fell short of one).
+    pub fn levels_line(&self) -> String {
+        Level::ALL
+            .into_iter()
+            .filter(|l| *l != Level::May || self.summary.by_level.may > 0)
+            .map(|level| {
+                let n = self.summary.by_level.get(level);
+                let what = match (self.profile.gates(level), n) {
+                    (true, _) => "failed",
+                    (false, 1) => "warning",
+                    (false, _) => "warnings",
+                };
+                format!("{level}: {n} {what}")
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::verdict::Violation;
 
     #[test]
     fn run_specific_values_are_masked() {
@@ -412,27 +501,84 @@ mod tests {
         );
     }
 
-    #[test]
-    fn junit_escapes_and_counts() {
-        let r = Report::new(
+    /// A report of one pass, one MUST failure, one SHOULD and one strict shortfall.
+    pub(crate) fn sample(profile: Profile) -> Report {
+        let must = Requirement::new(Level::Must, "A2A §3.1.3");
+        let should = Requirement::new(Level::Should, "A2A §9.5");
+        let result = |id: &str, verdict: Verdict| {
+            let subject = Subject {
+                id,
+                group: "g",
+                method: None,
+                requirement: &must,
+                capability: None,
+            };
+            CaseResult::new(subject, &verdict, json!(null), 1)
+        };
+        let cases = vec![
+            result("a/1", Verdict::pass("ok")),
+            result("a/<2>", Verdict::fail("bad \"x\"")),
+            result(
+                "a/3",
+                Verdict::pass("code right").with(vec![Violation::of(should, "no ErrorInfo")]),
+            ),
+            result(
+                "a/4",
+                Verdict::pass("code right").with(vec![Violation::of(
+                    Requirement::new(Level::Strict, "A2A §9.5"),
+                    "another reason",
+                )]),
+            ),
+        ];
+        Report::new(
             "http",
-            vec![
-                CaseResult::new("a/1", "g", None, Outcome::Pass, "ok".into(), json!(null), 1),
-                CaseResult::new(
-                    "a/<2>",
-                    "g",
-                    None,
-                    Outcome::Fail,
-                    "bad \"x\"".into(),
-                    json!(null),
-                    1,
-                ),
-            ],
+            cases,
             Duration::from_millis(2),
+            profile,
+            Applicability::everything(),
+        )
+    }
+
+    #[test]
+    fn under_spec_only_must_shortfalls_fail_and_under_strict_all_do() {
+        let spec = sample(Profile::Spec);
+        let outcomes: Vec<Outcome> = spec.cases.iter().map(|c| c.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [Outcome::Pass, Outcome::Fail, Outcome::Warning, Outcome::Warning]
         );
-        let xml = r.to_junit();
-        assert!(xml.contains("tests=\"2\" failures=\"1\""), "{xml}");
-        assert!(xml.contains("name=\"a/&lt;2&gt;\""), "{xml}");
-        assert!(xml.contains("message=\"bad &quot;x&quot;\""), "{xml}");
+        assert_eq!(
+            spec.levels_line(),
+            "MUST: 1 failed · SHOULD: 1 warning · strict: 1 warning"
+        );
+        assert_eq!((spec.summary.failed, spec.summary.warnings), (1, 2));
+        let strict = sample(Profile::Strict);
+        assert_eq!(strict.summary.failed, 3);
+        assert_eq!(
+            strict.levels_line(),
+            "MUST: 1 failed · SHOULD: 1 failed · strict: 1 failed"
+        );
+        assert_eq!(
+            strict.cases[2].violated,
+            Some(Requirement::new(Level::Should, "A2A §9.5"))
+        );
+        assert_eq!(strict.cases[2].level, Level::Must, "the case's own level stays");
+    }
+
+    #[test]
+    fn a_listed_warning_is_an_expected_failure_and_a_listed_pass_is_stale() {
+        let mut report = sample(Profile::Spec);
+        report.apply_baseline(&Baseline::parse("a/1\na/3\n"));
+        let outcomes: Vec<Outcome> = report.cases.iter().map(|c| c.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                Outcome::Stale,
+                Outcome::Fail,
+                Outcome::ExpectedFail,
+                Outcome::Warning
+            ]
+        );
+        assert!(!report.passed());
     }
 }

@@ -1,15 +1,21 @@
-//! Running the suite against one agent: the derived cases, then the scenarios,
-//! over transports a [`Connector`] opens. Positive examples that name a task
+//! Running the suite against one agent: first its Agent Card (what it offers
+//! decides which cases apply, see [`crate::card`]), then the derived cases,
+//! then the scenarios, over transports a [`Connector`] opens; the report is
+//! judged under the chosen [`Profile`]. Positive examples that name a task
 //! are pointed at a task the runner created first (the "fixture"), so they
 //! exercise real state; see [`crate::cases::Expect::SuccessOrDeclared`] for
 //! what is accepted when an example's ids still name nothing.
 
-use crate::cases::{self, Case, Expect, Message};
-use crate::check;
-use crate::report::{CaseResult, Outcome, Report};
+use crate::card::{Applicability, ContractChoice};
+use crate::cases::{self, Case, Message};
+use crate::check::{self, check_result};
+use crate::level::Profile;
+use crate::report::{observe, CaseResult, Report, Subject};
+use crate::rules;
 use crate::scenarios;
 pub use crate::session::{unique, Session};
-use crate::transport::{Answer, Connector};
+use crate::transport::{Activation, Answer, Connector};
+use crate::verdict::Verdict;
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
 use a2a::types::Role;
@@ -22,12 +28,28 @@ use std::time::Instant;
 pub struct RunOptions {
     /// Groups to run (see [`cases::all_groups`]).
     pub groups: Vec<String>,
+    /// Which levels fail the gate.
+    pub profile: Profile,
+    /// Which contract to gate.
+    pub contract: ContractChoice,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             groups: cases::all_groups(),
+            profile: Profile::default(),
+            contract: ContractChoice::default(),
+        }
+    }
+}
+
+impl RunOptions {
+    /// All groups under `profile`, the contract detected from the card.
+    pub fn with_profile(profile: Profile) -> RunOptions {
+        RunOptions {
+            profile,
+            ..RunOptions::default()
         }
     }
 }
@@ -69,8 +91,7 @@ impl Fixture {
         let Some(d) = case.method else {
             return params;
         };
-        let positive = matches!(case.expect, Expect::SuccessOrDeclared | Expect::ValidOrRejected);
-        if d.contract != a2a::Contract::A2a || !positive {
+        if d.contract != a2a::Contract::A2a || !case.on_fixture {
             return params;
         }
         if let (Some(task), Some(obj)) = (&self.task_id, params.as_object_mut()) {
@@ -93,37 +114,137 @@ impl Fixture {
     }
 }
 
+/// The activation of the main session: the extension unless the contract is
+/// pure A2A (forced, or a card that does not declare it).
+fn main_activation(choice: ContractChoice, card: Option<&Result<Value, String>>) -> Activation<'static> {
+    let extension = match choice {
+        ContractChoice::A2a => false,
+        ContractChoice::Cleveragents => true,
+        ContractChoice::Auto => !matches!(card, Some(Ok(c)) if !crate::card::declares_extension(c)),
+    };
+    if extension {
+        Activation::Extension(None)
+    } else {
+        Activation::Base
+    }
+}
+
+/// The id of the case on the Agent Card itself.
+pub const CARD_CASE_ID: &str = "agent_card/public-card";
+
+/// The group of the case on the Agent Card: the group of the card's method.
+pub fn card_case_group() -> &'static str {
+    markers::GetExtendedAgentCard::descriptor().service
+}
+
+/// The case on the Agent Card itself (group `agent_card`): it is served, and
+/// it is a valid `AgentCard` (the result type of the extended-card method).
+fn card_case(app: &Applicability, transport: &str, started: Instant) -> CaseResult {
+    let d = markers::GetExtendedAgentCard::descriptor();
+    let (requirement, verdict) = match &app.card {
+        Ok(card) => (
+            rules::agent_card(),
+            Verdict::of(check_result(d, card).map(|_| "a valid Agent Card".to_string())),
+        ),
+        Err(why) if transport == "http" => (rules::card_discovery(), Verdict::fail(why.clone())),
+        Err(why) => (rules::stdio_binding(), Verdict::fail(why.clone())),
+    };
+    let subject = Subject {
+        id: CARD_CASE_ID,
+        group: d.service,
+        method: None,
+        requirement: &requirement,
+        capability: None,
+    };
+    let observed = observe(&app.card.clone().map_or_else(Answer::Broken, Answer::Result));
+    CaseResult::new(subject, &verdict, observed, started.elapsed().as_millis() as u64)
+}
+
+/// Notes on what the run leaves out: selected groups of a contract not gated.
+fn exclusion_notes(options: &RunOptions, app: &Applicability) -> Vec<String> {
+    let excluded: Vec<&str> = options
+        .groups
+        .iter()
+        .filter(|g| {
+            let mut methods = cases::dispatched().filter(|d| d.service == g.as_str()).peekable();
+            methods.peek().is_some() && methods.all(|d| !app.includes(d.contract))
+        })
+        .map(String::as_str)
+        .collect();
+    if excluded.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "groups {} belong to the extension, which is not gated under contract {} ({})",
+        excluded.join(", "),
+        app.contract,
+        app.contract_reason
+    )]
+}
+
 /// Runs the selected groups against the agent `connector` reaches.
 pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
     let started = Instant::now();
-    let mut results = Vec::new();
-    let cases = cases::derive(&options.groups);
-    let main = match connector.connect(None).await {
+    let fetched = connector.agent_card().await;
+    let activation = main_activation(options.contract, fetched.as_ref());
+    let main = match connector.connect(activation).await {
         Ok(t) => Session::new(t),
         Err(e) => {
-            results.push(CaseResult::new(
-                "connect",
-                "connect",
-                None,
-                Outcome::Fail,
-                e,
-                json!(null),
-                0,
-            ));
-            return Report::new(connector.kind(), results, started.elapsed());
+            let app = Applicability::from_card(options.contract, fetched.unwrap_or(Err(e.clone())));
+            let requirement = rules::reachable(connector.kind());
+            let subject = Subject {
+                id: "connect",
+                group: "connect",
+                method: None,
+                requirement: &requirement,
+                capability: None,
+            };
+            let failed = CaseResult::new(subject, &Verdict::fail(e), json!(null), 0);
+            return Report::new(
+                connector.kind(),
+                vec![failed],
+                started.elapsed(),
+                options.profile,
+                app,
+            );
         }
     };
-    // Sessions at other extension versions, opened on first use.
-    let mut versioned: BTreeMap<String, Result<Session, String>> = BTreeMap::new();
-    let fixture = if cases
-        .iter()
-        .any(|c| c.expect == Expect::SuccessOrDeclared || c.expect == Expect::ValidOrRejected)
-    {
+    let card = fetched.unwrap_or_else(|| {
+        main.transport
+            .agent_card()
+            .ok_or_else(|| "the session's handshake carried no Agent Card".to_string())
+    });
+    let app = Applicability::from_card(options.contract, card);
+    let mut results = Vec::new();
+    if options.groups.iter().any(|g| g == card_case_group()) {
+        results.push(card_case(&app, connector.kind(), Instant::now()));
+    }
+    let cases = cases::derive(&options.groups, &app);
+    let fixture = if cases.iter().any(|c| c.on_fixture) {
         Fixture::create(&main).await
     } else {
         Fixture::default()
     };
-    for case in &cases {
+    results.extend(run_cases(connector, &main, &fixture, &cases).await);
+    if options.groups.iter().any(|g| g == "scenarios") {
+        results.extend(scenarios::run_all(&main, &app).await);
+    }
+    let notes = exclusion_notes(options, &app);
+    let mut report = Report::new(connector.kind(), results, started.elapsed(), options.profile, app);
+    report.notes = notes;
+    report
+}
+
+/// Runs the derived cases, opening sessions at other extension versions on first use.
+async fn run_cases(
+    connector: &dyn Connector,
+    main: &Session,
+    fixture: &Fixture,
+    cases: &[Case],
+) -> Vec<CaseResult> {
+    let mut versioned: BTreeMap<String, Result<Session, String>> = BTreeMap::new();
+    let mut results = Vec::new();
+    for case in cases {
         let t0 = Instant::now();
         let message = match &case.message {
             Message::Request { method, params } => Message::Request {
@@ -136,7 +257,10 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
             None => main.send(&message).await,
             Some(v) => {
                 if !versioned.contains_key(v) {
-                    let opened = connector.connect(Some(v)).await.map(Session::new);
+                    let opened = connector
+                        .connect(Activation::Extension(Some(v)))
+                        .await
+                        .map(Session::new);
                     versioned.insert(v.clone(), opened);
                 }
                 match versioned.get(v) {
@@ -149,10 +273,7 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
             }
         };
         let verdict = check::judge(case.method, &case.expect, &answer);
-        results.push(CaseResult::from_verdict(case, verdict, &answer, t0.elapsed()));
+        results.push(CaseResult::from_case(case, &verdict, &answer, t0.elapsed()));
     }
-    if options.groups.iter().any(|g| g == "scenarios") {
-        results.extend(scenarios::run_all(&main).await);
-    }
-    Report::new(connector.kind(), results, started.elapsed())
+    results
 }

@@ -9,6 +9,12 @@
 //!   any byte pipes (a spawned agent, or in-memory pipes in tests); it performs
 //!   the `initialize` handshake and collects `stream/event` notifications.
 //!
+//! A session activates the CleverAgents extension or not ([`Activation`]): a
+//! pure A2A run sends no `A2A-Extensions` header and asks `initialize` for no
+//! extension. The Agent Card comes from the well-known URI over HTTP
+//! ([`Connector::agent_card`]) and from `initialize` over stdio
+//! ([`Transport::agent_card`]).
+//!
 //! Calls are sequential on a transport: the suite is a sequence of exchanges,
 //! and one in flight at a time keeps every answer attributable.
 
@@ -31,6 +37,27 @@ const EXTENSION_VERSION_HEADER: &str = declared(Contract::Cleveragents.version_h
 const EXTENSION_URI: &str = declared(Contract::Cleveragents.extension_uri());
 /// The id of the stdio `initialize` request the suite opens a session with.
 const INIT_ID: &str = "conformance-init";
+/// Where an HTTP agent serves its public Agent Card (spec §8.2), from its origin.
+const WELL_KNOWN_CARD: &str = "/.well-known/agent-card.json";
+
+/// Which extension a session activates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation<'a> {
+    /// None: pure A2A.
+    Base,
+    /// The CleverAgents extension, at this minor version (`None`: the agent's newest).
+    Extension(Option<&'a str>),
+}
+
+impl<'a> Activation<'a> {
+    /// The extension minor version asked for, if the extension is activated at one.
+    pub fn ext_version(self) -> Option<&'a str> {
+        match self {
+            Activation::Base => None,
+            Activation::Extension(v) => v,
+        }
+    }
+}
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -94,6 +121,11 @@ pub trait Transport: Send + Sync {
     fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer>;
     /// `http` or `stdio`, for reports.
     fn kind(&self) -> &'static str;
+    /// The Agent Card the session opened with, for bindings whose handshake
+    /// returns one (stdio `initialize`).
+    fn agent_card(&self) -> Option<Value> {
+        None
+    }
     /// For bindings that can resume a stream (HTTP SSE `Last-Event-ID`): sends
     /// `message` with `last_event_id` and returns the answer with each event's
     /// SSE `id`. `None` when the binding has no resumption (stdio, §8 of its spec).
@@ -107,16 +139,20 @@ pub trait Transport: Send + Sync {
     }
 }
 
-/// Opens transports to one agent, at a chosen extension minor version.
+/// Opens transports to one agent, with or without the extension.
 pub trait Connector: Send + Sync {
-    /// A transport whose calls run at extension version `ext_version` (`None`:
-    /// the agent's newest). Over stdio this is a new session.
-    fn connect<'a>(
-        &'a self,
-        ext_version: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<Box<dyn Transport>, String>>;
+    /// A transport whose calls activate what `activation` says. Over stdio this
+    /// is a new session.
+    fn connect<'a>(&'a self, activation: Activation<'a>)
+        -> BoxFuture<'a, Result<Box<dyn Transport>, String>>;
     /// `http` or `stdio`, for reports.
     fn kind(&self) -> &'static str;
+    /// The agent's public Agent Card, for bindings that serve it apart from any
+    /// session (HTTP: the well-known URI); `None` where a session's handshake
+    /// gives it ([`Transport::agent_card`]).
+    fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
+        Box::pin(async { None })
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -128,6 +164,8 @@ pub struct HttpTransport {
     client: reqwest::Client,
     url: String,
     token: Option<String>,
+    /// Whether requests activate the extension (`A2A-Extensions`).
+    extension: bool,
     ext_version: Option<String>,
 }
 
@@ -137,18 +175,15 @@ impl HttpTransport {
     pub fn new(
         url: &str,
         token: Option<String>,
-        ext_version: Option<String>,
+        activation: Activation<'_>,
         timeout: Duration,
     ) -> Result<Self, String> {
-        let client = reqwest::Client::builder()
-            .timeout(timeout)
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         Ok(HttpTransport {
-            client,
+            client: http_client(timeout)?,
             url: url.to_string(),
             token,
-            ext_version,
+            extension: activation != Activation::Base,
+            ext_version: activation.ext_version().map(str::to_string),
         })
     }
 
@@ -164,8 +199,10 @@ impl HttpTransport {
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
             .header(A2A_VERSION_HEADER, PROTOCOL_VERSION)
-            .header(A2A_EXTENSIONS_HEADER, EXTENSION_URI)
             .body(message);
+        if self.extension {
+            request = request.header(A2A_EXTENSIONS_HEADER, EXTENSION_URI);
+        }
         if let Some(version) = &self.ext_version {
             request = request.header(EXTENSION_VERSION_HEADER, version);
         }
@@ -216,6 +253,13 @@ impl HttpTransport {
     }
 }
 
+fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
 /// The HTTP status the binding gives an answer: 200 for results and JSON-RPC
 /// errors, 401/403 for the authentication/authorization errors (§4 of the
 /// design, server README).
@@ -256,25 +300,58 @@ pub struct HttpConnector {
     pub url: String,
     pub token: Option<String>,
     pub timeout: Duration,
+    /// Where the Agent Card is (`None`: the well-known URI at the URL's origin).
+    pub card_url: Option<String>,
+}
+
+impl HttpConnector {
+    /// The URL of the Agent Card.
+    fn card_location(&self) -> Result<String, String> {
+        if let Some(url) = &self.card_url {
+            return Ok(url.clone());
+        }
+        let base = reqwest::Url::parse(&self.url).map_err(|e| format!("`{}` is not a URL: {e}", self.url))?;
+        base.join(WELL_KNOWN_CARD)
+            .map(|u| u.to_string())
+            .map_err(|e| format!("no Agent Card URL for `{}`: {e}", self.url))
+    }
+
+    async fn fetch_card(&self) -> Result<Value, String> {
+        let url = self.card_location()?;
+        let response = http_client(self.timeout)?
+            .get(&url)
+            .header("Accept", "application/json")
+            .send()
+            .await
+            .map_err(|e| format!("GET {url} failed: {e}"))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(format!("GET {url} answered HTTP {}", status.as_u16()));
+        }
+        let body = response
+            .text()
+            .await
+            .map_err(|e| format!("GET {url}: the body could not be read: {e}"))?;
+        serde_json::from_str(&body)
+            .map_err(|e| format!("GET {url}: the body is not JSON ({e}): {}", clip(&body)))
+    }
 }
 
 impl Connector for HttpConnector {
     fn connect<'a>(
         &'a self,
-        ext_version: Option<&'a str>,
+        activation: Activation<'a>,
     ) -> BoxFuture<'a, Result<Box<dyn Transport>, String>> {
         Box::pin(async move {
-            let t = HttpTransport::new(
-                &self.url,
-                self.token.clone(),
-                ext_version.map(str::to_string),
-                self.timeout,
-            )?;
+            let t = HttpTransport::new(&self.url, self.token.clone(), activation, self.timeout)?;
             Ok(Box::new(t) as Box<dyn Transport>)
         })
     }
     fn kind(&self) -> &'static str {
         "http"
+    }
+    fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
+        Box::pin(async move { Some(self.fetch_card().await) })
     }
 }
 
@@ -388,12 +465,13 @@ pub struct StdioTransport {
 }
 
 impl StdioTransport {
-    /// Opens a session on `reader`/`writer`: sends `initialize` (protocol 1.0, the
-    /// CleverAgents extension at `ext_version` or the newest) and checks its result.
+    /// Opens a session on `reader`/`writer`: sends `initialize` (protocol 1.0,
+    /// and the CleverAgents extension if `activation` asks for it, at its minor
+    /// version or the newest) and checks its result.
     pub async fn start(
         reader: Box<dyn AsyncRead + Send + Unpin>,
         writer: Writer,
-        ext_version: Option<&str>,
+        activation: Activation<'_>,
         timeout: Duration,
         child: Option<tokio::process::Child>,
     ) -> Result<StdioTransport, String> {
@@ -403,14 +481,18 @@ impl StdioTransport {
             _child: child,
             init: Value::Null,
         };
-        let mut extension = json!({"uri": EXTENSION_URI});
-        if let Some(v) = ext_version {
-            extension["version"] = json!(v);
+        let mut extensions = Vec::new();
+        if let Activation::Extension(version) = activation {
+            let mut extension = json!({"uri": EXTENSION_URI});
+            if let Some(v) = version {
+                extension["version"] = json!(v);
+            }
+            extensions.push(extension);
         }
         let init = Request::new(
             INIT_ID.to_string(),
             <Initialize as Method>::NAME,
-            json!({"protocolVersion": PROTOCOL_VERSION, "extensions": [extension],
+            json!({"protocolVersion": PROTOCOL_VERSION, "extensions": extensions,
                    "clientInfo": {"name": "a2a-conformance", "version": env!("CARGO_PKG_VERSION")}}),
         );
         // Every member is already JSON, so encoding cannot fail.
@@ -497,6 +579,9 @@ impl Transport for StdioTransport {
     fn kind(&self) -> &'static str {
         "stdio"
     }
+    fn agent_card(&self) -> Option<Value> {
+        self.init.get("agentCard").cloned()
+    }
 }
 
 /// Spawns `sh -c COMMAND` per session and speaks the stdio binding to it.
@@ -508,7 +593,7 @@ pub struct CommandConnector {
 impl Connector for CommandConnector {
     fn connect<'a>(
         &'a self,
-        ext_version: Option<&'a str>,
+        activation: Activation<'a>,
     ) -> BoxFuture<'a, Result<Box<dyn Transport>, String>> {
         Box::pin(async move {
             let mut child = tokio::process::Command::new("sh")
@@ -525,7 +610,7 @@ impl Connector for CommandConnector {
             let t = StdioTransport::start(
                 Box::new(stdout),
                 Box::new(stdin),
-                ext_version,
+                activation,
                 self.timeout,
                 Some(child),
             )

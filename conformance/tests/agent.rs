@@ -1,6 +1,7 @@
 //! The suite against our own agent (the reference application behind the
-//! server's transports, in process, in memory): the gate passes over both
-//! transports with the committed baseline; started from the same (fresh)
+//! server's transports, in process, in memory): the gate passes under the
+//! `strict` profile — every level — over both transports with the committed
+//! baseline; started from the same (fresh)
 //! backend state, both transports answer every case identically; and state
 //! written over one transport reads the same over the other.
 
@@ -9,8 +10,8 @@ mod common;
 use common::{app_dispatch, http_connector, serve_http, InProcessStdio, BASELINE};
 use conformance::report::Outcome;
 use conformance::runner::Session;
-use conformance::transport::{Answer, Connector};
-use conformance::{run, Baseline, RunOptions};
+use conformance::transport::{Activation, Answer, Connector};
+use conformance::{run, Baseline, Profile, RunOptions};
 use serde_json::{json, Value};
 
 /// What of a case's answer must be identical across transports. A task list is
@@ -35,7 +36,7 @@ fn comparable(case: &conformance::report::CaseResult) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_agent_passes_the_gate_over_both_transports_with_identical_answers() {
     let baseline = Baseline::parse(BASELINE);
-    let options = RunOptions::default();
+    let options = RunOptions::with_profile(Profile::Strict);
     // Two backends in the same (fresh) state, one per transport: the examples
     // share ids (a context, registry names), so answers depend on what ran before.
     let shared = app_dispatch();
@@ -43,6 +44,14 @@ async fn our_agent_passes_the_gate_over_both_transports_with_identical_answers()
     let mut over_http = run(&http_connector(&http.url), &options).await;
     over_http.apply_baseline(&baseline);
     assert!(over_http.passed(), "{}", over_http.to_text());
+    assert_eq!(
+        over_http.applicability.contract, "cleveragents",
+        "our card declares the extension"
+    );
+    assert_eq!(
+        over_http.levels_line(),
+        "MUST: 0 failed · SHOULD: 0 failed · strict: 0 failed"
+    );
 
     let mut over_stdio = run(
         &InProcessStdio {
@@ -66,7 +75,8 @@ async fn our_agent_passes_the_gate_over_both_transports_with_identical_answers()
         assert_eq!(h.outcome, s.outcome, "{}: {} / {}", h.id, h.detail, s.detail);
         // Stream resumption exists on HTTP only (the stdio binding has none, §8 of
         // its spec): that scenario passes on both, with transport-specific notes.
-        if h.id != "scenarios/subscribe-resume" {
+        // The Agent Card lists the interface it is served over first.
+        if h.id != "scenarios/subscribe-resume" && h.id != conformance::runner::CARD_CASE_ID {
             assert_eq!(
                 comparable(h),
                 comparable(s),
@@ -94,8 +104,18 @@ async fn our_agent_passes_the_gate_over_both_transports_with_identical_answers()
 async fn a_task_written_over_http_reads_the_same_over_stdio() {
     let dispatch = app_dispatch();
     let http = serve_http(dispatch.clone()).await;
-    let over_http = Session::new(http_connector(&http.url).connect(None).await.expect("http"));
-    let over_stdio = Session::new(InProcessStdio { dispatch }.connect(None).await.expect("stdio"));
+    let over_http = Session::new(
+        http_connector(&http.url)
+            .connect(Activation::Extension(None))
+            .await
+            .expect("http"),
+    );
+    let over_stdio = Session::new(
+        InProcessStdio { dispatch }
+            .connect(Activation::Extension(None))
+            .await
+            .expect("stdio"),
+    );
     let sent = over_http
         .call(
             "SendMessage",
@@ -115,4 +135,30 @@ async fn a_task_written_over_http_reads_the_same_over_stdio() {
         over_http.call("GetTask", missing.clone()).await,
         over_stdio.call("GetTask", missing).await
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pure_a2a_run_over_stdio_asks_for_no_extension_and_calls_none() {
+    let recorder = common::Recorder::new(app_dispatch());
+    let calls = recorder.methods.clone();
+    let options = RunOptions {
+        contract: conformance::ContractChoice::A2a,
+        ..RunOptions::with_profile(Profile::Strict)
+    };
+    let report = run(
+        &InProcessStdio {
+            dispatch: std::sync::Arc::new(recorder),
+        },
+        &options,
+    )
+    .await;
+    assert!(report.passed(), "{}", report.to_text());
+    assert_eq!(report.applicability.contract, "a2a");
+    let prefix = a2a::Contract::Cleveragents
+        .method_prefix()
+        .expect("the extension has a prefix");
+    let seen = common::Recorder::calls(&calls);
+    assert!(seen.iter().any(|m| m == "GetTask"), "{seen:?}");
+    let extension: Vec<&String> = seen.iter().filter(|m| m.starts_with(prefix)).collect();
+    assert_eq!(extension, Vec::<&String>::new());
 }

@@ -1,15 +1,14 @@
 //! The runner binary as CI uses it: it fails — non-zero exit, a report naming
-//! each broken case and why — against a deliberately broken handler, passes
-//! our agent with the committed baseline, and treats the baseline strictly.
+//! each broken case, its level and section, and why — against a deliberately
+//! broken handler, passes our agent under `--profile strict` with the
+//! committed baseline, and treats the baseline strictly.
 
 mod common;
 
 use a2a::rpc::{BoxFuture, CallContext, Dispatch, Outcome};
 use a2a::ErrorKind;
-use common::{app_dispatch, serve_http, BASELINE};
+use common::{app_dispatch, args, runner, scratch, serve_http, BASELINE};
 use serde_json::{json, Value};
-use std::path::PathBuf;
-use std::process::Output;
 use std::sync::Arc;
 
 /// The real application, with three defects a conformant agent must not have.
@@ -46,28 +45,6 @@ impl Dispatch for Broken {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("a2a-conformance-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
-/// Runs the runner binary off the async runtime (it is a blocking child process).
-async fn runner(args: Vec<String>) -> Output {
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_a2a-conformance"))
-            .args(args)
-            .output()
-            .expect("the runner starts")
-    })
-    .await
-    .expect("the runner finishes")
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_runner_fails_a_broken_handler_with_a_clear_report() {
     let http = serve_http(Arc::new(Broken {
@@ -90,16 +67,18 @@ async fn the_runner_fails_a_broken_handler_with_a_clear_report() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("FAIL  [http] GetTask/example-1: GetTask result does not validate against `Task`: ")
+        stdout.contains("FAIL  [http] GetTask/example-1 (MUST A2A §3.1.3): GetTask result does not validate against `Task`: ")
             && stdout.contains("/id: 7 is not of type \"string\""),
         "{stdout}"
     );
+    // A missing field is a SHOULD (§5.7), but a code the registry disowns is a MUST (§5.4).
     assert!(
-        stdout.contains("FAIL  [http] CancelTask/missing/id: error -32099 TASK_NOT_FOUND@a2a-protocol.org \"gone\": the registry gives TASK_NOT_FOUND@a2a-protocol.org code -32001, not -32099"),
+        stdout.contains("FAIL  [http] CancelTask/missing/id (MUST A2A §5.4): error -32099 TASK_NOT_FOUND@a2a-protocol.org \"gone\": the registry gives TASK_NOT_FOUND@a2a-protocol.org code -32001, not -32099"),
         "{stdout}"
     );
+    // The right code with another contract's ErrorInfo: only the project's strict rule.
     assert!(
-        stdout.contains("FAIL  [http] ListTasks/wrong-type/pageSize: expected error -32602 INVALID_PARAMS@a2a-protocol.org, got -32602 INVALID_PARAMS@urn:cleveragents:extensions:v1"),
+        stdout.contains("WARN  [http] ListTasks/wrong-type/pageSize (strict A2A §9.5): error -32602 INVALID_PARAMS@urn:cleveragents:extensions:v1 \"Invalid parameters\": code -32602 is INVALID_PARAMS@a2a-protocol.org in the registry, not INVALID_PARAMS@urn:cleveragents:extensions:v1"),
         "{stdout}"
     );
     assert!(stdout.contains("— FAIL"), "{stdout}");
@@ -113,11 +92,11 @@ async fn the_runner_fails_a_broken_handler_with_a_clear_report() {
             .map(|c| c["outcome"].clone())
     };
     assert_eq!(outcome("GetTask/example-1"), Some(json!("fail")));
-    assert_eq!(
-        outcome("GetTask/missing/id"),
-        Some(json!("fail")),
-        "the broken GetTask answers even bad params"
-    );
+    assert_eq!(outcome("ListTasks/wrong-type/pageSize"), Some(json!("warning")));
+    // The broken GetTask answers even bad params: a wrong type is a MUST
+    // (§3.3.2), a missing field a SHOULD (§5.7), a warning under `spec`.
+    assert_eq!(outcome("GetTask/wrong-type/id"), Some(json!("fail")));
+    assert_eq!(outcome("GetTask/missing/id"), Some(json!("warning")));
     assert_eq!(
         outcome("SendMessage/example-1"),
         Some(json!("pass")),
@@ -135,11 +114,15 @@ async fn the_runner_fails_a_broken_handler_with_a_clear_report() {
         junit.contains("<failure message=\"GetTask result does not validate against `Task`"),
         "{junit}"
     );
+    assert!(
+        junit.contains("<property name=\"section\" value=\"A2A §3.1.3\"/>"),
+        "{junit}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_runner_passes_our_agent_with_the_committed_baseline() {
+async fn the_runner_passes_our_agent_under_the_strict_profile_with_the_committed_baseline() {
     let http = serve_http(app_dispatch()).await;
     let dir = scratch("ours");
     let baseline = dir.join("expected-failures.txt");
@@ -147,13 +130,25 @@ async fn the_runner_passes_our_agent_with_the_committed_baseline() {
     let out = runner(args(&[
         "--url",
         &http.url,
+        "--profile",
+        "strict",
         "--expected-failures",
         baseline.to_str().expect("utf-8 path"),
     ]))
     .await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(stdout.contains(" 0 failed, "), "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l == "http: profile strict · contract cleveragents (the Agent Card declares urn:cleveragents:extensions:v1) · streaming, pushNotifications, no extendedAgentCard"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l == "http: MUST: 0 failed · SHOULD: 0 failed · strict: 0 failed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(" 0 failed, 0 warnings, "), "{stdout}");
     assert!(stdout.contains(" 0 stale baseline entries — PASS"), "{stdout}");
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -178,6 +173,8 @@ async fn a_listed_case_that_passes_is_stale_and_an_unlisted_failure_fails() {
         &http.url,
         "--groups",
         "messaging",
+        "--profile",
+        "strict",
         "--expected-failures",
         baseline.to_str().expect("utf-8 path"),
     ]))
@@ -186,16 +183,16 @@ async fn a_listed_case_that_passes_is_stale_and_an_unlisted_failure_fails() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
         stdout.contains(
-            "STALE [http] SendMessage/missing/message: listed in the expected-failures file but passed"
+            "STALE [http] SendMessage/missing/message (SHOULD A2A §5.7): listed in the expected-failures file but passed"
         ),
         "{stdout}"
     );
     assert!(
-        !stdout.contains("FAIL  [http] GetTask/example-1:"),
+        !stdout.contains("FAIL  [http] GetTask/example-1 "),
         "a listed failure is expected: {stdout}"
     );
     assert!(
-        stdout.contains("FAIL  [http] GetTask/missing/id:"),
+        stdout.contains("FAIL  [http] GetTask/missing/id (SHOULD A2A §5.7):"),
         "an unlisted failure fails: {stdout}"
     );
     let _ = std::fs::remove_dir_all(dir);
@@ -212,9 +209,46 @@ async fn bad_usage_exits_2() {
         Some(2)
     );
     assert_eq!(runner(args(&[])).await.status.code(), Some(2));
+    for (flag, value) in [("--profile", "lenient"), ("--contract", "mcp")] {
+        let out = runner(args(&["--url", "http://127.0.0.1:9/", flag, value])).await;
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
+    }
     let listed = runner(args(&["--list-groups"])).await;
     assert_eq!(
         String::from_utf8_lossy(&listed.stdout),
         "messaging\npush_config\nagent_card\nplan\nregistry\ncontext\nsync\nnamespace\nhealth\nenvelope\nversioning\nscenarios\n"
     );
+}
+
+#[tokio::test]
+async fn listed_cases_carry_their_level_and_section() {
+    let listed = runner(args(&[
+        "--list-cases",
+        "--groups",
+        "messaging,agent_card,scenarios",
+    ]))
+    .await;
+    let text = String::from_utf8_lossy(&listed.stdout);
+    let line = |id: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(id))
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+    };
+    assert_eq!(line("agent_card/public-card").as_deref(), Some("MUST A2A §4.4.1"));
+    assert_eq!(line("GetTask/example-1").as_deref(), Some("MUST A2A §3.1.3"));
+    assert_eq!(line("GetTask/missing/id").as_deref(), Some("SHOULD A2A §5.7"));
+    assert_eq!(line("GetTask/wrong-type/id").as_deref(), Some("MUST A2A §3.3.2"));
+    assert_eq!(
+        line("scenarios/subscribe-resume").as_deref(),
+        Some("strict A2A §9.4.2")
+    );
+    assert_eq!(
+        line("scenarios/registry-crud").as_deref(),
+        Some("MUST urn:cleveragents:extensions:v1")
+    );
+    let pure = runner(args(&["--list-cases", "--contract", "a2a"])).await;
+    let pure = String::from_utf8_lossy(&pure.stdout);
+    assert!(!pure.contains("_cleveragents/"), "{pure}");
+    assert!(!pure.contains("scenarios/registry-crud"), "{pure}");
+    assert!(pure.contains("versioning/unknown-method/a2a "), "{pure}");
 }

@@ -90,6 +90,8 @@ pub struct MethodDescriptor<C: ContractFacts> {
     pub binding: Option<&'static str>,
     /// Agent capability the method needs.
     pub capability: Option<&'static str>,
+    /// Section of the specification that defines the method (`x-methods.specSection`).
+    pub spec_section: Option<&'static str>,
     /// Role the caller needs in the namespace the call targets; `None` for binding
     /// methods. Methods needing only `Reader` change nothing, so clients may retry them.
     pub access: Option<Access>,

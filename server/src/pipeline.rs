@@ -21,6 +21,8 @@ pub(crate) struct Pipeline {
     dispatch: Arc<dyn Dispatch>,
     /// Encoded once: it is built from the configuration.
     extended_card: Option<RawJson>,
+    /// The card's `extendedAgentCard` flag.
+    extended_card_declared: bool,
     streaming: bool,
     push_notifications: bool,
     transport: &'static str,
@@ -28,12 +30,14 @@ pub(crate) struct Pipeline {
 
 impl Pipeline {
     pub(crate) fn new(config: &ServerConfig, dispatch: Arc<dyn Dispatch>, binding: Binding) -> Self {
-        let extended_card = card::extended_card_enabled(config)
+        let extended_card_declared = card::extended_card_enabled(config);
+        let extended_card = extended_card_declared
             .then(|| to_raw(&card::extended_agent_card(config, binding)).ok())
             .flatten();
         Pipeline {
             dispatch,
             extended_card,
+            extended_card_declared,
             streaming: config.agent.capabilities.streaming,
             push_notifications: config.agent.capabilities.push_notifications,
             transport: match binding {
@@ -82,6 +86,16 @@ impl Pipeline {
         .await
     }
 
+    /// True when the Agent Card declares `capability` (the flags the card is built from).
+    fn offers(&self, capability: &str) -> bool {
+        match capability {
+            capabilities::STREAMING => self.streaming,
+            capabilities::PUSH_NOTIFICATIONS => self.push_notifications,
+            capabilities::EXTENDED_AGENT_CARD => self.extended_card_declared,
+            _ => false,
+        }
+    }
+
     async fn run(&self, ctx: CallContext, method: &str, params: &mut Option<Value>) -> Outcome {
         // Unknown, binding-owned and not-yet-visible methods go straight to the
         // router, which answers method-not-found exactly as the contract says.
@@ -89,17 +103,15 @@ impl Pipeline {
             Some(d) if d.is_dispatched() && ctx.can_see(d) => d,
             _ => return self.dispatch.dispatch(ctx, method, params.take()).await,
         };
-        match descriptor.capability {
-            Some(capabilities::STREAMING) if !self.streaming => {
-                return Outcome::Single(Err(Error::new(
-                    ErrorKind::UnsupportedOperation,
-                    format!("`{method}` needs streaming, which this agent does not offer"),
-                )))
-            }
-            Some(capabilities::PUSH_NOTIFICATIONS) if !self.push_notifications => {
-                return Outcome::Single(Err(Error::from_kind(ErrorKind::PushNotificationNotSupported)))
-            }
-            _ => {}
+        // A capability the card does not declare answers the schema's "not
+        // supported" error for it (spec §3.3.4), before anything else runs.
+        if let Some(capability) = descriptor.capability.filter(|c| !self.offers(c)) {
+            let kind = capabilities::find(capability)
+                .map_or(ErrorKind::UnsupportedOperation, |c| c.unsupported_error);
+            return Outcome::Single(Err(Error::new(
+                kind,
+                format!("`{method}` needs the `{capability}` capability, which this agent does not offer"),
+            )));
         }
         // The extended card is the server's to give (it is built from the
         // configuration), so the method needing that capability is answered here.

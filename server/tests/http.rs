@@ -632,13 +632,11 @@ async fn capabilities_gate_their_methods() {
     )
     .await
     .json();
+    // The card does not declare an extended card (no authentication is
+    // configured): the spec's answer is UnsupportedOperation (§3.3.4).
     assert_eq!(
         error_of(&body),
-        (
-            -32007,
-            "a2a-protocol.org".into(),
-            "EXTENDED_AGENT_CARD_NOT_CONFIGURED".into()
-        )
+        (-32004, "a2a-protocol.org".into(), "UNSUPPORTED_OPERATION".into())
     );
     server.stop().await;
 }

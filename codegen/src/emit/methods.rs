@@ -232,6 +232,7 @@ fn descriptor(contract: &Contract, method: &MethodDef, names: &Names) -> Result<
         quote!(crate::errors::ErrorKind::#e)
     });
     let (capability, since, binding) = (opt(&method.capability), opt(&method.since), opt(&method.binding));
+    let spec_section = opt(&method.spec_section);
     let namespaced = method.namespaced;
     let access = match method.access.as_deref() {
         Some("read") => quote!(Some(crate::rpc::Access::Reader)),
@@ -250,6 +251,7 @@ fn descriptor(contract: &Contract, method: &MethodDef, names: &Names) -> Result<
             notification: #notification,
             binding: #binding,
             capability: #capability,
+            spec_section: #spec_section,
             access: #access,
             namespaced: #namespaced,
             since: #since,
@@ -285,8 +287,8 @@ fn marker_type(method: &MethodDef, index: usize, names: &Names) -> Result<TokenS
 }
 
 /// Facts that hold for the whole crate: the default namespace and the stdio
-/// binding URI (from the first contract declaring each), and one constant per
-/// agent capability the methods name.
+/// binding URI (from the first contract declaring each), and the agent
+/// capabilities of `x-capabilities`.
 fn crate_facts(contracts: &[Contract]) -> TokenStream {
     let first = |get: fn(&Contract) -> Option<&String>| contracts.iter().find_map(get);
     let mut out = Vec::new();
@@ -302,20 +304,60 @@ fn crate_facts(contracts: &[Contract]) -> TokenStream {
             pub const STDIO_BINDING_URI: &str = #uri;
         });
     }
-    let capabilities: std::collections::BTreeSet<&String> = contracts
-        .iter()
-        .flat_map(|c| c.methods.iter().filter_map(|m| m.capability.as_ref()))
-        .collect();
-    let capability_consts = capabilities.iter().map(|name| {
-        let ident = quote::format_ident!("{}", heck::ToShoutySnakeCase::to_shouty_snake_case(name.as_str()));
-        let docs = doc(&format!("Agent capability `{name}`, needed by some methods."));
-        quote!(#docs pub const #ident: &str = #name;)
-    });
+    let capabilities = capabilities_module(contracts);
     quote! {
         #(#out)*
-        /// The agent capabilities (`AgentCapabilities` fields) methods need.
+        #capabilities
+    }
+}
+
+/// The `capabilities` module: one constant per capability and the table of
+/// what each means for the methods that need it.
+fn capabilities_module(contracts: &[Contract]) -> TokenStream {
+    let declared = contracts.iter().flat_map(|c| c.capabilities.iter());
+    let mut consts = Vec::new();
+    let mut descriptors = Vec::new();
+    for (name, capability) in declared {
+        let ident = quote::format_ident!("{}", heck::ToShoutySnakeCase::to_shouty_snake_case(name.as_str()));
+        let docs = doc(&format!("Agent capability `{name}`: {}", capability.description));
+        consts.push(quote!(#docs pub const #ident: &str = #name;));
+        let error = error_variant(&capability.unsupported_error);
+        let (description, section) = (&capability.description, opt(&capability.spec_section));
+        descriptors.push(quote! {
+            CapabilityDescriptor {
+                name: #ident,
+                description: #description,
+                unsupported_error: crate::errors::ErrorKind::#error,
+                spec_section: #section,
+            }
+        });
+    }
+    quote! {
+        /// The agent capabilities (`AgentCapabilities` fields) methods need
+        /// (`x-capabilities`).
         pub mod capabilities {
-            #(#capability_consts)*
+            #(#consts)*
+
+            /// What the schemas say about one agent capability.
+            #[derive(Debug)]
+            pub struct CapabilityDescriptor {
+                /// The `AgentCapabilities` field of the Agent Card.
+                pub name: &'static str,
+                pub description: &'static str,
+                /// What a method needing the capability answers when the Agent
+                /// Card does not declare it.
+                pub unsupported_error: crate::errors::ErrorKind,
+                /// Section of the specification that says so.
+                pub spec_section: Option<&'static str>,
+            }
+
+            /// Every declared capability, in schema order.
+            pub static ALL: &[CapabilityDescriptor] = &[#(#descriptors),*];
+
+            /// The capability called `name`.
+            pub fn find(name: &str) -> Option<&'static CapabilityDescriptor> {
+                ALL.iter().find(|c| c.name == name)
+            }
         }
     }
 }

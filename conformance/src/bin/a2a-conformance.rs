@@ -2,28 +2,38 @@
 //! non-zero when it does not conform.
 //!
 //! ```text
-//! a2a-conformance (--url URL [--token T] | --stdio 'COMMAND')
+//! a2a-conformance (--url URL [--token T] [--card URL] | --stdio 'COMMAND')
+//!     [--profile spec|strict] [--contract auto|a2a|cleveragents]
 //!     [--groups g1,g2] [--expected-failures FILE]
 //!     [--junit FILE] [--json FILE] [--timeout SECS]
-//! a2a-conformance --list-groups | --list-cases [--groups …]
+//! a2a-conformance --list-groups | --list-cases [--groups …] [--contract …]
 //! ```
 //!
-//! Exit status: 0 conformant (against the baseline), 1 a failing or stale
-//! case, 2 bad usage or an unreadable baseline.
+//! Exit status: 0 conformant under the profile (against the baseline), 1 a
+//! failing or stale case, 2 bad usage or an unreadable baseline.
 
+use conformance::card::Applicability;
 use conformance::transport::{CommandConnector, Connector, HttpConnector};
-use conformance::{cases, Baseline, RunOptions};
+use conformance::{cases, junit, runner, scenarios, Baseline, ContractChoice, Profile, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] | --stdio 'COMMAND')
-    [--groups g1,g2] [--expected-failures FILE] [--junit FILE] [--json FILE] [--timeout SECS]
-  a2a-conformance --list-groups | --list-cases [--groups g1,g2]
+const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] [--card URL] | --stdio 'COMMAND')
+    [--profile spec|strict] [--contract auto|a2a|cleveragents] [--groups g1,g2]
+    [--expected-failures FILE] [--junit FILE] [--json FILE] [--timeout SECS]
+  a2a-conformance --list-groups | --list-cases [--groups g1,g2] [--contract C]
 
   --url URL            the agent's JSON-RPC endpoint (HTTP binding)
   --token T            bearer token sent as `Authorization: Bearer T`
+  --card URL           where the Agent Card is (default: /.well-known/agent-card.json
+                       at the URL's origin; over stdio, the initialize result's)
   --stdio 'COMMAND'    spawn `sh -c COMMAND` and speak the stdio binding to it
+  --profile P          spec (default): MUST failures fail the gate, SHOULD, MAY and
+                       strict ones are warnings; strict: every failure fails
+  --contract C         auto (default): A2A, plus the urn:cleveragents:extensions:v1
+                       methods when the Agent Card declares the extension;
+                       a2a: never call a _cleveragents/ method; cleveragents: all
   --groups LIST        comma-separated method groups (default: all; see --list-groups)
   --expected-failures FILE
                        strict baseline of case ids: an unlisted failure fails,
@@ -38,7 +48,10 @@ const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] | --stdio 'CO
 struct Args {
     url: Option<String>,
     token: Option<String>,
+    card: Option<String>,
     stdio: Option<String>,
+    profile: Profile,
+    contract: ContractChoice,
     groups: Option<Vec<String>>,
     expected_failures: Option<PathBuf>,
     junit: Option<PathBuf>,
@@ -57,7 +70,18 @@ fn parse(argv: Vec<String>) -> Result<Args, String> {
         match arg.as_str() {
             "--url" => args.url = Some(value("--url")?),
             "--token" => args.token = Some(value("--token")?),
+            "--card" => args.card = Some(value("--card")?),
             "--stdio" => args.stdio = Some(value("--stdio")?),
+            "--profile" => {
+                let v = value("--profile")?;
+                args.profile = Profile::from_name(&v)
+                    .ok_or_else(|| format!("--profile: `{v}` is not spec or strict"))?;
+            }
+            "--contract" => {
+                let v = value("--contract")?;
+                args.contract = ContractChoice::from_name(&v)
+                    .ok_or_else(|| format!("--contract: `{v}` is not auto, a2a or cleveragents"))?;
+            }
             "--groups" => {
                 let list = value("--groups")?;
                 args.groups = Some(
@@ -88,6 +112,46 @@ fn parse(argv: Vec<String>) -> Result<Args, String> {
     Ok(args)
 }
 
+/// Every case of `groups` that applies under `contract` with every capability
+/// declared, with the requirement it holds an agent to.
+fn list_cases(groups: &[String], contract: ContractChoice) {
+    let app = Applicability::everything_under(contract);
+    let mut listed: Vec<(String, conformance::Requirement)> = Vec::new();
+    if groups.iter().any(|g| g == runner::card_case_group()) {
+        listed.push((runner::CARD_CASE_ID.to_string(), conformance::rules::agent_card()));
+    }
+    listed.extend(
+        cases::derive(groups, &app)
+            .into_iter()
+            .map(|c| (c.id, c.requirement)),
+    );
+    if groups.iter().any(|g| g == "scenarios") {
+        listed.extend(scenarios::listing(&app));
+    }
+    let width = listed.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
+    for (id, requirement) in listed {
+        println!("{id:width$}  {requirement}");
+    }
+}
+
+/// The connector `--url` or `--stdio` names (`None` unless exactly one is given).
+fn connector(args: &Args) -> Option<Box<dyn Connector>> {
+    let timeout = Duration::from_secs(args.timeout.unwrap_or(30));
+    match (&args.url, &args.stdio) {
+        (Some(url), None) => Some(Box::new(HttpConnector {
+            url: url.clone(),
+            token: args.token.clone(),
+            timeout,
+            card_url: args.card.clone(),
+        })),
+        (None, Some(command)) => Some(Box::new(CommandConnector {
+            command: command.clone(),
+            timeout,
+        })),
+        _ => None,
+    }
+}
+
 fn main() -> ExitCode {
     let args = match parse(std::env::args().skip(1).collect()) {
         Ok(a) => a,
@@ -114,10 +178,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if args.list_cases {
-        cases::derive(&groups).iter().for_each(|c| println!("{}", c.id));
-        if groups.iter().any(|g| g == "scenarios") {
-            println!("(plus the scenarios/* cases)");
-        }
+        list_cases(&groups, args.contract);
         return ExitCode::SUCCESS;
     }
     let baseline = match &args.expected_failures {
@@ -130,21 +191,9 @@ fn main() -> ExitCode {
         },
         None => Baseline::default(),
     };
-    let timeout = Duration::from_secs(args.timeout.unwrap_or(30));
-    let connector: Box<dyn Connector> = match (&args.url, &args.stdio) {
-        (Some(url), None) => Box::new(HttpConnector {
-            url: url.clone(),
-            token: args.token.clone(),
-            timeout,
-        }),
-        (None, Some(command)) => Box::new(CommandConnector {
-            command: command.clone(),
-            timeout,
-        }),
-        _ => {
-            eprintln!("a2a-conformance: give exactly one of --url and --stdio\n{USAGE}");
-            return ExitCode::from(2);
-        }
+    let Some(connector) = connector(&args) else {
+        eprintln!("a2a-conformance: give exactly one of --url and --stdio\n{USAGE}");
+        return ExitCode::from(2);
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -157,7 +206,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut report = runtime.block_on(conformance::run(connector.as_ref(), &RunOptions { groups }));
+    let options = RunOptions {
+        groups,
+        profile: args.profile,
+        contract: args.contract,
+    };
+    let mut report = runtime.block_on(conformance::run(connector.as_ref(), &options));
     if let Some(path) = &args.record {
         if let Err(e) = std::fs::write(path, report.failures_as_baseline()) {
             eprintln!("a2a-conformance: cannot write {}: {e}", path.display());
@@ -165,7 +219,10 @@ fn main() -> ExitCode {
         }
     }
     report.apply_baseline(&baseline);
-    for (path, text) in [(&args.junit, report.to_junit()), (&args.json, report.to_json())] {
+    for (path, text) in [
+        (&args.junit, junit::render(&report)),
+        (&args.json, report.to_json()),
+    ] {
         if let Some(path) = path {
             if let Err(e) = std::fs::write(path, text) {
                 eprintln!("a2a-conformance: cannot write {}: {e}", path.display());

@@ -31,6 +31,10 @@ pub enum ErrorKind {
     ///
     /// No note has this id.
     NoteNotFound,
+    /// `-32004` UNSUPPORTED_OPERATION — Unsupported operation
+    ///
+    /// The operation is not supported by this agent.
+    UnsupportedOperation,
     /// `-32700` PARSE_ERROR — Parse error
     ///
     /// The body is not JSON.
@@ -65,6 +69,7 @@ impl ErrorKind {
         Self::InvalidParams,
         Self::InternalError,
         Self::NoteNotFound,
+        Self::UnsupportedOperation,
         Self::ExtParseError,
         Self::ExtInvalidRequest,
         Self::ExtMethodNotFound,
@@ -81,6 +86,7 @@ impl ErrorKind {
             Self::InvalidParams => -32602i64,
             Self::InternalError => -32603i64,
             Self::NoteNotFound => -32001i64,
+            Self::UnsupportedOperation => -32004i64,
             Self::ExtParseError => -32700i64,
             Self::ExtInvalidRequest => -32600i64,
             Self::ExtMethodNotFound => -32601i64,
@@ -98,6 +104,7 @@ impl ErrorKind {
             Self::InvalidParams => "INVALID_PARAMS",
             Self::InternalError => "INTERNAL_ERROR",
             Self::NoteNotFound => "NOTE_NOT_FOUND",
+            Self::UnsupportedOperation => "UNSUPPORTED_OPERATION",
             Self::ExtParseError => "PARSE_ERROR",
             Self::ExtInvalidRequest => "INVALID_REQUEST",
             Self::ExtMethodNotFound => "METHOD_NOT_FOUND",
@@ -115,6 +122,7 @@ impl ErrorKind {
             Self::InvalidParams => "mini.example",
             Self::InternalError => "mini.example",
             Self::NoteNotFound => "mini.example",
+            Self::UnsupportedOperation => "mini.example",
             Self::ExtParseError => "urn:mini:ext:v1",
             Self::ExtInvalidRequest => "urn:mini:ext:v1",
             Self::ExtMethodNotFound => "urn:mini:ext:v1",
@@ -132,6 +140,7 @@ impl ErrorKind {
             Self::InvalidParams => 400u16,
             Self::InternalError => 500u16,
             Self::NoteNotFound => 404u16,
+            Self::UnsupportedOperation => 400u16,
             Self::ExtParseError => 400u16,
             Self::ExtInvalidRequest => 400u16,
             Self::ExtMethodNotFound => 404u16,
@@ -149,6 +158,7 @@ impl ErrorKind {
             Self::InvalidParams => "Invalid params",
             Self::InternalError => "Internal error",
             Self::NoteNotFound => "Note not found",
+            Self::UnsupportedOperation => "Unsupported operation",
             Self::ExtParseError => "Parse error",
             Self::ExtInvalidRequest => "Invalid request",
             Self::ExtMethodNotFound => "Method not found",
@@ -166,6 +176,7 @@ impl ErrorKind {
             Self::InvalidParams => "Params do not match the method.",
             Self::InternalError => "The server failed.",
             Self::NoteNotFound => "No note has this id.",
+            Self::UnsupportedOperation => "The operation is not supported by this agent.",
             Self::ExtParseError => "The body is not JSON.",
             Self::ExtInvalidRequest => "Not a JSON-RPC request.",
             Self::ExtMethodNotFound => "No such method.",
@@ -183,6 +194,7 @@ impl ErrorKind {
             Self::InvalidParams => crate::methods::Contract::Mini,
             Self::InternalError => crate::methods::Contract::Mini,
             Self::NoteNotFound => crate::methods::Contract::Mini,
+            Self::UnsupportedOperation => crate::methods::Contract::Mini,
             Self::ExtParseError => crate::methods::Contract::Miniext,
             Self::ExtInvalidRequest => crate::methods::Contract::Miniext,
             Self::ExtMethodNotFound => crate::methods::Contract::Miniext,
@@ -200,6 +212,7 @@ impl ErrorKind {
             ("mini.example", "INVALID_PARAMS") => Some(Self::InvalidParams),
             ("mini.example", "INTERNAL_ERROR") => Some(Self::InternalError),
             ("mini.example", "NOTE_NOT_FOUND") => Some(Self::NoteNotFound),
+            ("mini.example", "UNSUPPORTED_OPERATION") => Some(Self::UnsupportedOperation),
             ("urn:mini:ext:v1", "PARSE_ERROR") => Some(Self::ExtParseError),
             ("urn:mini:ext:v1", "INVALID_REQUEST") => Some(Self::ExtInvalidRequest),
             ("urn:mini:ext:v1", "METHOD_NOT_FOUND") => Some(Self::ExtMethodNotFound),

@@ -31,6 +31,10 @@ pub enum ErrorKind {
     ///
     /// No note has this id.
     NoteNotFound,
+    /// `-32004` UNSUPPORTED_OPERATION — Unsupported operation
+    ///
+    /// The operation is not supported by this agent.
+    UnsupportedOperation,
 }
 impl ErrorKind {
     /// All errors, in registry order.
@@ -41,6 +45,7 @@ impl ErrorKind {
         Self::InvalidParams,
         Self::InternalError,
         Self::NoteNotFound,
+        Self::UnsupportedOperation,
     ];
     /// The JSON-RPC error code.
     pub const fn code(self) -> i64 {
@@ -51,6 +56,7 @@ impl ErrorKind {
             Self::InvalidParams => -32602i64,
             Self::InternalError => -32603i64,
             Self::NoteNotFound => -32001i64,
+            Self::UnsupportedOperation => -32004i64,
         }
     }
     /// The `google.rpc.ErrorInfo` reason.
@@ -62,6 +68,7 @@ impl ErrorKind {
             Self::InvalidParams => "INVALID_PARAMS",
             Self::InternalError => "INTERNAL_ERROR",
             Self::NoteNotFound => "NOTE_NOT_FOUND",
+            Self::UnsupportedOperation => "UNSUPPORTED_OPERATION",
         }
     }
     /// The `google.rpc.ErrorInfo` domain.
@@ -73,6 +80,7 @@ impl ErrorKind {
             Self::InvalidParams => "mini.example",
             Self::InternalError => "mini.example",
             Self::NoteNotFound => "mini.example",
+            Self::UnsupportedOperation => "mini.example",
         }
     }
     /// The HTTP status a binding that maps errors to HTTP uses.
@@ -84,6 +92,7 @@ impl ErrorKind {
             Self::InvalidParams => 400u16,
             Self::InternalError => 500u16,
             Self::NoteNotFound => 404u16,
+            Self::UnsupportedOperation => 400u16,
         }
     }
     /// The default human-readable message.
@@ -95,6 +104,7 @@ impl ErrorKind {
             Self::InvalidParams => "Invalid params",
             Self::InternalError => "Internal error",
             Self::NoteNotFound => "Note not found",
+            Self::UnsupportedOperation => "Unsupported operation",
         }
     }
     /// When the error occurs.
@@ -106,6 +116,7 @@ impl ErrorKind {
             Self::InvalidParams => "Params do not match the method.",
             Self::InternalError => "The server failed.",
             Self::NoteNotFound => "No note has this id.",
+            Self::UnsupportedOperation => "The operation is not supported by this agent.",
         }
     }
     /// The contract whose registry defines the error.
@@ -117,6 +128,7 @@ impl ErrorKind {
             Self::InvalidParams => crate::methods::Contract::Mini,
             Self::InternalError => crate::methods::Contract::Mini,
             Self::NoteNotFound => crate::methods::Contract::Mini,
+            Self::UnsupportedOperation => crate::methods::Contract::Mini,
         }
     }
     /// The error with this ErrorInfo domain and reason.
@@ -128,6 +140,7 @@ impl ErrorKind {
             ("mini.example", "INVALID_PARAMS") => Some(Self::InvalidParams),
             ("mini.example", "INTERNAL_ERROR") => Some(Self::InternalError),
             ("mini.example", "NOTE_NOT_FOUND") => Some(Self::NoteNotFound),
+            ("mini.example", "UNSUPPORTED_OPERATION") => Some(Self::UnsupportedOperation),
             _ => None,
         }
     }

@@ -146,10 +146,36 @@ impl crate::rpc::ContractFacts for Contract {
         }
     }
 }
-/// The agent capabilities (`AgentCapabilities` fields) methods need.
+/// The agent capabilities (`AgentCapabilities` fields) methods need
+/// (`x-capabilities`).
 pub mod capabilities {
-    /// Agent capability `streaming`, needed by some methods.
+    /// Agent capability `streaming`: Streaming answers.
     pub const STREAMING: &str = "streaming";
+    /// What the schemas say about one agent capability.
+    #[derive(Debug)]
+    pub struct CapabilityDescriptor {
+        /// The `AgentCapabilities` field of the Agent Card.
+        pub name: &'static str,
+        pub description: &'static str,
+        /// What a method needing the capability answers when the Agent
+        /// Card does not declare it.
+        pub unsupported_error: crate::errors::ErrorKind,
+        /// Section of the specification that says so.
+        pub spec_section: Option<&'static str>,
+    }
+    /// Every declared capability, in schema order.
+    pub static ALL: &[CapabilityDescriptor] = &[
+        CapabilityDescriptor {
+            name: STREAMING,
+            description: "Streaming answers.",
+            unsupported_error: crate::errors::ErrorKind::UnsupportedOperation,
+            spec_section: Some("3.3.4"),
+        },
+    ];
+    /// The capability called `name`.
+    pub fn find(name: &str) -> Option<&'static CapabilityDescriptor> {
+        ALL.iter().find(|c| c.name == name)
+    }
 }
 /// The descriptor of one method of these contracts.
 pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
@@ -165,6 +191,7 @@ pub static METHODS: &[MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: None,
+        spec_section: Some("3.1"),
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
         since: None,
@@ -184,6 +211,7 @@ pub static METHODS: &[MethodDescriptor] = &[
         notification: false,
         binding: None,
         capability: Some("streaming"),
+        spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
         since: None,
