@@ -4,8 +4,12 @@
 //! message; a page of 20 such tasks; the four built-in tools; the three
 //! events of one streamed message), so the floor serializes as much JSON per
 //! request as the agent does. Built once at startup; the floors serialize
-//! them per request.
+//! them per request. Enum values and method names come from the contract
+//! crate, so the answers follow the schemas.
 
+use a2a::methods::markers;
+use a2a::rpc::Method as _;
+use a2a::types::{Role, TaskState, ToolKind};
 use serde_json::{json, Value};
 
 /// Identifiers of the agent's length (UUIDs), fixed so the answers are too.
@@ -14,7 +18,7 @@ const CONTEXT_ID: &str = "741b50af-e412-4aa2-b4c6-49c95afd7d77";
 const REPLY_ID: &str = "2336e0b9-4598-442b-94bd-37250addf7c4";
 const TIMESTAMP: &str = "2026-01-01T00:00:00.000Z";
 
-fn message(context: &str, role: &str, message_id: &str, text: &str) -> Value {
+fn message(context: &str, role: Role, message_id: &str, text: &str) -> Value {
     json!({
         "contextId": context,
         "messageId": message_id,
@@ -24,10 +28,10 @@ fn message(context: &str, role: &str, message_id: &str, text: &str) -> Value {
     })
 }
 
-fn status(context: &str, state: &str, with_reply: bool) -> Value {
+fn status(context: &str, state: TaskState, with_reply: bool) -> Value {
     let mut status = json!({"state": state, "timestamp": TIMESTAMP});
     if with_reply {
-        status["message"] = message(context, "ROLE_AGENT", REPLY_ID, "Received: hello");
+        status["message"] = message(context, Role::Agent, REPLY_ID, "Received: hello");
     }
     status
 }
@@ -37,9 +41,9 @@ fn status(context: &str, state: &str, with_reply: bool) -> Value {
 pub fn task_in(context: &str) -> Value {
     json!({
         "contextId": context,
-        "history": [message(context, "ROLE_USER", "bench-0000000", "hello")],
+        "history": [message(context, Role::User, "bench-0000000", "hello")],
         "id": TASK_ID,
-        "status": status(context, "TASK_STATE_COMPLETED", true),
+        "status": status(context, TaskState::Completed, true),
     })
 }
 
@@ -51,8 +55,8 @@ pub fn task() -> Value {
 /// the submitted task, then WORKING, then COMPLETED with the reply.
 pub fn stream_events() -> Vec<Value> {
     let mut submitted = task();
-    submitted["status"] = status(CONTEXT_ID, "TASK_STATE_SUBMITTED", false);
-    let update = |state: &str, with_reply: bool| {
+    submitted["status"] = status(CONTEXT_ID, TaskState::Submitted, false);
+    let update = |state: TaskState, with_reply: bool| {
         json!({"statusUpdate": {
             "contextId": CONTEXT_ID,
             "status": status(CONTEXT_ID, state, with_reply),
@@ -61,12 +65,12 @@ pub fn stream_events() -> Vec<Value> {
     };
     vec![
         json!({ "task": submitted }),
-        update("TASK_STATE_WORKING", false),
-        update("TASK_STATE_COMPLETED", true),
+        update(TaskState::Working, false),
+        update(TaskState::Completed, true),
     ]
 }
 
-fn tool(kind: &str, name: &str, description: &str, properties: Value) -> Value {
+fn tool(kind: ToolKind, name: &str, description: &str, properties: Value) -> Value {
     json!({
         "builtin": true,
         "createdAt": "1970-01-01T00:00:00.000Z",
@@ -83,17 +87,23 @@ fn tool(kind: &str, name: &str, description: &str, properties: Value) -> Value {
 /// A registry listing of the size of the agent's four built-in tools.
 pub fn tools_list() -> Value {
     json!({"items": [
-        tool("TOOL_KIND_APPROVAL", "approval", "Asks the user to approve before continuing.",
+        tool(ToolKind::Approval, "approval", "Asks the user to approve before continuing.",
              json!({"question": {"type": "string"}})),
-        tool("TOOL_KIND_RUN_VALIDATION", "run-validation", "Runs the plan's declared validations on its workspace.",
+        tool(ToolKind::RunValidation, "run-validation", "Runs the plan's declared validations on its workspace.",
              json!({"validations": {"type": "array", "items": {"type": "string"}}})),
-        tool("TOOL_KIND_TEMPLATE", "template", "Renders a text template with the plan inputs.",
+        tool(ToolKind::Template, "template", "Renders a text template with the plan inputs.",
              json!({"template": {"type": "string"}, "name": {"type": "string"}})),
-        tool("TOOL_KIND_WRITE_FILE", "write-file", "Writes a file into the plan's virtual workspace.",
+        tool(ToolKind::WriteFile, "write-file", "Writes a file into the plan's virtual workspace.",
              json!({"path": {"type": "string", "minLength": 1}, "content": {"type": "string"},
                     "fromStep": {"type": "string"}, "mediaType": {"type": "string"}})),
     ]})
 }
+
+const SEND_MESSAGE: &str = markers::SendMessage::NAME;
+const GET_TASK: &str = markers::GetTask::NAME;
+const LIST_TASKS: &str = markers::ListTasks::NAME;
+const TOOLS_LIST: &str = markers::RegistryToolsList::NAME;
+const INITIALIZE: &str = markers::Initialize::NAME;
 
 /// The answers, built once.
 pub struct Canned {
@@ -135,11 +145,11 @@ impl Canned {
     /// The result of a unary method.
     pub fn result(&self, method: &str) -> &Value {
         match method {
-            "SendMessage" => &self.send_message,
-            "GetTask" => &self.task,
-            "ListTasks" => &self.list_page,
-            "_cleveragents/registry/tools/list" => &self.tools_list,
-            "initialize" => &self.initialize,
+            SEND_MESSAGE => &self.send_message,
+            GET_TASK => &self.task,
+            LIST_TASKS => &self.list_page,
+            TOOLS_LIST => &self.tools_list,
+            INITIALIZE => &self.initialize,
             _ => &self.other,
         }
     }

@@ -8,6 +8,8 @@
 //! One thread (a current-thread runtime), so pinned to one core it is
 //! measured under the same conditions as the agent.
 
+use a2a::methods::markers;
+use a2a::rpc::Method as _;
 use bench::canned::Canned;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
@@ -93,7 +95,7 @@ async fn handle(request: Request<Incoming>, canned: Arc<Canned>) -> Result<Respo
     let parsed: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let id = &parsed["id"];
     let method = parsed["method"].as_str().unwrap_or("");
-    if method == "SendStreamingMessage" {
+    if method == markers::SendStreamingMessage::NAME {
         let events = canned.stream_events.iter().enumerate().map(|(n, event)| {
             let mut frame = format!("id: {}\ndata: ", n + 1).into_bytes();
             frame.extend_from_slice(&success(id, event));

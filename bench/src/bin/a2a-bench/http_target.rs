@@ -7,6 +7,8 @@ use crate::load::{self, Bounds, Tally, Workload};
 use crate::process::{free_port, wait_ready, Server};
 use crate::report::Row;
 use crate::workloads::{self, GetTask, ListTasks, RegistryRead, SendMessage, SendStreaming};
+use a2a::methods::markers;
+use a2a::rpc::Method as _;
 use bench::procfs::{rss_bytes, CpuMeter};
 use bench::reply::task_id_of;
 use serde_json::Value;
@@ -199,7 +201,7 @@ async fn seed(
 /// Sends one message and returns the id of the task it created.
 async fn create_task(conn: &mut Conn) -> Result<String, String> {
     let mut body = Vec::new();
-    workloads::write_send_message(&mut body, 1, "SendMessage", None);
+    workloads::write_send_message(&mut body, 1, markers::SendMessage::NAME, None);
     let answer = conn.post(&body).await?;
     load::expect_ok_status(&answer)?;
     let value: Value = serde_json::from_slice(answer.body).map_err(|e| format!("SendMessage answer: {e}"))?;

@@ -9,6 +9,8 @@
 
 use crate::load::{Bounds, Tally};
 use crate::process::Server;
+use a2a::methods::markers;
+use a2a::rpc::Method as _;
 use bench::reply::{classify, Reply};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -82,7 +84,7 @@ impl StdioPeer {
     }
 
     pub fn initialize(&mut self) -> Result<(), String> {
-        self.call("initialize", INITIALIZE_PARAMS).map(drop)
+        self.call(markers::Initialize::NAME, INITIALIZE_PARAMS).map(drop)
     }
 
     /// `GetTask` of `task_id` with up to `window` requests outstanding.
@@ -98,7 +100,7 @@ impl StdioPeer {
             while in_flight.len() < window && sent < bounds.requests && Instant::now() < deadline {
                 self.next_id += 1;
                 let id = self.next_id;
-                if let Err(error) = self.send(id, "GetTask", &params) {
+                if let Err(error) = self.send(id, markers::GetTask::NAME, &params) {
                     tally.record_error(error);
                     return tally;
                 }

@@ -9,6 +9,9 @@ use crate::process::Server;
 use crate::report::Row;
 use crate::stdio::StdioPeer;
 use crate::workloads::STDIO_WORKLOAD;
+use a2a::methods::markers;
+use a2a::rpc::Method as _;
+use a2a::types::Role;
 use bench::procfs::{rss_bytes, CpuMeter};
 use bench::reply::task_id_of;
 use std::path::Path;
@@ -17,8 +20,10 @@ use std::path::Path;
 pub const WINDOW: usize = 16;
 
 /// The SendMessage that creates the task the loop then reads.
-const CREATE_PARAMS: &str =
-    r#"{"message":{"messageId":"bench-stdio","role":"ROLE_USER","parts":[{"text":"hello"}]}}"#;
+fn create_params() -> String {
+    let role = Role::User;
+    format!(r#"{{"message":{{"messageId":"bench-stdio","role":"{role}","parts":[{{"text":"hello"}}]}}}}"#)
+}
 
 pub fn bench(options: &Options) -> Result<Vec<Row>, String> {
     let agent_args = ["--stdio".to_string(), "--memory".to_string()];
@@ -39,7 +44,7 @@ fn run_peer(
     let mut peer = StdioPeer::new(server)?;
     let prepared = peer
         .initialize()
-        .and_then(|()| peer.call("SendMessage", CREATE_PARAMS));
+        .and_then(|()| peer.call(markers::SendMessage::NAME, &create_params()));
     let task_id = match prepared {
         Ok(result) => task_id_of(&result).ok_or_else(|| format!("SendMessage created no task: {result}"))?,
         Err(error) => {

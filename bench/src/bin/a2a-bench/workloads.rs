@@ -4,6 +4,9 @@
 
 use crate::http::Answer;
 use crate::load::{expect_ok_status, Workload};
+use a2a::methods::markers;
+use a2a::rpc::Method as _;
+use a2a::types::{Role, TaskState};
 use bench::frames::parse_sse;
 use bench::reply::{expect_success, stream_event_state};
 use std::io::Write;
@@ -33,7 +36,8 @@ pub fn write_send_message(out: &mut Vec<u8>, id: u64, method: &str, context: Opt
     let message_id = fresh_message_id();
     let _ = write!(
         out,
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{{"messageId":"bench-{message_id}","role":"ROLE_USER","parts":[{{"text":"hello"}}]"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{{"messageId":"bench-{message_id}","role":"{role}","parts":[{{"text":"hello"}}]"#,
+        role = Role::User,
     );
     if let Some(context) = context {
         let _ = write!(out, r#","contextId":"{context}""#);
@@ -51,7 +55,8 @@ impl Workload for GetTask {
         let task = &self.task_id;
         let _ = write!(
             out,
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"GetTask","params":{{"id":"{task}"}}}}"#
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"id":"{task}"}}}}"#,
+            method = markers::GetTask::NAME,
         );
     }
     fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
@@ -71,7 +76,7 @@ impl Workload for SendMessage {
     fn write_body(&self, id: u64, out: &mut Vec<u8>) {
         let context =
             (!self.contexts.is_empty()).then(|| self.contexts[id as usize % self.contexts.len()].as_str());
-        write_send_message(out, id, "SendMessage", context);
+        write_send_message(out, id, markers::SendMessage::NAME, context);
     }
     fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
         expect_ok_status(answer)?;
@@ -83,11 +88,11 @@ impl Workload for SendMessage {
 pub struct SendStreaming;
 
 /// The state the last event of a default-executor stream reports.
-const COMPLETED: &str = "TASK_STATE_COMPLETED";
+const COMPLETED: TaskState = TaskState::Completed;
 
 impl Workload for SendStreaming {
     fn write_body(&self, id: u64, out: &mut Vec<u8>) {
-        write_send_message(out, id, "SendStreamingMessage", None);
+        write_send_message(out, id, markers::SendStreamingMessage::NAME, None);
     }
     fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
         expect_ok_status(answer)?;
@@ -100,7 +105,7 @@ impl Workload for SendStreaming {
             }
         }
         match events.last().map(|e| stream_event_state(e.data.as_bytes())) {
-            Some(Ok(Some(state))) if state == COMPLETED => Ok(()),
+            Some(Ok(Some(state))) if state.parse::<TaskState>().ok() == Some(COMPLETED) => Ok(()),
             None => Err("stream without events".into()),
             _ => Err(format!(
                 "stream of {} events did not end COMPLETED (last state {last_state:?})",
@@ -120,7 +125,8 @@ impl Workload for ListTasks {
         let context = &self.contexts[id as usize % self.contexts.len()];
         let _ = write!(
             out,
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"ListTasks","params":{{"contextId":"{context}","status":"{COMPLETED}","pageSize":20}}}}"#
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"contextId":"{context}","status":"{COMPLETED}","pageSize":20}}}}"#,
+            method = markers::ListTasks::NAME,
         );
     }
     fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
@@ -136,7 +142,8 @@ impl Workload for RegistryRead {
     fn write_body(&self, id: u64, out: &mut Vec<u8>) {
         let _ = write!(
             out,
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"_cleveragents/registry/tools/list","params":{{}}}}"#
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{}}}}"#,
+            method = markers::RegistryToolsList::NAME,
         );
     }
     fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
