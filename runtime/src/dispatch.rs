@@ -21,6 +21,15 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// caller's programming mistake rather than an answer of any contract.
 const JSONRPC_INTERNAL_ERROR: i64 = -32603;
 
+/// JSON-RPC's internal error, for what no contract answers.
+fn internal(message: impl Into<String>) -> Error {
+    Error {
+        code: JSONRPC_INTERNAL_ERROR,
+        message: message.into(),
+        data: None,
+    }
+}
+
 /// One event of a stream, with the sequence number the producer gave it (a
 /// task's event sequence, used to resume).
 #[derive(Clone, Debug, PartialEq)]
@@ -105,11 +114,7 @@ impl Outcome {
     /// A unary outcome from a JSON value (for dispatchers that hold JSON).
     pub fn from_value(result: Result<Value, Error>) -> Self {
         Outcome::Single(result.and_then(|value| {
-            to_raw(&value).map_err(|e| Error {
-                code: JSONRPC_INTERNAL_ERROR,
-                message: format!("result could not be encoded: {e}"),
-                data: None,
-            })
+            to_raw(&value).map_err(|e| internal(format!("result could not be encoded: {e}")))
         }))
     }
 
@@ -119,11 +124,8 @@ impl Outcome {
             events,
             |item: Result<Event<Value>, Error>| {
                 item.and_then(|event| {
-                    let data = to_raw(&event.data).map_err(|e| Error {
-                        code: JSONRPC_INTERNAL_ERROR,
-                        message: format!("event could not be encoded: {e}"),
-                        data: None,
-                    })?;
+                    let data = to_raw(&event.data)
+                        .map_err(|e| internal(format!("event could not be encoded: {e}")))?;
                     Ok(Event { seq: event.seq, data })
                 })
             },
@@ -136,17 +138,9 @@ impl Outcome {
     pub fn into_single(self) -> Result<Value, Error> {
         match self {
             Outcome::Single(result) => result.and_then(|raw| {
-                serde_json::from_str(raw.get()).map_err(|e| Error {
-                    code: JSONRPC_INTERNAL_ERROR,
-                    message: format!("result is not JSON: {e}"),
-                    data: None,
-                })
+                serde_json::from_str(raw.get()).map_err(|e| internal(format!("result is not JSON: {e}")))
             }),
-            Outcome::Stream(_) => Err(Error {
-                code: JSONRPC_INTERNAL_ERROR,
-                message: "expected a single result, got a stream".into(),
-                data: None,
-            }),
+            Outcome::Stream(_) => Err(internal("expected a single result, got a stream")),
         }
     }
 }

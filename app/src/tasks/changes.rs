@@ -23,11 +23,6 @@ pub fn is_interrupted(state: TaskState) -> bool {
     matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
 }
 
-/// The wire name of a state (the stores index it).
-pub fn state_name(state: TaskState) -> String {
-    state.to_string()
-}
-
 /// What a change to a task produced.
 pub struct Change {
     pub events: Vec<StreamResponse>,

@@ -72,15 +72,29 @@ impl TaskEngine {
         Ok(map.entry(task_id.to_string()).or_default().clone())
     }
 
-    /// Gives up this use of `slot` (its guard already dropped); the slot goes
+    /// Takes the lock of task `task_id`'s slot (creating the slot); the slot
+    /// is released when the returned guard drops.
+    async fn hold(&self, task_id: &str) -> Result<Held<'_>, Error> {
+        let slot = self.slot(task_id)?;
+        Ok(Held {
+            live: slot.clone().lock_owned().await,
+            _release: Release {
+                engine: self,
+                task_id: task_id.to_string(),
+                slot,
+            },
+        })
+    }
+
+    /// Gives up one use of `slot` (its lock already released): the slot goes
     /// when no other use holds it and nobody is subscribed. Slots are only
     /// handed out under the registry lock, so the count read under it is exact.
-    fn release(&self, task_id: &str, slot: Slot) {
+    fn release(&self, task_id: &str, slot: &Slot) {
         let Ok(mut map) = self.live.lock() else {
             return;
         };
         // Ours and the registry's: nobody else holds or waits for the lock.
-        if Arc::strong_count(&slot) == 2 {
+        if Arc::strong_count(slot) == 2 {
             let idle = slot.try_lock().is_ok_and(|mut live| {
                 live.subscribers.retain(|tx| !tx.is_closed());
                 live.subscribers.is_empty()
@@ -126,8 +140,7 @@ impl TaskEngine {
         Error,
     > {
         let id = task.id.clone();
-        let slot = self.slot(&id)?;
-        let mut live = slot.lock().await;
+        let mut live = self.hold(&id).await?;
         let event = StreamResponse::Task(task.clone());
         let commit = Commit {
             task: Some(TaskWrite {
@@ -141,22 +154,26 @@ impl TaskEngine {
             }),
             docs,
         };
-        let committed = self.db.commit(commit).await.map_err(|e| match e {
-            StoreError::Conflict { index: Some(_), .. } => Error::new(
-                ErrorKind::ExtAlreadyExists,
-                "a document written with the task already exists",
-            ),
-            other => FAMILY.internal(other.to_string()),
-        });
-        let outcome = committed.map(|_| {
-            let (tx, rx) = mpsc::unbounded_channel();
-            live.subscribers.push(tx);
-            self.push.enqueue(namespace, &id, 1, &event);
-            (Event::with_seq(1, event), rx)
-        });
-        drop(live);
-        self.release(&id, slot);
-        outcome
+        self.commit(
+            commit,
+            ErrorKind::ExtAlreadyExists,
+            "a document written with the task already exists",
+        )
+        .await?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        live.subscribers.push(tx);
+        self.push.enqueue(namespace, &id, 1, &event);
+        Ok((Event::with_seq(1, event), rx))
+    }
+
+    /// Commits a task change; a conflicting document write is `conflict`
+    /// with `message`, and changes nothing.
+    async fn commit(&self, commit: Commit, conflict: ErrorKind, message: &str) -> Result<(), Error> {
+        match self.db.commit(commit).await {
+            Ok(_) => Ok(()),
+            Err(StoreError::Conflict { index: Some(_), .. }) => Err(Error::new(conflict, message)),
+            Err(other) => Err(FAMILY.internal(other.to_string())),
+        }
     }
 
     /// Applies `f` to a task under its lock; commits the task and the events
@@ -183,26 +200,7 @@ impl TaskEngine {
     where
         F: FnOnce(&mut Task) -> Result<Change, Error>,
     {
-        let slot = self.slot(task_id)?;
-        let mut live = slot.lock().await;
-        let outcome = self.mutate_locked(&mut live, namespace, task_id, docs, f).await;
-        drop(live);
-        self.release(task_id, slot);
-        outcome
-    }
-
-    /// The body of [`TaskEngine::mutate_with`], under the task's lock.
-    async fn mutate_locked<F>(
-        &self,
-        live: &mut Live,
-        namespace: &str,
-        task_id: &str,
-        docs: Vec<DocWrite>,
-        f: F,
-    ) -> Result<Task, Error>
-    where
-        F: FnOnce(&mut Task) -> Result<Change, Error>,
-    {
+        let mut live = self.hold(task_id).await?;
         let row = self.load_task(namespace, task_id)?;
         let expected_last_seq = row.last_seq;
         let mut task = row.body;
@@ -228,13 +226,12 @@ impl TaskEngine {
             }),
             docs,
         };
-        self.db.commit(commit).await.map_err(|e| match e {
-            StoreError::Conflict { index: Some(_), .. } => Error::new(
-                ErrorKind::ExtInvalidState,
-                "a document changed concurrently; retry",
-            ),
-            other => FAMILY.internal(other.to_string()),
-        })?;
+        self.commit(
+            commit,
+            ErrorKind::ExtInvalidState,
+            "a document changed concurrently; retry",
+        )
+        .await?;
         for event in &events {
             live.subscribers.retain(|tx| tx.send(event.clone()).is_ok());
             if let Some(seq) = event.seq {
@@ -306,22 +303,7 @@ impl TaskEngine {
         task_id: &str,
         after: Option<u64>,
     ) -> Result<Subscription, Error> {
-        let slot = self.slot(task_id)?;
-        let mut live = slot.lock().await;
-        let outcome = self.subscribe_locked(&mut live, namespace, task_id, after);
-        drop(live);
-        self.release(task_id, slot);
-        outcome
-    }
-
-    /// The body of [`TaskEngine::subscribe`], under the task's lock.
-    fn subscribe_locked(
-        &self,
-        live: &mut Live,
-        namespace: &str,
-        task_id: &str,
-        after: Option<u64>,
-    ) -> Result<Subscription, Error> {
+        let mut live = self.hold(task_id).await?;
         let row = self.load_task(namespace, task_id)?;
         let terminal = is_terminal(row.body.status.state);
         let mut backlog = VecDeque::new();
@@ -352,5 +334,39 @@ impl TaskEngine {
             Some(rx)
         };
         Ok((backlog, rx))
+    }
+}
+
+/// The lock of a task's slot, held for one operation. Dropping it frees the
+/// lock, then releases the slot if nothing else uses it, on every path out
+/// of an operation (an error included).
+struct Held<'a> {
+    // Fields drop in order: the lock is free before the slot is released.
+    live: tokio::sync::OwnedMutexGuard<Live>,
+    _release: Release<'a>,
+}
+
+struct Release<'a> {
+    engine: &'a TaskEngine,
+    task_id: String,
+    slot: Slot,
+}
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.engine.release(&self.task_id, &self.slot);
+    }
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Live;
+    fn deref(&self) -> &Live {
+        &self.live
+    }
+}
+
+impl std::ops::DerefMut for Held<'_> {
+    fn deref_mut(&mut self) -> &mut Live {
+        &mut self.live
     }
 }

@@ -11,8 +11,6 @@ pub mod engine;
 pub mod service;
 pub mod stream;
 
-pub use changes::{
-    artifact_change, is_interrupted, is_terminal, state_name, status_change, trim_history, Change,
-};
+pub use changes::{artifact_change, is_interrupted, is_terminal, status_change, trim_history, Change};
 pub use engine::TaskEngine;
 pub use service::TaskService;

@@ -3,7 +3,7 @@
 //! continuation, the executor run), GetTask, ListTasks, CancelTask and
 //! SubscribeToTask, on the task engine.
 
-use super::changes::{cancel_change, is_terminal, state_name, trim_history, Change};
+use super::changes::{cancel_change, is_terminal, trim_history, Change};
 use super::engine::TaskEngine;
 use super::stream::{ends_stream, TaskEvents};
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
@@ -369,7 +369,7 @@ impl TaskService {
         let state = request
             .status
             .filter(|s| *s != TaskState::Unspecified)
-            .map(state_name);
+            .map(|state| state.to_string());
         let query = TaskQuery {
             namespace,
             context_id: request.context_id.clone().filter(|c| !c.is_empty()),
