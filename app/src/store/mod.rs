@@ -21,6 +21,7 @@
 //! optimistic version checks, so a state change and its event are either both
 //! on disk before the caller is answered or neither is.
 
+mod counts;
 mod handle;
 pub mod memory;
 pub mod sqlite;

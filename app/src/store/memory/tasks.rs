@@ -5,6 +5,7 @@
 //! encoded JSON: they are read back only to resume a stream, and the text
 //! is several times smaller than the decoded value.
 
+use crate::store::counts::StateCounts;
 use crate::store::{EventRow, StoreError, StoreResult, TaskPage, TaskQuery, TaskRow};
 use std::collections::{BTreeMap, HashMap};
 
@@ -20,8 +21,7 @@ pub(super) struct TaskTable {
     by_namespace: HashMap<String, BTreeMap<i64, String>>,
     /// Per namespace and context: rank → task id.
     by_context: HashMap<(String, String), BTreeMap<i64, String>>,
-    /// Per namespace: state → number of tasks.
-    counts: HashMap<String, HashMap<String, u64>>,
+    counts: StateCounts,
 }
 
 impl TaskTable {
@@ -67,12 +67,7 @@ impl TaskTable {
             .entry((row.namespace.clone(), row.context_id.clone()))
             .or_default()
             .insert(row.rank, row.id.clone());
-        *self
-            .counts
-            .entry(row.namespace.clone())
-            .or_default()
-            .entry(row.state.clone())
-            .or_default() += 1;
+        self.counts.add(&row.namespace, &row.state, 1);
     }
 
     fn unindex(&mut self, row: &TaskRow) {
@@ -86,13 +81,7 @@ impl TaskTable {
                 self.by_context.remove(&key);
             }
         }
-        if let Some(n) = self
-            .counts
-            .get_mut(&row.namespace)
-            .and_then(|states| states.get_mut(&row.state))
-        {
-            *n = n.saturating_sub(1);
-        }
+        self.counts.remove(&row.namespace, &row.state);
     }
 
     pub(super) fn events_after(&self, namespace: &str, id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
@@ -141,13 +130,7 @@ impl TaskTable {
         let more = rows.len() > query.limit;
         rows.truncate(query.limit);
         let total = match (&query.context_id, &query.status_ts_from) {
-            (None, None) => {
-                let states = self.counts.get(&query.namespace);
-                match &query.state {
-                    Some(state) => states.and_then(|s| s.get(state)).copied().unwrap_or(0),
-                    None => states.map(|s| s.values().sum()).unwrap_or(0),
-                }
-            }
+            (None, None) => self.counts.total(&query.namespace, query.state.as_deref()),
             _ => order.values().filter(|id| matches(id)).count() as u64,
         };
         TaskPage { rows, total, more }

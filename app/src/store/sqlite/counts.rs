@@ -5,9 +5,9 @@
 //! and moved by the writer only after a turn is durable.
 
 use super::rows::backend;
+use crate::store::counts::StateCounts;
 use crate::store::StoreResult;
 use rusqlite::Connection;
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// One task write's effect on the counts: the namespace and state it left
@@ -18,14 +18,13 @@ pub(super) struct Delta {
     pub to: String,
 }
 
-#[derive(Default)]
 pub(super) struct TaskCounts {
-    by_namespace: Mutex<HashMap<String, HashMap<String, u64>>>,
+    counts: Mutex<StateCounts>,
 }
 
 impl TaskCounts {
     pub(super) fn load(conn: &Connection) -> StoreResult<Self> {
-        let mut by_namespace: HashMap<String, HashMap<String, u64>> = HashMap::new();
+        let mut counts = StateCounts::default();
         let mut stmt = conn
             .prepare("SELECT namespace, state, COUNT(*) FROM tasks GROUP BY namespace, state")
             .map_err(backend)?;
@@ -40,39 +39,29 @@ impl TaskCounts {
             .map_err(backend)?;
         for row in rows {
             let (namespace, state, n) = row.map_err(backend)?;
-            by_namespace.entry(namespace).or_default().insert(state, n as u64);
+            counts.add(&namespace, &state, n as u64);
         }
         Ok(TaskCounts {
-            by_namespace: Mutex::new(by_namespace),
+            counts: Mutex::new(counts),
         })
     }
 
     /// Applies the deltas of a durable turn.
     pub(super) fn apply(&self, deltas: &[Delta]) {
-        let Ok(mut map) = self.by_namespace.lock() else {
+        let Ok(mut counts) = self.counts.lock() else {
             return;
         };
         for delta in deltas {
             if let Some((namespace, state)) = &delta.from {
-                if let Some(n) = map.get_mut(namespace).and_then(|states| states.get_mut(state)) {
-                    *n = n.saturating_sub(1);
-                }
+                counts.remove(namespace, state);
             }
-            let states = map.entry(delta.namespace.clone()).or_default();
-            *states.entry(delta.to.clone()).or_default() += 1;
+            counts.add(&delta.namespace, &delta.to, 1);
         }
     }
 
     /// Tasks of `namespace`, in `state` when given; `None` if the counts are
     /// unavailable (a poisoned lock), so the caller counts rows instead.
     pub(super) fn total(&self, namespace: &str, state: Option<&str>) -> Option<u64> {
-        let map = self.by_namespace.lock().ok()?;
-        let Some(states) = map.get(namespace) else {
-            return Some(0);
-        };
-        Some(match state {
-            Some(state) => states.get(state).copied().unwrap_or(0),
-            None => states.values().sum(),
-        })
+        Some(self.counts.lock().ok()?.total(namespace, state))
     }
 }
