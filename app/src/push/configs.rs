@@ -1,7 +1,7 @@
 //! Push notification configurations (A2A §3.1.7–3.1.10): create, get, list
 //! and delete the webhooks of a task, stored as documents of the task's namespace.
 
-use super::{config_key, PushDelivery, COLL, FAMILY};
+use super::{config_key, configs_prefix, PushDelivery, COLL, FAMILY};
 use crate::store::{Commit, DocWrite, Expect, StoreHandle};
 use crate::tasks::TaskEngine;
 use crate::util::{self, from_json, namespace, to_json};
@@ -101,7 +101,7 @@ impl PushConfigs {
             Some(n) if (1..=100).contains(&n) => n as usize,
             Some(_) => return Err(FAMILY.invalid_params("pageSize", "must be between 1 and 100")),
         };
-        let prefix = format!("{}/", request.task_id);
+        let prefix = configs_prefix(&request.task_id);
         let after = request
             .page_token
             .clone()

@@ -6,8 +6,8 @@
 //! resolution, and redirects are not followed) unless their host is
 //! allow-listed.
 
-use super::COLL;
-use crate::store::Store;
+use super::{configs_prefix, COLL};
+use crate::store::{Doc, Store};
 use a2a::types::{StreamResponse, TaskPushNotificationConfig};
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -93,6 +93,15 @@ struct Shared {
     client: Option<reqwest::Client>,
 }
 
+impl Shared {
+    /// Up to `limit` push configurations of a task (none when unreadable).
+    fn configs(&self, namespace: &str, task_id: &str, limit: usize) -> Vec<Doc> {
+        self.store
+            .list_docs(COLL, namespace, &configs_prefix(task_id), None, limit)
+            .unwrap_or_default()
+    }
+}
+
 /// The delivery machinery.
 pub struct PushDelivery {
     shared: Arc<Shared>,
@@ -170,16 +179,8 @@ impl PushDelivery {
         // The store is read outside the queue lock, which every task's
         // events pass through.
         let queued = self.queues.lock().is_ok_and(|q| q.contains_key(task_id));
-        if !queued {
-            let prefix = format!("{task_id}/");
-            let configured = self
-                .shared
-                .store
-                .list_docs(COLL, namespace, &prefix, None, 1)
-                .is_ok_and(|docs| !docs.is_empty());
-            if !configured {
-                return;
-            }
+        if !queued && self.shared.configs(namespace, task_id, 1).is_empty() {
+            return;
         }
         let Ok(body) = serde_json::to_value(event) else {
             return;
@@ -213,12 +214,7 @@ async fn worker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Job>) {
         return;
     };
     while let Some(job) = rx.recv().await {
-        let prefix = format!("{}/", job.task_id);
-        let configs = shared
-            .store
-            .list_docs(COLL, &job.namespace, &prefix, None, 1000)
-            .unwrap_or_default();
-        for doc in configs {
+        for doc in shared.configs(&job.namespace, &job.task_id, 1000) {
             let Ok(target) = serde_json::from_value::<TaskPushNotificationConfig>(doc.value) else {
                 continue;
             };

@@ -16,3 +16,8 @@ const FAMILY: Family = Family::A2a;
 pub fn config_key(task_id: &str, id: &str) -> String {
     format!("{task_id}/{id}")
 }
+
+/// The prefix every configuration key of task `task_id` starts with.
+pub fn configs_prefix(task_id: &str) -> String {
+    config_key(task_id, "")
+}
