@@ -23,6 +23,7 @@
 
 mod counts;
 mod handle;
+mod json;
 pub mod memory;
 pub mod sqlite;
 

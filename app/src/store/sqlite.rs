@@ -8,10 +8,11 @@ mod readers;
 mod rows;
 mod writer;
 
+use super::json::decode;
 use super::*;
 use counts::TaskCounts;
 use readers::Readers;
-use rows::{backend, decode, task_from_row, TASK_COLUMNS};
+use rows::{backend, configure, task_from_row, TASK_COLUMNS};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use std::sync::Arc;
@@ -74,9 +75,7 @@ impl SqliteStore {
         // durable (fsync of the WAL) before it returns.
         conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
         conn.pragma_update(None, "synchronous", "FULL").map_err(backend)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(backend)?;
-        conn.set_prepared_statement_cache_capacity(64);
+        configure(&conn)?;
         migrate(&mut conn)?;
         let counts = Arc::new(TaskCounts::load(&conn)?);
         Ok(SqliteStore {

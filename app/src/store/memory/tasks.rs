@@ -6,7 +6,8 @@
 //! is several times smaller than the decoded value.
 
 use crate::store::counts::StateCounts;
-use crate::store::{EventRow, StoreError, StoreResult, TaskPage, TaskQuery, TaskRow};
+use crate::store::json::{decode, encode};
+use crate::store::{EventRow, StoreResult, TaskPage, TaskQuery, TaskRow};
 use std::collections::{BTreeMap, HashMap};
 
 struct Entry {
@@ -37,11 +38,7 @@ impl TaskTable {
     pub(super) fn encode(events: &[EventRow]) -> StoreResult<Vec<(u64, Box<str>)>> {
         events
             .iter()
-            .map(|e| {
-                serde_json::to_string(&e.body)
-                    .map(|text| (e.seq, text.into_boxed_str()))
-                    .map_err(|err| StoreError::Backend(err.to_string()))
-            })
+            .map(|e| encode(&e.body).map(|text| (e.seq, text.into_boxed_str())))
             .collect()
     }
 
@@ -92,11 +89,7 @@ impl TaskTable {
             .events
             .iter()
             .filter(|(seq, _)| *seq > after)
-            .map(|(seq, text)| {
-                serde_json::from_str(text)
-                    .map(|body| EventRow { seq: *seq, body })
-                    .map_err(|e| StoreError::Backend(format!("stored event is unreadable: {e}")))
-            })
+            .map(|(seq, text)| decode(text).map(|body| EventRow { seq: *seq, body }))
             .collect()
     }
 

@@ -4,14 +4,11 @@
 //! taken for one call and put back; the pool grows to the number of
 //! threads reading at once and no further.
 
-use super::rows::backend;
+use super::rows::{backend, configure};
 use crate::store::{StoreError, StoreResult};
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-/// Prepared statements kept per connection: every query the store runs fits.
-const STATEMENT_CACHE: usize = 64;
 
 pub(super) struct Readers {
     path: PathBuf,
@@ -52,8 +49,6 @@ fn open_reader(path: &Path) -> StoreResult<Connection> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
     )
     .map_err(backend)?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))
-        .map_err(backend)?;
-    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    configure(&conn)?;
     Ok(conn)
 }

@@ -1,21 +1,23 @@
-//! How rows travel between Rust and SQLite: errors, the JSON text of typed
-//! bodies, and the task columns every task query selects.
+//! How rows travel between Rust and SQLite: how a connection is set up,
+//! errors, and the task columns every task query selects.
 
+use crate::store::json::decode;
 use crate::store::{StoreError, StoreResult, TaskRow};
-use serde::{de::DeserializeOwned, Serialize};
 
 pub(super) fn backend<E: std::fmt::Display>(e: E) -> StoreError {
     StoreError::Backend(e.to_string())
 }
 
-/// The JSON text a typed body is stored as.
-pub(super) fn encode<T: Serialize>(value: &T) -> StoreResult<String> {
-    serde_json::to_string(value).map_err(backend)
-}
+/// Prepared statements kept per connection: every query the store runs fits.
+const STATEMENT_CACHE: usize = 64;
 
-/// A stored body, decoded straight into its type.
-pub(super) fn decode<T: DeserializeOwned>(text: &str) -> StoreResult<T> {
-    serde_json::from_str(text).map_err(|e| StoreError::Backend(format!("stored data is unreadable: {e}")))
+/// What every connection of the store is opened with: a wait for a busy
+/// database rather than an immediate failure, and its statement cache.
+pub(super) fn configure(conn: &rusqlite::Connection) -> StoreResult<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(backend)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    Ok(())
 }
 
 /// The columns of a task row, in the order [`task_from_row`] reads them.

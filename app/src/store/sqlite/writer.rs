@@ -7,7 +7,8 @@
 //! costs what it did before.
 
 use super::counts::{Delta, TaskCounts};
-use super::rows::{backend, encode};
+use super::rows::backend;
+use crate::store::json::encode;
 use crate::store::{Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskWrite};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::sync::mpsc;
