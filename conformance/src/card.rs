@@ -152,23 +152,21 @@ impl Applicability {
     /// The capability a method's cases depend on: the one it needs, or the
     /// extension it belongs to.
     pub fn capability_of(&self, d: &MethodDescriptor) -> Option<CapabilityUse> {
-        if let Some(name) = d.capability {
-            return Some(CapabilityUse {
-                name: name.to_string(),
-                declared: self.declares(name),
-            });
-        }
-        d.contract.extension_uri().map(|uri| CapabilityUse {
-            name: uri.to_string(),
-            declared: self.extension_declared,
-        })
+        self.dependency(d.capability, d.contract)
     }
 
-    /// The capability `name` as a case depends on it.
-    pub fn capability(&self, name: &str) -> CapabilityUse {
-        CapabilityUse {
-            name: name.to_string(),
-            declared: self.declares(name),
+    /// What a check of `contract`'s methods needing `capability` (if any)
+    /// depends on: that capability, or else the extension `contract` is.
+    pub fn dependency(&self, capability: Option<&str>, contract: Contract) -> Option<CapabilityUse> {
+        match capability {
+            Some(name) => Some(CapabilityUse {
+                name: name.to_string(),
+                declared: self.declares(name),
+            }),
+            None => contract.extension_uri().map(|uri| CapabilityUse {
+                name: uri.to_string(),
+                declared: self.extension_declared,
+            }),
         }
     }
 

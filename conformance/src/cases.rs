@@ -126,13 +126,12 @@ pub fn derive(groups: &[String], app: &Applicability) -> Vec<Case> {
             let (first_positive, first_negative) = (positives.len(), negatives.len());
             method_cases(s, d, &mut positives, &mut negatives);
             let capability = app.capability_of(d);
+            let off = d.capability.filter(|c| !app.declares(c));
             let fresh = positives[first_positive..].iter_mut().map(|(_, c)| c);
             for case in fresh.chain(&mut negatives[first_negative..]) {
                 case.capability = capability.clone();
-                if let Some(off) = capability.as_ref().filter(|c| !c.declared) {
-                    if d.capability.is_some() {
-                        without_capability(case, &off.name);
-                    }
+                if let Some(off) = off {
+                    without_capability(case, off);
                 }
             }
         }

@@ -20,13 +20,7 @@ use serde_json::Value;
 /// that any method may return (the design's rule: auth failures use the
 /// extension taxonomy on every method).
 pub fn standard_errors(contract: Contract) -> Vec<ErrorKind> {
-    let mut kinds = vec![
-        contract.parse_error(),
-        contract.invalid_request(),
-        contract.method_not_found(),
-        contract.invalid_params(),
-        contract.internal_error(),
-    ];
+    let mut kinds = rules::jsonrpc_errors(contract).to_vec();
     kinds.extend(any_method_errors());
     kinds
 }
@@ -243,75 +237,69 @@ fn judge_error_for_success(d: &MethodDescriptor, expect: &Expect, e: &Value) -> 
     verdict.with(read.issues)
 }
 
-fn judge_error(d: Option<&MethodDescriptor>, want: ErrorKind, answer: &Answer) -> Verdict {
+/// Judges an answer that should be an error, read in the registry of
+/// `contract` (see [`read_error`]): anything else falls short of `expected`;
+/// an error is judged by `judge`, its ErrorInfo issues carried along.
+fn judge_as_error(
+    contract: Option<Contract>,
+    answer: &Answer,
+    expected: &str,
+    judge: impl FnOnce(&ReadError, &Value) -> Verdict,
+) -> Verdict {
     let Answer::Error(e) = answer else {
-        return Verdict::fail(format!(
-            "expected error {}, got {}",
-            kind_label(want),
-            answer.summary()
-        ));
+        return Verdict::fail(format!("{expected}, got {}", answer.summary()));
     };
+    match read_error(contract, e) {
+        Ok(read) => judge(&read, e).with(read.issues),
+        Err(violation) => Verdict::violated(violation),
+    }
+}
+
+fn judge_error(d: Option<&MethodDescriptor>, want: ErrorKind, answer: &Answer) -> Verdict {
+    let expected = format!("expected error {}", kind_label(want));
     let contract = d.map_or(want.contract(), |d| d.contract);
-    let read = match read_error(Some(contract), e) {
-        Ok(read) => read,
-        Err(violation) => return Verdict::violated(violation),
-    };
-    let verdict = if read.kind != want {
-        Verdict::fail(format!(
-            "expected error {}, got {}",
-            kind_label(want),
-            describe_error(e)
-        ))
-    } else if let Some(Err(why)) = d.map(|d| declared(d, read.kind, e)) {
-        Verdict::fail(why)
-    } else {
-        Verdict::pass(format!("error {}", kind_label(read.kind)))
-    };
-    verdict.with(read.issues)
+    judge_as_error(Some(contract), answer, &expected, |read, e| {
+        if read.kind != want {
+            Verdict::fail(format!("{expected}, got {}", describe_error(e)))
+        } else if let Some(Err(why)) = d.map(|d| declared(d, read.kind, e)) {
+            Verdict::fail(why)
+        } else {
+            Verdict::pass(format!("error {}", kind_label(read.kind)))
+        }
+    })
 }
 
 fn judge_any_error(d: Option<&MethodDescriptor>, kinds: &[ErrorKind], answer: &Answer) -> Verdict {
-    let Answer::Error(e) = answer else {
-        return Verdict::fail(format!("expected an error, got {}", answer.summary()));
-    };
     let contract = d
         .map(|d| d.contract)
         .or_else(|| kinds.first().map(|k| k.contract()));
-    let read = match read_error(contract, e) {
-        Ok(read) => read,
-        Err(violation) => return Verdict::violated(violation),
-    };
-    let verdict = if kinds.contains(&read.kind) {
-        Verdict::pass(format!("error {}", kind_label(read.kind)))
-    } else {
-        Verdict::fail(format!(
-            "expected one of {}, got {}",
-            kinds
-                .iter()
-                .map(|k| kind_label(*k))
-                .collect::<Vec<_>>()
-                .join(" / "),
-            describe_error(e)
-        ))
-    };
-    verdict.with(read.issues)
+    judge_as_error(contract, answer, "expected an error", |read, e| {
+        if kinds.contains(&read.kind) {
+            Verdict::pass(format!("error {}", kind_label(read.kind)))
+        } else {
+            Verdict::fail(format!(
+                "expected one of {}, got {}",
+                kinds
+                    .iter()
+                    .map(|k| kind_label(*k))
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+                describe_error(e)
+            ))
+        }
+    })
 }
 
 /// A bad envelope is judged by code: the request never reached a method.
 fn judge_envelope_error(code: i64, answer: &Answer) -> Verdict {
-    let Answer::Error(e) = answer else {
-        return Verdict::fail(format!("expected error code {code}, got {}", answer.summary()));
-    };
-    let read = match read_error(None, e) {
-        Ok(read) => read,
-        Err(violation) => return Verdict::violated(violation),
-    };
-    let verdict = if read.kind.code() != code {
-        Verdict::fail(format!("expected error code {code}, got {}", describe_error(e)))
-    } else {
-        Verdict::pass(format!("error {}", kind_label(read.kind)))
-    };
-    verdict.with(read.issues)
+    let expected = format!("expected error code {code}");
+    judge_as_error(None, answer, &expected, |read, e| {
+        if read.kind.code() != code {
+            Verdict::fail(format!("{expected}, got {}", describe_error(e)))
+        } else {
+            Verdict::pass(format!("error {}", kind_label(read.kind)))
+        }
+    })
 }
 
 #[cfg(test)]

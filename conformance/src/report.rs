@@ -10,6 +10,7 @@ use crate::transport::Answer;
 use crate::verdict::Verdict;
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// How one case ended.
@@ -236,40 +237,8 @@ fn is_uuid(s: &str) -> bool {
         })
 }
 
-/// How many cases fell short of a requirement of each level.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct LevelCounts {
-    #[serde(rename = "MUST")]
-    pub must: usize,
-    #[serde(rename = "SHOULD")]
-    pub should: usize,
-    #[serde(rename = "MAY")]
-    pub may: usize,
-    pub strict: usize,
-}
-
-impl LevelCounts {
-    pub fn get(&self, level: Level) -> usize {
-        match level {
-            Level::Must => self.must,
-            Level::Should => self.should,
-            Level::May => self.may,
-            Level::Strict => self.strict,
-        }
-    }
-
-    fn add(&mut self, level: Level) {
-        match level {
-            Level::Must => self.must += 1,
-            Level::Should => self.should += 1,
-            Level::May => self.may += 1,
-            Level::Strict => self.strict += 1,
-        }
-    }
-}
-
 /// Counts of a report.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub total: usize,
     pub passed: usize,
@@ -277,8 +246,9 @@ pub struct Summary {
     pub warnings: usize,
     pub expected_failures: usize,
     pub stale: usize,
-    /// Failures and warnings by the level of the requirement fallen short of.
-    pub by_level: LevelCounts,
+    /// Failures and warnings by the level of the requirement fallen short of
+    /// (every level, zero or not).
+    pub by_level: BTreeMap<Level, usize>,
 }
 
 /// A whole run.
@@ -334,9 +304,9 @@ impl Report {
 
     fn recount(&mut self) {
         let count = |o: Outcome| self.cases.iter().filter(|c| c.outcome == o).count();
-        let mut by_level = LevelCounts::default();
+        let mut by_level: BTreeMap<Level, usize> = Level::ALL.into_iter().map(|l| (l, 0)).collect();
         for case in self.cases.iter().filter(|c| c.outcome.fell_short()) {
-            by_level.add(case.requirement().level);
+            *by_level.entry(case.requirement().level).or_default() += 1;
         }
         self.summary = Summary {
             total: self.cases.len(),
@@ -441,7 +411,7 @@ impl Report {
             app.describe_capabilities()
         ));
         out.push_str(&format!("{}: {}\n", self.transport, self.levels_line()));
-        let s = self.summary;
+        let s = &self.summary;
         out.push_str(&format!(
             "{}: {} cases: {} passed, {} failed, {} warnings, {} expected failures, {} stale baseline entries — {}\n",
             self.transport,
@@ -459,11 +429,11 @@ impl Report {
     /// `MUST: 0 failed · SHOULD: 2 warnings · strict: 3 warnings` (MAY only when
     /// some case fell short of one).
     pub fn levels_line(&self) -> String {
-        Level::ALL
-            .into_iter()
-            .filter(|l| *l != Level::May || self.summary.by_level.may > 0)
-            .map(|level| {
-                let n = self.summary.by_level.get(level);
+        self.summary
+            .by_level
+            .iter()
+            .filter(|(level, n)| **level != Level::May || **n > 0)
+            .map(|(&level, &n)| {
                 let what = match (self.profile.gates(level), n) {
                     (true, _) => "failed",
                     (false, 1) => "warning",

@@ -98,9 +98,8 @@ pub fn error_code(kind: ErrorKind) -> Requirement {
     of_contract(contract, Level::Must, section)
 }
 
-/// True for a JSON-RPC standard error (-32700, -32600 … -32603) of its contract.
-fn is_standard(kind: ErrorKind) -> bool {
-    let contract = kind.contract();
+/// The JSON-RPC standard errors (-32700, -32600 … -32603) in a contract's registry.
+pub fn jsonrpc_errors(contract: Contract) -> [ErrorKind; 5] {
     [
         contract.parse_error(),
         contract.invalid_request(),
@@ -108,7 +107,11 @@ fn is_standard(kind: ErrorKind) -> bool {
         contract.invalid_params(),
         contract.internal_error(),
     ]
-    .contains(&kind)
+}
+
+/// True for a JSON-RPC standard error of its contract.
+fn is_standard(kind: ErrorKind) -> bool {
+    jsonrpc_errors(kind.contract()).contains(&kind)
 }
 
 /// The ErrorInfo `reason` and `domain` are the registry's for the error's code.

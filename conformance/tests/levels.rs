@@ -13,7 +13,7 @@ mod common;
 
 use a2a::rpc::{BoxFuture, CallContext, Dispatch, Outcome};
 use common::{
-    app_dispatch, args, case, our_card, runner, scratch, serve_card, serve_http, serve_http_with,
+    app_dispatch, args, case, our_card, read_json, runner, scratch, serve_card, serve_http, serve_http_with,
     server_config, stdout, Recorder,
 };
 use serde_json::{json, Value};
@@ -56,10 +56,6 @@ impl Dispatch for Lax {
             self.inner.dispatch(ctx, method, params).await
         })
     }
-}
-
-fn read_json(path: &std::path::Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("report written")).expect("JSON report")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

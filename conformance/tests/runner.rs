@@ -7,7 +7,7 @@ mod common;
 
 use a2a::rpc::{BoxFuture, CallContext, Dispatch, Outcome};
 use a2a::ErrorKind;
-use common::{app_dispatch, args, runner, scratch, serve_http, BASELINE};
+use common::{app_dispatch, args, read_json, runner, scratch, serve_http, BASELINE};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -83,8 +83,7 @@ async fn the_runner_fails_a_broken_handler_with_a_clear_report() {
     );
     assert!(stdout.contains("— FAIL"), "{stdout}");
 
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).expect("JSON report")).expect("JSON");
+    let report = read_json(&json_path);
     let outcome = |id: &str| {
         report["cases"]
             .as_array()

@@ -70,17 +70,11 @@ impl Entry {
 
     /// The requirement on this agent, and the capability as it declares it.
     fn applied(&self, app: &Applicability) -> (Requirement, Option<CapabilityUse>) {
-        match self.capability {
-            Some(c) if !app.declares(c) => (rules::capability_off(c), Some(app.capability(c))),
-            Some(c) => (self.requirement.clone(), Some(app.capability(c))),
-            None => {
-                let extension = self.contract.extension_uri().map(|uri| CapabilityUse {
-                    name: uri.to_string(),
-                    declared: app.extension_declared,
-                });
-                (self.requirement.clone(), extension)
-            }
-        }
+        let requirement = match self.capability {
+            Some(c) if !app.declares(c) => rules::capability_off(c),
+            _ => self.requirement.clone(),
+        };
+        (requirement, app.dependency(self.capability, self.contract))
     }
 }
 

@@ -78,11 +78,7 @@ pub async fn streaming_order(s: &mut Steps<'_>) -> Step<String> {
     let name = markers::SendStreamingMessage::NAME;
     let params = json!({"message": text_message("conformance: streaming order")});
     if !s.offers(capabilities::STREAMING) {
-        let kind = s.unsupported(name, params).await?;
-        return Ok(format!(
-            "streaming is not declared: {name} answers {}",
-            kind.reason()
-        ));
+        return streaming_refused(s, name, params).await;
     }
     let answer = s.session.call(name, params).await;
     let Answer::Stream { events, error: None } = answer else {
@@ -102,6 +98,15 @@ pub async fn streaming_order(s: &mut Steps<'_>) -> Step<String> {
     Ok(format!(
         "{} events, task first, ending {last_state}",
         events.len()
+    ))
+}
+
+/// Streaming not declared: streaming method `name` answers the capability's error.
+async fn streaming_refused(s: &mut Steps<'_>, name: &str, params: Value) -> Step<String> {
+    let kind = s.unsupported(name, params).await?;
+    Ok(format!(
+        "streaming is not declared: {name} answers {}",
+        kind.reason()
     ))
 }
 
@@ -153,11 +158,7 @@ pub async fn subscribe(s: &mut Steps<'_>) -> Step<String> {
     let task = s.new_task("conformance: subscribe").await?;
     let id = field(&task, "/id", "task")?.to_string();
     if !s.offers(capabilities::STREAMING) {
-        let kind = s.unsupported(name, json!({"id": id})).await?;
-        return Ok(format!(
-            "streaming is not declared: {name} answers {}",
-            kind.reason()
-        ));
+        return streaming_refused(s, name, json!({"id": id})).await;
     }
     let state = field(&task, "/status/state", "task")?.to_string();
     if is_terminal(&state) {

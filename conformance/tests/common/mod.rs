@@ -224,6 +224,11 @@ pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The JSON report written at `path`.
+pub fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("report written")).expect("JSON report")
+}
+
 /// The case of a JSON report with this id.
 pub fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["cases"]
