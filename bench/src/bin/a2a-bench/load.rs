@@ -9,6 +9,7 @@
 //! suffice.
 
 use crate::http::{Answer, Conn};
+use bench::reply::expect_success;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -24,8 +25,12 @@ pub struct Bounds {
 pub trait Workload {
     /// Writes the JSON-RPC request with id `id` into `out` (empty on entry).
     fn write_body(&self, id: u64, out: &mut Vec<u8>);
-    /// Accepts or rejects the answer to request `id`.
-    fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String>;
+    /// Accepts or rejects the answer to request `id`: by default, HTTP 200
+    /// and a JSON-RPC success answering `id`.
+    fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
+        expect_ok_status(answer)?;
+        expect_success(answer.body, id)
+    }
 }
 
 /// The count of requests and errors of one loop, and every latency.

@@ -59,10 +59,6 @@ impl Workload for GetTask {
             method = markers::GetTask::NAME,
         );
     }
-    fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
-        expect_ok_status(answer)?;
-        expect_success(answer.body, id)
-    }
 }
 
 /// Blocking `SendMessage`, each with a fresh message (a new task each time);
@@ -77,10 +73,6 @@ impl Workload for SendMessage {
         let context =
             (!self.contexts.is_empty()).then(|| self.contexts[id as usize % self.contexts.len()].as_str());
         write_send_message(out, id, markers::SendMessage::NAME, context);
-    }
-    fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
-        expect_ok_status(answer)?;
-        expect_success(answer.body, id)
     }
 }
 
@@ -129,10 +121,6 @@ impl Workload for ListTasks {
             method = markers::ListTasks::NAME,
         );
     }
-    fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
-        expect_ok_status(answer)?;
-        expect_success(answer.body, id)
-    }
 }
 
 /// `_cleveragents/registry/tools/list` with no filter.
@@ -145,9 +133,5 @@ impl Workload for RegistryRead {
             r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{}}}}"#,
             method = markers::RegistryToolsList::NAME,
         );
-    }
-    fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
-        expect_ok_status(answer)?;
-        expect_success(answer.body, id)
     }
 }
