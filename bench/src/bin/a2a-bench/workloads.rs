@@ -89,20 +89,25 @@ impl Workload for SendStreaming {
     fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
         expect_ok_status(answer)?;
         let events = parse_sse(answer.body)?;
-        let mut last_state = None;
+        // The last state any event reported, and whether the last event itself reported COMPLETED.
+        let (mut last_state, mut ends_completed) = (None, false);
         for event in &events {
             expect_success(event.data.as_bytes(), id)?;
-            if let Some(state) = stream_event_state(event.data.as_bytes())? {
-                last_state = Some(state);
+            let state = stream_event_state(event.data.as_bytes())?;
+            ends_completed = state.as_deref().and_then(|s| s.parse::<TaskState>().ok()) == Some(COMPLETED);
+            if state.is_some() {
+                last_state = state;
             }
         }
-        match events.last().map(|e| stream_event_state(e.data.as_bytes())) {
-            Some(Ok(Some(state))) if state.parse::<TaskState>().ok() == Some(COMPLETED) => Ok(()),
-            None => Err("stream without events".into()),
-            _ => Err(format!(
+        if events.is_empty() {
+            Err("stream without events".into())
+        } else if ends_completed {
+            Ok(())
+        } else {
+            Err(format!(
                 "stream of {} events did not end COMPLETED (last state {last_state:?})",
                 events.len()
-            )),
+            ))
         }
     }
 }
