@@ -10,7 +10,28 @@
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
 use a2a::types::{Role, TaskState, ToolKind};
+use serde::Serialize;
 use serde_json::{json, Value};
+
+/// The JSON-RPC success envelope the floors answer with, serialized around
+/// borrowed parts so a canned result is written per request without being
+/// copied.
+#[derive(Serialize)]
+pub struct Success<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: &'a Value,
+}
+
+impl<'a> Success<'a> {
+    pub fn new(id: &'a Value, result: &'a Value) -> Success<'a> {
+        Success {
+            jsonrpc: "2.0",
+            id,
+            result,
+        }
+    }
+}
 
 /// Identifiers of the agent's length (UUIDs), fixed so the answers are too.
 const TASK_ID: &str = "9af654e5-6d22-4d0f-b007-a19f8c979ace";
