@@ -7,10 +7,16 @@
 //! header maps, no body streams, no per-request allocation once the buffers
 //! have grown.
 
+use a2a::rpc::declared;
+use a2a::Contract;
 use bench::frames::{decode_chunked, parse_response_head, BodyFraming};
 use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+/// The protocol version every request asks for, in the header the contract names.
+const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
+const PROTOCOL_VERSION: &str = declared(Contract::A2a.protocol_version());
 
 /// One answer, borrowed from the connection's buffers until the next request.
 pub struct Answer<'a> {
@@ -34,7 +40,7 @@ pub struct Conn {
 impl Conn {
     pub async fn connect(addr: SocketAddr) -> std::io::Result<Conn> {
         let post_prefix = format!(
-            "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: "
+            "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n{A2A_VERSION_HEADER}: {PROTOCOL_VERSION}\r\nContent-Length: "
         )
         .into_bytes();
         let mut conn = Conn {
