@@ -8,6 +8,7 @@
 //! connections are scheduled. Everything is on one thread, so `Rc`/`Cell`
 //! suffice.
 
+use crate::args::Options;
 use crate::http::{Answer, Conn};
 use bench::reply::expect_success;
 use std::cell::Cell;
@@ -19,6 +20,30 @@ use std::time::{Duration, Instant};
 pub struct Bounds {
     pub requests: u64,
     pub time: Duration,
+}
+
+/// The warm-up before each measured loop: the first of these.
+pub const WARMUP: Bounds = Bounds {
+    requests: 2_000,
+    time: Duration::from_secs(1),
+};
+
+impl Bounds {
+    /// The measured loop `--requests` and `--seconds` ask for.
+    pub fn measured(options: &Options) -> Bounds {
+        Bounds {
+            requests: options.requests,
+            time: options.time,
+        }
+    }
+
+    /// The warm-up before it: [`WARMUP`], never more requests than the measured loop.
+    pub fn warmup(options: &Options) -> Bounds {
+        Bounds {
+            requests: WARMUP.requests.min(options.requests),
+            time: WARMUP.time,
+        }
+    }
 }
 
 /// What one kind of request looks like and how its answer is checked.
