@@ -74,6 +74,10 @@ const ERROR_SAMPLES: usize = 3;
 impl Tally {
     pub fn record_error(&mut self, error: String) {
         self.errors += 1;
+        self.keep_sample(error);
+    }
+
+    fn keep_sample(&mut self, error: String) {
         if self.error_samples.len() < ERROR_SAMPLES && !self.error_samples.contains(&error) {
             self.error_samples.push(error);
         }
@@ -82,9 +86,7 @@ impl Tally {
     fn merge(&mut self, other: Tally) {
         self.done += other.done;
         for error in other.error_samples {
-            if self.error_samples.len() < ERROR_SAMPLES && !self.error_samples.contains(&error) {
-                self.error_samples.push(error);
-            }
+            self.keep_sample(error);
         }
         self.errors += other.errors;
         self.latencies_ns.extend(other.latencies_ns);
