@@ -9,7 +9,7 @@
 
 use a2a::rpc::declared;
 use a2a::Contract;
-use bench::frames::{decode_chunked, parse_response_head, BodyFraming};
+use bench::frames::{decode_chunked, parse_response_head, BodyFraming, ResponseHead};
 use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -95,20 +95,23 @@ impl Conn {
             // The connection's state is unknown after a failure: start afresh next time.
             self.stream = None;
         }
-        let (status, framing, head_len, body_len, keep_alive) = result?;
-        if !keep_alive {
+        let (head, body_len) = result?;
+        if !head.keep_alive {
             self.stream = None;
         }
-        let body = match framing {
+        let body = match head.framing {
             BodyFraming::Chunked => &self.dechunked[..],
-            _ => &self.input[head_len..head_len + body_len],
+            _ => &self.input[head.head_len..head.head_len + body_len],
         };
-        Ok(Answer { status, body })
+        Ok(Answer {
+            status: head.status,
+            body,
+        })
     }
 
-    /// Writes the queued request and reads until its answer is complete:
-    /// (status, framing, head length, body length in `input`, keep-alive).
-    async fn write_and_read(&mut self) -> Result<(u16, BodyFraming, usize, usize, bool), String> {
+    /// Writes the queued request and reads until its answer is complete: its
+    /// head and the body's length in `input`.
+    async fn write_and_read(&mut self) -> Result<(ResponseHead, usize), String> {
         let stream = self.stream.as_mut().ok_or("not connected")?;
         stream
             .write_all(&self.out)
@@ -133,7 +136,7 @@ impl Conn {
                 };
                 if let Some((used, body_len)) = done {
                     self.consumed = used;
-                    return Ok((h.status, h.framing, h.head_len, body_len, h.keep_alive));
+                    return Ok((h, body_len));
                 }
             }
             if self.input.capacity() - self.input.len() < 4096 {
@@ -147,13 +150,12 @@ impl Conn {
                 return match head {
                     Some(h) if eof_ends_body => {
                         self.consumed = self.input.len();
-                        Ok((
-                            h.status,
-                            h.framing,
-                            h.head_len,
-                            self.input.len() - h.head_len,
-                            false,
-                        ))
+                        let body_len = self.input.len() - h.head_len;
+                        let head = ResponseHead {
+                            keep_alive: false,
+                            ..h
+                        };
+                        Ok((head, body_len))
                     }
                     _ => Err("connection closed before the answer was complete".into()),
                 };
