@@ -4,13 +4,36 @@
 //! message; a page of 20 such tasks; the four built-in tools; the three
 //! events of one streamed message), so the floor serializes as much JSON per
 //! request as the agent does. Built once at startup; the floors serialize
-//! them per request. Enum values and method names come from the contract
-//! crate, so the answers follow the schemas.
+//! them per request. Enum values, method names, the protocol version, the
+//! extension and the default namespace come from the contract crate, so the
+//! answers follow the schemas.
 
 use a2a::methods::markers;
-use a2a::rpc::Method as _;
+use a2a::rpc::{declared, Method as _};
 use a2a::types::{Role, TaskState, ToolKind};
+use a2a::{Contract, DEFAULT_NAMESPACE};
+use serde::Serialize;
 use serde_json::{json, Value};
+
+/// The JSON-RPC success envelope the floors answer with, serialized around
+/// borrowed parts so a canned result is written per request without being
+/// copied.
+#[derive(Serialize)]
+pub struct Success<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: &'a Value,
+}
+
+impl<'a> Success<'a> {
+    pub fn new(id: &'a Value, result: &'a Value) -> Success<'a> {
+        Success {
+            jsonrpc: "2.0",
+            id,
+            result,
+        }
+    }
+}
 
 /// Identifiers of the agent's length (UUIDs), fixed so the answers are too.
 const TASK_ID: &str = "9af654e5-6d22-4d0f-b007-a19f8c979ace";
@@ -78,7 +101,7 @@ fn tool(kind: ToolKind, name: &str, description: &str, properties: Value) -> Val
         "inputSchema": {"type": "object", "properties": properties, "additionalProperties": false},
         "kind": kind,
         "name": name,
-        "namespace": "default",
+        "namespace": DEFAULT_NAMESPACE,
         "updatedAt": "1970-01-01T00:00:00.000Z",
         "version": 1,
     })
@@ -133,9 +156,13 @@ impl Canned {
             task,
             tools_list: tools_list(),
             stream_events: stream_events(),
+            // The contract's protocol version and its extension at the newest minor version.
             initialize: json!({
-                "protocolVersion": "1.0",
-                "extensions": [{"uri": "urn:cleveragents:extensions:v1", "version": "1.1"}],
+                "protocolVersion": declared(Contract::A2a.protocol_version()),
+                "extensions": [{
+                    "uri": declared(Contract::Cleveragents.extension_uri()),
+                    "version": Contract::Cleveragents.versions().last(),
+                }],
                 "serverInfo": {"name": "bench-echo", "version": "0.1.0"},
             }),
             other: json!({"ok": true}),

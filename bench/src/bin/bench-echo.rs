@@ -7,17 +7,9 @@
 //! Output is buffered and flushed once no more input is already read, as a
 //! real server coalesces answers to pipelined requests.
 
-use bench::canned::Canned;
-use serde::Serialize;
+use bench::canned::{Canned, Success};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, BufWriter, Write};
-
-#[derive(Serialize)]
-struct Success<'a> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    result: &'a Value,
-}
 
 fn main() -> std::io::Result<()> {
     let canned = Canned::new();
@@ -38,12 +30,7 @@ fn main() -> std::io::Result<()> {
         let id = &request["id"];
         if !id.is_null() {
             let method = request["method"].as_str().unwrap_or("");
-            let answer = Success {
-                jsonrpc: "2.0",
-                id,
-                result: canned.result(method),
-            };
-            serde_json::to_writer(&mut output, &answer)?;
+            serde_json::to_writer(&mut output, &Success::new(id, canned.result(method)))?;
             output.write_all(b"\n")?;
         }
         if input.buffer().is_empty() {

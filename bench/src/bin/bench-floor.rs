@@ -10,7 +10,7 @@
 
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
-use bench::canned::Canned;
+use bench::canned::{Canned, Success};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
@@ -18,7 +18,6 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
-use serde::Serialize;
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -55,22 +54,8 @@ impl Body for Chunks {
     }
 }
 
-/// The JSON-RPC success envelope, serialized around borrowed parts so the
-/// canned result is written per request without being copied.
-#[derive(Serialize)]
-struct Success<'a> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    result: &'a Value,
-}
-
 fn success(id: &Value, result: &Value) -> Vec<u8> {
-    serde_json::to_vec(&Success {
-        jsonrpc: "2.0",
-        id,
-        result,
-    })
-    .unwrap_or_default()
+    serde_json::to_vec(&Success::new(id, result)).unwrap_or_default()
 }
 
 fn respond(content_type: &'static str, chunks: VecDeque<Bytes>, exact: bool) -> Response<Chunks> {

@@ -7,10 +7,16 @@
 //! header maps, no body streams, no per-request allocation once the buffers
 //! have grown.
 
-use bench::frames::{decode_chunked, parse_response_head, BodyFraming};
+use a2a::rpc::declared;
+use a2a::Contract;
+use bench::frames::{decode_chunked, parse_response_head, BodyFraming, ResponseHead};
 use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+/// The protocol version every request asks for, in the header the contract names.
+const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
+const PROTOCOL_VERSION: &str = declared(Contract::A2a.protocol_version());
 
 /// One answer, borrowed from the connection's buffers until the next request.
 pub struct Answer<'a> {
@@ -34,7 +40,7 @@ pub struct Conn {
 impl Conn {
     pub async fn connect(addr: SocketAddr) -> std::io::Result<Conn> {
         let post_prefix = format!(
-            "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: "
+            "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n{A2A_VERSION_HEADER}: {PROTOCOL_VERSION}\r\nContent-Length: "
         )
         .into_bytes();
         let mut conn = Conn {
@@ -89,20 +95,23 @@ impl Conn {
             // The connection's state is unknown after a failure: start afresh next time.
             self.stream = None;
         }
-        let (status, framing, head_len, body_len, keep_alive) = result?;
-        if !keep_alive {
+        let (head, body_len) = result?;
+        if !head.keep_alive {
             self.stream = None;
         }
-        let body = match framing {
+        let body = match head.framing {
             BodyFraming::Chunked => &self.dechunked[..],
-            _ => &self.input[head_len..head_len + body_len],
+            _ => &self.input[head.head_len..head.head_len + body_len],
         };
-        Ok(Answer { status, body })
+        Ok(Answer {
+            status: head.status,
+            body,
+        })
     }
 
-    /// Writes the queued request and reads until its answer is complete:
-    /// (status, framing, head length, body length in `input`, keep-alive).
-    async fn write_and_read(&mut self) -> Result<(u16, BodyFraming, usize, usize, bool), String> {
+    /// Writes the queued request and reads until its answer is complete: its
+    /// head and the body's length in `input`.
+    async fn write_and_read(&mut self) -> Result<(ResponseHead, usize), String> {
         let stream = self.stream.as_mut().ok_or("not connected")?;
         stream
             .write_all(&self.out)
@@ -127,7 +136,7 @@ impl Conn {
                 };
                 if let Some((used, body_len)) = done {
                     self.consumed = used;
-                    return Ok((h.status, h.framing, h.head_len, body_len, h.keep_alive));
+                    return Ok((h, body_len));
                 }
             }
             if self.input.capacity() - self.input.len() < 4096 {
@@ -141,13 +150,12 @@ impl Conn {
                 return match head {
                     Some(h) if eof_ends_body => {
                         self.consumed = self.input.len();
-                        Ok((
-                            h.status,
-                            h.framing,
-                            h.head_len,
-                            self.input.len() - h.head_len,
-                            false,
-                        ))
+                        let body_len = self.input.len() - h.head_len;
+                        let head = ResponseHead {
+                            keep_alive: false,
+                            ..h
+                        };
+                        Ok((head, body_len))
                     }
                     _ => Err("connection closed before the answer was complete".into()),
                 };

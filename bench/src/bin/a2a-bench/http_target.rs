@@ -37,12 +37,6 @@ const SEED_CONTEXTS: usize = 8;
 /// Seeding is bounded too, so a slow store cannot stall the run.
 const SEED_TIME: Duration = Duration::from_secs(180);
 
-/// The warm-up before each measured loop: the first of these.
-pub const WARMUP: Bounds = Bounds {
-    requests: 2_000,
-    time: Duration::from_secs(1),
-};
-
 /// The open-stream limit the agent is started with: above the connection
 /// count, since every connection may hold one stream and the default (16 for
 /// all anonymous callers together) would turn the streaming load into 429s.
@@ -146,17 +140,9 @@ async fn measure(
     name: &str,
     target: HttpTarget,
 ) -> Result<Row, String> {
-    let warmup_bounds = Bounds {
-        requests: WARMUP.requests.min(options.requests),
-        time: WARMUP.time,
-    };
-    let (conns, warmup) = load::run(conns, workload.clone(), warmup_bounds).await;
-    let bounds = Bounds {
-        requests: options.requests,
-        time: options.time,
-    };
+    let (conns, warmup) = load::run(conns, workload.clone(), Bounds::warmup(options)).await;
     let meter = CpuMeter::start(pid).map_err(|e| e.to_string())?;
-    let (_conns, measured) = load::run(conns, workload, bounds).await;
+    let (_conns, measured) = load::run(conns, workload, Bounds::measured(options)).await;
     let (server_us, driver_us) = meter.stop().map_err(|e| e.to_string())?;
     let floor = matches!(target, HttpTarget::Floor);
     let mut row = Row::new(name, &target.name(), floor, &warmup, measured);

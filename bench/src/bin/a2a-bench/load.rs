@@ -8,7 +8,9 @@
 //! connections are scheduled. Everything is on one thread, so `Rc`/`Cell`
 //! suffice.
 
+use crate::args::Options;
 use crate::http::{Answer, Conn};
+use bench::reply::expect_success;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -20,12 +22,40 @@ pub struct Bounds {
     pub time: Duration,
 }
 
+/// The warm-up before each measured loop: the first of these.
+pub const WARMUP: Bounds = Bounds {
+    requests: 2_000,
+    time: Duration::from_secs(1),
+};
+
+impl Bounds {
+    /// The measured loop `--requests` and `--seconds` ask for.
+    pub fn measured(options: &Options) -> Bounds {
+        Bounds {
+            requests: options.requests,
+            time: options.time,
+        }
+    }
+
+    /// The warm-up before it: [`WARMUP`], never more requests than the measured loop.
+    pub fn warmup(options: &Options) -> Bounds {
+        Bounds {
+            requests: WARMUP.requests.min(options.requests),
+            time: WARMUP.time,
+        }
+    }
+}
+
 /// What one kind of request looks like and how its answer is checked.
 pub trait Workload {
     /// Writes the JSON-RPC request with id `id` into `out` (empty on entry).
     fn write_body(&self, id: u64, out: &mut Vec<u8>);
-    /// Accepts or rejects the answer to request `id`.
-    fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String>;
+    /// Accepts or rejects the answer to request `id`: by default, HTTP 200
+    /// and a JSON-RPC success answering `id`.
+    fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
+        expect_ok_status(answer)?;
+        expect_success(answer.body, id)
+    }
 }
 
 /// The count of requests and errors of one loop, and every latency.
@@ -44,6 +74,10 @@ const ERROR_SAMPLES: usize = 3;
 impl Tally {
     pub fn record_error(&mut self, error: String) {
         self.errors += 1;
+        self.keep_sample(error);
+    }
+
+    fn keep_sample(&mut self, error: String) {
         if self.error_samples.len() < ERROR_SAMPLES && !self.error_samples.contains(&error) {
             self.error_samples.push(error);
         }
@@ -52,9 +86,7 @@ impl Tally {
     fn merge(&mut self, other: Tally) {
         self.done += other.done;
         for error in other.error_samples {
-            if self.error_samples.len() < ERROR_SAMPLES && !self.error_samples.contains(&error) {
-                self.error_samples.push(error);
-            }
+            self.keep_sample(error);
         }
         self.errors += other.errors;
         self.latencies_ns.extend(other.latencies_ns);

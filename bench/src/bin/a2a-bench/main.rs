@@ -40,8 +40,8 @@ fn facts(options: &Options) -> Facts {
         seed_tasks: options.seed_tasks,
         warmup: format!(
             "{} requests or {} s",
-            http_target::WARMUP.requests,
-            http_target::WARMUP.time.as_secs()
+            load::WARMUP.requests,
+            load::WARMUP.time.as_secs()
         ),
         stdio_window: stdio_target::WINDOW,
         agent_stream_limit: http_target::agent_stream_limit(options.connections),

@@ -8,16 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The agent's environment settings (see `agent/src/main.rs`); the log level
-/// among them, since logging every call would be measured as the agent's cost.
-const ENV_SETTINGS: &[&str] = &[
-    "CLEVERAGENTS_CONFIG",
-    "CLEVERAGENTS_DATA_DIR",
-    "CLEVERAGENTS_LISTEN",
-    "CLEVERAGENTS_EXECUTOR",
-    "CLEVERAGENTS_PUSH_ALLOW_LIST",
-    "CLEVERAGENTS_LOG",
-];
+/// The prefix of the agent's environment settings (see `agent/src/main.rs`);
+/// the log level among them, since logging every call would be measured as
+/// the agent's cost.
+const ENV_PREFIX: &str = "CLEVERAGENTS_";
 
 /// A running server (or stdio peer). Dropping it kills and reaps the process,
 /// then removes its scratch directory (after the kill: the agent may still be
@@ -45,8 +39,10 @@ impl Server {
         // its /proc entries are the server's.
         let mut command = Command::new("taskset");
         // The agent reads settings from these; the benchmark's flags alone decide.
-        for name in ENV_SETTINGS {
-            command.env_remove(name);
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with(ENV_PREFIX) {
+                command.env_remove(name);
+            }
         }
         let child = command
             .arg("-c")

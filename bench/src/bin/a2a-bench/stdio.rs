@@ -10,7 +10,8 @@
 use crate::load::{Bounds, Tally};
 use crate::process::Server;
 use a2a::methods::markers;
-use a2a::rpc::Method as _;
+use a2a::rpc::{declared, Method as _};
+use a2a::Contract;
 use bench::reply::{classify, Reply};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -26,8 +27,15 @@ pub struct StdioPeer {
     next_id: u64,
 }
 
-/// The handshake the binding requires before anything else.
-const INITIALIZE_PARAMS: &str = r#"{"protocolVersion":"1.0","extensions":[{"uri":"urn:cleveragents:extensions:v1"}],"clientInfo":{"name":"a2a-bench","version":"0.1.0"}}"#;
+/// The handshake the binding requires before anything else: the contract's
+/// protocol version, with its extension activated.
+fn initialize_params() -> String {
+    let version = declared(Contract::A2a.protocol_version());
+    let extension = declared(Contract::Cleveragents.extension_uri());
+    format!(
+        r#"{{"protocolVersion":"{version}","extensions":[{{"uri":"{extension}"}}],"clientInfo":{{"name":"a2a-bench","version":"0.1.0"}}}}"#
+    )
+}
 
 impl StdioPeer {
     pub fn new(mut server: Server) -> Result<StdioPeer, String> {
@@ -84,7 +92,8 @@ impl StdioPeer {
     }
 
     pub fn initialize(&mut self) -> Result<(), String> {
-        self.call(markers::Initialize::NAME, INITIALIZE_PARAMS).map(drop)
+        self.call(markers::Initialize::NAME, &initialize_params())
+            .map(drop)
     }
 
     /// `GetTask` of `task_id` with up to `window` requests outstanding.

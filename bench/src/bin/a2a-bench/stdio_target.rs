@@ -3,7 +3,6 @@
 //! and driven the same way.
 
 use crate::args::Options;
-use crate::http_target::WARMUP;
 use crate::load::Bounds;
 use crate::process::Server;
 use crate::report::Row;
@@ -52,18 +51,10 @@ fn run_peer(
             return Err(format!("stdio {target}: {error}\n  {log}"));
         }
     };
-    let warmup_bounds = Bounds {
-        requests: WARMUP.requests.min(options.requests),
-        time: WARMUP.time,
-    };
-    let warmup = peer.get_task_loop(&task_id, WINDOW, warmup_bounds);
+    let warmup = peer.get_task_loop(&task_id, WINDOW, Bounds::warmup(options));
     let pid = peer.server.pid();
     let meter = CpuMeter::start(pid).map_err(|e| e.to_string())?;
-    let bounds = Bounds {
-        requests: options.requests,
-        time: options.time,
-    };
-    let measured = peer.get_task_loop(&task_id, WINDOW, bounds);
+    let measured = peer.get_task_loop(&task_id, WINDOW, Bounds::measured(options));
     let (server_us, driver_us) = meter.stop().map_err(|e| e.to_string())?;
     let mut row = Row::new(STDIO_WORKLOAD, target, is_floor, &warmup, measured);
     row.set_cpu(server_us, driver_us);
