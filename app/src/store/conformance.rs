@@ -241,10 +241,50 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
     };
     assert_eq!(total("TASK_STATE_WORKING"), Ok(0));
     assert_eq!(total("TASK_STATE_COMPLETED"), Ok(3));
+    assert_eq!(context_totals(store, "c2"), Ok((1, 0, 1)));
+    assert_eq!(context_totals(store, "c1"), Ok((2, 0, 2)));
+    // A rejected write moves no count.
+    let mut stale = row("b", "ns", "c2", "TASK_STATE_FAILED", "2024-01-06T00:00:00.000Z");
+    stale.last_seq = 1;
+    let rejected = Commit {
+        task: Some(TaskWrite {
+            row: stale,
+            create: false,
+            expected_last_seq: 0,
+            events: vec![],
+        }),
+        docs: vec![],
+    };
+    assert!(matches!(
+        store.commit(&rejected),
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(context_totals(store, "c2"), Ok((1, 0, 1)));
     assert_eq!(
         store.namespaces(),
         Ok(vec!["ns".to_string(), "other".to_string()])
     );
+}
+
+/// The totals of a listing of `context` in namespace `ns`: in any state,
+/// WORKING, COMPLETED.
+fn context_totals(store: &dyn Store, context: &str) -> StoreResult<(u64, u64, u64)> {
+    let total = |state: Option<&str>| {
+        store
+            .list_tasks(&TaskQuery {
+                namespace: "ns".into(),
+                context_id: Some(context.into()),
+                state: state.map(str::to_string),
+                limit: 1,
+                ..Default::default()
+            })
+            .map(|page| page.total)
+    };
+    Ok((
+        total(None)?,
+        total(Some("TASK_STATE_WORKING"))?,
+        total(Some("TASK_STATE_COMPLETED"))?,
+    ))
 }
 
 pub fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
@@ -506,4 +546,28 @@ fn sqlite_survives_reopen() {
         ..Default::default()
     });
     assert_eq!(page.map(|p| p.total), Ok(1), "the counts are read back on open");
+}
+
+#[test]
+fn sqlite_context_counts_are_filled_from_an_older_store() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    {
+        let store = SqliteStore::open(&path).expect("open");
+        for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
+            create(
+                &store,
+                row(id, "ns", ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+            );
+        }
+    }
+    {
+        // The store as migration 2 left it: no per-context counts yet.
+        let conn = rusqlite::Connection::open(&path).expect("raw open");
+        conn.execute_batch("DROP TABLE context_counts; PRAGMA user_version = 2;")
+            .expect("downgrade");
+    }
+    let store = SqliteStore::open(&path).expect("reopen migrates");
+    assert_eq!(context_totals(&store, "c"), Ok((2, 2, 0)));
+    assert_eq!(context_totals(&store, "d"), Ok((1, 1, 0)));
 }

@@ -1,43 +1,93 @@
-//! How many tasks each namespace holds in each state: what a listing
-//! without a context or time filter answers as its total, in both backends.
+//! How many tasks are in each state, per namespace and per context: what a
+//! listing without a time filter answers as its total, in both backends,
+//! without counting rows (a count whose cost would grow with the store).
 
 use std::collections::HashMap;
 
+/// Tasks per state: a handful of states, so a short list.
+#[derive(Default)]
+pub(crate) struct StateTally(Vec<(String, u64)>);
+
+impl StateTally {
+    /// `n` more tasks in `state`.
+    pub(crate) fn add(&mut self, state: &str, n: u64) {
+        match self.0.iter_mut().find(|(s, _)| s == state) {
+            Some((_, count)) => *count += n,
+            None => self.0.push((state.to_string(), n)),
+        }
+    }
+
+    /// One task fewer in `state`; a state no task is in any more is dropped.
+    pub(crate) fn remove(&mut self, state: &str) {
+        if let Some(at) = self.0.iter().position(|(s, _)| s == state) {
+            let count = &mut self.0[at].1;
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.0.swap_remove(at);
+            }
+        }
+    }
+
+    /// Tasks in `state` when given, else in any state.
+    pub(crate) fn total(&self, state: Option<&str>) -> u64 {
+        match state {
+            Some(state) => self.0.iter().find(|(s, _)| s == state).map_or(0, |(_, n)| *n),
+            None => self.0.iter().map(|(_, n)| n).sum(),
+        }
+    }
+}
+
+/// A [`StateTally`] per namespace.
 #[derive(Default)]
 pub(crate) struct StateCounts {
-    by_namespace: HashMap<String, HashMap<String, u64>>,
+    by_namespace: HashMap<String, StateTally>,
 }
 
 impl StateCounts {
     /// `n` more tasks of `namespace` in `state`.
     pub(crate) fn add(&mut self, namespace: &str, state: &str, n: u64) {
-        *self
-            .by_namespace
-            .entry(namespace.to_string())
-            .or_default()
-            .entry(state.to_string())
-            .or_default() += n;
+        match self.by_namespace.get_mut(namespace) {
+            Some(tally) => tally.add(state, n),
+            None => self
+                .by_namespace
+                .entry(namespace.to_string())
+                .or_default()
+                .add(state, n),
+        }
     }
 
     /// One task fewer of `namespace` in `state`.
     pub(crate) fn remove(&mut self, namespace: &str, state: &str) {
-        if let Some(n) = self
-            .by_namespace
-            .get_mut(namespace)
-            .and_then(|states| states.get_mut(state))
-        {
-            *n = n.saturating_sub(1);
+        if let Some(tally) = self.by_namespace.get_mut(namespace) {
+            tally.remove(state);
         }
     }
 
     /// Tasks of `namespace`, in `state` when given.
     pub(crate) fn total(&self, namespace: &str, state: Option<&str>) -> u64 {
-        let Some(states) = self.by_namespace.get(namespace) else {
-            return 0;
-        };
-        match state {
-            Some(state) => states.get(state).copied().unwrap_or(0),
-            None => states.values().sum(),
-        }
+        self.by_namespace
+            .get(namespace)
+            .map_or(0, |tally| tally.total(state))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tallies_follow_moves_between_states() {
+        let mut tally = StateTally::default();
+        tally.add("a", 2);
+        tally.add("b", 1);
+        tally.remove("a");
+        assert_eq!(
+            (tally.total(Some("a")), tally.total(Some("b")), tally.total(None)),
+            (1, 1, 2)
+        );
+        tally.remove("a");
+        tally.remove("a");
+        assert_eq!((tally.total(Some("a")), tally.total(None)), (0, 1));
+        assert_eq!(tally.0.len(), 1, "a state no task is in is dropped");
     }
 }

@@ -57,6 +57,20 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX tasks_by_namespace_rank ON tasks(namespace, rank DESC, state, status_ts);
     CREATE INDEX tasks_by_context ON tasks(namespace, context_id, rank DESC, state, status_ts);
 ",
+    "
+    -- Tasks per context and state, moved by the writer in the transaction of
+    -- each task write: a listing of one context learns its total without
+    -- counting the context's tasks. A state no task is in has no row.
+    CREATE TABLE context_counts (
+        namespace  TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        state      TEXT NOT NULL,
+        n          INTEGER NOT NULL,
+        PRIMARY KEY (namespace, context_id, state)
+    ) WITHOUT ROWID;
+    INSERT INTO context_counts(namespace, context_id, state, n)
+        SELECT namespace, context_id, state, COUNT(*) FROM tasks GROUP BY namespace, context_id, state;
+",
 ];
 
 /// A store in one SQLite database: one writer thread (group commit) and a
@@ -179,10 +193,15 @@ impl Store for SqliteStore {
             args.push(t.clone().into());
             filter.push_str(&format!(" AND status_ts >= ?{}", args.len()));
         }
-        // Without a context or time filter the total is known; otherwise the
-        // covering indexes count the matches without reading a task.
+        // Without a time filter the total is kept (in memory per namespace,
+        // in `context_counts` per context); with one, the covering indexes
+        // count the matches without reading a task.
         let known_total = match (&query.context_id, &query.status_ts_from) {
             (None, None) => self.counts.total(&query.namespace, query.state.as_deref()),
+            _ => None,
+        };
+        let context_total = match (&query.context_id, &query.status_ts_from) {
+            (Some(context), None) => Some(context),
             _ => None,
         };
         let count_sql = format!("SELECT COUNT(*) FROM tasks WHERE {filter}");
@@ -197,9 +216,20 @@ impl Store for SqliteStore {
             args.len()
         );
         self.readers.with(|conn| {
-            let total = match known_total {
-                Some(total) => total,
-                None => conn
+            let total = match (known_total, context_total) {
+                (Some(total), _) => total,
+                (None, Some(context)) => conn
+                    .prepare_cached(
+                        "SELECT COALESCE(SUM(n), 0) FROM context_counts \
+                         WHERE namespace = ?1 AND context_id = ?2 AND (?3 IS NULL OR state = ?3)",
+                    )
+                    .and_then(|mut stmt| {
+                        stmt.query_row(params![query.namespace, context, query.state], |r| {
+                            r.get::<_, i64>(0)
+                        })
+                    })
+                    .map_err(backend)? as u64,
+                (None, None) => conn
                     .prepare_cached(&count_sql)
                     .and_then(|mut stmt| {
                         stmt.query_row(rusqlite::params_from_iter(&args[..count_args]), |r| {

@@ -1,11 +1,11 @@
 //! The memory store's tasks: each task with its event log, and the orders a
 //! listing walks (newest first per namespace and per context) with the
-//! per-namespace counts, so a page costs what it returns plus what its
-//! filters skip, never a sort of the whole store. Events are kept as their
+//! counts per namespace and per context, so a page costs what it returns
+//! plus what its filters skip, never a sort or a count of the whole store. Events are kept as their
 //! encoded JSON: they are read back only to resume a stream, and the text
 //! is several times smaller than the decoded value.
 
-use crate::store::counts::StateCounts;
+use crate::store::counts::{StateCounts, StateTally};
 use crate::store::json::{decode, encode};
 use crate::store::{EventRow, StoreResult, TaskPage, TaskQuery, TaskRow};
 use std::collections::{BTreeMap, HashMap};
@@ -20,9 +20,16 @@ pub(super) struct TaskTable {
     entries: HashMap<String, Entry>,
     /// Per namespace: rank → task id.
     by_namespace: HashMap<String, BTreeMap<i64, String>>,
-    /// Per namespace and context: rank → task id.
-    by_context: HashMap<(String, String), BTreeMap<i64, String>>,
+    /// Per namespace and context: its tasks in rank order, and their states.
+    by_context: HashMap<(String, String), ContextTasks>,
     counts: StateCounts,
+}
+
+#[derive(Default)]
+struct ContextTasks {
+    /// Rank → task id.
+    ranks: BTreeMap<i64, String>,
+    states: StateTally,
 }
 
 impl TaskTable {
@@ -60,10 +67,12 @@ impl TaskTable {
             .entry(row.namespace.clone())
             .or_default()
             .insert(row.rank, row.id.clone());
-        self.by_context
+        let context = self
+            .by_context
             .entry((row.namespace.clone(), row.context_id.clone()))
-            .or_default()
-            .insert(row.rank, row.id.clone());
+            .or_default();
+        context.ranks.insert(row.rank, row.id.clone());
+        context.states.add(&row.state, 1);
         self.counts.add(&row.namespace, &row.state, 1);
     }
 
@@ -72,9 +81,10 @@ impl TaskTable {
             ranks.remove(&row.rank);
         }
         let key = (row.namespace.clone(), row.context_id.clone());
-        if let Some(ranks) = self.by_context.get_mut(&key) {
-            ranks.remove(&row.rank);
-            if ranks.is_empty() {
+        if let Some(context) = self.by_context.get_mut(&key) {
+            context.ranks.remove(&row.rank);
+            context.states.remove(&row.state);
+            if context.ranks.is_empty() {
                 self.by_context.remove(&key);
             }
         }
@@ -95,11 +105,12 @@ impl TaskTable {
 
     pub(super) fn list(&self, query: &TaskQuery) -> TaskPage {
         let empty = BTreeMap::new();
-        let order = match &query.context_id {
-            Some(context) => self
-                .by_context
-                .get(&(query.namespace.clone(), context.clone()))
-                .unwrap_or(&empty),
+        let context = query
+            .context_id
+            .as_ref()
+            .map(|context| self.by_context.get(&(query.namespace.clone(), context.clone())));
+        let order = match context {
+            Some(context) => context.map_or(&empty, |c| &c.ranks),
             None => self.by_namespace.get(&query.namespace).unwrap_or(&empty),
         };
         let matches = |id: &String| {
@@ -122,9 +133,11 @@ impl TaskTable {
             .collect();
         let more = rows.len() > query.limit;
         rows.truncate(query.limit);
-        let total = match (&query.context_id, &query.status_ts_from) {
+        // A time filter is the one a count cannot answer: those matches are counted.
+        let total = match (context, &query.status_ts_from) {
             (None, None) => self.counts.total(&query.namespace, query.state.as_deref()),
-            _ => order.values().filter(|id| matches(id)).count() as u64,
+            (Some(context), None) => context.map_or(0, |c| c.states.total(query.state.as_deref())),
+            (_, Some(_)) => order.values().filter(|id| matches(id)).count() as u64,
         };
         TaskPage { rows, total, more }
     }

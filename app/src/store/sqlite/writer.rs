@@ -252,12 +252,51 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64,
             .execute(params![tw.row.id, event.seq as i64, encode(&event.body)?])
             .map_err(backend)?;
     }
+    let context = (&tw.row.namespace, &tw.row.context_id);
+    match &from {
+        Some((_, state)) if *state == tw.row.state => {}
+        Some((_, state)) => {
+            count_out(conn, context, state)?;
+            count_in(conn, context, &tw.row.state)?;
+        }
+        None => count_in(conn, context, &tw.row.state)?,
+    }
     let delta = Delta {
         namespace: tw.row.namespace.clone(),
         from,
         to: tw.row.state.clone(),
     };
     Ok((rank, delta))
+}
+
+/// One task more in `state` in its (namespace, context).
+fn count_in(conn: &Connection, (namespace, context): (&String, &String), state: &str) -> StoreResult<()> {
+    conn.prepare_cached(
+        "INSERT INTO context_counts(namespace, context_id, state, n) VALUES(?1, ?2, ?3, 1)
+         ON CONFLICT(namespace, context_id, state) DO UPDATE SET n = n + 1",
+    )
+    .and_then(|mut stmt| stmt.execute(params![namespace, context, state]))
+    .map_err(backend)?;
+    Ok(())
+}
+
+/// One task fewer in `state` in its (namespace, context): the row goes with
+/// its last task (the common case, one statement), else it is decremented.
+fn count_out(conn: &Connection, (namespace, context): (&String, &String), state: &str) -> StoreResult<()> {
+    let deleted = conn
+        .prepare_cached(
+            "DELETE FROM context_counts WHERE namespace = ?1 AND context_id = ?2 AND state = ?3 AND n <= 1",
+        )
+        .and_then(|mut stmt| stmt.execute(params![namespace, context, state]))
+        .map_err(backend)?;
+    if deleted == 0 {
+        conn.prepare_cached(
+            "UPDATE context_counts SET n = n - 1 WHERE namespace = ?1 AND context_id = ?2 AND state = ?3",
+        )
+        .and_then(|mut stmt| stmt.execute(params![namespace, context, state]))
+        .map_err(backend)?;
+    }
+    Ok(())
 }
 
 /// Checks document write `index` against its expectation, then puts or

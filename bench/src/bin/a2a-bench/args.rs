@@ -1,6 +1,6 @@
 //! The driver's command line.
 
-use crate::workloads::{HTTP_WORKLOADS, STDIO_WORKLOAD};
+use crate::workloads::{HTTP_WORKLOADS, SCALE_WORKLOAD, STDIO_WORKLOAD};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -10,11 +10,14 @@ usage: a2a-bench [options]
   --floor PATH         the HTTP floor (default: bench-floor next to a2a-bench)
   --echo PATH          the stdio floor (default: bench-echo next to a2a-bench)
   --stores LIST        agent stores, of memory,sqlite (default: both)
-  --workloads LIST     of get-task,send-message,send-streaming,list-tasks,registry-read,stdio (default: all)
+  --workloads LIST     of get-task,send-message,send-streaming,list-tasks,registry-read,stdio (default: all
+                       of these), and scale: each agent store grown to --scale-tasks in three steps, GetTask
+                       and ListTasks p50/p99 and RSS at each size (minutes; only when listed)
   --connections N      keep-alive HTTP connections (default 64)
   --requests N         requests per workload and target (default 20000)
   --seconds S          time limit per workload and target; the first of count and time ends a loop (default 10)
   --seed-tasks N       tasks stored before list-tasks (default 10000)
+  --scale-tasks N      the size the scale run grows each store to (default 1000000)
   --server-core N      the core the servers are pinned to (default 0)
   --load-core N        the core the driver is pinned to (default 1)
   --json FILE          also write the results as JSON";
@@ -46,6 +49,7 @@ pub struct Options {
     pub requests: u64,
     pub time: Duration,
     pub seed_tasks: u64,
+    pub scale_tasks: u64,
     pub server_core: usize,
     pub load_core: usize,
     pub json: Option<PathBuf>,
@@ -83,6 +87,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
         requests: 20_000,
         time: Duration::from_secs(10),
         seed_tasks: 10_000,
+        scale_tasks: 1_000_000,
         server_core: 0,
         load_core: 1,
         json: None,
@@ -106,6 +111,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
             "--requests" => options.requests = number(&flag, &value)?,
             "--seconds" => options.time = Duration::from_secs_f64(number(&flag, &value)?),
             "--seed-tasks" => options.seed_tasks = number(&flag, &value)?,
+            "--scale-tasks" => options.scale_tasks = number(&flag, &value)?,
             "--server-core" => options.server_core = number(&flag, &value)?,
             "--load-core" => options.load_core = number(&flag, &value)?,
             "--json" => options.json = Some(value.into()),
@@ -140,7 +146,7 @@ fn store(name: &str) -> Result<Store, String> {
 }
 
 fn workload(name: &str) -> Result<String, String> {
-    if HTTP_WORKLOADS.contains(&name) || name == STDIO_WORKLOAD {
+    if HTTP_WORKLOADS.contains(&name) || name == STDIO_WORKLOAD || name == SCALE_WORKLOAD {
         Ok(name.to_string())
     } else {
         Err(format!("unknown workload `{name}`\n{USAGE}"))

@@ -13,6 +13,7 @@ use bench::procfs::{rss_bytes, CpuMeter};
 use bench::reply::task_id_of;
 use serde_json::Value;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -33,7 +34,7 @@ impl HttpTarget {
 }
 
 /// Contexts the seeded tasks are spread over; `list-tasks` asks for one at a time.
-const SEED_CONTEXTS: usize = 8;
+pub const SEED_CONTEXTS: usize = 8;
 /// Seeding is bounded too, so a slow store cannot stall the run.
 const SEED_TIME: Duration = Duration::from_secs(180);
 
@@ -50,22 +51,7 @@ pub async fn bench(options: &Options, target: HttpTarget, workloads: &[&str]) ->
     let addr: SocketAddr = ([127, 0, 0, 1], free_port()?).into();
     let (program, args) = match target {
         HttpTarget::Floor => (&options.floor, vec![addr.port().to_string()]),
-        HttpTarget::Agent(store) => {
-            let config = scratch.path().join("config.json");
-            let limit = agent_stream_limit(options.connections);
-            let text = format!(r#"{{"server":{{"limits":{{"max_streams_per_principal":{limit}}}}}}}"#);
-            std::fs::write(&config, text).map_err(|e| format!("config file: {e}"))?;
-            let mut args = vec!["--listen".into(), addr.to_string(), "--config".into()];
-            args.push(config.display().to_string());
-            match store {
-                Store::Memory => args.push("--memory".into()),
-                Store::Sqlite => {
-                    args.push("--data-dir".into());
-                    args.push(scratch.path().join("data").display().to_string());
-                }
-            }
-            (&options.agent, args)
-        }
+        HttpTarget::Agent(store) => (&options.agent, agent_args(options, store, scratch.path(), addr)?),
     };
     let mut server = Server::start(options.server_core, program, &args, scratch, false)?;
     wait_ready(&mut server, addr).await?;
@@ -89,7 +75,31 @@ pub async fn bench(options: &Options, target: HttpTarget, workloads: &[&str]) ->
     Ok(rows)
 }
 
-fn report_crash(server: &Server, target: HttpTarget, workload: &str, crash: String) -> String {
+/// The agent's command line on `store`, listening on `addr`, its config file
+/// and data written under `scratch`.
+pub fn agent_args(
+    options: &Options,
+    store: Store,
+    scratch: &Path,
+    addr: SocketAddr,
+) -> Result<Vec<String>, String> {
+    let config = scratch.join("config.json");
+    let limit = agent_stream_limit(options.connections);
+    let text = format!(r#"{{"server":{{"limits":{{"max_streams_per_principal":{limit}}}}}}}"#);
+    std::fs::write(&config, text).map_err(|e| format!("config file: {e}"))?;
+    let mut args = vec!["--listen".into(), addr.to_string(), "--config".into()];
+    args.push(config.display().to_string());
+    match store {
+        Store::Memory => args.push("--memory".into()),
+        Store::Sqlite => {
+            args.push("--data-dir".into());
+            args.push(scratch.join("data").display().to_string());
+        }
+    }
+    Ok(args)
+}
+
+pub fn report_crash(server: &Server, target: HttpTarget, workload: &str, crash: String) -> String {
     let log = server.log_tail(20).join("\n  ");
     format!("{} during {workload}: {crash}\n  {log}", target.name())
 }
@@ -107,7 +117,7 @@ async fn run_workload(
     let mut seeded = None;
     let workload: Rc<dyn Workload> = match name {
         "get-task" => Rc::new(GetTask {
-            task_id: create_task(&mut conns[0]).await?,
+            task_ids: vec![create_task(&mut conns[0]).await?],
         }),
         "send-message" => Rc::new(SendMessage { contexts: Vec::new() }),
         "send-streaming" => Rc::new(SendStreaming),
@@ -123,7 +133,7 @@ async fn run_workload(
         "registry-read" => Rc::new(RegistryRead),
         other => return Err(format!("no HTTP workload `{other}`")),
     };
-    let mut row = measure(conns, workload, server.pid(), options, name, target).await?;
+    let (_conns, mut row) = measure(conns, workload, server.pid(), options, name, target).await?;
     if let Some((tasks, bytes)) = seeded {
         row.tasks_seeded = Some(tasks);
         row.rss_per_stored_task_bytes = Some(bytes);
@@ -131,24 +141,25 @@ async fn run_workload(
     Ok(row)
 }
 
-/// Warm-up, then the measured loop between two readings of the server's CPU time.
-async fn measure(
+/// Warm-up, then the measured loop between two readings of the server's CPU
+/// time; the connections are handed back with the row.
+pub async fn measure(
     conns: Vec<Conn>,
     workload: Rc<dyn Workload>,
     pid: u32,
     options: &Options,
     name: &str,
     target: HttpTarget,
-) -> Result<Row, String> {
+) -> Result<(Vec<Conn>, Row), String> {
     let (conns, warmup) = load::run(conns, workload.clone(), Bounds::warmup(options)).await;
     let meter = CpuMeter::start(pid).map_err(|e| e.to_string())?;
-    let (_conns, measured) = load::run(conns, workload, Bounds::measured(options)).await;
+    let (conns, measured) = load::run(conns, workload, Bounds::measured(options)).await;
     let (server_us, driver_us) = meter.stop().map_err(|e| e.to_string())?;
     let floor = matches!(target, HttpTarget::Floor);
     let mut row = Row::new(name, &target.name(), floor, &warmup, measured);
     row.set_cpu(server_us, driver_us);
     row.rss_bytes = rss_bytes(pid).ok();
-    Ok(row)
+    Ok((conns, row))
 }
 
 /// Stores `count` tasks spread over `contexts`; the tasks stored and the RSS

@@ -10,6 +10,7 @@ mod http_target;
 mod load;
 mod process;
 mod report;
+mod scale;
 mod stdio;
 mod stdio_target;
 mod workloads;
@@ -17,7 +18,8 @@ mod workloads;
 use crate::args::Options;
 use crate::http_target::HttpTarget;
 use crate::report::{Facts, Row};
-use crate::workloads::{HTTP_WORKLOADS, STDIO_WORKLOAD};
+use crate::scale::ScaleRow;
+use crate::workloads::{HTTP_WORKLOADS, SCALE_WORKLOAD, STDIO_WORKLOAD};
 
 fn facts(options: &Options) -> Facts {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -38,6 +40,7 @@ fn facts(options: &Options) -> Facts {
         requests: options.requests,
         seconds: options.time.as_secs_f64(),
         seed_tasks: options.seed_tasks,
+        scale_tasks: options.scale_tasks,
         warmup: format!(
             "{} requests or {} s",
             load::WARMUP.requests,
@@ -49,8 +52,9 @@ fn facts(options: &Options) -> Facts {
     }
 }
 
-/// Every target in turn; the floor first, so a broken floor stops the run early.
-async fn run(options: &Options) -> Result<Vec<Row>, String> {
+/// Every target in turn; the floor first, so a broken floor stops the run
+/// early; the scale run last.
+async fn run(options: &Options) -> Result<(Vec<Row>, Vec<ScaleRow>), String> {
     let http: Vec<&str> = HTTP_WORKLOADS
         .iter()
         .copied()
@@ -75,7 +79,12 @@ async fn run(options: &Options) -> Result<Vec<Row>, String> {
     };
     rows.sort_by_key(|row| (order(row), !row.is_floor));
     report::fill_ratios(&mut rows);
-    Ok(rows)
+    let scale = if options.workloads.iter().any(|w| w == SCALE_WORKLOAD) {
+        scale::bench(options).await?
+    } else {
+        Vec::new()
+    };
+    Ok((rows, scale))
 }
 
 fn main() {
@@ -100,22 +109,28 @@ fn main() {
         .build()
         .expect("a current-thread runtime");
     let local = tokio::task::LocalSet::new();
-    let rows = match local.block_on(&runtime, run(&options)) {
-        Ok(rows) => rows,
+    let (rows, scale) = match local.block_on(&runtime, run(&options)) {
+        Ok(results) => results,
         Err(message) => {
             eprintln!("a2a-bench: {message}");
             std::process::exit(1);
         }
     };
     let facts = facts(&options);
-    println!("{}", report::render(&facts, &rows));
+    if !rows.is_empty() {
+        println!("{}", report::render(&facts, &rows));
+    }
+    if !scale.is_empty() {
+        println!("{}", report::render_scale(&scale));
+    }
     if let Some(path) = &options.json {
-        if let Err(e) = std::fs::write(path, report::to_json(&facts, &rows)) {
+        if let Err(e) = std::fs::write(path, report::to_json(&facts, &rows, &scale)) {
             eprintln!("a2a-bench: cannot write {}: {e}", path.display());
             std::process::exit(1);
         }
     }
-    let errors: u64 = rows.iter().map(|r| r.errors).sum();
+    let scale_errors = scale.iter().map(|r| r.get_task.errors + r.list_tasks.errors);
+    let errors: u64 = rows.iter().map(|r| r.errors).chain(scale_errors).sum();
     if errors > 0 {
         std::process::exit(1);
     }

@@ -6,6 +6,7 @@ use serde::Serialize;
 use std::fmt::Write;
 
 use crate::load::Tally;
+use crate::scale::ScaleRow;
 
 /// The machine facts a run was measured under, printed above the table.
 #[derive(Debug, Serialize)]
@@ -20,6 +21,7 @@ pub struct Facts {
     pub requests: u64,
     pub seconds: f64,
     pub seed_tasks: u64,
+    pub scale_tasks: u64,
     pub warmup: String,
     pub stdio_window: usize,
     pub agent_stream_limit: usize,
@@ -197,9 +199,54 @@ pub fn render(facts: &Facts, rows: &[Row]) -> String {
     out
 }
 
+/// The scale table: per store and size, the reads' latency and the RSS.
+pub fn render_scale(rows: &[ScaleRow]) -> String {
+    let mut out = String::from(
+        "scale: each store grown through blocking SendMessage; GetTask reads tasks scattered over the whole store, ListTasks one context (COMPLETED, 20 a page)\n\n",
+    );
+    out.push_str("| target | tasks | seeding req/s | GetTask req/s | GetTask p50 µs | GetTask p99 µs | GetTask CPU µs/req | ListTasks req/s | ListTasks p50 µs | ListTasks p99 µs | ListTasks CPU µs/req | RSS MB | RSS growth/task |\n");
+    out.push_str(
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+    );
+    for row in rows {
+        let (get, list) = (&row.get_task, &row.list_tasks);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {} | {:.0} | {:.0} | {:.0} | {} | {:.1} | {:.2} KB |",
+            row.target,
+            row.tasks,
+            row.seed_req_per_s,
+            get.req_per_s,
+            get.latency.p50_us,
+            get.latency.p99_us,
+            opt(get.cpu_us_per_req, 1, ""),
+            list.req_per_s,
+            list.latency.p50_us,
+            list.latency.p99_us,
+            opt(list.cpu_us_per_req, 1, ""),
+            row.rss_bytes as f64 / (1024.0 * 1024.0),
+            row.rss_per_task_bytes / 1024.0,
+        );
+    }
+    for row in rows
+        .iter()
+        .flat_map(|r| [&r.get_task, &r.list_tasks])
+        .filter(|r| r.errors > 0)
+    {
+        let _ = writeln!(
+            out,
+            "\nerrors in scale {} / {}: {}",
+            row.workload,
+            row.target,
+            row.error_samples.join(" | ")
+        );
+    }
+    out
+}
+
 /// The JSON file: the facts and every row, for comparing two runs.
-pub fn to_json(facts: &Facts, rows: &[Row]) -> String {
-    let report = serde_json::json!({ "facts": facts, "rows": rows });
+pub fn to_json(facts: &Facts, rows: &[Row], scale: &[ScaleRow]) -> String {
+    let report = serde_json::json!({ "facts": facts, "rows": rows, "scale": scale });
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }
 
@@ -252,6 +299,7 @@ mod tests {
             requests: 10,
             seconds: 1.0,
             seed_tasks: 0,
+            scale_tasks: 0,
             warmup: "none".into(),
             stdio_window: 1,
             agent_stream_limit: 16,

@@ -8,7 +8,9 @@ use a2a::methods::markers;
 use a2a::rpc::Method as _;
 use a2a::types::{Role, TaskState};
 use bench::frames::parse_sse;
-use bench::reply::{expect_success, stream_event_state};
+use bench::reply::{expect_success, stream_event_state, task_id_of};
+use serde_json::Value;
+use std::cell::RefCell;
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -21,14 +23,18 @@ fn fresh_message_id() -> u64 {
 }
 
 /// The names the table and `--workloads` use.
+pub const GET_TASK: &str = "get-task";
+pub const LIST_TASKS: &str = "list-tasks";
 pub const HTTP_WORKLOADS: &[&str] = &[
-    "get-task",
+    GET_TASK,
     "send-message",
     "send-streaming",
-    "list-tasks",
+    LIST_TASKS,
     "registry-read",
 ];
 pub const STDIO_WORKLOAD: &str = "stdio";
+/// The scale run (see `scale.rs`): minutes long, so only when asked for.
+pub const SCALE_WORKLOAD: &str = "scale";
 
 /// Writes one SendMessage (or SendStreamingMessage) request; `context` puts
 /// the new task in that context.
@@ -45,14 +51,20 @@ pub fn write_send_message(out: &mut Vec<u8>, id: u64, method: &str, context: Opt
     out.extend_from_slice(b"}}}");
 }
 
-/// `GetTask` of one task created beforehand.
+/// `GetTask` of tasks created beforehand: request `id` reads one of
+/// `task_ids`, stepping through them in a scattered order so that, over a
+/// large store, reads land all over it rather than on a few hot pages.
 pub struct GetTask {
-    pub task_id: String,
+    pub task_ids: Vec<String>,
 }
+
+/// A step coprime with any count that is not its multiple: every id is
+/// visited before one repeats.
+const SCATTER: usize = 1_000_003;
 
 impl Workload for GetTask {
     fn write_body(&self, id: u64, out: &mut Vec<u8>) {
-        let task = &self.task_id;
+        let task = &self.task_ids[(id as usize).wrapping_mul(SCATTER) % self.task_ids.len()];
         let _ = write!(
             out,
             r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"id":"{task}"}}}}"#,
@@ -73,6 +85,32 @@ impl Workload for SendMessage {
         let context =
             (!self.contexts.is_empty()).then(|| self.contexts[id as usize % self.contexts.len()].as_str());
         write_send_message(out, id, markers::SendMessage::NAME, context);
+    }
+}
+
+/// [`SendMessage`] that also keeps the id of every `keep_every`-th task it
+/// created: the tasks a later [`GetTask`] over the whole store reads.
+pub struct SeedTasks {
+    pub send: SendMessage,
+    pub keep_every: u64,
+    pub kept: RefCell<Vec<String>>,
+}
+
+impl Workload for SeedTasks {
+    fn write_body(&self, id: u64, out: &mut Vec<u8>) {
+        self.send.write_body(id, out);
+    }
+    fn check(&self, answer: &Answer<'_>, id: u64) -> Result<(), String> {
+        expect_ok_status(answer)?;
+        expect_success(answer.body, id)?;
+        if id.is_multiple_of(self.keep_every) {
+            let value: Value =
+                serde_json::from_slice(answer.body).map_err(|e| format!("SendMessage answer: {e}"))?;
+            let task = task_id_of(&value["result"])
+                .ok_or_else(|| format!("SendMessage created no task: {value}"))?;
+            self.kept.borrow_mut().push(task);
+        }
+        Ok(())
     }
 }
 
