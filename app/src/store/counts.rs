@@ -3,23 +3,29 @@
 //! without counting rows (a count whose cost would grow with the store).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-/// Tasks per state: a handful of states, so a short list.
+/// Tasks per state: a handful of states, so a short list. States are
+/// shared strings: a store that interns them stores each once.
 #[derive(Default)]
-pub(crate) struct StateTally(Vec<(String, u64)>);
+pub(crate) struct StateTally(Vec<(Arc<str>, u64)>);
 
 impl StateTally {
     /// `n` more tasks in `state`.
-    pub(crate) fn add(&mut self, state: &str, n: u64) {
+    pub(crate) fn add(&mut self, state: &Arc<str>, n: u64) {
         match self.0.iter_mut().find(|(s, _)| s == state) {
             Some((_, count)) => *count += n,
-            None => self.0.push((state.to_string(), n)),
+            None => {
+                // Most tallies hold one or two states: no room reserved beyond that.
+                self.0.reserve_exact(1);
+                self.0.push((state.clone(), n));
+            }
         }
     }
 
     /// One task fewer in `state`; a state no task is in any more is dropped.
     pub(crate) fn remove(&mut self, state: &str) {
-        if let Some(at) = self.0.iter().position(|(s, _)| s == state) {
+        if let Some(at) = self.0.iter().position(|(s, _)| &**s == state) {
             let count = &mut self.0[at].1;
             *count = count.saturating_sub(1);
             if *count == 0 {
@@ -31,7 +37,7 @@ impl StateTally {
     /// Tasks in `state` when given, else in any state.
     pub(crate) fn total(&self, state: Option<&str>) -> u64 {
         match state {
-            Some(state) => self.0.iter().find(|(s, _)| s == state).map_or(0, |(_, n)| *n),
+            Some(state) => self.0.iter().find(|(s, _)| &**s == state).map_or(0, |(_, n)| *n),
             None => self.0.iter().map(|(_, n)| n).sum(),
         }
     }
@@ -40,17 +46,17 @@ impl StateTally {
 /// A [`StateTally`] per namespace.
 #[derive(Default)]
 pub(crate) struct StateCounts {
-    by_namespace: HashMap<String, StateTally>,
+    by_namespace: HashMap<Arc<str>, StateTally>,
 }
 
 impl StateCounts {
     /// `n` more tasks of `namespace` in `state`.
-    pub(crate) fn add(&mut self, namespace: &str, state: &str, n: u64) {
+    pub(crate) fn add(&mut self, namespace: &Arc<str>, state: &Arc<str>, n: u64) {
         match self.by_namespace.get_mut(namespace) {
             Some(tally) => tally.add(state, n),
             None => self
                 .by_namespace
-                .entry(namespace.to_string())
+                .entry(namespace.clone())
                 .or_default()
                 .add(state, n),
         }
@@ -78,8 +84,9 @@ mod tests {
     #[test]
     fn tallies_follow_moves_between_states() {
         let mut tally = StateTally::default();
-        tally.add("a", 2);
-        tally.add("b", 1);
+        let (a, b): (Arc<str>, Arc<str>) = ("a".into(), "b".into());
+        tally.add(&a, 2);
+        tally.add(&b, 1);
         tally.remove("a");
         assert_eq!(
             (tally.total(Some("a")), tally.total(Some("b")), tally.total(None)),

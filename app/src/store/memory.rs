@@ -1,6 +1,7 @@
 //! The in-memory backend: the same semantics as SQLite without durability, for
 //! tests and throwaway runs.
 
+mod ranks;
 mod tasks;
 
 use super::*;
@@ -57,12 +58,12 @@ impl MemoryStore {
         let mut state = self.lock()?;
         // Validate everything first so a failed commit changes nothing.
         if let Some(tw) = &commit.task {
-            let existing = state.tasks.get(&tw.row.id);
+            let existing = state.tasks.last_seq(&tw.row.id);
             match (tw.create, existing) {
-                (true, Some(row)) => {
+                (true, Some(last_seq)) => {
                     return Err(StoreError::Conflict {
                         index: None,
-                        found: Some(row.last_seq),
+                        found: Some(last_seq),
                     })
                 }
                 (false, None) => {
@@ -71,10 +72,10 @@ impl MemoryStore {
                         found: None,
                     })
                 }
-                (false, Some(row)) if row.last_seq != tw.expected_last_seq => {
+                (false, Some(last_seq)) if last_seq != tw.expected_last_seq => {
                     return Err(StoreError::Conflict {
                         index: None,
-                        found: Some(row.last_seq),
+                        found: Some(last_seq),
                     })
                 }
                 _ => {}
@@ -143,12 +144,7 @@ impl Store for MemoryStore {
     }
 
     fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
-        Ok(self
-            .lock()?
-            .tasks
-            .get(id)
-            .filter(|t| t.namespace == namespace)
-            .cloned())
+        Ok(self.lock()?.tasks.get(namespace, id))
     }
 
     fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
@@ -197,7 +193,7 @@ impl Store for MemoryStore {
 
     fn namespaces(&self) -> StoreResult<Vec<String>> {
         let state = self.lock()?;
-        let mut set: BTreeSet<String> = state.tasks.namespaces().cloned().collect();
+        let mut set: BTreeSet<String> = state.tasks.namespaces().map(str::to_string).collect();
         set.extend(state.docs.keys().map(|(_, n, _)| n.clone()));
         Ok(set.into_iter().collect())
     }
@@ -205,12 +201,9 @@ impl Store for MemoryStore {
     fn check_integrity(&self, _deep: bool) -> StoreResult<Integrity> {
         let state = self.lock()?;
         let mut problems = Vec::new();
-        for (row, last) in state.tasks.logs() {
-            if last != row.last_seq {
-                problems.push(format!(
-                    "task {}: last_seq {} but log ends at {last}",
-                    row.id, row.last_seq
-                ));
+        for (id, last_seq, end) in state.tasks.logs() {
+            if end != last_seq {
+                problems.push(format!("task {id}: last_seq {last_seq} but log ends at {end}"));
             }
         }
         Ok(Integrity {

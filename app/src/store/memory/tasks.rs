@@ -1,40 +1,82 @@
 //! The memory store's tasks: each task with its event log, and the orders a
 //! listing walks (newest first per namespace and per context) with the
 //! counts per namespace and per context, so a page costs what it returns
-//! plus what its filters skip, never a sort or a count of the whole store. Events are kept as their
-//! encoded JSON: they are read back only to resume a stream, and the text
-//! is several times smaller than the decoded value.
+//! plus what its filters skip, never a sort or a count of the whole store.
+//!
+//! The table is built to stay small per task, since everything it holds
+//! stays in memory: a task's id is one shared allocation (its key, its entry
+//! and both orders point at it), namespaces and states are interned (a
+//! handful of values shared by every task), a context's id is shared by its
+//! tasks and its order, and events are kept as their encoded JSON (read back
+//! only to resume a stream, and several times smaller than the decoded value).
 
+use super::ranks::Ranks;
 use crate::store::counts::{StateCounts, StateTally};
 use crate::store::json::{decode, encode};
 use crate::store::{EventRow, StoreResult, TaskPage, TaskQuery, TaskRow};
-use std::collections::{BTreeMap, HashMap};
+use a2a::types::Task;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
+/// One task as stored: a [`TaskRow`] without its copies.
 struct Entry {
-    row: TaskRow,
+    id: Arc<str>,
+    namespace: Arc<str>,
+    context: Arc<str>,
+    state: Arc<str>,
+    status_ts: Box<str>,
+    last_seq: u64,
+    rank: i64,
+    body: Task,
     events: Vec<(u64, Box<str>)>,
 }
 
-#[derive(Default)]
-pub(super) struct TaskTable {
-    entries: HashMap<String, Entry>,
-    /// Per namespace: rank → task id.
-    by_namespace: HashMap<String, BTreeMap<i64, String>>,
-    /// Per namespace and context: its tasks in rank order, and their states.
-    by_context: HashMap<(String, String), ContextTasks>,
-    counts: StateCounts,
+impl Entry {
+    fn row(&self) -> TaskRow {
+        TaskRow {
+            id: self.id.to_string(),
+            namespace: self.namespace.to_string(),
+            context_id: self.context.to_string(),
+            state: self.state.to_string(),
+            status_ts: self.status_ts.to_string(),
+            last_seq: self.last_seq,
+            rank: self.rank,
+            body: self.body.clone(),
+        }
+    }
 }
 
 #[derive(Default)]
 struct ContextTasks {
-    /// Rank → task id.
-    ranks: BTreeMap<i64, String>,
+    ranks: Ranks,
     states: StateTally,
 }
 
+#[derive(Default)]
+pub(super) struct TaskTable {
+    /// Boxed: a hash table keeps spare slots, which should cost a pointer each.
+    entries: HashMap<Arc<str>, Box<Entry>>,
+    /// Per namespace: its tasks in rank order.
+    by_namespace: HashMap<Arc<str>, Ranks>,
+    /// Per namespace and context: its tasks in rank order, and their states.
+    by_context: HashMap<(Arc<str>, Arc<str>), ContextTasks>,
+    counts: StateCounts,
+    /// The namespaces and states in use, each stored once.
+    names: HashSet<Arc<str>>,
+}
+
 impl TaskTable {
-    pub(super) fn get(&self, id: &str) -> Option<&TaskRow> {
-        self.entries.get(id).map(|e| &e.row)
+    /// The sequence number task `id`'s log ends at, if it exists.
+    pub(super) fn last_seq(&self, id: &str) -> Option<u64> {
+        self.entries.get(id).map(|e| e.last_seq)
+    }
+
+    /// Task `id` of `namespace`.
+    pub(super) fn get(&self, namespace: &str, id: &str) -> Option<TaskRow> {
+        self.entries
+            .get(id)
+            .filter(|e| &*e.namespace == namespace)
+            .map(|e| e.row())
     }
 
     pub(super) fn len(&self) -> usize {
@@ -49,50 +91,76 @@ impl TaskTable {
             .collect()
     }
 
+    fn intern(&mut self, name: &str) -> Arc<str> {
+        if let Some(shared) = self.names.get(name) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = name.into();
+        self.names.insert(shared.clone());
+        shared
+    }
+
     /// Stores `row` (already ranked) and appends `events` to its log.
     pub(super) fn put(&mut self, row: TaskRow, events: Vec<(u64, Box<str>)>) {
-        let previous = self.entries.remove(&row.id);
-        let mut log = Vec::new();
-        if let Some(old) = previous {
-            self.unindex(&old.row);
-            log = old.events;
-        }
+        let previous = self.entries.remove(row.id.as_str());
+        let (id, context, mut log) = match previous {
+            Some(old) if *old.context == row.context_id => {
+                self.unindex(&old);
+                (old.id, old.context, old.events)
+            }
+            Some(old) => {
+                self.unindex(&old);
+                (old.id, row.context_id.as_str().into(), old.events)
+            }
+            None => (row.id.as_str().into(), row.context_id.as_str().into(), Vec::new()),
+        };
         log.extend(events);
-        self.index(&row);
-        self.entries.insert(row.id.clone(), Entry { row, events: log });
+        let entry = Box::new(Entry {
+            id,
+            namespace: self.intern(&row.namespace),
+            context,
+            state: self.intern(&row.state),
+            status_ts: row.status_ts.into_boxed_str(),
+            last_seq: row.last_seq,
+            rank: row.rank,
+            body: row.body,
+            events: log,
+        });
+        self.index(&entry);
+        self.entries.insert(entry.id.clone(), entry);
     }
 
-    fn index(&mut self, row: &TaskRow) {
+    fn index(&mut self, entry: &Entry) {
         self.by_namespace
-            .entry(row.namespace.clone())
+            .entry(entry.namespace.clone())
             .or_default()
-            .insert(row.rank, row.id.clone());
+            .insert(entry.rank, entry.id.clone());
         let context = self
             .by_context
-            .entry((row.namespace.clone(), row.context_id.clone()))
+            .entry((entry.namespace.clone(), entry.context.clone()))
             .or_default();
-        context.ranks.insert(row.rank, row.id.clone());
-        context.states.add(&row.state, 1);
-        self.counts.add(&row.namespace, &row.state, 1);
+        context.ranks.insert(entry.rank, entry.id.clone());
+        context.states.add(&entry.state, 1);
+        self.counts.add(&entry.namespace, &entry.state, 1);
     }
 
-    fn unindex(&mut self, row: &TaskRow) {
-        if let Some(ranks) = self.by_namespace.get_mut(&row.namespace) {
-            ranks.remove(&row.rank);
+    fn unindex(&mut self, entry: &Entry) {
+        if let Some(ranks) = self.by_namespace.get_mut(&entry.namespace) {
+            ranks.remove(entry.rank);
         }
-        let key = (row.namespace.clone(), row.context_id.clone());
+        let key = (entry.namespace.clone(), entry.context.clone());
         if let Some(context) = self.by_context.get_mut(&key) {
-            context.ranks.remove(&row.rank);
-            context.states.remove(&row.state);
+            context.ranks.remove(entry.rank);
+            context.states.remove(&entry.state);
             if context.ranks.is_empty() {
                 self.by_context.remove(&key);
             }
         }
-        self.counts.remove(&row.namespace, &row.state);
+        self.counts.remove(&entry.namespace, &entry.state);
     }
 
     pub(super) fn events_after(&self, namespace: &str, id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
-        let Some(entry) = self.entries.get(id).filter(|e| e.row.namespace == namespace) else {
+        let Some(entry) = self.entries.get(id).filter(|e| &*e.namespace == namespace) else {
             return Ok(vec![]);
         };
         entry
@@ -104,32 +172,27 @@ impl TaskTable {
     }
 
     pub(super) fn list(&self, query: &TaskQuery) -> TaskPage {
-        let empty = BTreeMap::new();
+        let empty = Ranks::default();
+        let namespace: Arc<str> = query.namespace.as_str().into();
         let context = query
             .context_id
             .as_ref()
-            .map(|context| self.by_context.get(&(query.namespace.clone(), context.clone())));
+            .map(|context| self.by_context.get(&(namespace.clone(), context.as_str().into())));
         let order = match context {
             Some(context) => context.map_or(&empty, |c| &c.ranks),
-            None => self.by_namespace.get(&query.namespace).unwrap_or(&empty),
+            None => self.by_namespace.get(&namespace).unwrap_or(&empty),
         };
-        let matches = |id: &String| {
+        let matches = |id: &Arc<str>| {
             self.entries.get(id).is_some_and(|e| {
-                query.state.as_ref().is_none_or(|s| &e.row.state == s)
-                    && query
-                        .status_ts_from
-                        .as_ref()
-                        .is_none_or(|t| &e.row.status_ts >= t)
+                query.state.as_deref().is_none_or(|s| &*e.state == s)
+                    && query.status_ts_from.as_deref().is_none_or(|t| &*e.status_ts >= t)
             })
         };
-        let upper = query.before_rank.unwrap_or(i64::MAX);
         let mut rows: Vec<TaskRow> = order
-            .range(..upper)
-            .rev()
-            .map(|(_, id)| id)
+            .newest_below(query.before_rank.unwrap_or(i64::MAX))
             .filter(|id| matches(id))
             .take(query.limit.saturating_add(1))
-            .filter_map(|id| self.entries.get(id).map(|e| e.row.clone()))
+            .filter_map(|id| self.entries.get(id).map(|e| e.row()))
             .collect();
         let more = rows.len() > query.limit;
         rows.truncate(query.limit);
@@ -137,19 +200,23 @@ impl TaskTable {
         let total = match (context, &query.status_ts_from) {
             (None, None) => self.counts.total(&query.namespace, query.state.as_deref()),
             (Some(context), None) => context.map_or(0, |c| c.states.total(query.state.as_deref())),
-            (_, Some(_)) => order.values().filter(|id| matches(id)).count() as u64,
+            (_, Some(_)) => order.newest_below(i64::MAX).filter(|id| matches(id)).count() as u64,
         };
         TaskPage { rows, total, more }
     }
 
-    /// Every task with the sequence number its log ends at.
-    pub(super) fn logs(&self) -> impl Iterator<Item = (&TaskRow, u64)> {
-        self.entries
-            .values()
-            .map(|e| (&e.row, e.events.last().map(|(seq, _)| *seq).unwrap_or(0)))
+    /// Every task's id, the sequence number its row names and the one its log ends at.
+    pub(super) fn logs(&self) -> impl Iterator<Item = (&str, u64, u64)> {
+        self.entries.values().map(|e| {
+            let end = e.events.last().map(|(seq, _)| *seq).unwrap_or(0);
+            (&*e.id, e.last_seq, end)
+        })
     }
 
-    pub(super) fn namespaces(&self) -> impl Iterator<Item = &String> {
-        self.entries.values().map(|e| &e.row.namespace)
+    pub(super) fn namespaces(&self) -> impl Iterator<Item = &str> {
+        self.by_namespace
+            .iter()
+            .filter(|(_, order)| !order.is_empty())
+            .map(|(namespace, _)| &**namespace)
     }
 }

@@ -39,7 +39,7 @@ impl TaskCounts {
             .map_err(backend)?;
         for row in rows {
             let (namespace, state, n) = row.map_err(backend)?;
-            counts.add(&namespace, &state, n as u64);
+            counts.add(&namespace.into(), &state.into(), n as u64);
         }
         Ok(TaskCounts {
             counts: Mutex::new(counts),
@@ -55,7 +55,7 @@ impl TaskCounts {
             if let Some((namespace, state)) = &delta.from {
                 counts.remove(namespace, state);
             }
-            counts.add(&delta.namespace, &delta.to, 1);
+            counts.add(&delta.namespace.as_str().into(), &delta.to.as_str().into(), 1);
         }
     }
 
