@@ -7,6 +7,7 @@
 
 mod emit;
 pub mod model;
+mod openrpc;
 mod postpass;
 pub mod preprocess;
 pub mod registry;
@@ -55,6 +56,9 @@ pub struct Output {
 /// The schema files of the project, in the order they are bundled.
 pub const SCHEMA_FILES: &[&str] = &["a2a.json", "cleveragents-ext.json"];
 
+/// The OpenRPC document among the generated files (beside the Rust modules).
+pub const OPENRPC_FILE: &str = "openrpc.json";
+
 /// Loads the named schema files from `dir`.
 pub fn load_schemas(dir: &Path, files: &[&str]) -> Result<Vec<(String, Value)>> {
     files
@@ -94,6 +98,9 @@ pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
             }
         }
     }
+    // The OpenRPC document shows the definitions as written, before the
+    // rewrites that serve the Rust type generator.
+    let openrpc = openrpc::render(&contracts, &definitions)?;
     let notes = preprocess::prepare(&mut definitions, &contracts)?;
     let types = types::generate(&definitions, &notes)?;
     let sources = schemas.iter().map(|(file, _)| file.as_str()).collect::<Vec<_>>();
@@ -106,6 +113,7 @@ pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
         files.insert(format!("{name}.rs"), emit::render(&name, &sources, tokens)?);
     }
     files.insert("mod.rs".to_string(), emit::module_index(&sources, files.keys())?);
+    files.insert(OPENRPC_FILE.to_string(), openrpc);
     Ok(Output { files })
 }
 

@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run -p cleveragents-codegen              # write generated/src/gen/
 //! cargo run -p cleveragents-codegen -- --check   # exit 1 if it differs
+//! cargo run -p cleveragents-codegen -- --openrpc # print the OpenRPC document
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -10,12 +11,14 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut check = false;
+    let mut openrpc = false;
     let mut files: Vec<String> = codegen::SCHEMA_FILES.iter().map(|f| f.to_string()).collect();
     let mut root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--check" => check = true,
+            "--openrpc" => openrpc = true,
             "--root" => match args.next() {
                 Some(dir) => root = PathBuf::from(dir),
                 None => return usage("--root needs a directory"),
@@ -26,14 +29,14 @@ fn main() -> ExitCode {
             },
             "-h" | "--help" => {
                 println!(
-                    "usage: codegen [--check] [--root WORKSPACE] [--schemas a2a.json,cleveragents-ext.json]"
+                    "usage: codegen [--check | --openrpc] [--root WORKSPACE] [--schemas a2a.json,cleveragents-ext.json]"
                 );
                 return ExitCode::SUCCESS;
             }
             other => return usage(&format!("unknown argument `{other}`")),
         }
     }
-    match run(&root, &files, check) {
+    match run(&root, &files, check, openrpc) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("codegen: {error}");
@@ -43,13 +46,17 @@ fn main() -> ExitCode {
 }
 
 fn usage(message: &str) -> ExitCode {
-    eprintln!("codegen: {message}\nusage: codegen [--check] [--root WORKSPACE] [--schemas a2a.json,cleveragents-ext.json]");
+    eprintln!("codegen: {message}\nusage: codegen [--check | --openrpc] [--root WORKSPACE] [--schemas a2a.json,cleveragents-ext.json]");
     ExitCode::from(2)
 }
 
-fn run(root: &Path, files: &[String], check: bool) -> codegen::Result<ExitCode> {
+fn run(root: &Path, files: &[String], check: bool, openrpc: bool) -> codegen::Result<ExitCode> {
     let files: Vec<&str> = files.iter().map(String::as_str).collect();
     let output = codegen::generate(&codegen::load_schemas(&root.join("schema"), &files)?)?;
+    if openrpc {
+        print!("{}", output.files[codegen::OPENRPC_FILE]);
+        return Ok(ExitCode::SUCCESS);
+    }
     let out_dir = root.join(codegen::OUTPUT_DIR);
     if check {
         let stale = codegen::stale_files(&out_dir, &output)?;

@@ -11,7 +11,8 @@
 //! - [`handlers`]: one async trait per service and the [`Router`] dispatcher;
 //! - [`registry`]: one descriptor per registry kind and [`registry::RegistryEntity`]
 //!   on every entity type, for one generic registry;
-//! - [`client`]: the typed [`rpc::Client`] over any [`rpc::Transport`].
+//! - [`client`]: the typed [`rpc::Client`] over any [`rpc::Transport`];
+//! - [`openrpc`]: the OpenRPC document of all of it.
 //!
 //! [`rpc`] re-exports the hand-written runtime the generated code stands on
 //! (crate `cleveragents-a2a-runtime`, which knows no generated type; the
@@ -22,6 +23,7 @@
 #[rustfmt::skip]
 #[path = "gen/mod.rs"]
 mod generated;
+pub mod openrpc;
 pub mod rpc;
 pub mod schema;
 
