@@ -29,6 +29,21 @@ use tokio_util::sync::CancellationToken;
 mod rpc;
 use rpc::StreamSlots;
 
+/// Where the contract's OpenRPC document is served, public like the Agent
+/// Card: it describes the contract, nothing of this server's configuration.
+pub const OPENRPC_PATH: &str = "/openrpc.json";
+
+/// `GET /openrpc.json`: the document as generated.
+fn openrpc() -> Response<ResponseBody> {
+    let mut response = Response::new(ResponseBody::full(Bytes::from_static(
+        a2a::openrpc::DOCUMENT.as_bytes(),
+    )));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
 /// A bound, not yet serving, HTTP server (bind first to learn the port).
 pub struct HttpServer {
     listener: TcpListener,
@@ -216,6 +231,7 @@ impl HttpState {
             (&Method::GET | &Method::HEAD, "/.well-known/agent-card.json" | "/.well-known/agent.json") => {
                 self.card(&request)
             }
+            (&Method::GET | &Method::HEAD, OPENRPC_PATH) => openrpc(),
             (&Method::POST, p) if p == self.config.http.path => self.rpc(request).await,
             (_, p) if p == self.config.http.path => {
                 let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST for JSON-RPC requests\n");

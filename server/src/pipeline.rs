@@ -1,6 +1,6 @@
 //! The call path both transports share once a request is parsed and the caller
 //! known: capability gating, the methods the server answers
-//! itself (`GetExtendedAgentCard`), dispatch to the generated router, and the
+//! itself (`GetExtendedAgentCard`, OpenRPC's `rpc.discover`), dispatch to the generated router, and the
 //! tracing span of the call. Authorization is the router's (it runs for every
 //! dispatched method, from the principal the transport put in the call
 //! context). Keeping it in one place is what makes the two
@@ -13,7 +13,7 @@ use a2a::rpc::{decode_params, to_raw, CallContext, Dispatch, Error, Outcome, Raw
 use a2a::types::GetExtendedAgentCardRequest;
 use a2a::{capabilities, find_method, ErrorKind};
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 use tracing::Instrument;
 
@@ -97,6 +97,9 @@ impl Pipeline {
     }
 
     async fn run(&self, ctx: CallContext, method: &str, params: &mut Option<Value>) -> Outcome {
+        if method == a2a::openrpc::DISCOVER_METHOD {
+            return Outcome::Single(openrpc_document());
+        }
         // Unknown, binding-owned and not-yet-visible methods go straight to the
         // router, which answers method-not-found exactly as the contract says.
         let descriptor = match find_method(method) {
@@ -127,4 +130,21 @@ impl Pipeline {
         }
         self.dispatch.dispatch(ctx, method, params.take()).await
     }
+}
+
+/// The contract's OpenRPC document as a result, encoded once (compact).
+fn openrpc_document() -> Result<RawJson, Error> {
+    static DOCUMENT: OnceLock<Result<RawJson, Error>> = OnceLock::new();
+    DOCUMENT
+        .get_or_init(|| {
+            serde_json::from_str::<Value>(a2a::openrpc::DOCUMENT)
+                .and_then(|document| to_raw(&document))
+                .map_err(|e| {
+                    Error::new(
+                        ErrorKind::InternalError,
+                        format!("the OpenRPC document is unreadable: {e}"),
+                    )
+                })
+        })
+        .clone()
 }

@@ -182,6 +182,7 @@ fn fail(code: i32, message: &str) -> i32 {
 /// What the command line asks for.
 enum Action<'a> {
     PublicCard,
+    OpenRpc,
     Method(&'static MethodDescriptor, &'a ArgMatches),
 }
 
@@ -195,6 +196,9 @@ fn action(matches: &ArgMatches) -> Option<Action<'_>> {
     if path == ["card"] {
         return Some(Action::PublicCard);
     }
+    if path == [tree::OPENRPC_COMMAND] {
+        return Some(Action::OpenRpc);
+    }
     tree::method_at(&path).map(|method| Action::Method(method, current))
 }
 
@@ -203,6 +207,18 @@ struct Output {
 }
 
 impl Output {
+    /// A document (not a method result): JSON, compact with `--json`.
+    fn document(&self, value: &Value) {
+        let text = if self.json {
+            value.to_string()
+        } else {
+            serde_json::to_string_pretty(value).unwrap_or_default()
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
+    }
+
     fn value(&self, value: &Value) {
         let mut out = std::io::stdout().lock();
         let text = if self.json {
@@ -228,7 +244,7 @@ async fn run(matches: &ArgMatches) -> i32 {
             Ok(params) => Some(params),
             Err(message) => return fail(exit::USAGE, &message),
         },
-        Action::PublicCard => None,
+        Action::PublicCard | Action::OpenRpc => None,
     };
     let transport = match connect(matches).await {
         Ok(transport) => transport,
@@ -238,6 +254,13 @@ async fn run(matches: &ArgMatches) -> i32 {
         (Action::PublicCard, _) => match transport.agent_card().await {
             Ok(card) => {
                 output.value(&card);
+                exit::OK
+            }
+            Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
+        },
+        (Action::OpenRpc, _) => match transport.call(a2a::openrpc::DISCOVER_METHOD, json!({})).await {
+            Ok(document) => {
+                output.document(&document);
                 exit::OK
             }
             Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),

@@ -400,7 +400,8 @@ pub fn method_commands() -> Vec<Command> {
         }
         node.method = Some(method);
     }
-    root.children
+    let mut commands: Vec<Command> = root
+        .children
         .into_iter()
         .map(|node| {
             if node.name == "card" {
@@ -413,8 +414,13 @@ pub fn method_commands() -> Vec<Command> {
                 node.into_command()
             }
         })
-        .collect()
+        .collect();
+    commands.push(Command::new(OPENRPC_COMMAND).about("Show the agent's OpenRPC document (rpc.discover)"));
+    commands
 }
+
+/// The command that asks the agent for its OpenRPC document.
+pub const OPENRPC_COMMAND: &str = "openrpc";
 
 /// Finds the method whose command path is `path`.
 pub fn method_at(path: &[String]) -> Option<&'static MethodDescriptor> {

@@ -283,3 +283,35 @@ pub fn cli_card_and_completions() {
     assert_eq!(run.code, 0);
     assert!(run.stdout.contains("Exit codes:\n   0  success\n"));
 }
+
+/// `agents openrpc` asks the agent (`rpc.discover`) over stdio and HTTP and
+/// prints the contract's document; the HTTP server also serves it, public,
+/// at `GET /openrpc.json`.
+pub fn cli_openrpc_over_both_transports() {
+    let expected: Value = serde_json::from_str(a2a::openrpc::DOCUMENT).expect("document");
+    let run = agents(&["--json", "openrpc"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let local: Value = serde_json::from_str(run.stdout.trim()).expect("document JSON");
+    assert_eq!(local, expected);
+    let mut args = server_args();
+    args.push("openrpc".into());
+    let run = agents(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let remote: Value = serde_json::from_str(&run.stdout).expect("pretty document JSON");
+    assert_eq!(remote, expected);
+    assert!(run.stdout.starts_with("{\n  \""), "pretty-printed without --json");
+    let (status, content_type, body) = crate::agent::runtime().block_on(async {
+        let response = reqwest::get(format!("http://{}/openrpc.json", http_agent()))
+            .await
+            .expect("GET /openrpc.json");
+        let status = response.status().as_u16();
+        let content_type = response.headers().get("content-type").cloned();
+        (status, content_type, response.text().await.expect("body"))
+    });
+    assert_eq!(status, 200, "served without credentials");
+    assert_eq!(
+        content_type.as_ref().and_then(|v| v.to_str().ok()),
+        Some("application/json")
+    );
+    assert_eq!(body, a2a::openrpc::DOCUMENT);
+}
