@@ -39,6 +39,22 @@ impl Reply {
         }
     }
 
+    /// The SSE events of a stream: each event's `id:` (when numeric) and its `data:`.
+    pub fn events(&self) -> Vec<(Option<u64>, Value)> {
+        let text = String::from_utf8_lossy(&self.body);
+        let mut events = Vec::new();
+        let mut id = None;
+        for line in text.lines() {
+            if let Some(value) = line.strip_prefix("id:") {
+                id = value.trim().parse().ok();
+            } else if let Some(data) = line.strip_prefix("data:") {
+                let data = serde_json::from_str(data.trim()).unwrap_or(Value::Null);
+                events.push((id.take(), data));
+            }
+        }
+        events
+    }
+
     /// The error the exchange ended with, if it did.
     pub fn error(&self) -> Option<Value> {
         self.messages().last()?.get("error").cloned()
@@ -65,6 +81,14 @@ fn decode_chunked(mut raw: &[u8]) -> Vec<u8> {
 /// POSTs the JSON-RPC `call` to `addr` with `headers` (and `A2A-Version: 1.0`)
 /// and reads the answer to the end.
 pub fn post(addr: &str, headers: &[(&str, &[u8])], call: &Value) -> Reply {
+    try_post(addr, headers, call).unwrap_or_else(|e| panic!("{call}: {e}"))
+}
+
+/// [`post`], with a failed exchange (the agent gone mid-answer, say) as an error
+/// rather than a panic. A read that waits a minute for a byte counts as failed,
+/// so a hung agent fails a test instead of hanging it.
+pub fn try_post(addr: &str, headers: &[(&str, &[u8])], call: &Value) -> std::io::Result<Reply> {
+    let broken = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
     let body = serde_json::to_vec(call).expect("encodes");
     let mut request = format!(
         "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nConnection: close\r\nContent-Length: {}\r\n",
@@ -79,20 +103,21 @@ pub fn post(addr: &str, headers: &[(&str, &[u8])], call: &Value) -> Reply {
     }
     request.extend_from_slice(b"\r\n");
     request.extend_from_slice(&body);
-    let mut stream = TcpStream::connect(addr).expect("agent accepts");
-    stream.write_all(&request).expect("request sent");
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(60)))?;
+    stream.write_all(&request)?;
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("response read");
+    stream.read_to_end(&mut raw)?;
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("no response head for {call}"));
+        .ok_or_else(|| broken("no response head"))?;
     let head = String::from_utf8_lossy(&raw[..split]).to_string();
     let status = head
         .split_whitespace()
         .nth(1)
         .and_then(|s| s.parse().ok())
-        .expect("status code");
+        .ok_or_else(|| broken("no status code"))?;
     let rest = &raw[split + 4..];
     let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
     let body = if chunked {
@@ -100,5 +125,5 @@ pub fn post(addr: &str, headers: &[(&str, &[u8])], call: &Value) -> Reply {
     } else {
         rest.to_vec()
     };
-    Reply { status, head, body }
+    Ok(Reply { status, head, body })
 }
