@@ -11,12 +11,11 @@
 
 mod common;
 
-use common::http::Reply;
-
 use a2a::methods::markers;
 use a2a::registry::{RegistryOperation, REGISTRY_KINDS};
 use a2a::rpc::{Access, ContractFacts, Method};
 use a2a::{ErrorKind, MethodDescriptor, METHODS};
+use common::http::Reply;
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -390,20 +389,12 @@ fn populate(agent: &Agent, admin: &Caller, namespace: &str) -> Fixture {
     fixture.push_config_id = result_string(&reply, "/id");
     // The schema's example action names tools the examples do not define; the
     // plan is of an action of one built-in step.
-    let add_action = a2a::find_method(
-        REGISTRY_KINDS
-            .iter()
-            .find(|k| k.spec_field == "action")
-            .expect("actions")
-            .method(RegistryOperation::Add),
-    )
-    .expect("actions/add");
     let action =
         json!({"name": "matrix-action", "steps": [{"id": "approve", "name": "Approve", "tool": "approval"}]});
     agent.post(
         admin,
         &[],
-        add_action.name,
+        markers::RegistryActionsAdd::NAME,
         &json!({"namespace": namespace, "action": action}),
     );
     let plan = markers::PlanUse::descriptor();

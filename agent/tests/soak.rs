@@ -318,16 +318,12 @@ fn verify(addr: &str, ledger: &mut Ledger) -> u64 {
     checked
 }
 
-fn kind(spec_field: &str) -> &'static RegistryKindDescriptor {
-    REGISTRY_KINDS
-        .iter()
-        .find(|k| k.spec_field == spec_field)
-        .unwrap_or_else(|| panic!("registry kind {spec_field}"))
-}
-
 /// The kind the registry traffic adds and updates.
 fn skills() -> &'static RegistryKindDescriptor {
-    kind("skill")
+    REGISTRY_KINDS
+        .iter()
+        .find(|k| k.spec_field == "skill")
+        .expect("the skill registry kind")
 }
 
 /// The entity of the schema's example of adding one of `kind`.
@@ -345,18 +341,16 @@ fn example_spec(kind: &RegistryKindDescriptor) -> Value {
 
 /// The project and action the plan traffic uses.
 fn seed_registry(addr: &str) {
-    let project = kind("project");
     let added = result_of(
         addr,
-        project.method(RegistryOperation::Add),
+        markers::RegistryProjectsAdd::NAME,
         json!({"project": {"name": PROJECT, "files": [
             {"path": "README.md", "mediaType": "text/markdown", "text": "# Site\n"}]}}),
     );
     assert!(added.is_some(), "project added");
-    let action = kind("action");
     let added = result_of(
         addr,
-        action.method(RegistryOperation::Add),
+        markers::RegistryActionsAdd::NAME,
         json!({"action": {"name": ACTION, "steps": [
             {"id": "render", "name": "Render", "tool": "template", "arguments": {"template": "Release {{version}}\n"}},
             {"id": "write", "name": "Write", "tool": "write-file", "arguments": {"path": "NOTES.md", "fromStep": "render"}}]}}),
