@@ -5,7 +5,13 @@
 //! cleveragents-agent --stdio                      # local mode (NDJSON on stdin/stdout)
 //! cleveragents-agent --listen 127.0.0.1:9999      # server mode (HTTP JSON-RPC + SSE)
 //!   [--data-dir DIR] [--config FILE.json] [--executor default|tck] [--memory]
+//!   [--admin-key] [--insecure-no-auth]
 //! ```
+//!
+//! Server mode without an authentication scheme binds loopback addresses only;
+//! `--admin-key` creates (once) an admin API key in the data directory and
+//! authenticates with it, `--insecure-no-auth` serves anonymous callers on any
+//! address.
 //!
 //! Settings come from, in increasing precedence: defaults, the JSON config
 //! file (`--config` or `CLEVERAGENTS_CONFIG`), environment variables
@@ -13,6 +19,7 @@
 //! `CLEVERAGENTS_PUSH_ALLOW_LIST` comma-separated), then the command line.
 //! Logs go to stderr; in stdio mode stdout carries protocol only.
 
+use a2a::rpc::{local, Access};
 use app::push::PushConfig;
 use app::{App, AppConfig, ExecutorKind, StoreConfig};
 use serde::Deserialize;
@@ -52,17 +59,7 @@ enum Mode {
 }
 
 fn usage() -> &'static str {
-    "usage: cleveragents-agent (--stdio | --listen ADDR) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory]"
-}
-
-fn default_data_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir).join("cleveragents");
-    }
-    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        Some(home) => PathBuf::from(home).join(".local/share/cleveragents"),
-        None => PathBuf::from("cleveragents-data"),
-    }
+    "usage: cleveragents-agent (--stdio | --listen ADDR) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--admin-key] [--insecure-no-auth]"
 }
 
 fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
@@ -83,6 +80,10 @@ struct Args {
     config_path: Option<PathBuf>,
     executor: Option<String>,
     memory: bool,
+    /// Authenticate with the admin API key of the data directory, creating it once.
+    admin_key: bool,
+    /// Serve anonymous callers on a non-loopback address.
+    insecure_no_auth: bool,
 }
 
 /// Everything the agent starts with, settled from every source.
@@ -112,10 +113,12 @@ fn run() -> Result<(), String> {
 fn parse_args() -> Result<Option<Args>, String> {
     let mut args = Args {
         mode: None,
-        data_dir: std::env::var_os("CLEVERAGENTS_DATA_DIR").map(PathBuf::from),
+        data_dir: std::env::var_os(local::DATA_DIR_ENV).map(PathBuf::from),
         config_path: std::env::var_os("CLEVERAGENTS_CONFIG").map(PathBuf::from),
         executor: std::env::var("CLEVERAGENTS_EXECUTOR").ok(),
         memory: false,
+        admin_key: false,
+        insecure_no_auth: false,
     };
     if let Ok(listen) = std::env::var("CLEVERAGENTS_LISTEN") {
         args.mode = Some(Mode::Listen(listen));
@@ -133,6 +136,8 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--config" => args.config_path = Some(PathBuf::from(value("--config")?)),
             "--executor" => args.executor = Some(value("--executor")?),
             "--memory" => args.memory = true,
+            "--admin-key" => args.admin_key = true,
+            "--insecure-no-auth" => args.insecure_no_auth = true,
             "-h" | "--help" => {
                 println!("{}", usage());
                 return Ok(None);
@@ -172,10 +177,19 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
             data_dir: args
                 .data_dir
                 .or(file.data_dir.clone())
-                .unwrap_or_else(default_data_dir),
+                .unwrap_or_else(local::default_data_dir),
         }
     };
     let mut server_config = file.server;
+    server_config.auth.insecure_no_auth |= args.insecure_no_auth;
+    if args.admin_key {
+        let StoreConfig::Sqlite { data_dir } = &store else {
+            return Err(
+                "--admin-key keeps the key in the data directory, which --memory does not have".into(),
+            );
+        };
+        admit_admin_key(&mut server_config.auth, data_dir)?;
+    }
     // This application delivers push notifications.
     server_config.agent.capabilities.push_notifications = true;
     let members = server_config
@@ -198,6 +212,56 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
         server_config,
         app_config,
     })
+}
+
+/// Adds the data directory's admin API key (created on first use) to the
+/// accepted keys, as a principal with the admin role in every namespace.
+fn admit_admin_key(auth: &mut server::AuthConfig, data_dir: &Path) -> Result<(), String> {
+    let path = local::admin_key_path(data_dir);
+    let key = match std::fs::read_to_string(&path) {
+        Ok(text) => text.trim().to_string(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => create_admin_key(&path)?,
+        Err(e) => return Err(format!("cannot read the admin API key {}: {e}", path.display())),
+    };
+    if key.is_empty() {
+        return Err(format!("the admin API key file {} is empty", path.display()));
+    }
+    eprintln!("cleveragents-agent: admin API key in {}", path.display());
+    auth.api_keys.push(server::CredentialConfig {
+        secret: server::Secret::new(key),
+        subject: local::ADMIN_KEY_SUBJECT.into(),
+    });
+    if !auth
+        .principals
+        .iter()
+        .any(|p| p.subject == local::ADMIN_KEY_SUBJECT)
+    {
+        auth.principals.push(server::PrincipalConfig {
+            subject: local::ADMIN_KEY_SUBJECT.into(),
+            namespaces: [("*".to_string(), Access::Admin)].into(),
+            default_namespace: None,
+        });
+    }
+    Ok(())
+}
+
+/// A new random key, written to `path` readable by the user only.
+fn create_admin_key(path: &Path) -> Result<String, String> {
+    let fail = |e: std::io::Error| format!("cannot create the admin API key {}: {e}", path.display());
+    let mut bytes = [0u8; 32];
+    getrandom::getrandom(&mut bytes).map_err(|e| format!("no randomness for the admin API key: {e}"))?;
+    let key: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path).map_err(fail)?;
+    std::io::Write::write_all(&mut file, format!("{key}\n").as_bytes()).map_err(fail)?;
+    file.sync_all().map_err(fail)?;
+    Ok(key)
 }
 
 /// The file's push settings; the allow list is extended, not replaced, by
@@ -266,7 +330,12 @@ async fn start_transport(
                 .map_err(|e| format!("invalid --listen address `{addr}`: {e}"))?;
             let server = server::HttpServer::bind(server_config, dispatch)
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| match e {
+                    server::ServerError::AnonymousOnNetwork { .. } => format!(
+                        "{e} (command line: --admin-key to create an admin API key, or --insecure-no-auth)"
+                    ),
+                    e => e.to_string(),
+                })?;
             // The bound address, so `--listen 127.0.0.1:0` is usable by scripts and tests.
             let bound = server.local_addr().map_err(|e| e.to_string())?;
             eprintln!("cleveragents-agent: listening on http://{bound}/");

@@ -15,7 +15,8 @@
 //! - [`dispatch`]: outcomes, event streams and the JSON-level dispatcher trait;
 //! - [`client`]: the transport trait and typed calls over it;
 //! - [`envelope`]: the JSON-RPC 2.0 request, response and notification objects;
-//! - [`bundle`]: the rule that bundles the schema files and resolves references.
+//! - [`bundle`]: the rule that bundles the schema files and resolves references;
+//! - [`local`]: where a local installation keeps its data and its admin key.
 //!
 //! The crate performs no I/O.
 
@@ -26,6 +27,7 @@ pub mod context;
 pub mod dispatch;
 pub mod envelope;
 pub mod error;
+pub mod local;
 pub mod method;
 pub mod protojson;
 

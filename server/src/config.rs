@@ -2,6 +2,7 @@
 //! code) before it starts a transport. Every field has a sane default so
 //! `ServerConfig::default()` is a working local setup.
 
+use crate::error::ServerError;
 use a2a::rpc::Access;
 use a2a::types::{AgentProvider, AgentSkill, OAuthFlows};
 use serde::Deserialize;
@@ -235,8 +236,8 @@ impl fmt::Debug for Secret {
 }
 
 /// Authentication (server mode). With no scheme configured the HTTP binding
-/// serves anonymous callers without authorization checks (a development setup;
-/// the server logs a warning at start).
+/// serves anonymous callers without authorization checks: a development setup,
+/// so it binds only a loopback address unless `insecure_no_auth` says otherwise.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AuthConfig {
@@ -252,6 +253,9 @@ pub struct AuthConfig {
     pub oauth2: Option<OAuth2Config>,
     /// Roles per subject.
     pub principals: Vec<PrincipalConfig>,
+    /// Serve anonymous callers with every right on a non-loopback address too.
+    /// Without it, binding such an address with no scheme configured is refused.
+    pub insecure_no_auth: bool,
 }
 
 impl Default for AuthConfig {
@@ -263,6 +267,7 @@ impl Default for AuthConfig {
             jwt: None,
             oauth2: None,
             principals: Vec::new(),
+            insecure_no_auth: false,
         }
     }
 }
@@ -274,6 +279,16 @@ impl AuthConfig {
             || !self.bearer_tokens.is_empty()
             || self.jwt.is_some()
             || self.oauth2.is_some()
+    }
+
+    /// Refuses to serve anonymous callers beyond this machine: with no scheme
+    /// configured, `listen` must be a loopback address unless
+    /// `insecure_no_auth` accepts the risk.
+    pub fn check_exposure(&self, listen: SocketAddr) -> Result<(), ServerError> {
+        if self.is_enabled() || listen.ip().is_loopback() || self.insecure_no_auth {
+            return Ok(());
+        }
+        Err(ServerError::AnonymousOnNetwork { addr: listen })
     }
 }
 

@@ -74,8 +74,10 @@ impl HttpServer {
             )));
         }
         let auth = Authenticator::from_config(&config.auth)?;
+        config.auth.check_exposure(config.http.listen)?;
         if !auth.is_enabled() {
             tracing::warn!(
+                listen = %config.http.listen,
                 "no authentication scheme configured: serving anonymous callers without authorization"
             );
         }

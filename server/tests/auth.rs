@@ -291,3 +291,53 @@ async fn the_public_card_needs_no_credentials_and_the_extended_card_does() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn without_authentication_only_loopback_addresses_are_served() {
+    let (dispatch, _) = test_router();
+    for listen in ["0.0.0.0:0", "[::]:0", "192.0.2.10:0"] {
+        let mut config = loopback_config();
+        config.http.listen = listen.parse().unwrap();
+        // Refused before anything is bound.
+        let refused = server::HttpServer::bind(config, dispatch.clone()).await;
+        let Err(error) = refused else {
+            panic!("{listen} was bound without authentication");
+        };
+        assert!(
+            matches!(error, server::ServerError::AnonymousOnNetwork { addr } if addr == listen.parse().unwrap()),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.starts_with(&format!("refusing to listen on {listen} without authentication")),
+            "{message}"
+        );
+        assert!(message.contains("auth.insecure_no_auth"), "{message}");
+    }
+    // Loopback, IPv4 and IPv6, is served anonymously as before.
+    for listen in ["127.0.0.1:0", "[::1]:0"] {
+        let mut config = loopback_config();
+        config.http.listen = listen.parse().unwrap();
+        assert!(config.auth.check_exposure(config.http.listen).is_ok(), "{listen}");
+    }
+    let server = start_http(loopback_config(), dispatch).await;
+    let response = post(server.addr, &rpc(json!(1), "GetTask", json!({"id": "a"})), &[]).await;
+    assert_eq!(response.status, 200);
+    server.stop().await;
+}
+
+#[test]
+fn a_network_address_is_served_with_a_scheme_or_with_the_explicit_insecure_flag() {
+    let network = "0.0.0.0:7420".parse().unwrap();
+    assert!(
+        config().auth.check_exposure(network).is_ok(),
+        "with schemes configured"
+    );
+    let mut anonymous = loopback_config();
+    assert!(anonymous.auth.check_exposure(network).is_err());
+    anonymous.auth.insecure_no_auth = true;
+    assert!(
+        anonymous.auth.check_exposure(network).is_ok(),
+        "explicitly insecure"
+    );
+}

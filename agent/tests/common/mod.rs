@@ -1,6 +1,9 @@
 //! The real agent binary for the live tests: its path, and an agent in server
 //! mode on an ephemeral loopback port.
 
+#[allow(dead_code)] // not every test binary speaks raw HTTP
+pub mod http;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
@@ -45,6 +48,45 @@ impl ServerAgent {
 }
 
 impl ServerAgent {
+    /// With its whole stderr written to `log`, so a test can read what it logged.
+    #[allow(dead_code)]
+    pub fn start_logged(args: &[&str], envs: &[(&str, &str)], log: &std::path::Path) -> ServerAgent {
+        let file = std::fs::File::create(log).expect("log file");
+        let child = Command::new(AGENT)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .envs(envs.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .expect("agent starts");
+        let mut agent = ServerAgent {
+            child,
+            endpoint: String::new(),
+        };
+        // A generous bound on start-up, so a broken agent fails the test instead of hanging it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while agent.endpoint.is_empty() {
+            let text = std::fs::read_to_string(log).unwrap_or_default();
+            if let Some(url) = text
+                .lines()
+                .find_map(|line| line.strip_prefix("cleveragents-agent: listening on "))
+            {
+                agent.endpoint = url.trim().to_string();
+            } else if let Ok(Some(status)) = agent.child.try_wait() {
+                panic!("the agent exited ({status}) before listening: {text}");
+            } else {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the agent never listened: {text}"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        agent
+    }
+
     /// The `host:port` the agent listens on.
     #[allow(dead_code)]
     pub fn addr(&self) -> String {

@@ -282,6 +282,21 @@ async fn run(matches: &ArgMatches) -> i32 {
     code
 }
 
+/// For a server on this machine and no credentials given: the admin API key
+/// a local agent keeps in its data directory (`--admin-key`), if there is one.
+fn local_admin_key(url: &str) -> Option<String> {
+    let url = reqwest::Url::parse(url).ok()?;
+    let host = url.host_str()?.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    if !loopback {
+        return None;
+    }
+    let path = a2a::rpc::local::admin_key_path(&a2a::rpc::local::data_dir());
+    let key = std::fs::read_to_string(path).ok()?.trim().to_string();
+    (!key.is_empty()).then_some(key)
+}
+
 /// Opens the transport the global flags describe.
 async fn connect(matches: &ArgMatches) -> Result<AnyTransport, CallError> {
     let timeout = Duration::from_secs(matches.get_one::<u64>("timeout").copied().unwrap_or(30));
@@ -291,18 +306,19 @@ async fn connect(matches: &ArgMatches) -> Result<AnyTransport, CallError> {
         config.timeout = timeout;
         config.retries = matches.get_one::<u32>("retries").copied().unwrap_or(2);
         config.extension_version = extension_version;
+        let api_key = |key: String| Credentials::ApiKey {
+            header: matches
+                .get_one::<String>("api-key-header")
+                .cloned()
+                .unwrap_or_else(|| DEFAULT_API_KEY_HEADER.into()),
+            key,
+        };
         config.credentials = if let Some(token) = matches.get_one::<String>("token") {
             Credentials::Bearer(token.clone())
         } else if let Some(key) = matches.get_one::<String>("api-key") {
-            Credentials::ApiKey {
-                header: matches
-                    .get_one::<String>("api-key-header")
-                    .cloned()
-                    .unwrap_or_else(|| DEFAULT_API_KEY_HEADER.into()),
-                key: key.clone(),
-            }
+            api_key(key.clone())
         } else {
-            Credentials::None
+            local_admin_key(url).map_or(Credentials::None, api_key)
         };
         return Ok(AnyTransport::Http(HttpTransport::new(config)?));
     }

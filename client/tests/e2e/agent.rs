@@ -15,6 +15,9 @@ pub const AGENT_ENV: &str = "CLIENT_E2E_AGENT";
 
 pub const TOKEN: &str = "e2e-secret";
 
+/// An API key of the same principal, as a local agent keeps it in its data directory.
+pub const ADMIN_KEY: &str = "e2e-local-admin-key";
+
 pub struct Example {
     pub params: Value,
     pub result: Option<Value>,
@@ -106,6 +109,10 @@ fn agent_config() -> ServerConfig {
     config.agent.capabilities.extended_agent_card = Some(true);
     config.auth.bearer_tokens = vec![CredentialConfig {
         secret: Secret::new(TOKEN),
+        subject: "tester".into(),
+    }];
+    config.auth.api_keys = vec![CredentialConfig {
+        secret: Secret::new(ADMIN_KEY),
         subject: "tester".into(),
     }];
     config.auth.principals = vec![PrincipalConfig {

@@ -2,7 +2,7 @@
 //! and equal to its schema example, text output and `--follow`, exit codes
 //! per error, the agent card and shell completions.
 
-use crate::agent::{examples, http_agent, AGENT_ENV, TOKEN};
+use crate::agent::{examples, http_agent, ADMIN_KEY, AGENT_ENV, TOKEN};
 use client::cli::render;
 use serde_json::{json, Value};
 use std::process::Command;
@@ -14,8 +14,16 @@ struct Run {
 }
 
 fn agents(args: &[&str]) -> Run {
+    // A data directory without an admin key: no test reads the user's own.
+    let no_data = std::env::temp_dir().join(format!("agents-e2e-no-data-{}", std::process::id()));
+    agents_in(args, &no_data)
+}
+
+/// `agents` with `data_dir` as the local agent's data directory.
+fn agents_in(args: &[&str], data_dir: &std::path::Path) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_agents"))
         .args(args)
+        .env(a2a::rpc::local::DATA_DIR_ENV, data_dir)
         .env(AGENT_ENV, "1")
         .env(
             "CLEVERAGENTS_AGENT",
@@ -314,4 +322,26 @@ pub fn cli_openrpc_over_both_transports() {
         Some("application/json")
     );
     assert_eq!(body, a2a::openrpc::DOCUMENT);
+}
+
+/// Without credentials, a server on this machine is called with the admin API
+/// key of the local data directory; without a key there, it answers 401.
+pub fn cli_uses_the_local_admin_key_for_a_loopback_server() {
+    let dir = std::env::temp_dir().join(format!("agents-e2e-data-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("data dir");
+    let key_file = a2a::rpc::local::admin_key_path(&dir);
+    std::fs::write(&key_file, format!("{ADMIN_KEY}\n")).expect("key written");
+    let url = format!("http://{}/", http_agent());
+    let args = ["--server", url.as_str(), "--json", "health", "check"];
+    let run = agents_in(&args, &dir);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (0, ""),
+        "with the local admin key"
+    );
+    std::fs::remove_file(&key_file).expect("key removed");
+    let run = agents_in(&args, &dir);
+    assert_eq!(run.code, client::cli::exit::AUTH, "without a key: {}", run.stderr);
+    assert!(run.stderr.contains("AUTH_REQUIRED"), "{}", run.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,6 +17,7 @@ use agent::{run_stdio_agent, AGENT_ENV};
 use cli::{
     cli_card_and_completions, cli_error_exit_codes, cli_every_command_json_over_http,
     cli_every_command_json_over_stdio, cli_openrpc_over_both_transports, cli_text_output_and_follow,
+    cli_uses_the_local_admin_key_for_a_loopback_server,
 };
 use resume::{http_retries_reads_only, http_stream_resumes_from_last_seq};
 use transports::{http_client_typed_calls_and_negotiation, stdio_client_calls_streams_and_shuts_down};
@@ -54,6 +55,10 @@ fn main() {
         (
             "cli_openrpc_over_both_transports",
             cli_openrpc_over_both_transports,
+        ),
+        (
+            "cli_uses_the_local_admin_key_for_a_loopback_server",
+            cli_uses_the_local_admin_key_for_a_loopback_server,
         ),
     ];
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
