@@ -410,6 +410,9 @@ pub struct RawStep {
     pub raw: RawRequest,
     #[serde(default)]
     pub expect: Option<ExpectBlock>,
+    /// Not in the grammar of a raw step; read only in the draft dialect.
+    #[serde(default)]
+    pub expect_stream: Option<ExpectStream>,
     #[serde(default)]
     pub expect_error: Option<ExpectError>,
     #[serde(default)]
@@ -485,7 +488,13 @@ pub struct ExpectBlock {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectError {
-    pub error_type: ErrorType,
+    /// Required by the grammar; `None` (any error) only from the draft
+    /// dialect (see [`super::draft`]).
+    #[serde(default)]
+    pub error_type: Option<ErrorType>,
+    /// Several accepted types: only from the draft dialect.
+    #[serde(default, rename = "x-draft-error-types")]
+    pub error_types: Vec<ErrorType>,
     #[serde(default)]
     pub message: Option<Value>,
     #[serde(default)]

@@ -96,6 +96,8 @@ pub struct Executor {
     card: Result<Value, String>,
     timeout: Duration,
     has_token: bool,
+    /// Read the draft files' dialect (see [`super::draft`]).
+    draft: bool,
 }
 
 impl Executor {
@@ -105,6 +107,7 @@ impl Executor {
         token: Option<String>,
         spec_version: &str,
         timeout: Duration,
+        draft: bool,
     ) -> Result<Executor, String> {
         let has_token = token.is_some();
         let wire = Wire::new(url, token, spec_version, timeout)?;
@@ -122,6 +125,7 @@ impl Executor {
             card,
             timeout,
             has_token,
+            draft,
         })
     }
 
@@ -134,9 +138,16 @@ impl Executor {
     pub async fn run(&self, document: &Document, written: &Value) -> TestRecord {
         let started = Instant::now();
         let mut record = TestRecord::written(written);
-        match Test::parse(written)
-            .and_then(|(test, steps)| validate_test(&test, &steps).map(|()| (test, steps)))
-        {
+        let written = if self.draft {
+            let (normalized, notes) = super::draft::normalize(written);
+            record.notes = notes;
+            normalized
+        } else {
+            written.clone()
+        };
+        let parsed = Test::parse(&written)
+            .and_then(|(test, steps)| validate_test(&test, &steps, self.draft).map(|()| (test, steps)));
+        match parsed {
             Err(why) => record.finish(
                 Outcome::Error,
                 Some(Failure::message(format!("invalid test: {why}"))),
@@ -409,13 +420,10 @@ impl Executor {
         } else {
             events.extend(read_all(&mut stream, deadline).await?);
         }
-        if step.expect_error.is_some() {
+        if let Some(expected) = &step.expect_error {
             return Err(Problem::fail(format!(
-                "expected error {}, got a stream of {} event(s)",
-                step.expect_error
-                    .as_ref()
-                    .map(|e| describe(error_kinds(e.error_type)))
-                    .unwrap_or_default(),
+                "expected {}, got a stream of {} event(s)",
+                wanted_error(expected).1,
                 events.len()
             )));
         }
@@ -468,6 +476,16 @@ impl Executor {
         if let Some(expected) = &step.expect_error {
             judge_error(expected, scope, &envelope(&reply.body))?;
         }
+        if let Some(expect) = &step.expect_stream {
+            let events = reply.body.as_array().cloned().ok_or_else(|| {
+                Problem::fail(format!(
+                    "expected an event stream, got {}",
+                    show(Some(&reply.body))
+                ))
+            })?;
+            let expect = interpolate_stream(expect, scope)?;
+            check_stream(&expect, &events).map_err(|m| Problem::mismatch("", m))?;
+        }
         if let Some(expect) = &step.expect {
             check_status(expect, reply.status)?;
             if let Some(body) = &expect.body {
@@ -515,7 +533,7 @@ impl Executor {
 }
 
 /// Validates every assertion a test holds before it runs (§12.1).
-fn validate_test(test: &Test, steps: &[Step]) -> Result<(), String> {
+fn validate_test(test: &Test, steps: &[Step], draft: bool) -> Result<(), String> {
     let block = |e: &Option<ExpectBlock>, at: &str| -> Result<(), String> {
         if let Some(e) = e {
             if let Some(status) = &e.status {
@@ -529,6 +547,9 @@ fn validate_test(test: &Test, steps: &[Step]) -> Result<(), String> {
     };
     let error = |e: &Option<ExpectError>, at: &str| -> Result<(), String> {
         if let Some(e) = e {
+            if !draft && (e.error_type.is_none() || !e.error_types.is_empty()) {
+                return Err(format!("{at}: expect_error needs one error_type (§6.2)"));
+            }
             if let Some(m) = &e.message {
                 validate(m, &format!("{at}.expect_error.message"))?;
             }
@@ -561,6 +582,15 @@ fn validate_test(test: &Test, steps: &[Step]) -> Result<(), String> {
             Step::Raw(s) => {
                 block(&s.expect, &at)?;
                 error(&s.expect_error, &at)?;
+                match (&s.expect_stream, draft) {
+                    (Some(_), false) => {
+                        return Err(format!(
+                            "{at}: expect_stream is not a member of a raw-step (§4.4)"
+                        ))
+                    }
+                    (Some(stream), true) => validate_stream(stream, &at)?,
+                    (None, _) => {}
+                }
                 s.assertions.iter().try_for_each(|a| validate_named(a, &at))?;
             }
             Step::Client(s) => {
@@ -770,13 +800,28 @@ fn judge_unary(
 /// Judges an expected error (§6.2): its code is one of the abstract error's
 /// registry entries; `message` asserts the message, `details` the entries
 /// of `data` (one of them must satisfy it).
+/// The registry errors an expectation accepts (none listed: any error), and
+/// how to name them.
+fn wanted_error(expected: &ExpectError) -> (Vec<a2a::ErrorKind>, String) {
+    let kinds: Vec<a2a::ErrorKind> = expected
+        .error_type
+        .iter()
+        .chain(&expected.error_types)
+        .flat_map(|t| error_kinds(*t).iter().copied())
+        .collect();
+    let wanted = match kinds.as_slice() {
+        [] => "an error".to_string(),
+        kinds => format!("error {}", describe(kinds)),
+    };
+    (kinds, wanted)
+}
+
 fn judge_error(expected: &ExpectError, scope: &Scope, outcome: &Result<Value, Value>) -> Result<(), Problem> {
-    let kinds = error_kinds(expected.error_type);
-    let wanted = describe(kinds);
+    let (kinds, wanted) = wanted_error(expected);
     let error = match outcome {
         Ok(result) => {
             return Err(Problem::failed(Failure {
-                message: format!("expected error {wanted}, got a result"),
+                message: format!("expected {wanted}, got a result"),
                 step_id: None,
                 expected: Some(wanted),
                 actual: Some(show(Some(result))),
@@ -786,9 +831,13 @@ fn judge_error(expected: &ExpectError, scope: &Scope, outcome: &Result<Value, Va
         Err(e) => e,
     };
     let code = error.get("code").and_then(Value::as_i64);
-    if !kinds.iter().any(|k| Some(k.code()) == code) {
+    let accepted = match kinds.as_slice() {
+        [] => code.is_some(),
+        _ => kinds.iter().any(|k| Some(k.code()) == code),
+    };
+    if !accepted {
         return Err(Problem::failed(Failure {
-            message: format!("expected error {wanted}, got {}", describe_error(error)),
+            message: format!("expected {wanted}, got {}", describe_error(error)),
             step_id: None,
             expected: Some(wanted),
             actual: Some(show(error.get("code"))),

@@ -4,6 +4,7 @@
 //!
 //! - [`document`]: loading (a file or a folder, `include`s followed) and the
 //!   grammar each test is validated against;
+//! - [`draft`]: the rewrites `--acts-draft` applies to the draft files' dialect;
 //! - [`vars`]: variables, captures and references;
 //! - [`assertion`]: the assertion language, paths and `until` expressions;
 //! - [`stream`]: streaming expectations and the ordering rule;
@@ -15,6 +16,7 @@
 
 pub mod assertion;
 pub mod document;
+pub mod draft;
 pub mod exec;
 pub mod operations;
 pub mod report;
@@ -36,6 +38,8 @@ pub struct ActsOptions {
     pub timeout: Duration,
     /// Gate every level, not only MUST.
     pub strict: bool,
+    /// Read the draft files' dialect ([`draft`]).
+    pub draft: bool,
 }
 
 /// Loads `path` and runs every test in it, in document order.
@@ -51,6 +55,7 @@ pub async fn run(path: &Path, options: &ActsOptions) -> Result<ActsReport, Strin
         options.token.clone(),
         &spec_version,
         options.timeout,
+        options.draft,
     )
     .await?;
     let text = |key: &str| {

@@ -107,6 +107,8 @@ pub struct TestRecord {
     pub skip_reason: Option<String>,
     pub failure: Option<Failure>,
     pub steps: Vec<StepRecord>,
+    /// How the draft dialect was rewritten (`--acts-draft`; console only).
+    pub notes: Vec<String>,
 }
 
 impl TestRecord {
@@ -128,6 +130,7 @@ impl TestRecord {
             skip_reason: None,
             failure: None,
             steps: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -332,6 +335,15 @@ impl ActsReport {
                 t.id,
                 t.level.name().to_uppercase()
             ));
+            for note in &t.notes {
+                out.push_str(&format!("      draft dialect: {note}\n"));
+            }
+        }
+        let rewritten = self.tests().filter(|t| !t.notes.is_empty()).count();
+        if rewritten > 0 {
+            out.push_str(&format!(
+                "draft dialect: {rewritten} test(s) rewritten into the grammar's form\n"
+            ));
         }
         for level in TestLevel::ALL {
             let c = self.counts(level);
@@ -412,6 +424,7 @@ mod tests {
                 assertion_path: Some("status.state".into()),
             }),
             steps: vec![],
+            notes: vec![],
         }
     }
 

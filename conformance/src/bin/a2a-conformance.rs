@@ -8,7 +8,7 @@
 //!     [--junit FILE] [--json FILE] [--timeout SECS]
 //! a2a-conformance --list-groups | --list-cases [--groups …] [--contract …]
 //! a2a-conformance --acts PATH --url URL [--token T] [--profile spec|strict]
-//!     [--json FILE] [--timeout SECS]
+//!     [--acts-draft] [--json FILE] [--timeout SECS]
 //! ```
 //!
 //! Exit status: 0 conformant under the profile (against the baseline), 1 a
@@ -25,7 +25,8 @@ const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] [--card URL] 
     [--profile spec|strict] [--contract auto|a2a|cleveragents] [--groups g1,g2]
     [--expected-failures FILE] [--junit FILE] [--json FILE] [--timeout SECS]
   a2a-conformance --list-groups | --list-cases [--groups g1,g2] [--contract C]
-  a2a-conformance --acts PATH --url URL [--token T] [--profile P] [--json FILE] [--timeout SECS]
+  a2a-conformance --acts PATH --url URL [--token T] [--profile P] [--acts-draft]
+      [--json FILE] [--timeout SECS]
 
   --url URL            the agent's JSON-RPC endpoint (HTTP binding)
   --token T            bearer token sent as `Authorization: Bearer T`
@@ -49,7 +50,9 @@ const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] [--card URL] 
   --acts PATH          run ACTS documents (a file, or a folder: its suite.acts.yaml, else
                        every *.acts.yaml) over the JSON-RPC binding at --url; --json
                        writes the ACTS report (its §13); with --profile strict every
-                       level gates, else MUST only";
+                       level gates, else MUST only
+  --acts-draft         read the dialect of the current draft ACTS files (rewrites
+                       listed in the README), instead of reporting it as errors";
 
 #[derive(Default)]
 struct Args {
@@ -68,6 +71,7 @@ struct Args {
     list_groups: bool,
     list_cases: bool,
     acts: Option<PathBuf>,
+    acts_draft: bool,
 }
 
 fn parse(argv: Vec<String>) -> Result<Args, String> {
@@ -114,6 +118,7 @@ fn parse(argv: Vec<String>) -> Result<Args, String> {
             "--list-groups" => args.list_groups = true,
             "--list-cases" => args.list_cases = true,
             "--acts" => args.acts = Some(value("--acts")?.into()),
+            "--acts-draft" => args.acts_draft = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -189,6 +194,7 @@ fn run_acts(path: &std::path::Path, args: &Args) -> ExitCode {
         token: args.token.clone(),
         timeout: Duration::from_secs(args.timeout.unwrap_or(30)),
         strict: args.profile == Profile::Strict,
+        draft: args.acts_draft,
     };
     let report = match runtime.block_on(conformance::acts::run(path, &options)) {
         Ok(r) => r,
