@@ -221,6 +221,15 @@ pub enum TestLevel {
 impl TestLevel {
     pub const ALL: [TestLevel; 3] = [TestLevel::Must, TestLevel::Should, TestLevel::May];
 
+    /// The level a test as written declares; MUST when it declares none it
+    /// could be counted at (the test is then an error of that level).
+    pub fn written(test: &Value) -> TestLevel {
+        test.get("level")
+            .cloned()
+            .and_then(|l| serde_json::from_value(l).ok())
+            .unwrap_or(TestLevel::Must)
+    }
+
     /// The name reports use (`must`, `should`, `may`).
     pub fn name(self) -> &'static str {
         match self {

@@ -18,10 +18,10 @@ use super::assertion::{
     check, check_fields, lookup, select, show, validate, validate_fields, Mismatch, Until,
 };
 use super::document::{
-    Backoff, Binding, ClientStep, Document, ExpectBlock, ExpectError, ExpectStream, NamedAssertion,
-    Preconditions, RawStep, Repeat, RunnerRequirement, ServerStep, Step, Test, TestLevel,
+    Backoff, ClientStep, Document, ExpectBlock, ExpectError, ExpectStream, NamedAssertion, Preconditions,
+    RawStep, Repeat, RunnerRequirement, ServerStep, Step, Test,
 };
-use super::operations::{decoder, describe, error_kinds, route, Route};
+use super::operations::{decoder, describe, error_kinds, route, Route, BINDING};
 use super::report::{Failure, Outcome, StepRecord, TestRecord};
 use super::stream::{check_stream, updates};
 use super::vars::Scope;
@@ -32,8 +32,6 @@ use a2a::rpc::Method;
 use serde_json::{json, Map, Value};
 use std::time::{Duration, Instant};
 
-/// The binding this runner executes.
-pub const BINDING: Binding = Binding::Jsonrpc;
 /// Polling defaults (§9).
 const DEFAULT_ATTEMPTS: u32 = 10;
 const DEFAULT_POLL_DELAY_MS: u64 = 1000;
@@ -1029,13 +1027,4 @@ fn evaluate_named(a: &NamedAssertion, scope: &Scope) -> Result<(), Problem> {
         }
     }
     Ok(())
-}
-
-/// Which level a test would count at even when it cannot be parsed.
-pub fn written_level(written: &Value) -> TestLevel {
-    written
-        .get("level")
-        .cloned()
-        .and_then(|l| serde_json::from_value(l).ok())
-        .unwrap_or(TestLevel::Must)
 }

@@ -5,10 +5,13 @@
 //! A2A specification authoritative where the two differ (the ACTS table
 //! gives `VersionNotSupportedError` -32006 where A2A 1.0 §5.4 says -32009).
 
-use super::document::{ErrorType, Operation};
+use super::document::{Binding, ErrorType, Operation};
 use a2a::methods::markers;
 use a2a::rpc::Method;
 use a2a::{ErrorKind, MethodDescriptor};
+
+/// The binding this runner executes.
+pub const BINDING: Binding = Binding::Jsonrpc;
 
 /// How an operation travels over JSON-RPC.
 pub enum Route {

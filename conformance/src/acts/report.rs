@@ -124,7 +124,7 @@ impl TestRecord {
         TestRecord {
             id: text("id"),
             name: text("name"),
-            level: super::exec::written_level(written),
+            level: TestLevel::written(written),
             outcome: Outcome::Error,
             duration_ms: 0,
             skip_reason: None,
@@ -296,7 +296,7 @@ impl ActsReport {
                 "version": self.subject.version,
                 "language": "unknown",
             },
-            "transport": super::exec::BINDING.name(),
+            "transport": super::operations::BINDING.name(),
             "environment": {
                 "os": std::env::consts::OS,
                 "runner": format!("a2a-conformance {}", env!("CARGO_PKG_VERSION")),
