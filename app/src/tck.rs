@@ -22,7 +22,7 @@ use std::time::Duration;
 const STREAMING_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long `tck-long-running` works before it completes: long enough for a
 /// poller (ACTS polls once a second) to see it working.
-const LONG_RUNNING: Duration = Duration::from_secs(3);
+const LONG_RUNNING: Duration = Duration::from_secs(2);
 /// A continuation of `tck-multi-turn` starting with this ends the conversation.
 const MULTI_TURN_DONE: &str = "done";
 

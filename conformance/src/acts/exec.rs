@@ -35,6 +35,9 @@ use std::time::{Duration, Instant};
 /// Polling defaults (§9).
 const DEFAULT_ATTEMPTS: u32 = 10;
 const DEFAULT_POLL_DELAY_MS: u64 = 1000;
+/// Bounds on what a document may ask of polling: attempts, and one delay
+/// (also bounded by `--timeout`), so no document can hold the run forever.
+const MAX_ATTEMPTS: u32 = 1000;
 
 /// A step that did not pass: failed (the agent's answer), or an error (the
 /// runner could not execute it).
@@ -276,7 +279,7 @@ impl Executor {
         disconnect: bool,
     ) -> Result<(), Problem> {
         if let Some(ms) = step.delay_ms {
-            tokio::time::sleep(Duration::from_millis(ms)).await;
+            tokio::time::sleep(Duration::from_millis(ms).min(self.timeout)).await;
         }
         let mut params = scope
             .interpolate(&Value::Object(step.params.clone()))
@@ -310,7 +313,10 @@ impl Executor {
             return self.unary(step, scope, method, params).await;
         };
         let until = Until::parse(&repeat.until).map_err(Problem::error)?;
-        let attempts = repeat.max_attempts.unwrap_or(DEFAULT_ATTEMPTS).max(1);
+        let attempts = repeat
+            .max_attempts
+            .unwrap_or(DEFAULT_ATTEMPTS)
+            .clamp(1, MAX_ATTEMPTS);
         let mut last = String::new();
         for attempt in 1..=attempts {
             match self.unary(step, scope, method, params).await {
@@ -319,7 +325,7 @@ impl Executor {
                 Err(p) => last = p.failure.message.clone(),
             }
             if attempt < attempts {
-                tokio::time::sleep(poll_delay(repeat, attempt)).await;
+                tokio::time::sleep(poll_delay(repeat, attempt).min(self.timeout)).await;
             }
         }
         Err(Problem::fail(format!(
