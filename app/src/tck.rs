@@ -1,8 +1,18 @@
-//! The a2a-tck scenario executor, selected only by configuration
-//! (`ExecutorKind::Tck`): behaviour is chosen by the messageId prefix exactly
-//! as the TCK's `scenarios/*.feature` describe. Never on the default path.
+//! The conformance-suite scenario executor, selected only by configuration
+//! (`ExecutorKind::Tck`); never on the default path. It behaves as two
+//! suites expect:
+//!
+//! - the a2a-tck chooses a behaviour by the messageId prefix, exactly as its
+//!   `scenarios/*.feature` describe;
+//! - ACTS (the A2A project's declarative suite, its §11 "SUT behavior
+//!   contract") chooses it by the prefix of the first message part's text
+//!   (`tck-complete-task`, `tck-multi-turn`, `tck-long-running`, …).
+//!
+//! The messageId wins when both name a behaviour. A message continuing a
+//! task opened by `tck-multi-turn` keeps the task input-required until its
+//! text starts with `done`, which completes it.
 
-use crate::executor::{text_part, ExecRequest, Executor, Start, TaskHandle};
+use crate::executor::{message_text, text_part, ExecRequest, Executor, Start, TaskHandle};
 use a2a::rpc::{BoxFuture, Error};
 use a2a::types::{Artifact, Message, Part, PartContent, Role, TaskState};
 use base64::Engine as _;
@@ -10,6 +20,11 @@ use std::time::Duration;
 
 /// The TCK's streaming timeout; the resubscribe scenario waits twice that.
 const STREAMING_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long `tck-long-running` works before it completes: long enough for a
+/// poller (ACTS polls once a second) to see it working.
+const LONG_RUNNING: Duration = Duration::from_secs(2);
+/// A continuation of `tck-multi-turn` starting with this ends the conversation.
+const MULTI_TURN_DONE: &str = "done";
 
 pub struct TckExecutor;
 
@@ -33,7 +48,8 @@ fn file_part() -> Part {
     }
 }
 
-/// The messageId prefixes the TCK uses, longest first so the most specific wins.
+/// The behaviour prefixes of both suites, longest first so the most specific
+/// wins (`tck-artifact-file-url` over `tck-artifact-file`).
 const PREFIXES: &[&str] = &[
     "tck-stream-artifact-chunked",
     "test-resubscribe-message-id",
@@ -43,27 +59,56 @@ const PREFIXES: &[&str] = &[
     "tck-artifact-file-url",
     "tck-message-response",
     "tck-input-required",
+    "tck-stream-chunked",
+    "tck-auth-required",
     "tck-artifact-text",
     "tck-artifact-file",
     "tck-artifact-data",
     "tck-complete-task",
+    "tck-long-running",
+    "tck-task-failure",
+    "tck-stream-basic",
     "tck-reject-task",
+    "tck-multi-turn",
     "tck-stream-001",
     "tck-stream-002",
     "tck-stream-003",
+    "tck-cancel",
 ];
 
-fn scenario(message_id: &str) -> &'static str {
-    PREFIXES
-        .iter()
-        .copied()
-        .find(|p| message_id.starts_with(p))
-        .unwrap_or("")
+fn prefix_of(text: &str) -> Option<&'static str> {
+    PREFIXES.iter().copied().find(|p| text.starts_with(p))
+}
+
+/// The text of a message's first part, if it is a text part.
+fn first_text(message: &Message) -> Option<&str> {
+    match &message.parts.first()?.content {
+        PartContent::Text(t) => Some(t.trim_start()),
+        _ => None,
+    }
+}
+
+/// The behaviour one message names by itself (messageId, then text).
+fn named_by(message: &Message) -> Option<&'static str> {
+    prefix_of(&message.message_id).or_else(|| first_text(message).and_then(prefix_of))
+}
+
+/// The behaviour a request asks for ("" for none: complete with a message).
+fn scenario(request: &ExecRequest) -> &'static str {
+    let opened_by = request
+        .task
+        .as_ref()
+        .and_then(|task| task.history.first())
+        .and_then(named_by);
+    if opened_by == Some("tck-multi-turn") {
+        return "tck-multi-turn";
+    }
+    named_by(&request.message).unwrap_or("")
 }
 
 impl Executor for TckExecutor {
     fn start(&self, request: &ExecRequest) -> Result<Start, Error> {
-        if scenario(&request.message.message_id) == "tck-message-response" {
+        if scenario(request) == "tck-message-response" {
             return Ok(Start::Message(Box::new(Message {
                 message_id: crate::util::new_id(),
                 context_id: request.message.context_id.clone(),
@@ -93,8 +138,7 @@ async fn streamed(task: &TaskHandle, parts: Vec<Part>) -> Result<(), Error> {
 }
 
 async fn run_scenario(request: &ExecRequest, task: &TaskHandle) -> Result<(), Error> {
-    let id = request.message.message_id.as_str();
-    match scenario(id) {
+    match scenario(request) {
         "tck-artifact-text" => {
             task.artifact(
                 artifact(vec![text_part("Generated text content")]),
@@ -133,6 +177,48 @@ async fn run_scenario(request: &ExecRequest, task: &TaskHandle) -> Result<(), Er
         "tck-input-required" => {
             task.status(TaskState::InputRequired, None).await?;
         }
+        "tck-multi-turn" => {
+            let continuing = request.task.is_some();
+            let done = message_text(&request.message)
+                .trim_start()
+                .to_ascii_lowercase()
+                .starts_with(MULTI_TURN_DONE);
+            if continuing && done {
+                task.status(TaskState::Completed, Some("Conversation complete"))
+                    .await?;
+            } else {
+                task.status(TaskState::InputRequired, Some("Please provide more input"))
+                    .await?;
+            }
+        }
+        "tck-auth-required" => {
+            task.status(
+                TaskState::AuthRequired,
+                Some("Authentication required to continue"),
+            )
+            .await?;
+        }
+        "tck-task-failure" => {
+            task.status(TaskState::Working, None).await?;
+            task.status(TaskState::Failed, Some("Task failed as requested"))
+                .await?;
+        }
+        // Working until canceled: the run ends and leaves the task as it is.
+        "tck-cancel" => {
+            task.status(TaskState::Working, None).await?;
+        }
+        "tck-long-running" => {
+            task.status(TaskState::Working, None).await?;
+            tokio::time::sleep(LONG_RUNNING).await;
+            task.artifact(
+                artifact(vec![text_part("Long-running result")]),
+                false,
+                None,
+                None,
+            )
+            .await?;
+            task.status(TaskState::Completed, None).await?;
+        }
         "tck-reject-task" => {
             task.status(TaskState::Rejected, Some("rejected")).await?;
         }
@@ -144,7 +230,8 @@ async fn run_scenario(request: &ExecRequest, task: &TaskHandle) -> Result<(), Er
         "tck-stream-ordering-001" => streamed(task, vec![text_part("Ordered output")]).await?,
         "tck-stream-artifact-text" => streamed(task, vec![text_part("Streamed text content")]).await?,
         "tck-stream-artifact-file" => streamed(task, vec![file_part()]).await?,
-        "tck-stream-artifact-chunked" => {
+        "tck-stream-basic" => streamed(task, vec![text_part("Streamed content")]).await?,
+        "tck-stream-artifact-chunked" | "tck-stream-chunked" => {
             task.status(TaskState::Working, None).await?;
             let mut chunk = artifact(vec![text_part("chunk-1 ")]);
             task.artifact(chunk.clone(), false, None, None).await?;

@@ -14,10 +14,13 @@
 //! - [`scenarios`]: multi-step checks built from the examples;
 //! - [`transport`]: raw JSON-RPC over HTTP/SSE and stdio;
 //! - [`runner`], [`report`], [`junit`], [`baseline`]: running, reporting, the
-//!   expected-failures gate.
+//!   expected-failures gate;
+//! - [`acts`]: the runner of ACTS documents (the A2A project's declarative
+//!   conformance tests).
 //!
 //! The `a2a-conformance` binary is the command-line front end (see the README).
 
+pub mod acts;
 pub mod baseline;
 pub mod card;
 pub mod cases;

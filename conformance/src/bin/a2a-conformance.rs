@@ -7,6 +7,8 @@
 //!     [--groups g1,g2] [--expected-failures FILE]
 //!     [--junit FILE] [--json FILE] [--timeout SECS]
 //! a2a-conformance --list-groups | --list-cases [--groups …] [--contract …]
+//! a2a-conformance --acts PATH --url URL [--token T] [--profile spec|strict]
+//!     [--acts-draft] [--json FILE] [--timeout SECS]
 //! ```
 //!
 //! Exit status: 0 conformant under the profile (against the baseline), 1 a
@@ -23,6 +25,8 @@ const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] [--card URL] 
     [--profile spec|strict] [--contract auto|a2a|cleveragents] [--groups g1,g2]
     [--expected-failures FILE] [--junit FILE] [--json FILE] [--timeout SECS]
   a2a-conformance --list-groups | --list-cases [--groups g1,g2] [--contract C]
+  a2a-conformance --acts PATH --url URL [--token T] [--profile P] [--acts-draft]
+      [--json FILE] [--timeout SECS]
 
   --url URL            the agent's JSON-RPC endpoint (HTTP binding)
   --token T            bearer token sent as `Authorization: Bearer T`
@@ -42,7 +46,13 @@ const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] [--card URL] 
   --json FILE          write a JSON report
   --timeout SECS       bound on each exchange, streams included (default 30)
   --record-expected-failures FILE
-                       write this run's failures as a baseline (review it before committing)";
+                       write this run's failures as a baseline (review it before committing)
+  --acts PATH          run ACTS documents (a file, or a folder: its suite.acts.yaml, else
+                       every *.acts.yaml) over the JSON-RPC binding at --url; --json
+                       writes the ACTS report (its §13); with --profile strict every
+                       level gates, else MUST only
+  --acts-draft         read the dialect of the current draft ACTS files (rewrites
+                       listed in the README), instead of reporting it as errors";
 
 #[derive(Default)]
 struct Args {
@@ -60,6 +70,8 @@ struct Args {
     record: Option<PathBuf>,
     list_groups: bool,
     list_cases: bool,
+    acts: Option<PathBuf>,
+    acts_draft: bool,
 }
 
 fn parse(argv: Vec<String>) -> Result<Args, String> {
@@ -105,6 +117,8 @@ fn parse(argv: Vec<String>) -> Result<Args, String> {
             "--record-expected-failures" => args.record = Some(value("--record-expected-failures")?.into()),
             "--list-groups" => args.list_groups = true,
             "--list-cases" => args.list_cases = true,
+            "--acts" => args.acts = Some(value("--acts")?.into()),
+            "--acts-draft" => args.acts_draft = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -152,6 +166,57 @@ fn connector(args: &Args) -> Option<Box<dyn Connector>> {
     }
 }
 
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("a2a-conformance: cannot start the runtime: {e}");
+            ExitCode::from(2)
+        })
+}
+
+/// `--acts`: runs ACTS documents against `--url`.
+fn run_acts(path: &std::path::Path, args: &Args) -> ExitCode {
+    let Some(url) = &args.url else {
+        eprintln!(
+            "a2a-conformance: --acts runs over the JSON-RPC binding of an HTTP agent: give --url\n{USAGE}"
+        );
+        return ExitCode::from(2);
+    };
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let options = conformance::acts::ActsOptions {
+        url: url.clone(),
+        token: args.token.clone(),
+        timeout: Duration::from_secs(args.timeout.unwrap_or(30)),
+        strict: args.profile == Profile::Strict,
+        draft: args.acts_draft,
+    };
+    let report = match runtime.block_on(conformance::acts::run(path, &options)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("a2a-conformance: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(json) = &args.json {
+        if let Err(e) = std::fs::write(json, report.to_json()) {
+            eprintln!("a2a-conformance: cannot write {}: {e}", json.display());
+            return ExitCode::from(2);
+        }
+    }
+    print!("{}", report.to_text());
+    if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn main() -> ExitCode {
     let args = match parse(std::env::args().skip(1).collect()) {
         Ok(a) => a,
@@ -164,6 +229,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(path) = &args.acts {
+        return run_acts(path, &args);
+    }
     let all = cases::all_groups();
     let groups = args.groups.clone().unwrap_or_else(|| all.clone());
     if let Some(unknown) = groups.iter().find(|g| !all.contains(g)) {
@@ -195,16 +263,9 @@ fn main() -> ExitCode {
         eprintln!("a2a-conformance: give exactly one of --url and --stdio\n{USAGE}");
         return ExitCode::from(2);
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("a2a-conformance: cannot start the runtime: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let options = RunOptions {
         groups,

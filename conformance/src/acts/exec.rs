@@ -1,0 +1,1036 @@
+//! Executing ACTS tests against an agent over the JSON-RPC binding: which
+//! tests apply (transport, preconditions read from the Agent Card, runner
+//! requirements; §3.3, §12.3, §12.5), then each step in order (§4) with its
+//! variables, expectations, captures, polling and assertions, and the test's
+//! own assertions last. The first step that fails ends the test; the steps
+//! after it are reported as skipped.
+//!
+//! Runner requirements: a `webhook_endpoint` test gets a loopback receiver
+//! (see [`super::webhook`]); `concurrent_streams` makes each stream step
+//! follow its task with a second, simultaneous subscription whose updates
+//! must be the same as the first stream's, in the same order;
+//! `stream_disconnect` makes each stream step drop its connection after the
+//! first event and subscribe to the task again, the expectations then
+//! applying to the new subscription; `auth_credentials` needs `--token`;
+//! `header_inspection` is met by `{{step.headers}}`.
+
+use super::assertion::{
+    check, check_fields, lookup, select, show, validate, validate_fields, Mismatch, Until,
+};
+use super::document::{
+    Backoff, ClientStep, Document, ExpectBlock, ExpectError, ExpectStream, NamedAssertion, Preconditions,
+    RawStep, Repeat, RunnerRequirement, ServerStep, Step, Test,
+};
+use super::operations::{decoder, describe, error_kinds, route, Route, BINDING};
+use super::report::{Failure, Outcome, StepRecord, TestRecord};
+use super::stream::{check_stream, updates};
+use super::vars::Scope;
+use super::webhook::Webhook;
+use super::wire::{Next, Reply, Stream, Wire};
+use a2a::methods::markers;
+use a2a::rpc::Method;
+use serde_json::{json, Map, Value};
+use std::time::{Duration, Instant};
+
+/// Polling defaults (§9).
+const DEFAULT_ATTEMPTS: u32 = 10;
+const DEFAULT_POLL_DELAY_MS: u64 = 1000;
+/// Bounds on what a document may ask of polling: attempts, and one delay
+/// (also bounded by `--timeout`), so no document can hold the run forever.
+const MAX_ATTEMPTS: u32 = 1000;
+
+/// A step that did not pass: failed (the agent's answer), or an error (the
+/// runner could not execute it).
+struct Problem {
+    outcome: Outcome,
+    failure: Box<Failure>,
+}
+
+impl Problem {
+    fn fail(message: impl Into<String>) -> Problem {
+        Problem {
+            outcome: Outcome::Fail,
+            failure: Box::new(Failure::message(message)),
+        }
+    }
+    fn failed(failure: Failure) -> Problem {
+        Problem {
+            outcome: Outcome::Fail,
+            failure: Box::new(failure),
+        }
+    }
+    fn error(message: impl Into<String>) -> Problem {
+        Problem {
+            outcome: Outcome::Error,
+            failure: Box::new(Failure::message(message)),
+        }
+    }
+    fn mismatch(context: &str, m: Mismatch) -> Problem {
+        Problem {
+            outcome: Outcome::Fail,
+            failure: Box::new(Failure {
+                message: if context.is_empty() {
+                    m.message
+                } else {
+                    format!("{context}: {}", m.message)
+                },
+                step_id: None,
+                expected: Some(m.expected),
+                actual: Some(m.actual),
+                assertion_path: Some(m.path),
+            }),
+        }
+    }
+}
+
+/// What one executed operation gave: the assertion root (§4.2) and the
+/// HTTP facts.
+struct Received {
+    root: Value,
+    status: u16,
+    headers: Map<String, Value>,
+}
+
+/// Runs tests against one agent.
+pub struct Executor {
+    wire: Wire,
+    card: Result<Value, String>,
+    timeout: Duration,
+    has_token: bool,
+    /// Read the draft files' dialect (see [`super::draft`]).
+    draft: bool,
+}
+
+impl Executor {
+    /// Reads the Agent Card once: preconditions are evaluated against it.
+    pub async fn new(
+        url: &str,
+        token: Option<String>,
+        spec_version: &str,
+        timeout: Duration,
+        draft: bool,
+    ) -> Result<Executor, String> {
+        let has_token = token.is_some();
+        let wire = Wire::new(url, token, spec_version, timeout)?;
+        let card = match wire.agent_card(timeout).await {
+            Ok(reply) if reply.status == 200 && reply.body.is_object() => Ok(reply.body),
+            Ok(reply) => Err(format!(
+                "the Agent Card answered HTTP {}: {}",
+                reply.status,
+                show(Some(&reply.body))
+            )),
+            Err(e) => Err(e),
+        };
+        Ok(Executor {
+            wire,
+            card,
+            timeout,
+            has_token,
+            draft,
+        })
+    }
+
+    /// The Agent Card, if it could be read.
+    pub fn card(&self) -> Option<&Value> {
+        self.card.as_ref().ok()
+    }
+
+    /// Runs one test of `suite` in `document`, as written.
+    pub async fn run(&self, document: &Document, written: &Value) -> TestRecord {
+        let started = Instant::now();
+        let mut record = TestRecord::written(written);
+        let written = if self.draft {
+            let (normalized, notes) = super::draft::normalize(written);
+            record.notes = notes;
+            normalized
+        } else {
+            written.clone()
+        };
+        let parsed = Test::parse(&written)
+            .and_then(|(test, steps)| validate_test(&test, &steps, self.draft).map(|()| (test, steps)));
+        match parsed {
+            Err(why) => record.finish(
+                Outcome::Error,
+                Some(Failure::message(format!("invalid test: {why}"))),
+                None,
+            ),
+            Ok((test, steps)) => {
+                record.level = test.level;
+                if let Some(reason) = self.skip_reason(&test) {
+                    record.finish(Outcome::Skip, None, Some(reason));
+                } else {
+                    self.execute(document, &test, &steps, &mut record).await;
+                }
+            }
+        }
+        record.duration_ms = started.elapsed().as_millis() as u64;
+        record
+    }
+
+    /// Why a test does not apply here, if it does not.
+    fn skip_reason(&self, test: &Test) -> Option<String> {
+        let empty = Preconditions::default();
+        let pre = test.preconditions.as_ref().unwrap_or(&empty);
+        for transports in [&test.transport, &pre.transport].into_iter().flatten() {
+            if !transports.contains(&BINDING) {
+                let names: Vec<&str> = transports.iter().map(|b| b.name()).collect();
+                return Some(format!(
+                    "the test is for the {} binding; this runner executes {} (the agent serves no HTTP+JSON or gRPC binding here)",
+                    names.join("/"),
+                    BINDING.name()
+                ));
+            }
+        }
+        if test
+            .runner_requirements
+            .contains(&RunnerRequirement::AuthCredentials)
+            && !self.has_token
+        {
+            return Some(
+                "the test needs auth credentials (runner_requirements: auth_credentials); give --token"
+                    .into(),
+            );
+        }
+        let needs_card = !pre.capabilities.is_empty() || !pre.skills.is_empty() || !pre.extensions.is_empty();
+        if !needs_card {
+            return None;
+        }
+        let card = match &self.card {
+            Ok(card) => card,
+            Err(why) => return Some(format!("preconditions cannot be evaluated: {why}")),
+        };
+        unmet_precondition(card, pre)
+    }
+
+    async fn execute(&self, document: &Document, test: &Test, steps: &[Step], record: &mut TestRecord) {
+        let mut scope = Scope {
+            document: document.variables.clone(),
+            ..Scope::default()
+        };
+        let webhook = if test
+            .runner_requirements
+            .contains(&RunnerRequirement::WebhookEndpoint)
+        {
+            match Webhook::start().await {
+                Ok(w) => Some(w),
+                Err(why) => return record.finish(Outcome::Error, Some(Failure::message(why)), None),
+            }
+        } else {
+            None
+        };
+        let concurrent = test
+            .runner_requirements
+            .contains(&RunnerRequirement::ConcurrentStreams);
+        let disconnect = test
+            .runner_requirements
+            .contains(&RunnerRequirement::StreamDisconnect);
+        let mut problem: Option<(String, Problem)> = None;
+        for step in steps {
+            if problem.is_some() {
+                record.steps.push(StepRecord::skipped(step.id()));
+                continue;
+            }
+            if let Some(w) = &webhook {
+                scope.runner.insert("webhook".into(), w.variable());
+            }
+            let started = Instant::now();
+            let result = match step {
+                Step::Server(s) => self.server_step(s, &mut scope, concurrent, disconnect).await,
+                Step::Raw(s) => self.raw_step(s, &mut scope).await,
+                Step::Client(s) => client_step(s, &mut scope),
+                Step::Assertion(s) => {
+                    let named = NamedAssertion::from(&s.assertion);
+                    self.named(&named, &mut scope, webhook.as_ref()).await
+                }
+            };
+            let millis = started.elapsed().as_millis() as u64;
+            match result {
+                Ok(()) => record.steps.push(StepRecord::passed(step.id(), millis)),
+                Err(mut p) => {
+                    p.failure.step_id = Some(step.id().to_string());
+                    record
+                        .steps
+                        .push(StepRecord::not_passed(step.id(), millis, p.outcome, &p.failure));
+                    problem = Some((step.id().to_string(), p));
+                }
+            }
+        }
+        if problem.is_none() {
+            for assertion in &test.assertions {
+                if let Err(p) = self.named(assertion, &mut scope, webhook.as_ref()).await {
+                    problem = Some((String::new(), p));
+                    break;
+                }
+            }
+        }
+        match problem {
+            None => record.finish(Outcome::Pass, None, None),
+            Some((_, p)) => record.finish(p.outcome, Some(*p.failure), None),
+        }
+    }
+
+    // -- server steps ------------------------------------------------------
+
+    async fn server_step(
+        &self,
+        step: &ServerStep,
+        scope: &mut Scope,
+        concurrent: bool,
+        disconnect: bool,
+    ) -> Result<(), Problem> {
+        if let Some(ms) = step.delay_ms {
+            tokio::time::sleep(Duration::from_millis(ms).min(self.timeout)).await;
+        }
+        let mut params = scope
+            .interpolate(&Value::Object(step.params.clone()))
+            .map_err(Problem::fail)?;
+        give_message_id(&mut params);
+        let received = match route(step.operation) {
+            Route::PublicCard => self.unary_repeated(step, scope, None, &params).await?,
+            Route::Method(d) if d.streaming => {
+                let expect = step.expect_stream.as_ref();
+                self.stream_step(d.name, step, scope, &params, expect, concurrent, disconnect)
+                    .await?
+            }
+            Route::Method(d) => self.unary_repeated(step, scope, Some(d.name), &params).await?,
+        };
+        finish_step(&step.id, &step.capture, &received, scope)?;
+        for assertion in &step.assertions {
+            self.named(assertion, scope, None).await?;
+        }
+        Ok(())
+    }
+
+    /// A unary operation, repeated while its `until` does not hold (§9).
+    async fn unary_repeated(
+        &self,
+        step: &ServerStep,
+        scope: &Scope,
+        method: Option<&str>,
+        params: &Value,
+    ) -> Result<Received, Problem> {
+        let Some(repeat) = &step.repeat else {
+            return self.unary(step, scope, method, params).await;
+        };
+        let until = Until::parse(&repeat.until).map_err(Problem::error)?;
+        let attempts = repeat
+            .max_attempts
+            .unwrap_or(DEFAULT_ATTEMPTS)
+            .clamp(1, MAX_ATTEMPTS);
+        let mut last = String::new();
+        for attempt in 1..=attempts {
+            match self.unary(step, scope, method, params).await {
+                Ok(received) if until.holds(&received.root).map_err(Problem::error)? => return Ok(received),
+                Ok(received) => last = show(Some(&received.root)),
+                Err(p) => last = p.failure.message.clone(),
+            }
+            if attempt < attempts {
+                tokio::time::sleep(poll_delay(repeat, attempt).min(self.timeout)).await;
+            }
+        }
+        Err(Problem::fail(format!(
+            "`until: {}` did not hold after {attempts} attempt(s) (§9); last answer: {last}",
+            repeat.until
+        )))
+    }
+
+    async fn unary(
+        &self,
+        step: &ServerStep,
+        scope: &Scope,
+        method: Option<&str>,
+        params: &Value,
+    ) -> Result<Received, Problem> {
+        let reply = match method {
+            Some(name) => self.wire.call(name, params, self.timeout).await,
+            None => self.wire.agent_card(self.timeout).await,
+        }
+        .map_err(Problem::fail)?;
+        let outcome = match method {
+            Some(_) => envelope(&reply.body),
+            None if reply.status == 200 => Ok(reply.body.clone()),
+            None => Err(json!({"httpStatus": reply.status, "body": reply.body})),
+        };
+        judge_unary(
+            step.expect.as_ref(),
+            step.expect_error.as_ref(),
+            scope,
+            &reply,
+            outcome,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn stream_step(
+        &self,
+        method: &str,
+        step: &ServerStep,
+        scope: &Scope,
+        params: &Value,
+        expect: Option<&ExpectStream>,
+        concurrent: bool,
+        disconnect: bool,
+    ) -> Result<Received, Problem> {
+        let wait = expect
+            .and_then(|e| e.timeout_ms)
+            .map(Duration::from_millis)
+            .unwrap_or(self.timeout);
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut stream = match self.wire.open_stream(method, params, deadline).await {
+            Ok(s) => s,
+            Err(reply) => {
+                let outcome = envelope(&reply.body);
+                return judge_unary(
+                    step.expect.as_ref(),
+                    step.expect_error.as_ref(),
+                    scope,
+                    &reply,
+                    outcome,
+                );
+            }
+        };
+        let (status, headers) = (stream.status, stream.headers.clone());
+        let first = match read_event(&mut stream, deadline).await? {
+            Some(event) => event,
+            None => {
+                return Err(Problem::fail(format!(
+                    "{method}: the stream ended without any event"
+                )))
+            }
+        };
+        let mut events = vec![first];
+        let task_id = task_id_of(&events[0]);
+        if disconnect {
+            stream.disconnect();
+            let id = task_id
+                .ok_or_else(|| Problem::fail("the first event names no task to subscribe to again"))?;
+            let mut again = self.subscribe(&id, deadline).await?;
+            events = read_all(&mut again, deadline).await?;
+        } else if concurrent {
+            let id = task_id
+                .ok_or_else(|| Problem::fail("the first event names no task to follow concurrently"))?;
+            let mut second = self.subscribe(&id, deadline).await?;
+            let (rest, other) =
+                tokio::join!(read_all(&mut stream, deadline), read_all(&mut second, deadline));
+            events.extend(rest?);
+            let (mine, theirs) = (updates(&events), updates(&other?));
+            if !mine.ends_with(&theirs) {
+                return Err(Problem::fail(format!(
+                    "a concurrent subscriber saw other updates than the stream (or in another order): {} vs {}",
+                    show(Some(&Value::Array(theirs))),
+                    show(Some(&Value::Array(mine)))
+                )));
+            }
+        } else {
+            events.extend(read_all(&mut stream, deadline).await?);
+        }
+        if let Some(expected) = &step.expect_error {
+            return Err(Problem::fail(format!(
+                "expected {}, got a stream of {} event(s)",
+                wanted_error(expected).1,
+                events.len()
+            )));
+        }
+        if let Some(expect) = &step.expect {
+            check_status(expect, status)?;
+        }
+        if let Some(expect) = expect {
+            let expect = interpolate_stream(expect, scope)?;
+            check_stream(&expect, &events).map_err(|m| Problem::mismatch("", m))?;
+        }
+        Ok(Received {
+            root: Value::Array(events),
+            status,
+            headers,
+        })
+    }
+
+    async fn subscribe(&self, task_id: &str, deadline: tokio::time::Instant) -> Result<Stream, Problem> {
+        let params = json!({"id": task_id});
+        self.wire
+            .open_stream(markers::SubscribeToTask::NAME, &params, deadline)
+            .await
+            .map_err(|reply| {
+                Problem::fail(format!(
+                    "subscribing to task {task_id} again was refused: {}",
+                    show(Some(&reply.body))
+                ))
+            })
+    }
+
+    // -- raw steps -----------------------------------------------------------
+
+    async fn raw_step(&self, step: &RawStep, scope: &mut Scope) -> Result<(), Problem> {
+        let mut raw = step.raw.clone();
+        raw.headers.clear();
+        raw.path = scope.interpolate_str(&step.raw.path).map_err(Problem::fail)?;
+        for (name, value) in &step.raw.headers {
+            raw.headers
+                .insert(name.clone(), scope.interpolate_str(value).map_err(Problem::fail)?);
+        }
+        raw.body = match &step.raw.body {
+            Some(b) => Some(scope.interpolate(b).map_err(Problem::fail)?),
+            None => None,
+        };
+        raw.body_raw = match &step.raw.body_raw {
+            Some(t) => Some(scope.interpolate_str(t).map_err(Problem::fail)?),
+            None => None,
+        };
+        let reply = self.wire.raw(&raw, self.timeout).await.map_err(Problem::fail)?;
+        if let Some(expected) = &step.expect_error {
+            judge_error(expected, scope, &envelope(&reply.body))?;
+        }
+        if let Some(expect) = &step.expect_stream {
+            let events = reply.body.as_array().cloned().ok_or_else(|| {
+                Problem::fail(format!(
+                    "expected an event stream, got {}",
+                    show(Some(&reply.body))
+                ))
+            })?;
+            let expect = interpolate_stream(expect, scope)?;
+            check_stream(&expect, &events).map_err(|m| Problem::mismatch("", m))?;
+        }
+        if let Some(expect) = &step.expect {
+            check_status(expect, reply.status)?;
+            if let Some(body) = &expect.body {
+                let body = interpolate_map(body, scope)?;
+                check_fields(&body, Some(&reply.body), "body").map_err(|m| Problem::mismatch("", m))?;
+            }
+        }
+        let received = Received {
+            root: reply.body,
+            status: reply.status,
+            headers: reply.headers,
+        };
+        finish_step(&step.id, &step.capture, &received, scope)?;
+        for assertion in &step.assertions {
+            self.named(assertion, scope, None).await?;
+        }
+        Ok(())
+    }
+
+    // -- assertions --------------------------------------------------------------
+
+    /// A named (or inline) assertion (§5.5). One on `{{webhook.…}}` waits for
+    /// deliveries: it is evaluated again until it holds or the runner's
+    /// timeout passes.
+    async fn named(
+        &self,
+        assertion: &NamedAssertion,
+        scope: &mut Scope,
+        webhook: Option<&Webhook>,
+    ) -> Result<(), Problem> {
+        let waits = webhook.is_some() && assertion.source.contains("webhook.");
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            if let Some(w) = webhook {
+                scope.runner.insert("webhook".into(), w.variable());
+            }
+            match evaluate_named(assertion, scope) {
+                Err(p) if waits && p.outcome == Outcome::Fail && Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+/// Validates every assertion a test holds before it runs (§12.1).
+fn validate_test(test: &Test, steps: &[Step], draft: bool) -> Result<(), String> {
+    let block = |e: &Option<ExpectBlock>, at: &str| -> Result<(), String> {
+        if let Some(e) = e {
+            if let Some(status) = &e.status {
+                validate(status, &format!("{at}.expect.status"))?;
+            }
+            if let Some(body) = &e.body {
+                validate_fields(body, &format!("{at}.expect.body"))?;
+            }
+        }
+        Ok(())
+    };
+    let error = |e: &Option<ExpectError>, at: &str| -> Result<(), String> {
+        if let Some(e) = e {
+            if !draft && (e.error_type.is_none() || !e.error_types.is_empty()) {
+                return Err(format!("{at}: expect_error needs one error_type (§6.2)"));
+            }
+            if let Some(m) = &e.message {
+                validate(m, &format!("{at}.expect_error.message"))?;
+            }
+            if let Some(d) = &e.details {
+                validate_fields(d, &format!("{at}.expect_error.details"))?;
+            }
+        }
+        Ok(())
+    };
+    for step in steps {
+        let at = format!("step `{}`", step.id());
+        match step {
+            Step::Server(s) => {
+                block(&s.expect, &at)?;
+                error(&s.expect_error, &at)?;
+                if let Some(stream) = &s.expect_stream {
+                    validate_stream(stream, &at)?;
+                    if !matches!(route(s.operation), Route::Method(d) if d.streaming) {
+                        return Err(format!(
+                            "{at}: expect_stream on {:?}, which does not stream (§7)",
+                            s.operation
+                        ));
+                    }
+                }
+                if let Some(r) = &s.repeat {
+                    Until::parse(&r.until).map_err(|e| format!("{at}.repeat.until: {e}"))?;
+                }
+                s.assertions.iter().try_for_each(|a| validate_named(a, &at))?;
+            }
+            Step::Raw(s) => {
+                block(&s.expect, &at)?;
+                error(&s.expect_error, &at)?;
+                match (&s.expect_stream, draft) {
+                    (Some(_), false) => {
+                        return Err(format!(
+                            "{at}: expect_stream is not a member of a raw-step (§4.4)"
+                        ))
+                    }
+                    (Some(stream), true) => validate_stream(stream, &at)?,
+                    (None, _) => {}
+                }
+                s.assertions.iter().try_for_each(|a| validate_named(a, &at))?;
+            }
+            Step::Client(s) => {
+                validate_fields(&s.expect_parsed, &format!("{at}.expect_parsed"))?;
+                s.assertions.iter().try_for_each(|a| validate_named(a, &at))?;
+            }
+            Step::Assertion(s) => validate_named(&NamedAssertion::from(&s.assertion), &at)?,
+        }
+    }
+    test.assertions.iter().try_for_each(|a| validate_named(a, "test"))
+}
+
+fn validate_stream(stream: &ExpectStream, at: &str) -> Result<(), String> {
+    for (i, e) in stream.events.iter().enumerate() {
+        validate_fields(&e.assertions, &format!("{at}.expect_stream.events[{i}]"))?;
+    }
+    for (name, map) in [
+        ("final_event", &stream.final_event),
+        ("each_event", &stream.each_event),
+    ] {
+        if let Some(map) = map {
+            validate_fields(map, &format!("{at}.expect_stream.{name}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn validate_named(a: &NamedAssertion, at: &str) -> Result<(), String> {
+    if a.matches.is_none() && a.any.is_none() && a.all.is_none() && a.none.is_none() {
+        return Err(format!(
+            "{at}: the assertion on `{}` has none of match, any, all, none (§5.5)",
+            a.source
+        ));
+    }
+    if let Some(m) = &a.matches {
+        validate(m, &format!("{at}.match"))?;
+    }
+    for c in [&a.any, &a.all, &a.none].into_iter().flatten() {
+        validate_fields(&c.matches, &format!("{at}.{}", c.path))?;
+    }
+    Ok(())
+}
+
+/// Whether the card meets `pre`; the first unmet condition if not. A
+/// capability required `false` is met by one the card leaves out (not
+/// declaring a capability is not supporting it).
+fn unmet_precondition(card: &Value, pre: &Preconditions) -> Option<String> {
+    let capabilities = card.get("capabilities");
+    for (name, wanted) in &pre.capabilities {
+        let declared = capabilities.and_then(|c| c.get(name));
+        let met = match (wanted, declared) {
+            (Value::Bool(false), None) => true,
+            (_, Some(d)) => check(wanted, Some(d), name).is_ok(),
+            (_, None) => false,
+        };
+        if !met {
+            return Some(format!(
+                "precondition not met: the Agent Card declares capabilities.{name} = {}, the test needs {wanted}",
+                show(declared)
+            ));
+        }
+    }
+    for skill in &pre.skills {
+        let found = card
+            .get("skills")
+            .and_then(Value::as_array)
+            .is_some_and(|skills| {
+                skills
+                    .iter()
+                    .any(|s| s.get("id").and_then(Value::as_str) == Some(&skill.id))
+            });
+        if !found {
+            return Some(format!(
+                "precondition not met: the Agent Card has no skill `{}`",
+                skill.id
+            ));
+        }
+    }
+    for uri in &pre.extensions {
+        let found = capabilities
+            .and_then(|c| c.get("extensions"))
+            .and_then(Value::as_array)
+            .is_some_and(|list| {
+                list.iter()
+                    .any(|e| e.get("uri").and_then(Value::as_str) == Some(uri))
+            });
+        if !found {
+            return Some(format!(
+                "precondition not met: the Agent Card declares no extension {uri}"
+            ));
+        }
+    }
+    None
+}
+
+/// A message without `messageId` gets a fresh one (§4.3, §12.4).
+fn give_message_id(params: &mut Value) {
+    if let Some(message) = params.get_mut("message").and_then(Value::as_object_mut) {
+        message
+            .entry("messageId")
+            .or_insert_with(|| Value::String(uuid::Uuid::new_v4().to_string()));
+    }
+}
+
+fn poll_delay(repeat: &Repeat, attempt: u32) -> Duration {
+    let base = repeat.delay_ms.unwrap_or(DEFAULT_POLL_DELAY_MS);
+    let factor = match repeat.backoff.unwrap_or(Backoff::None) {
+        Backoff::None => 1,
+        Backoff::Linear => u64::from(attempt),
+        Backoff::Exponential => 1u64 << attempt.saturating_sub(1).min(16),
+    };
+    Duration::from_millis(base.saturating_mul(factor))
+}
+
+/// A JSON-RPC response: `Ok(result)` or `Err(error)`; anything else is an
+/// `Err` describing what came back.
+fn envelope(body: &Value) -> Result<Value, Value> {
+    let valid = body.get("jsonrpc") == Some(&json!("2.0"));
+    match (valid, body.get("result"), body.get("error")) {
+        (true, Some(result), None) => Ok(result.clone()),
+        (true, None, Some(error)) => Err(error.clone()),
+        _ => Err(json!({"notAJsonRpcResponse": body})),
+    }
+}
+
+fn describe_error(error: &Value) -> String {
+    match (error.get("code"), error.get("message")) {
+        (Some(code), Some(message)) => format!("{code} {}", show(Some(message))),
+        _ => show(Some(error)),
+    }
+}
+
+fn check_status(expect: &ExpectBlock, status: u16) -> Result<(), Problem> {
+    if let Some(wanted) = &expect.status {
+        check(wanted, Some(&Value::from(status)), "status")
+            .map_err(|m| Problem::mismatch("HTTP status", m))?;
+    }
+    Ok(())
+}
+
+fn interpolate_map(map: &Map<String, Value>, scope: &Scope) -> Result<Map<String, Value>, Problem> {
+    match scope
+        .interpolate(&Value::Object(map.clone()))
+        .map_err(Problem::fail)?
+    {
+        Value::Object(m) => Ok(m),
+        _ => Ok(Map::new()),
+    }
+}
+
+fn interpolate_stream(expect: &ExpectStream, scope: &Scope) -> Result<ExpectStream, Problem> {
+    let opt = |m: &Option<Map<String, Value>>| m.as_ref().map(|m| interpolate_map(m, scope)).transpose();
+    Ok(ExpectStream {
+        min_count: expect.min_count,
+        max_count: expect.max_count,
+        timeout_ms: expect.timeout_ms,
+        ordering: expect.ordering,
+        events: expect
+            .events
+            .iter()
+            .map(|e| {
+                Ok(super::document::EventAssertion {
+                    description: e.description.clone(),
+                    position: e.position,
+                    index: e.index,
+                    assertions: interpolate_map(&e.assertions, scope)?,
+                })
+            })
+            .collect::<Result<_, Problem>>()?,
+        final_event: opt(&expect.final_event)?,
+        each_event: opt(&expect.each_event)?,
+    })
+}
+
+/// Judges a unary answer: `outcome` is the result or the error.
+fn judge_unary(
+    expect: Option<&ExpectBlock>,
+    expect_error: Option<&ExpectError>,
+    scope: &Scope,
+    reply: &Reply,
+    outcome: Result<Value, Value>,
+) -> Result<Received, Problem> {
+    if let Some(expected) = expect_error {
+        judge_error(expected, scope, &outcome)?;
+        return Ok(Received {
+            root: outcome.err().unwrap_or_default(),
+            status: reply.status,
+            headers: reply.headers.clone(),
+        });
+    }
+    let result =
+        outcome.map_err(|e| Problem::fail(format!("expected a result, got error {}", describe_error(&e))))?;
+    if let Some(expect) = expect {
+        check_status(expect, reply.status)?;
+        if let Some(body) = &expect.body {
+            let body = interpolate_map(body, scope)?;
+            check_fields(&body, Some(&result), "").map_err(|m| Problem::mismatch("", m))?;
+        }
+    }
+    Ok(Received {
+        root: result,
+        status: reply.status,
+        headers: reply.headers.clone(),
+    })
+}
+
+/// Judges an expected error (§6.2): its code is one of the abstract error's
+/// registry entries; `message` asserts the message, `details` the entries
+/// of `data` (one of them must satisfy it).
+/// The registry errors an expectation accepts (none listed: any error), and
+/// how to name them.
+fn wanted_error(expected: &ExpectError) -> (Vec<a2a::ErrorKind>, String) {
+    let kinds: Vec<a2a::ErrorKind> = expected
+        .error_type
+        .iter()
+        .chain(&expected.error_types)
+        .flat_map(|t| error_kinds(*t).iter().copied())
+        .collect();
+    let wanted = match kinds.as_slice() {
+        [] => "an error".to_string(),
+        kinds => format!("error {}", describe(kinds)),
+    };
+    (kinds, wanted)
+}
+
+fn judge_error(expected: &ExpectError, scope: &Scope, outcome: &Result<Value, Value>) -> Result<(), Problem> {
+    let (kinds, wanted) = wanted_error(expected);
+    let error = match outcome {
+        Ok(result) => {
+            return Err(Problem::failed(Failure {
+                message: format!("expected {wanted}, got a result"),
+                step_id: None,
+                expected: Some(wanted),
+                actual: Some(show(Some(result))),
+                assertion_path: Some("error.code".into()),
+            }))
+        }
+        Err(e) => e,
+    };
+    let code = error.get("code").and_then(Value::as_i64);
+    let accepted = match kinds.as_slice() {
+        [] => code.is_some(),
+        _ => kinds.iter().any(|k| Some(k.code()) == code),
+    };
+    if !accepted {
+        return Err(Problem::failed(Failure {
+            message: format!("expected {wanted}, got {}", describe_error(error)),
+            step_id: None,
+            expected: Some(wanted),
+            actual: Some(show(error.get("code"))),
+            assertion_path: Some("error.code".into()),
+        }));
+    }
+    if let Some(message) = &expected.message {
+        let message = scope.interpolate(message).map_err(Problem::fail)?;
+        check(&message, error.get("message"), "error.message").map_err(|m| Problem::mismatch("", m))?;
+    }
+    if let Some(details) = &expected.details {
+        let details = interpolate_map(details, scope)?;
+        let data = error.get("data");
+        let entries: Vec<&Value> = match data {
+            Some(Value::Array(items)) => items.iter().collect(),
+            Some(other) => vec![other],
+            None => vec![],
+        };
+        let mut last = None;
+        for (i, entry) in entries.iter().enumerate() {
+            match check_fields(&details, Some(entry), &format!("error.data[{i}]")) {
+                Ok(()) => return Ok(()),
+                Err(m) => last = Some(m),
+            }
+        }
+        let m = last.unwrap_or(Mismatch {
+            path: "error.data".into(),
+            message: "error.data: the error carries no details".into(),
+            expected: show(Some(&Value::Object(details.clone()))),
+            actual: show(data),
+        });
+        return Err(Problem::mismatch("no error detail matches", m));
+    }
+    Ok(())
+}
+
+/// Captures (§8.2) and what the step received, for later references.
+fn finish_step(
+    id: &str,
+    capture: &std::collections::BTreeMap<String, String>,
+    received: &Received,
+    scope: &mut Scope,
+) -> Result<(), Problem> {
+    scope.set(id, "response", received.root.clone());
+    scope.set(id, "status", Value::from(received.status));
+    scope.set(id, "headers", Value::Object(received.headers.clone()));
+    for (name, path) in capture {
+        let value = lookup(&received.root, path)
+            .map_err(Problem::error)?
+            .ok_or_else(|| {
+                Problem::fail(format!(
+                    "capture `{name}`: `{path}` is absent from the response (§8.2)"
+                ))
+            })?;
+        scope.set(id, name, value);
+    }
+    Ok(())
+}
+
+async fn read_event(stream: &mut Stream, deadline: tokio::time::Instant) -> Result<Option<Value>, Problem> {
+    match stream.next(deadline).await {
+        Next::Event(envelope_value) => match envelope(&envelope_value) {
+            Ok(result) => Ok(Some(result)),
+            Err(error) => Err(Problem::fail(format!(
+                "the stream ended with error {}",
+                describe_error(&error)
+            ))),
+        },
+        Next::End => Ok(None),
+        Next::Timeout => Err(Problem::fail(
+            "the stream did not end before its deadline (timeout_ms or --timeout)",
+        )),
+        Next::Broken(why) => Err(Problem::fail(why)),
+    }
+}
+
+async fn read_all(stream: &mut Stream, deadline: tokio::time::Instant) -> Result<Vec<Value>, Problem> {
+    let mut events = Vec::new();
+    while let Some(event) = read_event(stream, deadline).await.map_err(|p| Problem {
+        failure: Box::new(Failure::message(format!(
+            "after {} event(s): {}",
+            events.len(),
+            p.failure.message
+        ))),
+        ..p
+    })? {
+        events.push(event);
+    }
+    Ok(events)
+}
+
+/// The task an event belongs to (a Task's `id`, an update's `taskId`).
+fn task_id_of(event: &Value) -> Option<String> {
+    let v = super::stream::view(event);
+    v.get("task")
+        .and_then(|t| t.get("id"))
+        .or_else(|| v.get("taskId"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// A client step (§10): the canonical payload decoded with the contract's
+/// generated types for the operation, and the parsed value asserted.
+fn client_step(step: &ClientStep, scope: &mut Scope) -> Result<(), Problem> {
+    let payload = scope
+        .interpolate(&step.client_response.wire_payload)
+        .map_err(Problem::fail)?;
+    let operation = step.client_response.operation;
+    let d = decoder(operation).ok_or_else(|| Problem::error(format!("no decoder for {operation:?}")))?;
+    let parsed = match envelope(&payload) {
+        Ok(result) => (d.roundtrip_result)(result)
+            .map_err(|e| Problem::fail(format!("the client cannot parse the {} result: {e}", d.name)))?,
+        // An error response is surfaced as `{error: …}`, the error decoded.
+        Err(error) if payload.get("jsonrpc").is_some() => {
+            let decoded = serde_json::from_value::<a2a::Error>(error.clone())
+                .map_err(|e| Problem::fail(format!("the client cannot parse the error: {e}")))?;
+            let value = serde_json::to_value(decoded).map_err(|e| Problem::error(e.to_string()))?;
+            json!({ "error": value })
+        }
+        // A payload without an envelope (an Agent Card document) is the object itself.
+        Err(_) => (d.roundtrip_result)(payload.clone())
+            .map_err(|e| Problem::fail(format!("the client cannot parse the {} payload: {e}", d.name)))?,
+    };
+    let expected = interpolate_map(&step.expect_parsed, scope)?;
+    check_fields(&expected, Some(&parsed), "").map_err(|m| Problem::mismatch("", m))?;
+    scope.set(&step.id, "response", parsed);
+    for assertion in &step.assertions {
+        evaluate_named(assertion, scope)?;
+    }
+    Ok(())
+}
+
+fn evaluate_named(a: &NamedAssertion, scope: &Scope) -> Result<(), Problem> {
+    let source = scope
+        .interpolate(&Value::String(a.source.clone()))
+        .map_err(Problem::fail)?;
+    let (target, base) = match &a.path {
+        Some(path) => (lookup(&source, path).map_err(Problem::error)?, path.clone()),
+        None => (Some(source), String::new()),
+    };
+    let label =
+        a.id.clone()
+            .or_else(|| a.description.clone())
+            .unwrap_or_else(|| a.source.clone());
+    if let Some(m) = &a.matches {
+        let m = scope.interpolate(m).map_err(Problem::fail)?;
+        check(&m, target.as_ref(), &base).map_err(|m| Problem::mismatch(&format!("assertion {label}"), m))?;
+    }
+    let Some(target) = target else {
+        if a.any.is_some() || a.all.is_some() {
+            return Err(Problem::fail(format!(
+                "assertion {label}: `{}` is absent",
+                a.source
+            )));
+        }
+        return Ok(());
+    };
+    for (kind, c) in [("any", &a.any), ("all", &a.all), ("none", &a.none)] {
+        let Some(c) = c else { continue };
+        let matches = interpolate_map(&c.matches, scope)?;
+        let elements = select(&target, &c.path).map_err(Problem::error)?;
+        let results: Vec<Result<(), Mismatch>> = elements
+            .iter()
+            .map(|(at, v)| check_fields(&matches, Some(v), at))
+            .collect();
+        let passing = results.iter().filter(|r| r.is_ok()).count();
+        let holds = match kind {
+            "any" => passing > 0,
+            "all" => passing == results.len(),
+            _ => passing == 0,
+        };
+        if !holds {
+            let wanted = show(Some(&Value::Object(matches.clone())));
+            let detail = results.iter().find_map(|r| r.clone().err()).map(|m| m.message);
+            return Err(Problem::failed(Failure {
+                message: format!(
+                    "assertion {label}: {kind} of `{}` ({} element(s)) fails to match{}",
+                    c.path,
+                    elements.len(),
+                    detail.map(|d| format!(" (e.g. {d})")).unwrap_or_default()
+                ),
+                step_id: None,
+                expected: Some(format!("{kind} element matches {wanted}")),
+                actual: Some(show(Some(&Value::Array(
+                    elements.into_iter().map(|(_, v)| v).collect(),
+                )))),
+                assertion_path: Some(c.path.clone()),
+            }));
+        }
+    }
+    Ok(())
+}
