@@ -10,6 +10,7 @@ pub mod model;
 mod postpass;
 pub mod preprocess;
 pub mod registry;
+pub mod routes;
 mod types;
 mod variants;
 

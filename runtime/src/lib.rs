@@ -14,6 +14,7 @@
 //! - [`method`]: method descriptors, the method trait, params decoding;
 //! - [`dispatch`]: outcomes, event streams and the JSON-level dispatcher trait;
 //! - [`client`]: the transport trait and typed calls over it;
+//! - [`rest`]: the HTTP+JSON routes, their matching and rendering, the Status error body;
 //! - [`envelope`]: the JSON-RPC 2.0 request, response and notification objects;
 //! - [`bundle`]: the rule that bundles the schema files and resolves references.
 //!
@@ -28,6 +29,7 @@ pub mod envelope;
 pub mod error;
 pub mod method;
 pub mod protojson;
+pub mod rest;
 
 pub use access::authorize;
 pub use client::{CallError, ClientStream, RawEventStream, Transport};
@@ -36,6 +38,7 @@ pub use dispatch::{to_raw, BoxFuture, Dispatch, Event, EventStream, MapStream, O
 pub use envelope::{JsonRpcVersion, Notification, Request, RequestId, Response, JSONRPC_VERSION};
 pub use error::{Error, ErrorRegistry, BAD_REQUEST_TYPE, ERROR_INFO_TYPE};
 pub use method::{decode_params, Access, ContractFacts, Method, MethodDescriptor};
+pub use rest::{HttpRoute, QueryField, QueryKind};
 pub use protojson::{
     declared, exactly_one_content, proto_int, proto_int_opt, roundtrip, ConversionError, OneOfContent,
     ProtoEnumRepr,
