@@ -237,7 +237,10 @@ fn transport_attempt(error: &reqwest::Error) -> Attempt {
 /// The error a `google.rpc.Status` body (HTTP+JSON) stands for, if it is one.
 fn status_body_error(value: &Value) -> Option<CallError> {
     value.get("error")?.get("code")?;
-    Some(CallError::Rpc(error_from_status_body(value, ErrorKind::InternalError)))
+    Some(CallError::Rpc(error_from_status_body(
+        value,
+        ErrorKind::InternalError,
+    )))
 }
 
 /// The error an HTTP status stands for: the error its body carries in the
@@ -308,16 +311,23 @@ impl Inner {
                 "`{method}`: the params lack a field its HTTP+JSON route takes from the path"
             )))
         })?;
-        let mut url = format!("{}{}", self.endpoint.as_str().trim_end_matches('/'), rendered.path);
+        let mut url = format!(
+            "{}{}",
+            self.endpoint.as_str().trim_end_matches('/'),
+            rendered.path
+        );
         if !rendered.query.is_empty() {
             url.push('?');
             url.push_str(&rendered.query);
         }
-        let url = reqwest::Url::parse(&url).map_err(|e| Attempt::from(CallError::Transport(format!("{url}: {e}"))))?;
+        let url = reqwest::Url::parse(&url)
+            .map_err(|e| Attempt::from(CallError::Transport(format!("{url}: {e}"))))?;
         let verb = reqwest::Method::from_bytes(rendered.verb.as_bytes()).map_err(|_| no_route())?;
         let request = self.http.request(verb, url);
         Ok(match rendered.body {
-            Some(body) => request.header(CONTENT_TYPE, "application/json").body(body.to_string()),
+            Some(body) => request
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.to_string()),
             None => request,
         })
     }
@@ -365,7 +375,9 @@ impl Inner {
         params: &Value,
         last_event_id: Option<u64>,
     ) -> Result<Opened, Attempt> {
-        let send = self.request(method, params, "text/event-stream", last_event_id)?.send();
+        let send = self
+            .request(method, params, "text/event-stream", last_event_id)?
+            .send();
         let response = match tokio::time::timeout(self.config.timeout, send).await {
             Err(_) => {
                 return Err(Attempt {

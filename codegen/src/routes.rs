@@ -110,7 +110,7 @@ pub fn resolve(
         };
         let mut paths = vec![def.path.clone()];
         if let Some(prefix) = &section.tenant_prefix {
-            let fields = path_fields(prefix).map_err(|e| at(e))?;
+            let fields = path_fields(prefix).map_err(&at)?;
             if fields.iter().all(|f| properties.contains_key(f)) {
                 paths.push(format!("{prefix}{}", def.path));
             }
@@ -119,9 +119,11 @@ pub fn resolve(
             if !path.starts_with('/') {
                 return Err(at(format!("path `{path}` must start with `/`")));
             }
-            let fields = path_fields(&path).map_err(|e| at(e))?;
+            let fields = path_fields(&path).map_err(&at)?;
             if let Some(unknown) = fields.iter().find(|f| !properties.contains_key(*f)) {
-                return Err(at(format!("path field `{unknown}` is not a property of `{params}`")));
+                return Err(at(format!(
+                    "path field `{unknown}` is not a property of `{params}`"
+                )));
             }
             let mut query = Vec::new();
             if !body {
@@ -129,8 +131,11 @@ pub fn resolve(
                     if fields.contains(field) {
                         continue;
                     }
-                    let kind = query_kind(schema, definitions)
-                        .ok_or_else(|| at(format!("`{field}` cannot travel in a query: give the route a body")))?;
+                    let kind = query_kind(schema, definitions).ok_or_else(|| {
+                        at(format!(
+                            "`{field}` cannot travel in a query: give the route a body"
+                        ))
+                    })?;
                     query.push((field.clone(), kind));
                 }
             }
@@ -216,8 +221,16 @@ mod tests {
 
     #[test]
     fn a_get_route_takes_the_other_scalar_fields_from_the_query_and_is_also_served_under_the_tenant() {
-        let routes = resolve("t.json", &tenant_section(), "GetThing", &[route("GET", "/things/{id}", false)], "GetThing", &definitions(), true)
-            .expect("resolves");
+        let routes = resolve(
+            "t.json",
+            &tenant_section(),
+            "GetThing",
+            &[route("GET", "/things/{id}", false)],
+            "GetThing",
+            &definitions(),
+            true,
+        )
+        .expect("resolves");
         assert_eq!(routes.len(), 2);
         assert_eq!(routes[0].path, "/things/{id}");
         assert_eq!(
@@ -235,15 +248,34 @@ mod tests {
 
     #[test]
     fn an_object_field_cannot_travel_in_a_query() {
-        let error = resolve("t.json", &HttpSection::default(), "PutThing", &[route("GET", "/things", false)], "PutThing", &definitions(), true)
-            .expect_err("an object in a query is refused");
-        assert!(error.to_string().contains("`thing` cannot travel in a query"), "{error}");
+        let error = resolve(
+            "t.json",
+            &HttpSection::default(),
+            "PutThing",
+            &[route("GET", "/things", false)],
+            "PutThing",
+            &definitions(),
+            true,
+        )
+        .expect_err("an object in a query is refused");
+        assert!(
+            error.to_string().contains("`thing` cannot travel in a query"),
+            "{error}"
+        );
     }
 
     #[test]
     fn a_path_field_must_be_a_params_property() {
-        let error = resolve("t.json", &HttpSection::default(), "GetThing", &[route("GET", "/things/{nope}", false)], "GetThing", &definitions(), true)
-            .expect_err("unknown path field");
+        let error = resolve(
+            "t.json",
+            &HttpSection::default(),
+            "GetThing",
+            &[route("GET", "/things/{nope}", false)],
+            "GetThing",
+            &definitions(),
+            true,
+        )
+        .expect_err("unknown path field");
         assert!(error.to_string().contains("path field `nope`"), "{error}");
     }
 
@@ -253,7 +285,16 @@ mod tests {
             method_route: Some(route("POST", "/{method}", true)),
             ..HttpSection::default()
         };
-        let routes = resolve("t.json", &section, "_x/thing/put", &[], "PutThing", &definitions(), true).expect("resolves");
+        let routes = resolve(
+            "t.json",
+            &section,
+            "_x/thing/put",
+            &[],
+            "PutThing",
+            &definitions(),
+            true,
+        )
+        .expect("resolves");
         assert_eq!(
             routes,
             vec![Route {
@@ -271,6 +312,9 @@ mod tests {
             method_route: Some(route("POST", "/{method}", true)),
             ..HttpSection::default()
         };
-        assert_eq!(resolve("t.json", &section, "x", &[], "PutThing", &definitions(), false).expect("resolves"), Vec::new());
+        assert_eq!(
+            resolve("t.json", &section, "x", &[], "PutThing", &definitions(), false).expect("resolves"),
+            Vec::new()
+        );
     }
 }

@@ -38,8 +38,8 @@ pub use dispatch::{to_raw, BoxFuture, Dispatch, Event, EventStream, MapStream, O
 pub use envelope::{JsonRpcVersion, Notification, Request, RequestId, Response, JSONRPC_VERSION};
 pub use error::{Error, ErrorRegistry, BAD_REQUEST_TYPE, ERROR_INFO_TYPE};
 pub use method::{decode_params, Access, ContractFacts, Method, MethodDescriptor};
-pub use rest::{HttpRoute, QueryField, QueryKind};
 pub use protojson::{
     declared, exactly_one_content, proto_int, proto_int_opt, roundtrip, ConversionError, OneOfContent,
     ProtoEnumRepr,
 };
+pub use rest::{HttpRoute, QueryField, QueryKind};

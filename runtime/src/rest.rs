@@ -151,7 +151,9 @@ impl HttpRoute {
                 match rest.get(field.name) {
                     None | Some(Value::Null) => {}
                     Some(Value::String(s)) => query.push(format!("{}={}", field.name, percent_encode(s))),
-                    Some(other) => query.push(format!("{}={}", field.name, percent_encode(&other.to_string()))),
+                    Some(other) => {
+                        query.push(format!("{}={}", field.name, percent_encode(&other.to_string())))
+                    }
                 }
             }
         }
@@ -184,7 +186,10 @@ pub fn find_route<C: ContractFacts + 'static>(
                 }
                 continue;
             }
-            if best.as_ref().is_none_or(|b| route.specificity() > b.route.specificity()) {
+            if best
+                .as_ref()
+                .is_none_or(|b| route.specificity() > b.route.specificity())
+            {
                 best = Some(RouteMatch {
                     method,
                     route,
@@ -202,13 +207,19 @@ pub fn find_route<C: ContractFacts + 'static>(
 
 /// The request of a call of `method` with `params`: on the route that carries
 /// the most of the params in its path (a tenant given goes in the path).
-pub fn render_call<C: ContractFacts>(method: &MethodDescriptor<C>, params: &Map<String, Value>) -> Option<RenderedRequest> {
+pub fn render_call<C: ContractFacts>(
+    method: &MethodDescriptor<C>,
+    params: &Map<String, Value>,
+) -> Option<RenderedRequest> {
     method
         .http
         .iter()
         .filter_map(|route| route.render(params).map(|r| (route, r)))
         .min_by_key(|(route, _)| {
-            let fields = segments(route.path).iter().filter(|s| split_placeholder(s).is_some()).count();
+            let fields = segments(route.path)
+                .iter()
+                .filter(|s| split_placeholder(s).is_some())
+                .count();
             std::cmp::Reverse(fields)
         })
         .map(|(_, rendered)| rendered)
@@ -240,7 +251,11 @@ pub fn status_body<K: ErrorRegistry>(error: &Error) -> (u16, Value) {
 /// names none), its message and details are the body's.
 pub fn error_from_status_body<K: ErrorRegistry>(body: &Value, fallback: K) -> Error {
     let status = body.get("error").unwrap_or(body);
-    let details = status.get("details").and_then(Value::as_array).cloned().unwrap_or_default();
+    let details = status
+        .get("details")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let kind = details
         .iter()
         .find(|d| d.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE))
@@ -314,12 +329,31 @@ mod tests {
     use super::*;
 
     const QUERY: &[QueryField] = &[
-        QueryField { name: "historyLength", kind: QueryKind::Integer },
-        QueryField { name: "includeArtifacts", kind: QueryKind::Boolean },
-        QueryField { name: "contextId", kind: QueryKind::String },
+        QueryField {
+            name: "historyLength",
+            kind: QueryKind::Integer,
+        },
+        QueryField {
+            name: "includeArtifacts",
+            kind: QueryKind::Boolean,
+        },
+        QueryField {
+            name: "contextId",
+            kind: QueryKind::String,
+        },
     ];
-    const GET: HttpRoute = HttpRoute { verb: "GET", path: "/tasks/{id}", body: false, query: QUERY };
-    const CANCEL: HttpRoute = HttpRoute { verb: "POST", path: "/tasks/{id}:cancel", body: true, query: &[] };
+    const GET: HttpRoute = HttpRoute {
+        verb: "GET",
+        path: "/tasks/{id}",
+        body: false,
+        query: QUERY,
+    };
+    const CANCEL: HttpRoute = HttpRoute {
+        verb: "POST",
+        path: "/tasks/{id}:cancel",
+        body: true,
+        query: &[],
+    };
     const TENANT_CONFIG: HttpRoute = HttpRoute {
         verb: "GET",
         path: "/{tenant}/tasks/{taskId}/pushNotificationConfigs/{id}",
@@ -333,16 +367,32 @@ mod tests {
 
     #[test]
     fn a_path_matches_its_template_and_yields_the_decoded_fields() {
-        assert_eq!(GET.match_path("/tasks/a%20b"), Some(vec![("id", "a b".to_string())]));
-        assert_eq!(GET.match_path("/tasks/abc/"), Some(vec![("id", "abc".to_string())]));
+        assert_eq!(
+            GET.match_path("/tasks/a%20b"),
+            Some(vec![("id", "a b".to_string())])
+        );
+        assert_eq!(
+            GET.match_path("/tasks/abc/"),
+            Some(vec![("id", "abc".to_string())])
+        );
         assert_eq!(GET.match_path("/tasks"), None);
         assert_eq!(GET.match_path("/tasks/a/b"), None);
-        assert_eq!(CANCEL.match_path("/tasks/t-1:cancel"), Some(vec![("id", "t-1".to_string())]));
-        assert_eq!(CANCEL.match_path("/tasks/t-1%3Acancel"), Some(vec![("id", "t-1".to_string())]));
+        assert_eq!(
+            CANCEL.match_path("/tasks/t-1:cancel"),
+            Some(vec![("id", "t-1".to_string())])
+        );
+        assert_eq!(
+            CANCEL.match_path("/tasks/t-1%3Acancel"),
+            Some(vec![("id", "t-1".to_string())])
+        );
         assert_eq!(CANCEL.match_path("/tasks/:cancel"), None);
         assert_eq!(
             TENANT_CONFIG.match_path("/acme/tasks/t/pushNotificationConfigs/c"),
-            Some(vec![("tenant", "acme".into()), ("taskId", "t".into()), ("id", "c".into())])
+            Some(vec![
+                ("tenant", "acme".into()),
+                ("taskId", "t".into()),
+                ("id", "c".into())
+            ])
         );
     }
 
@@ -356,8 +406,14 @@ mod tests {
     #[test]
     fn the_query_gives_typed_values_and_leaves_bad_numbers_as_text() {
         let mut params = Map::new();
-        GET.read_query("historyLength=3&includeArtifacts=true&contextId=c+1%2F2&other=x", &mut params);
-        assert_eq!(Value::Object(params), json!({"historyLength": 3, "includeArtifacts": true, "contextId": "c 1/2"}));
+        GET.read_query(
+            "historyLength=3&includeArtifacts=true&contextId=c+1%2F2&other=x",
+            &mut params,
+        );
+        assert_eq!(
+            Value::Object(params),
+            json!({"historyLength": 3, "includeArtifacts": true, "contextId": "c 1/2"})
+        );
         let mut params = Map::new();
         GET.read_query("historyLength=three", &mut params);
         assert_eq!(Value::Object(params), json!({"historyLength": "three"}));
@@ -372,9 +428,16 @@ mod tests {
 
     #[test]
     fn a_call_renders_into_path_query_and_body() {
-        let get = GET.render(&object(json!({"id": "a/b", "historyLength": 2}))).expect("renders");
-        assert_eq!((get.path.as_str(), get.query.as_str(), get.body), ("/tasks/a%2Fb", "historyLength=2", None));
-        let cancel = CANCEL.render(&object(json!({"id": "t", "metadata": {"k": 1}}))).expect("renders");
+        let get = GET
+            .render(&object(json!({"id": "a/b", "historyLength": 2})))
+            .expect("renders");
+        assert_eq!(
+            (get.path.as_str(), get.query.as_str(), get.body),
+            ("/tasks/a%2Fb", "historyLength=2", None)
+        );
+        let cancel = CANCEL
+            .render(&object(json!({"id": "t", "metadata": {"k": 1}})))
+            .expect("renders");
         assert_eq!(cancel.path, "/tasks/t:cancel");
         assert_eq!(cancel.body, Some(json!({"metadata": {"k": 1}})));
         assert_eq!(GET.render(&object(json!({"historyLength": 2}))), None);

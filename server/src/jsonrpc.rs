@@ -52,7 +52,8 @@ pub(crate) fn parse_json(bytes: &[u8], max_depth: usize) -> Result<Value, Error>
         )
         .with_metadata("limit", max_depth.to_string()));
     }
-    serde_json::from_slice(bytes).map_err(|e| Error::new(BASE.parse_error(), format!("Invalid JSON payload: {e}")))
+    serde_json::from_slice(bytes)
+        .map_err(|e| Error::new(BASE.parse_error(), format!("Invalid JSON payload: {e}")))
 }
 
 /// Validates a parsed message as a single JSON-RPC 2.0 request.

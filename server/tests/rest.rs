@@ -12,10 +12,16 @@ use server::{CredentialConfig, PrincipalConfig, Secret};
 /// Sends `verb path` with `A2A-Version: 1.0`, a JSON body when given, and
 /// the extra headers.
 fn request(verb: &str, path: &str, body: Option<&Value>, extra: &[(&str, &str)]) -> Vec<u8> {
-    let body = body.map(|b| serde_json::to_vec(b).expect("encode")).unwrap_or_default();
-    let mut head = format!("{verb} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nA2A-Version: 1.0\r\n");
+    let body = body
+        .map(|b| serde_json::to_vec(b).expect("encode"))
+        .unwrap_or_default();
+    let mut head =
+        format!("{verb} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nA2A-Version: 1.0\r\n");
     if !body.is_empty() {
-        head.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
+        head.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
     }
     for (k, v) in extra {
         head.push_str(&format!("{k}: {v}\r\n"));
@@ -27,7 +33,10 @@ fn request(verb: &str, path: &str, body: Option<&Value>, extra: &[(&str, &str)])
 }
 
 async fn call(server: &RunningServer, verb: &str, path: &str, body: Option<&Value>) -> HttpResponse {
-    send_raw(server.addr, &request(verb, path, body, &[])).await.into_full().await
+    send_raw(server.addr, &request(verb, path, body, &[]))
+        .await
+        .into_full()
+        .await
 }
 
 async fn start() -> RunningServer {
@@ -40,7 +49,10 @@ fn status_of(body: &Value) -> (i64, String, String, String) {
     let error = &body["error"];
     let info = error["details"]
         .as_array()
-        .and_then(|d| d.iter().find(|d| d["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"))
+        .and_then(|d| {
+            d.iter()
+                .find(|d| d["@type"] == "type.googleapis.com/google.rpc.ErrorInfo")
+        })
         .cloned()
         .unwrap_or(Value::Null);
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
@@ -97,7 +109,12 @@ async fn a_missing_task_is_404_with_a_status_body_carrying_error_info() {
     assert_eq!(response.header("content-type"), Some("application/json"));
     assert_eq!(
         status_of(&response.json()),
-        (404, "NOT_FOUND".into(), "TASK_NOT_FOUND".into(), "a2a-protocol.org".into())
+        (
+            404,
+            "NOT_FOUND".into(),
+            "TASK_NOT_FOUND".into(),
+            "a2a-protocol.org".into()
+        )
     );
     server.stop().await;
 }
@@ -121,7 +138,12 @@ async fn invalid_params_are_400_with_the_field_violation() {
     let body = response.json();
     assert_eq!(
         status_of(&body),
-        (400, "INVALID_ARGUMENT".into(), "INVALID_PARAMS".into(), "a2a-protocol.org".into())
+        (
+            400,
+            "INVALID_ARGUMENT".into(),
+            "INVALID_PARAMS".into(),
+            "a2a-protocol.org".into()
+        )
     );
     let violations = body["error"]["details"][1].clone();
     assert_eq!(violations["@type"], "type.googleapis.com/google.rpc.BadRequest");
@@ -132,14 +154,21 @@ async fn invalid_params_are_400_with_the_field_violation() {
 async fn a_stream_is_sse_of_bare_events_with_their_sequence_ids() {
     let server = start().await;
     let body = json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}});
-    let mut response = send_raw(server.addr, &request("POST", "/rest/message:stream", Some(&body), &[])).await;
+    let mut response = send_raw(
+        server.addr,
+        &request("POST", "/rest/message:stream", Some(&body), &[]),
+    )
+    .await;
     assert_eq!(response.status, 200);
     assert_eq!(response.header("content-type"), Some("text/event-stream"));
     let events = response.all_events().await;
     let ids: Vec<Option<String>> = events.iter().map(|(id, _)| id.clone()).collect();
     assert_eq!(ids, vec![Some("10".into()), Some("11".into()), Some("12".into())]);
     assert_eq!(events[0].1["statusUpdate"]["metadata"]["n"], 10);
-    assert!(events[0].1.get("jsonrpc").is_none(), "REST events are not JSON-RPC responses");
+    assert!(
+        events[0].1.get("jsonrpc").is_none(),
+        "REST events are not JSON-RPC responses"
+    );
     server.stop().await;
 }
 
@@ -149,11 +178,21 @@ async fn a_subscription_resumes_after_the_last_event_id_on_both_verbs() {
     for verb in ["POST", "GET"] {
         let mut response = send_raw(
             server.addr,
-            &request(verb, "/rest/tasks/resume:subscribe", None, &[("Last-Event-ID", "5")]),
+            &request(
+                verb,
+                "/rest/tasks/resume:subscribe",
+                None,
+                &[("Last-Event-ID", "5")],
+            ),
         )
         .await;
         assert_eq!(response.status, 200, "{verb}");
-        let ids: Vec<Option<String>> = response.all_events().await.into_iter().map(|(id, _)| id).collect();
+        let ids: Vec<Option<String>> = response
+            .all_events()
+            .await
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
         assert_eq!(ids, vec![Some("6".into()), Some("7".into())], "{verb}");
     }
     server.stop().await;
@@ -162,14 +201,23 @@ async fn a_subscription_resumes_after_the_last_event_id_on_both_verbs() {
 #[tokio::test]
 async fn an_error_inside_a_stream_is_its_last_event_as_a_status_body() {
     let server = start().await;
-    let mut response = send_raw(server.addr, &request("POST", "/rest/tasks/failing:subscribe", None, &[])).await;
+    let mut response = send_raw(
+        server.addr,
+        &request("POST", "/rest/tasks/failing:subscribe", None, &[]),
+    )
+    .await;
     let events = response.all_events().await;
     assert_eq!(events.len(), 2);
     let (id, last) = &events[1];
     assert_eq!(id, &None);
     assert_eq!(
         status_of(last),
-        (500, "INTERNAL".into(), "INTERNAL_ERROR".into(), "a2a-protocol.org".into())
+        (
+            500,
+            "INTERNAL".into(),
+            "INTERNAL_ERROR".into(),
+            "a2a-protocol.org".into()
+        )
     );
     server.stop().await;
 }
@@ -180,11 +228,22 @@ async fn extension_methods_are_a_post_at_their_wire_name() {
     let response = call(&server, "POST", "/rest/_cleveragents/plan/list", Some(&json!({}))).await;
     assert_eq!(response.status, 200);
     assert_eq!(response.json(), example_result("_cleveragents/plan/list"));
-    let unimplemented = call(&server, "POST", "/rest/_cleveragents/sync/status", Some(&json!({}))).await;
+    let unimplemented = call(
+        &server,
+        "POST",
+        "/rest/_cleveragents/sync/status",
+        Some(&json!({})),
+    )
+    .await;
     assert_eq!(unimplemented.status, 404);
     assert_eq!(
         status_of(&unimplemented.json()),
-        (404, "UNIMPLEMENTED".into(), "METHOD_NOT_FOUND".into(), "urn:cleveragents:extensions:v1".into())
+        (
+            404,
+            "UNIMPLEMENTED".into(),
+            "METHOD_NOT_FOUND".into(),
+            "urn:cleveragents:extensions:v1".into()
+        )
     );
     server.stop().await;
 }
@@ -232,7 +291,12 @@ async fn an_unsupported_version_is_400_version_not_supported() {
     assert_eq!(response.status, 400);
     assert_eq!(
         status_of(&response.json()),
-        (400, "FAILED_PRECONDITION".into(), "VERSION_NOT_SUPPORTED".into(), "a2a-protocol.org".into())
+        (
+            400,
+            "FAILED_PRECONDITION".into(),
+            "VERSION_NOT_SUPPORTED".into(),
+            "a2a-protocol.org".into()
+        )
     );
     server.stop().await;
 }
@@ -256,13 +320,21 @@ async fn an_unauthenticated_caller_gets_401_with_a_challenge() {
     assert!(response.header("www-authenticate").is_some());
     assert_eq!(
         status_of(&response.json()),
-        (401, "UNAUTHENTICATED".into(), "AUTH_REQUIRED".into(), "urn:cleveragents:extensions:v1".into())
+        (
+            401,
+            "UNAUTHENTICATED".into(),
+            "AUTH_REQUIRED".into(),
+            "urn:cleveragents:extensions:v1".into()
+        )
     );
     let header = server_api_key_header();
-    let allowed = send_raw(server.addr, &request("GET", "/rest/tasks/t-1", None, &[(&header, "key-alice")]))
-        .await
-        .into_full()
-        .await;
+    let allowed = send_raw(
+        server.addr,
+        &request("GET", "/rest/tasks/t-1", None, &[(&header, "key-alice")]),
+    )
+    .await
+    .into_full()
+    .await;
     assert_eq!(allowed.status, 200);
     assert_eq!(allowed.json()["metadata"]["principal"], "alice");
     server.stop().await;

@@ -139,7 +139,10 @@ pub fn rest_client_typed_calls_streams_and_errors() {
             .plan_list(typed(&ex["_cleveragents/plan/list"].params))
             .await
             .expect("plans");
-        assert_eq!(serde_json::to_value(plans).ok(), ex["_cleveragents/plan/list"].result);
+        assert_eq!(
+            serde_json::to_value(plans).ok(),
+            ex["_cleveragents/plan/list"].result
+        );
         let events: Vec<Value> = client
             .send_streaming_message(typed(&ex["SendStreamingMessage"].params))
             .await
@@ -154,7 +157,10 @@ pub fn rest_client_typed_calls_streams_and_errors() {
         match client.get_task(typed(&missing)).await {
             Err(CallError::Rpc(e)) => {
                 assert_eq!(e.kind(), Some(ErrorKind::TaskNotFound));
-                assert_eq!((e.code, e.message.as_str()), (-32001, "No such thing as `missing`\nhere"));
+                assert_eq!(
+                    (e.code, e.message.as_str()),
+                    (-32001, "No such thing as `missing`\nhere")
+                );
             }
             other => panic!("expected task-not-found, got {other:?}"),
         }

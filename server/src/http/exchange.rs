@@ -262,7 +262,12 @@ impl HttpState {
 
     /// The SSE answer of a streaming call; the body holds the stream slot until
     /// the stream ends.
-    pub(super) fn sse_answer(&self, framing: Framing, events: EventStream<RawJson>, slot: Option<StreamSlot>) -> Answer {
+    pub(super) fn sse_answer(
+        &self,
+        framing: Framing,
+        events: EventStream<RawJson>,
+        slot: Option<StreamSlot>,
+    ) -> Answer {
         Answer::sse(ResponseBody::Sse(Box::new(SseBody::new(
             framing,
             events,

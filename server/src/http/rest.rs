@@ -46,7 +46,11 @@ impl HttpState {
             RouteLookup::WrongVerb(verbs) => {
                 let error = Error::new(
                     ErrorKind::MethodNotFound,
-                    format!("`{} {path}` is not a route; the path takes {}", parts.method, verbs.join(", ")),
+                    format!(
+                        "`{} {path}` is not a route; the path takes {}",
+                        parts.method,
+                        verbs.join(", ")
+                    ),
                 );
                 let mut answer = error_answer(&error, Some(StatusCode::METHOD_NOT_ALLOWED));
                 if let Ok(allow) = HeaderValue::from_str(&verbs.join(", ")) {
@@ -55,7 +59,10 @@ impl HttpState {
                 return answer;
             }
             RouteLookup::NotFound => {
-                let error = Error::new(ErrorKind::MethodNotFound, format!("No route `{} {path}`", parts.method));
+                let error = Error::new(
+                    ErrorKind::MethodNotFound,
+                    format!("No route `{} {path}`", parts.method),
+                );
                 return error_answer(&error, None);
             }
         };
@@ -85,7 +92,9 @@ impl HttpState {
             params.insert(field.to_string(), Value::String(value));
         }
         if !found.route.body {
-            found.route.read_query(parts.uri.query().unwrap_or(""), &mut params);
+            found
+                .route
+                .read_query(parts.uri.query().unwrap_or(""), &mut params);
         }
 
         let (ctx, extra) = match self.call_context(parts, None, caller.as_ref()) {
@@ -128,7 +137,10 @@ impl HttpState {
         }
         match jsonrpc::parse_json(bytes, self.config.limits.max_json_depth)? {
             Value::Object(params) => Ok(params),
-            _ => Err(Error::new(ErrorKind::InvalidRequest, "The request body must be a JSON object")),
+            _ => Err(Error::new(
+                ErrorKind::InvalidRequest,
+                "The request body must be a JSON object",
+            )),
         }
     }
 }
