@@ -14,7 +14,8 @@
 //! - [`method`]: method descriptors, the method trait, params decoding;
 //! - [`dispatch`]: outcomes, event streams and the JSON-level dispatcher trait;
 //! - [`client`]: the transport trait and typed calls over it;
-//! - [`rest`]: the HTTP+JSON routes, their matching and rendering, the Status error body;
+//! - [`route`]: one HTTP+JSON route: matching a path, reading a query, rendering a call;
+//! - [`rest`]: finding a request's method and route, a call's route, the Status error body;
 //! - [`envelope`]: the JSON-RPC 2.0 request, response and notification objects;
 //! - [`bundle`]: the rule that bundles the schema files and resolves references.
 //!
@@ -30,6 +31,7 @@ pub mod error;
 pub mod method;
 pub mod protojson;
 pub mod rest;
+pub mod route;
 
 pub use access::authorize;
 pub use client::{CallError, ClientStream, RawEventStream, Transport};
@@ -42,4 +44,4 @@ pub use protojson::{
     declared, exactly_one_content, proto_int, proto_int_opt, roundtrip, ConversionError, OneOfContent,
     ProtoEnumRepr,
 };
-pub use rest::{HttpRoute, QueryField, QueryKind};
+pub use route::{HttpRoute, QueryField, QueryKind};
