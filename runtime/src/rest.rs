@@ -123,4 +123,3 @@ pub fn error_from_status_body<K: ErrorRegistry>(body: &Value, fallback: K) -> Er
         None => Error::new(fallback, message.unwrap_or(fallback.default_message())),
     }
 }
-

@@ -83,7 +83,10 @@ impl HttpRoute {
 
     /// How many fields the path carries.
     pub fn path_field_count(&self) -> usize {
-        segments(self.path).iter().filter(|s| split_placeholder(s).is_some()).count()
+        segments(self.path)
+            .iter()
+            .filter(|s| split_placeholder(s).is_some())
+            .count()
     }
 
     /// Reads this route's query fields from `query` into `params`. Integers and
@@ -111,7 +114,8 @@ impl HttpRoute {
     }
 
     /// The request of a call with `params` on this route; `None` when a path
-    /// field is missing or not a string.
+    /// field is missing or not a string, or a query field's value is not of
+    /// its type.
     pub fn render(&self, params: &Map<String, Value>) -> Option<RenderedRequest> {
         let mut rest = params.clone();
         let mut path = String::new();
@@ -133,13 +137,16 @@ impl HttpRoute {
         let mut query = Vec::new();
         if !self.body {
             for field in self.query {
-                match rest.get(field.name) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::String(s)) => query.push(format!("{}={}", field.name, percent_encode(s))),
-                    Some(other) => {
-                        query.push(format!("{}={}", field.name, percent_encode(&other.to_string())))
-                    }
-                }
+                // A value the query cannot carry as the field's type (text
+                // loses the JSON type) has no request on this route.
+                let text = match (field.kind, rest.get(field.name)) {
+                    (_, None | Some(Value::Null)) => continue,
+                    (QueryKind::String | QueryKind::Integer, Some(Value::String(s))) => s.clone(),
+                    (QueryKind::Integer, Some(n @ Value::Number(_))) => n.to_string(),
+                    (QueryKind::Boolean, Some(Value::Bool(b))) => b.to_string(),
+                    _ => return None,
+                };
+                query.push(format!("{}={}", field.name, percent_encode(&text)));
             }
         }
         Some(RenderedRequest {
@@ -323,5 +330,10 @@ mod tests {
         assert_eq!(cancel.body, Some(json!({"metadata": {"k": 1}})));
         assert_eq!(GET.render(&object(json!({"historyLength": 2}))), None);
         assert_eq!(GET.render(&object(json!({"id": 7}))), None);
+        assert_eq!(GET.render(&object(json!({"id": "t", "contextId": 7}))), None);
+        assert_eq!(
+            GET.render(&object(json!({"id": "t", "includeArtifacts": "yes"}))),
+            None
+        );
     }
 }

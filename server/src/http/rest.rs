@@ -32,6 +32,13 @@ fn error_answer(error: &Error, status: Option<StatusCode>) -> Answer {
     Answer::json(status, serde_json::to_vec(&body).unwrap_or_default())
 }
 
+/// The contract a path belongs to, as a method name would: extension routes
+/// are their methods' wire names, so a path under the extension's prefix that
+/// is no route is the extension's method-not-found.
+fn contract_of_path(path: &str) -> a2a::Contract {
+    a2a::rpc::contract_of_name(path.trim_start_matches('/'))
+}
+
 impl HttpState {
     /// Answers a request whose path is under the REST prefix; `path` is the
     /// part after it.
@@ -45,7 +52,7 @@ impl HttpState {
             RouteLookup::Found(found) => found,
             RouteLookup::WrongVerb(verbs) => {
                 let error = Error::new(
-                    ErrorKind::MethodNotFound,
+                    contract_of_path(path).method_not_found(),
                     format!(
                         "`{} {path}` is not a route; the path takes {}",
                         parts.method,
@@ -59,11 +66,9 @@ impl HttpState {
                 return answer;
             }
             RouteLookup::NotFound => {
-                let error = Error::new(
-                    ErrorKind::MethodNotFound,
-                    format!("No route `{} {path}`", parts.method),
-                );
-                return error_answer(&error, None);
+                // A path that is no route names no method: the method-not-found
+                // JSON-RPC gives the name (extension routes are wire names).
+                return error_answer(&a2a::rpc::method_not_found(path.trim_start_matches('/')), None);
             }
         };
 
