@@ -1,10 +1,13 @@
-//! The HTTP transport: JSON-RPC over `POST`, streaming answers read as
-//! Server-Sent Events, with credentials, version/extension headers, timeouts,
-//! retries of idempotent reads and resumption of dropped streams.
+//! The HTTP transport over either HTTP binding — JSON-RPC over `POST`, or
+//! HTTP+JSON (REST, spec §11) on the routes of the generated table —, streaming
+//! answers read as Server-Sent Events, with credentials, version/extension
+//! headers, timeouts, retries of idempotent reads and resumption of dropped
+//! streams.
 
 use crate::policy;
 use crate::wire::{self, Credentials};
 use a2a::methods::markers::SubscribeToTask;
+use a2a::rpc::rest::{error_from_status_body, render_call};
 use a2a::rpc::{BoxFuture, CallError, Event, Method, RawEventStream, Transport};
 use a2a::types::TaskState;
 use a2a::ErrorKind;
@@ -17,11 +20,27 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Which HTTP binding a transport speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HttpBinding {
+    /// JSON-RPC 2.0: every call a `POST` to the endpoint.
+    #[default]
+    JsonRpc,
+    /// HTTP+JSON (REST): each call on its method's route under the endpoint.
+    Rest,
+}
+
+/// `protocolBinding` of the card interface that serves HTTP+JSON (spec §11).
+pub const REST_PROTOCOL_BINDING: &str = "HTTP+JSON";
+
 /// How to reach and talk to a server.
 #[derive(Clone, Debug)]
 pub struct HttpConfig {
-    /// Absolute URL of the JSON-RPC endpoint (e.g. `http://127.0.0.1:8080/`).
+    /// Absolute URL of the JSON-RPC endpoint (e.g. `http://127.0.0.1:8080/`),
+    /// or, for [`HttpBinding::Rest`], the base URL of the routes
+    /// (`http://127.0.0.1:8080/rest`).
     pub endpoint: String,
+    pub binding: HttpBinding,
     pub credentials: Credentials,
     /// Minor version of the CleverAgents extension to ask for; newest when `None`.
     pub extension_version: Option<String>,
@@ -41,6 +60,7 @@ impl HttpConfig {
     pub fn new(endpoint: impl Into<String>) -> Self {
         HttpConfig {
             endpoint: endpoint.into(),
+            binding: HttpBinding::JsonRpc,
             credentials: Credentials::None,
             extension_version: None,
             timeout: Duration::from_secs(30),
@@ -134,6 +154,25 @@ impl HttpTransport {
             .map_err(|e| CallError::Transport(describe(&e)))?;
         serde_json::from_slice(&bytes).map_err(|e| CallError::Decode(format!("agent card: {e}")))
     }
+
+    /// A REST transport to the server `config.endpoint` names: at the URL of
+    /// the `HTTP+JSON` interface its Agent Card declares, else at the endpoint
+    /// as given.
+    pub async fn rest(mut config: HttpConfig) -> Result<Self, CallError> {
+        config.binding = HttpBinding::JsonRpc;
+        let card = HttpTransport::new(config.clone())?.agent_card().await?;
+        let declared = card["supportedInterfaces"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|i| i["protocolBinding"] == REST_PROTOCOL_BINDING)
+            .and_then(|i| i["url"].as_str());
+        if let Some(url) = declared {
+            config.endpoint = url.to_string();
+        }
+        config.binding = HttpBinding::Rest;
+        HttpTransport::new(config)
+    }
 }
 
 fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
@@ -195,10 +234,24 @@ fn transport_attempt(error: &reqwest::Error) -> Attempt {
     }
 }
 
-/// The error an HTTP status stands for when the body is not a JSON-RPC answer.
-fn status_error(status: StatusCode, body: &[u8]) -> Attempt {
+/// The error a `google.rpc.Status` body (HTTP+JSON) stands for, if it is one.
+fn status_body_error(value: &Value) -> Option<CallError> {
+    value.get("error")?.get("code")?;
+    Some(CallError::Rpc(error_from_status_body(
+        value,
+        ErrorKind::InternalError,
+    )))
+}
+
+/// The error an HTTP status stands for: the error its body carries in the
+/// binding's shape, else one named after the status.
+fn status_error(binding: HttpBinding, status: StatusCode, body: &[u8]) -> Attempt {
     if let Ok(mut value) = serde_json::from_slice::<Value>(body) {
-        if let Err(error @ CallError::Rpc(_)) = wire::response_outcome(&mut value) {
+        let carried = match binding {
+            HttpBinding::JsonRpc => wire::response_outcome(&mut value).err(),
+            HttpBinding::Rest => status_body_error(&value),
+        };
+        if let Some(error @ CallError::Rpc(_)) = carried {
             return Attempt {
                 error,
                 transient: false,
@@ -221,30 +274,85 @@ fn status_error(status: StatusCode, body: &[u8]) -> Attempt {
 }
 
 impl Inner {
-    fn post(
+    /// The request of one call in the transport's binding.
+    fn request(
         &self,
-        body: &Value,
+        method: &str,
+        params: &Value,
         accept: &'static str,
         last_event_id: Option<u64>,
-    ) -> reqwest::RequestBuilder {
-        let mut request = self
-            .http
-            .post(self.endpoint.clone())
-            .headers(self.headers.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, accept)
-            .body(body.to_string());
+    ) -> Result<reqwest::RequestBuilder, Attempt> {
+        let mut request = match self.config.binding {
+            HttpBinding::JsonRpc => {
+                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                let body = wire::request(id, method, params.clone());
+                self.http
+                    .post(self.endpoint.clone())
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(body.to_string())
+            }
+            HttpBinding::Rest => self.rest_request(method, params)?,
+        };
+        request = request.headers(self.headers.clone()).header(ACCEPT, accept);
         if let Some(seq) = last_event_id {
             request = request.header("Last-Event-ID", seq.to_string());
         }
-        request
+        Ok(request)
+    }
+
+    /// The HTTP+JSON request of a call: its method's route with the params
+    /// in path, query and body.
+    fn rest_request(&self, method: &str, params: &Value) -> Result<reqwest::RequestBuilder, Attempt> {
+        let no_route = || Attempt::from(CallError::Transport(format!("`{method}` has no HTTP+JSON route")));
+        let descriptor = a2a::find_method(method).ok_or_else(no_route)?;
+        let empty = serde_json::Map::new();
+        let rendered = render_call(descriptor, params.as_object().unwrap_or(&empty)).ok_or_else(|| {
+            Attempt::from(CallError::Transport(format!(
+                "`{method}`: the params lack a field its HTTP+JSON route takes from the path"
+            )))
+        })?;
+        let mut url = format!(
+            "{}{}",
+            self.endpoint.as_str().trim_end_matches('/'),
+            rendered.path
+        );
+        if !rendered.query.is_empty() {
+            url.push('?');
+            url.push_str(&rendered.query);
+        }
+        let url = reqwest::Url::parse(&url)
+            .map_err(|e| Attempt::from(CallError::Transport(format!("{url}: {e}"))))?;
+        let verb = reqwest::Method::from_bytes(rendered.verb.as_bytes()).map_err(|_| no_route())?;
+        let request = self.http.request(verb, url);
+        Ok(match rendered.body {
+            Some(body) => request
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.to_string()),
+            None => request,
+        })
+    }
+
+    /// The result a successful answer (or one SSE event) carries.
+    fn outcome(&self, mut value: Value) -> Result<Value, CallError> {
+        match self.config.binding {
+            HttpBinding::JsonRpc => wire::response_outcome(&mut value),
+            // Only an event can be an error here: a successful unary answer is
+            // the bare result, whatever its fields.
+            HttpBinding::Rest => Ok(value),
+        }
+    }
+
+    /// What one SSE event's data carries: an event, or the error ending the stream.
+    fn event_outcome(&self, value: Value) -> Result<Value, CallError> {
+        match (self.config.binding, status_body_error(&value)) {
+            (HttpBinding::Rest, Some(error)) => Err(error),
+            _ => self.outcome(value),
+        }
     }
 
     async fn call_once(&self, method: &str, params: &Value) -> Result<Value, Attempt> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let body = wire::request(id, method, params.clone());
         let response = self
-            .post(&body, "application/json", None)
+            .request(method, params, "application/json", None)?
             .timeout(self.config.timeout)
             .send()
             .await
@@ -252,11 +360,11 @@ impl Inner {
         let status = response.status();
         let bytes = response.bytes().await.map_err(|e| transport_attempt(&e))?;
         if !status.is_success() {
-            return Err(status_error(status, &bytes));
+            return Err(status_error(self.config.binding, status, &bytes));
         }
-        let mut value: Value = serde_json::from_slice(&bytes)
+        let value: Value = serde_json::from_slice(&bytes)
             .map_err(|e| Attempt::from(CallError::Decode(format!("answer is not JSON: {e}"))))?;
-        wire::response_outcome(&mut value).map_err(Attempt::from)
+        self.outcome(value).map_err(Attempt::from)
     }
 
     /// Opens a stream: SSE events, or the single JSON answer the server gave
@@ -267,9 +375,9 @@ impl Inner {
         params: &Value,
         last_event_id: Option<u64>,
     ) -> Result<Opened, Attempt> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let body = wire::request(id, method, params.clone());
-        let send = self.post(&body, "text/event-stream", last_event_id).send();
+        let send = self
+            .request(method, params, "text/event-stream", last_event_id)?
+            .send();
         let response = match tokio::time::timeout(self.config.timeout, send).await {
             Err(_) => {
                 return Err(Attempt {
@@ -290,13 +398,11 @@ impl Inner {
         }
         let bytes = response.bytes().await.map_err(|e| transport_attempt(&e))?;
         if !status.is_success() {
-            return Err(status_error(status, &bytes));
+            return Err(status_error(self.config.binding, status, &bytes));
         }
-        let mut value: Value = serde_json::from_slice(&bytes)
+        let value: Value = serde_json::from_slice(&bytes)
             .map_err(|e| Attempt::from(CallError::Decode(format!("answer is not JSON: {e}"))))?;
-        Ok(Opened::Single(
-            wire::response_outcome(&mut value).map_err(Attempt::from)?,
-        ))
+        Ok(Opened::Single(self.outcome(value).map_err(Attempt::from)?))
     }
 }
 
@@ -400,14 +506,14 @@ impl Follow {
                             continue;
                         }
                     }
-                    let mut response: Value = match serde_json::from_str(&event.data) {
+                    let response: Value = match serde_json::from_str(&event.data) {
                         Ok(value) => value,
                         Err(e) => {
                             self.done = true;
                             return Some(Err(CallError::Decode(format!("SSE data is not JSON: {e}"))));
                         }
                     };
-                    match wire::response_outcome(&mut response) {
+                    match self.inner.event_outcome(response) {
                         Err(error) => {
                             self.done = true;
                             return Some(Err(error));

@@ -1,5 +1,5 @@
-//! Typed client for the CleverAgents A2A contract over HTTP (JSON-RPC + SSE)
-//! and over a spawned stdio agent, and the library behind the `agents` CLI.
+//! Typed client for the CleverAgents A2A contract over HTTP (JSON-RPC or
+//! HTTP+JSON, with SSE) and over a spawned stdio agent, and the library behind the `agents` CLI.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), a2a::rpc::CallError> {
@@ -19,6 +19,6 @@ pub mod wire;
 
 pub use a2a::rpc::{CallError, Client, Event};
 pub use any::AnyTransport;
-pub use http::{HttpConfig, HttpTransport};
+pub use http::{HttpBinding, HttpConfig, HttpTransport};
 pub use stdio::{StdioConfig, StdioTransport};
 pub use wire::Credentials;

@@ -11,6 +11,7 @@ mod openrpc;
 mod postpass;
 pub mod preprocess;
 pub mod registry;
+pub mod routes;
 mod types;
 mod variants;
 

@@ -2,6 +2,7 @@
 //! `x-errors` and `x-methods` sections of each schema, read into typed values
 //! the emitters work from.
 
+use crate::routes::{self, HttpSection, Route, RouteDef};
 use crate::{Error, Result};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -14,6 +15,8 @@ pub struct Contract {
     /// The file the contract came from, for messages and generated headers.
     pub file: String,
     pub info: ContractInfo,
+    /// `x-http` (optional): how the methods map onto HTTP+JSON routes.
+    pub http: HttpSection,
     /// Services in declaration order.
     pub services: Vec<(String, Service)>,
     /// Agent capabilities (`x-capabilities`, optional) in declaration order.
@@ -91,6 +94,9 @@ pub struct ErrorDef {
     pub code: i64,
     pub reason: String,
     pub http_status: u16,
+    /// The gRPC status name (spec §5.4), also the `status` of a
+    /// `google.rpc.Status` body of the HTTP+JSON binding.
+    pub grpc_status: String,
     pub message: String,
     pub description: String,
 }
@@ -125,6 +131,13 @@ pub struct MethodDef {
     pub binding: Option<String>,
     #[serde(default)]
     pub notification: bool,
+    /// The HTTP+JSON routes as declared (`http`); empty when the contract's
+    /// `x-http.methodRoute` rule applies.
+    #[serde(default)]
+    pub http: Vec<RouteDef>,
+    /// The resolved routes (declared or by rule, with tenant variants).
+    #[serde(skip)]
+    pub routes: Vec<Route>,
     pub examples: Vec<Example>,
 }
 
@@ -155,17 +168,31 @@ impl Contract {
         };
         let errors: Vec<(String, ErrorDef)> = ordered_section(file, root, "x-errors")?;
         let methods: Vec<(String, MethodDef)> = ordered_section(file, root, "x-methods")?;
-        if !root.get("definitions").is_some_and(Value::is_object) {
-            return Err(Error::schema(file, "missing `definitions`"));
-        }
+        let http: HttpSection = match root.get("x-http") {
+            Some(_) => section(file, root, "x-http")?,
+            None => HttpSection::default(),
+        };
+        let definitions = root
+            .get("definitions")
+            .and_then(Value::as_object)
+            .ok_or_else(|| Error::schema(file, "missing `definitions`"))?;
 
         let methods = methods
             .into_iter()
             .map(|(name, mut method)| {
+                method.routes = routes::resolve(
+                    file,
+                    &http,
+                    &name,
+                    &method.http,
+                    &method.params,
+                    definitions,
+                    method.binding.is_none(),
+                )?;
                 method.name = name;
-                method
+                Ok(method)
             })
-            .collect::<Vec<_>>();
+            .collect::<Result<Vec<_>>>()?;
 
         for method in &methods {
             check_method(file, &info, &services, &errors, method)?;
@@ -191,6 +218,7 @@ impl Contract {
             name: info.name.clone(),
             file: file.to_string(),
             info,
+            http,
             services,
             capabilities,
             errors,

@@ -1,8 +1,10 @@
 """Interop check driven by the official A2A Python SDK (a2a-sdk).
 
-Usage: client.py URL   (URL: the agent's base URL, e.g. http://127.0.0.1:8080/)
+Usage: client.py URL [BINDING]   (URL: the agent's base URL, e.g. http://127.0.0.1:8080/;
+                                  BINDING: JSONRPC (default) or HTTP+JSON)
 
-Resolves the public Agent Card, builds a JSON-RPC client from it, then sends a
+Resolves the public Agent Card, builds a client of the binding from it (the
+SDK picks the card's interface for it), then sends a
 message (blocking), streams a message, gets and lists tasks, and cancels a
 task — first one the agent leaves open (when its executor does, e.g. the TCK
 executor's `tck-input-required` scenario), else one already finished, which
@@ -27,6 +29,7 @@ from a2a.types import (
     SendMessageRequest,
     TaskState,
 )
+from a2a.utils.constants import TransportProtocol
 from a2a.utils.errors import TaskNotCancelableError
 
 TERMINAL = {
@@ -57,15 +60,22 @@ async def collect(stream):
     return [event async for event in stream]
 
 
-async def main(url):
+async def main(url, binding):
     async with httpx.AsyncClient(timeout=30) as http:
         card_url = url.rstrip("/") + "/.well-known/agent-card.json"
         raw_card = (await http.get(card_url)).json()
         check(raw_card.get("name"), "the card has a name")
 
-        blocking = await ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create_from_url(url)
-        streaming = await ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create_from_url(url)
-        print(f"card: {raw_card['name']} ({len(raw_card.get('supportedInterfaces', []))} interface(s))")
+        protocol = TransportProtocol(binding)
+
+        def config(streaming):
+            return ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=[protocol])
+
+        blocking = await ClientFactory(config(False)).create_from_url(url)
+        streaming = await ClientFactory(config(True)).create_from_url(url)
+        interfaces = raw_card.get("supportedInterfaces", [])
+        check(any(i.get("protocolBinding") == binding for i in interfaces), f"the card declares {binding}")
+        print(f"card: {raw_card['name']} ({len(interfaces)} interface(s)), over {binding}")
 
         # send (blocking): one task answer.
         events = await collect(blocking.send_message(SendMessageRequest(message=message("interop: hello"))))
@@ -124,11 +134,11 @@ async def main(url):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     try:
-        asyncio.run(main(sys.argv[1]))
+        asyncio.run(main(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else "JSONRPC"))
     except Exception as e:  # report any failure as one clear line, non-zero exit
         print(f"interop: FAILED: {type(e).__name__}: {e}", file=sys.stderr)
         sys.exit(1)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Interop check: the official A2A Python SDK client (a2a-sdk from PyPI) talks
-# to a CleverAgents agent over JSON-RPC — agent card, send, stream, get, list,
-# cancel — via conformance/interop/client.py.
+# to a CleverAgents agent over JSON-RPC or HTTP+JSON — agent card, send, stream,
+# get, list, cancel — via conformance/interop/client.py.
 #
 #   conformance/interop/run.sh --url http://127.0.0.1:PORT/   # an agent already running
 #   conformance/interop/run.sh                                 # starts target/debug/cleveragents-agent
+#   conformance/interop/run.sh --binding HTTP+JSON             # the REST binding (default JSONRPC)
 #
 # The SDK is installed into a venv under target/ (A2A_INTEROP_VENV overrides),
 # pinned (A2A_SDK_VERSION, default below) and reused on later runs. Every
@@ -17,11 +18,13 @@ sdk_version="${A2A_SDK_VERSION:-1.3.0}"
 venv="${A2A_INTEROP_VENV:-$root/target/a2a-interop-venv}"
 python="${PYTHON:-python3}"
 url=""
+binding="JSONRPC"
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --url) url="$2"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --binding) binding="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -57,4 +60,4 @@ if [ -z "$url" ]; then
   done
 fi
 
-timeout 120 "$venv/bin/python" "$here/client.py" "$url"
+timeout 120 "$venv/bin/python" "$here/client.py" "$url" "$binding"

@@ -12,7 +12,8 @@
 //! - [`check`], [`verdict`]: how an answer is judged (registry errors by code,
 //!   their ErrorInfo at its own level; valid results);
 //! - [`scenarios`]: multi-step checks built from the examples;
-//! - [`transport`]: raw JSON-RPC over HTTP/SSE and stdio;
+//! - [`transport`]: raw JSON-RPC over HTTP/SSE and stdio; [`rest`]: the same
+//!   messages carried over the HTTP+JSON (REST) binding;
 //! - [`runner`], [`report`], [`junit`], [`baseline`]: running, reporting, the
 //!   expected-failures gate;
 //! - [`acts`]: the runner of ACTS documents (the A2A project's declarative
@@ -28,6 +29,7 @@ pub mod check;
 pub mod junit;
 pub mod level;
 pub mod report;
+pub mod rest;
 pub mod rules;
 pub mod runner;
 pub mod scenarios;

@@ -30,11 +30,11 @@ use tokio::sync::Mutex;
 
 /// The A2A protocol version the suite speaks, and the service-parameter headers
 /// and extension it sends: the schemas' facts.
-const PROTOCOL_VERSION: &str = declared(Contract::A2a.protocol_version());
-const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
-const A2A_EXTENSIONS_HEADER: &str = declared(Contract::A2a.extensions_header());
-const EXTENSION_VERSION_HEADER: &str = declared(Contract::Cleveragents.version_header());
-const EXTENSION_URI: &str = declared(Contract::Cleveragents.extension_uri());
+pub(crate) const PROTOCOL_VERSION: &str = declared(Contract::A2a.protocol_version());
+pub(crate) const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
+pub(crate) const A2A_EXTENSIONS_HEADER: &str = declared(Contract::A2a.extensions_header());
+pub(crate) const EXTENSION_VERSION_HEADER: &str = declared(Contract::Cleveragents.version_header());
+pub(crate) const EXTENSION_URI: &str = declared(Contract::Cleveragents.extension_uri());
 /// The id of the stdio `initialize` request the suite opens a session with.
 const INIT_ID: &str = "conformance-init";
 /// Where an HTTP agent serves its public Agent Card (spec §8.2), from its origin.
@@ -253,7 +253,7 @@ impl HttpTransport {
     }
 }
 
-fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+pub(crate) fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
         .timeout(timeout)
         .build()
@@ -316,7 +316,7 @@ impl HttpConnector {
             .map_err(|e| format!("no Agent Card URL for `{}`: {e}", self.url))
     }
 
-    async fn fetch_card(&self) -> Result<Value, String> {
+    pub(crate) async fn fetch_card(&self) -> Result<Value, String> {
         let url = self.card_location()?;
         let response = http_client(self.timeout)?
             .get(&url)
@@ -358,6 +358,13 @@ impl Connector for HttpConnector {
 /// Splits an SSE body into JSON-RPC responses (results are events, an error
 /// ends it), with the SSE `id` of each event carrying data.
 fn parse_sse(body: &str, expect_id: &Value) -> (Answer, Vec<String>) {
+    let (blocks, ids) = sse_blocks(body);
+    (sse_answer(&blocks, expect_id), ids)
+}
+
+/// The `data` of each SSE event of a body, and each event's `id` (empty when
+/// it has none).
+pub(crate) fn sse_blocks(body: &str) -> (Vec<String>, Vec<String>) {
     let mut data = String::new();
     let mut id = String::new();
     let mut blocks = Vec::new();
@@ -377,7 +384,7 @@ fn parse_sse(body: &str, expect_id: &Value) -> (Answer, Vec<String>) {
             data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
         }
     }
-    (sse_answer(&blocks, expect_id), ids)
+    (blocks, ids)
 }
 
 fn sse_answer(blocks: &[String], expect_id: &Value) -> Answer {
@@ -439,7 +446,7 @@ fn single_response(value: Value, expect_id: &Value) -> Answer {
     }
 }
 
-fn clip(text: &str) -> String {
+pub(crate) fn clip(text: &str) -> String {
     let mut s: String = text.chars().take(300).collect();
     if s.len() < text.len() {
         s.push('…');

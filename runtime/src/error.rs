@@ -22,6 +22,8 @@ pub trait ErrorRegistry: Copy + Eq + Unpin + fmt::Debug + Send + Sync + 'static 
     fn domain(self) -> &'static str;
     /// The HTTP status a binding that maps errors to HTTP uses.
     fn http_status(self) -> u16;
+    /// The gRPC status name (spec §5.4), the `status` of an HTTP+JSON error body.
+    fn grpc_status(self) -> &'static str;
     /// The default human-readable message.
     fn default_message(self) -> &'static str;
     /// The error with this ErrorInfo domain and reason.

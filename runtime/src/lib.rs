@@ -14,6 +14,8 @@
 //! - [`method`]: method descriptors, the method trait, params decoding;
 //! - [`dispatch`]: outcomes, event streams and the JSON-level dispatcher trait;
 //! - [`client`]: the transport trait and typed calls over it;
+//! - [`route`]: one HTTP+JSON route: matching a path, reading a query, rendering a call;
+//! - [`rest`]: finding a request's method and route, a call's route, the Status error body;
 //! - [`envelope`]: the JSON-RPC 2.0 request, response and notification objects;
 //! - [`bundle`]: the rule that bundles the schema files and resolves references;
 //! - [`local`]: where a local installation keeps its data and its admin key.
@@ -30,6 +32,8 @@ pub mod error;
 pub mod local;
 pub mod method;
 pub mod protojson;
+pub mod rest;
+pub mod route;
 
 pub use access::authorize;
 pub use client::{CallError, ClientStream, RawEventStream, Transport};
@@ -42,3 +46,4 @@ pub use protojson::{
     declared, exactly_one_content, proto_int, proto_int_opt, roundtrip, ConversionError, OneOfContent,
     ProtoEnumRepr,
 };
+pub use route::{HttpRoute, QueryField, QueryKind};

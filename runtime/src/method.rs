@@ -98,6 +98,8 @@ pub struct MethodDescriptor<C: ContractFacts> {
     /// False when the method acts on no namespace's resources (the caller's own
     /// namespaces, health, the extended card): any authenticated caller may call it.
     pub namespaced: bool,
+    /// The HTTP+JSON routes (spec §11), most canonical first; empty for binding methods.
+    pub http: &'static [crate::route::HttpRoute],
     /// Extension minor version that introduced the method.
     pub since: Option<&'static str>,
     /// Errors the method may return beyond the JSON-RPC standard ones.

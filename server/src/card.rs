@@ -1,9 +1,11 @@
 //! The Agent Card, built from the configuration and the generated method table:
-//! identity, interfaces (JSON-RPC over HTTP and the stdio binding),
+//! identity, interfaces (JSON-RPC and HTTP+JSON over HTTP, and the stdio binding),
 //! capabilities with the CleverAgents extension, skills and security schemes.
 
 use crate::config::{AuthConfig, ServerConfig};
-use crate::negotiate::{EXTENSION_VERSION_HEADER, JSONRPC_BINDING, PROTOCOL_VERSION, STDIO_BINDING_URI};
+use crate::negotiate::{
+    EXTENSION_VERSION_HEADER, JSONRPC_BINDING, PROTOCOL_VERSION, REST_BINDING, STDIO_BINDING_URI,
+};
 use a2a::types::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, ApiKeySecurityScheme,
     HttpAuthSecurityScheme, OAuth2SecurityScheme, SecurityRequirement, SecurityScheme, StringList,
@@ -85,6 +87,14 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
         };
         format!("http://{}{}", config.http.listen, path)
     });
+    // The REST binding lives beside the JSON-RPC endpoint: on the same base
+    // URL, which is the JSON-RPC URL without its path (or its origin).
+    let rest = config.http.rest_prefix().map(|prefix| AgentInterface {
+        url: format!("{}{prefix}", base_url(&http_url, &config.http.path)),
+        protocol_binding: REST_BINDING.into(),
+        protocol_version: PROTOCOL_VERSION.into(),
+        tenant: None,
+    });
     let http = AgentInterface {
         url: http_url,
         protocol_binding: JSONRPC_BINDING.into(),
@@ -97,10 +107,24 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
         protocol_version: PROTOCOL_VERSION.into(),
         tenant: None,
     };
-    match binding {
+    let mut interfaces = match binding {
         Binding::Http => vec![http, stdio],
         Binding::Stdio => vec![stdio, http],
-    }
+    };
+    interfaces.extend(rest);
+    interfaces
+}
+
+/// The URL the HTTP bindings' paths hang off: `url` without the JSON-RPC
+/// `path` it ends with, else its origin; never with a trailing `/`.
+fn base_url(url: &str, path: &str) -> String {
+    let base = url.strip_suffix(path).unwrap_or_else(|| {
+        let after_scheme = url.find("://").map_or(0, |i| i + 3);
+        url[after_scheme..]
+            .find('/')
+            .map_or(url, |slash| &url[..after_scheme + slash])
+    });
+    base.trim_end_matches('/').to_string()
 }
 
 fn extensions() -> Vec<AgentExtension> {

@@ -110,6 +110,10 @@ pub struct HttpConfig {
     pub listen: SocketAddr,
     /// Path of the JSON-RPC endpoint (POST).
     pub path: String,
+    /// Prefix of the HTTP+JSON (REST) binding's routes (`/rest` serves
+    /// `POST /rest/message:send`); `""` serves no REST binding, `"/"` serves it
+    /// at the root.
+    pub rest_path: String,
     /// Interval of SSE keep-alive comments, in seconds.
     pub keep_alive_secs: u64,
     /// How long graceful shutdown waits for in-flight requests, in seconds.
@@ -127,6 +131,7 @@ impl Default for HttpConfig {
         HttpConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             path: "/".into(),
+            rest_path: "/rest".into(),
             keep_alive_secs: 15,
             shutdown_grace_secs: 30,
             assume_version_when_absent: None,
@@ -136,6 +141,12 @@ impl Default for HttpConfig {
 }
 
 impl HttpConfig {
+    /// The REST binding's prefix without a trailing `/` (`""` at the root), or
+    /// `None` when the binding is off.
+    pub fn rest_prefix(&self) -> Option<&str> {
+        (!self.rest_path.is_empty()).then(|| self.rest_path.trim_end_matches('/'))
+    }
+
     pub fn keep_alive(&self) -> Duration {
         Duration::from_secs(self.keep_alive_secs.max(1))
     }

@@ -1,8 +1,10 @@
-//! The HTTP binding: JSON-RPC 2.0 over `POST <path>`, SSE for streaming methods,
-//! the Agent Card at `/.well-known/agent-card.json` (and the legacy
-//! `/.well-known/agent.json`), service-parameter headers, authentication, CORS,
-//! limits and graceful shutdown, on hyper 1.x. The JSON-RPC endpoint itself,
-//! and its status codes, are in [`rpc`].
+//! The HTTP listener: JSON-RPC 2.0 over `POST <path>` and the HTTP+JSON (REST)
+//! binding under `<rest_path>`, SSE for streaming methods, the Agent Card at
+//! `/.well-known/agent-card.json` (and the legacy `/.well-known/agent.json`),
+//! service-parameter headers, authentication, CORS, limits and graceful
+//! shutdown, on hyper 1.x. The JSON-RPC endpoint and its status codes are in
+//! [`rpc`], the REST binding in [`rest`], what both share per request in
+//! [`exchange`].
 
 use crate::auth::Authenticator;
 use crate::card::{self, Binding};
@@ -26,8 +28,10 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+mod exchange;
+mod rest;
 mod rpc;
-use rpc::StreamSlots;
+use exchange::StreamSlots;
 
 /// Where the contract's OpenRPC document is served, public like the Agent
 /// Card: it describes the contract, nothing of this server's configuration.
@@ -71,6 +75,12 @@ impl HttpServer {
             return Err(ServerError::Config(format!(
                 "http.path must start with `/`, got `{}`",
                 config.http.path
+            )));
+        }
+        if !config.http.rest_path.is_empty() && !config.http.rest_path.starts_with('/') {
+            return Err(ServerError::Config(format!(
+                "http.rest_path must be empty or start with `/`, got `{}`",
+                config.http.rest_path
             )));
         }
         let auth = Authenticator::from_config(&config.auth)?;
@@ -228,6 +238,11 @@ impl HttpState {
     async fn handle(&self, request: Request<Incoming>, _peer: SocketAddr) -> Response<ResponseBody> {
         let origin = request.headers().get(header::ORIGIN).cloned();
         let path = request.uri().path();
+        // The JSON-RPC path wins where the two bindings' paths meet.
+        let rest_route = (path != self.config.http.path)
+            .then(|| self.rest_route(path))
+            .flatten()
+            .map(str::to_string);
         let mut response = match (request.method(), path) {
             (&Method::OPTIONS, _) => self.preflight(origin.as_ref()),
             (&Method::GET | &Method::HEAD, "/.well-known/agent-card.json" | "/.well-known/agent.json") => {
@@ -235,6 +250,7 @@ impl HttpState {
             }
             (&Method::GET | &Method::HEAD, OPENRPC_PATH) => openrpc(),
             (&Method::POST, p) if p == self.config.http.path => self.rpc(request).await,
+            _ if rest_route.is_some() => self.rest(request, rest_route.unwrap_or_default()).await,
             (_, p) if p == self.config.http.path => {
                 let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST for JSON-RPC requests\n");
                 response
@@ -246,6 +262,12 @@ impl HttpState {
         };
         self.cors(origin.as_ref(), response.headers_mut());
         response
+    }
+
+    /// The path under the REST binding's prefix, when `path` is under it.
+    fn rest_route<'p>(&self, path: &'p str) -> Option<&'p str> {
+        let rest = path.strip_prefix(self.config.http.rest_prefix()?)?;
+        rest.starts_with('/').then_some(rest)
     }
 
     fn allowed_origin(&self, origin: Option<&HeaderValue>) -> Option<HeaderValue> {
@@ -293,7 +315,7 @@ impl HttpState {
             let headers = response.headers_mut();
             headers.insert(
                 header::ACCESS_CONTROL_ALLOW_METHODS,
-                HeaderValue::from_static("GET, POST, OPTIONS"),
+                HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
             );
             let allow_headers = format!(
                 "Content-Type, Authorization, Last-Event-ID, {A2A_VERSION_HEADER}, {A2A_EXTENSIONS_HEADER}, {EXTENSION_VERSION_HEADER}, {}",

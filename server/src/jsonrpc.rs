@@ -33,23 +33,27 @@ const BASE: Contract = Contract::A2a;
 
 /// Parses and validates one message.
 pub(crate) fn parse(bytes: &[u8], max_depth: usize) -> Result<Request, Box<Rejected>> {
-    if exceeds_depth(bytes, max_depth) {
-        return Err(Box::new(Rejected {
-            id: Value::Null,
-            error: Error::new(
-                BASE.invalid_request(),
-                format!("JSON nesting exceeds the limit of {max_depth} levels"),
-            )
-            .with_metadata("limit", max_depth.to_string()),
-        }));
-    }
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+    let value = parse_json(bytes, max_depth).map_err(|error| {
         Box::new(Rejected {
             id: Value::Null,
-            error: Error::new(BASE.parse_error(), format!("Invalid JSON payload: {e}")),
+            error,
         })
     })?;
     validate(value)
+}
+
+/// Parses a JSON document no deeper than `max_depth`: the first step of every
+/// message, whichever binding carries it.
+pub(crate) fn parse_json(bytes: &[u8], max_depth: usize) -> Result<Value, Error> {
+    if exceeds_depth(bytes, max_depth) {
+        return Err(Error::new(
+            BASE.invalid_request(),
+            format!("JSON nesting exceeds the limit of {max_depth} levels"),
+        )
+        .with_metadata("limit", max_depth.to_string()));
+    }
+    serde_json::from_slice(bytes)
+        .map_err(|e| Error::new(BASE.parse_error(), format!("Invalid JSON payload: {e}")))
 }
 
 /// Validates a parsed message as a single JSON-RPC 2.0 request.

@@ -19,6 +19,8 @@ pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_ver
 pub const STDIO_BINDING_URI: &str = a2a::STDIO_BINDING_URI;
 /// `protocolBinding` of the HTTP interface.
 pub const JSONRPC_BINDING: &str = "JSONRPC";
+/// `protocolBinding` of the HTTP+JSON (REST) interface (spec §11).
+pub const REST_BINDING: &str = "HTTP+JSON";
 
 /// Checks the client's A2A protocol version. `assume` stands in for an absent
 /// or empty value (which the spec reads as 0.3).

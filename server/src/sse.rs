@@ -1,11 +1,12 @@
 //! The body of a streaming HTTP response: each event one SSE message whose
-//! `data:` is a complete JSON-RPC response with the request id and whose `id:`
-//! is the event's sequence number; keep-alive comments while idle; the stream
+//! `data:` is, per the binding's [`Framing`], a complete JSON-RPC response with
+//! the request id or the bare event (HTTP+JSON), and whose `id:` is the
+//! event's sequence number; keep-alive comments while idle; the stream
 //! ends on the producer's end, an error event, the idle limit, or server
 //! shutdown. Dropping the body (client gone) drops the producer's stream.
 
 use crate::jsonrpc;
-use a2a::rpc::{EventStream, RawJson};
+use a2a::rpc::{Error, EventStream, RawJson};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use serde_json::Value;
@@ -20,8 +21,37 @@ use tokio_util::sync::WaitForCancellationFutureOwned;
 /// Held while a stream is open; releases the caller's stream slot on drop.
 pub(crate) type SlotGuard = Box<dyn Send + Sync>;
 
+/// How a binding frames each event of a stream.
+pub(crate) enum Framing {
+    /// JSON-RPC: each event a success response to this request id, an error
+    /// an error response.
+    JsonRpc(Value),
+    /// HTTP+JSON (spec §11.7): each event the bare `StreamResponse`, an error
+    /// its `google.rpc.Status` body.
+    Bare,
+}
+
+impl Framing {
+    fn event(&self, data: RawJson) -> Vec<u8> {
+        match self {
+            Framing::JsonRpc(id) => jsonrpc::success(id, data),
+            Framing::Bare => data.get().as_bytes().to_vec(),
+        }
+    }
+
+    fn error(&self, error: &Error) -> Vec<u8> {
+        match self {
+            Framing::JsonRpc(id) => jsonrpc::failure(id, error),
+            Framing::Bare => {
+                let (_, body) = a2a::rpc::rest::status_body::<a2a::ErrorKind>(error);
+                serde_json::to_vec(&body).unwrap_or_default()
+            }
+        }
+    }
+}
+
 pub(crate) struct SseBody {
-    id: Value,
+    framing: Framing,
     events: EventStream<RawJson>,
     counter: u64,
     keep_alive: Interval,
@@ -34,7 +64,7 @@ pub(crate) struct SseBody {
 
 impl SseBody {
     pub(crate) fn new(
-        id: Value,
+        framing: Framing,
         events: EventStream<RawJson>,
         keep_alive: Duration,
         idle_limit: Duration,
@@ -44,7 +74,7 @@ impl SseBody {
         let mut interval = tokio::time::interval_at(Instant::now() + keep_alive, keep_alive);
         interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
         SseBody {
-            id,
+            framing,
             events,
             counter: 0,
             keep_alive: interval,
@@ -93,12 +123,12 @@ impl Body for SseBody {
                 let deadline = Instant::now() + this.idle_limit;
                 this.idle.as_mut().reset(deadline);
                 this.keep_alive.reset();
-                let frame = this.message(Some(sse_id), jsonrpc::success(&this.id, event.data));
+                let frame = this.message(Some(sse_id), this.framing.event(event.data));
                 return Poll::Ready(Some(Ok(frame)));
             }
             Poll::Ready(Some(Err(error))) => {
                 this.done = true;
-                let frame = this.message(None, jsonrpc::failure(&this.id, &error));
+                let frame = this.message(None, this.framing.error(&error));
                 return Poll::Ready(Some(Ok(frame)));
             }
             Poll::Ready(None) => {

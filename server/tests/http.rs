@@ -567,7 +567,7 @@ async fn cors_preflight_and_headers_follow_the_configuration() {
     );
     assert_eq!(
         response.header("access-control-allow-methods"),
-        Some("GET, POST, OPTIONS")
+        Some("GET, POST, DELETE, OPTIONS")
     );
     assert!(response
         .header("access-control-allow-headers")

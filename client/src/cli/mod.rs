@@ -77,6 +77,13 @@ fn connection_args() -> Vec<Arg> {
             .env(ENV_SERVER)
             .value_name("URL")
             .help("Server mode: the JSON-RPC endpoint URL"),
+        Arg::new("binding")
+            .long("binding")
+            .global(true)
+            .value_name("BINDING")
+            .value_parser(["jsonrpc", "rest"])
+            .default_value("jsonrpc")
+            .help("Server mode: JSON-RPC, or HTTP+JSON (REST) at the URL the server's Agent Card declares for it"),
         Arg::new("token")
             .long("token")
             .global(true)
@@ -320,7 +327,11 @@ async fn connect(matches: &ArgMatches) -> Result<AnyTransport, CallError> {
         } else {
             local_admin_key(url).map_or(Credentials::None, api_key)
         };
-        return Ok(AnyTransport::Http(HttpTransport::new(config)?));
+        let transport = match matches.get_one::<String>("binding").map(String::as_str) {
+            Some("rest") => HttpTransport::rest(config).await?,
+            _ => HttpTransport::new(config)?,
+        };
+        return Ok(AnyTransport::Http(transport));
     }
     let program = matches
         .get_one::<String>("agent")

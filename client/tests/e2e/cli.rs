@@ -111,6 +111,12 @@ pub fn cli_every_command_json_over_http() {
     every_command_json(&server_args());
 }
 
+pub fn cli_every_command_json_over_rest() {
+    let mut args = server_args();
+    args.extend(["--binding".to_string(), "rest".to_string()]);
+    every_command_json(&args);
+}
+
 pub fn cli_text_output_and_follow() {
     let ex = examples();
     // plan execute --follow: the result, then the task's events in order.

@@ -1,5 +1,5 @@
 //! End-to-end tests of the client transports and the `agents` CLI against live
-//! agents: the server crate's stdio and HTTP transports over an in-test,
+//! agents: the server crate's stdio, HTTP and HTTP+JSON transports over an in-test,
 //! example-driven dispatcher (this test executable re-runs itself as the
 //! stdio agent), plus a scripted loopback HTTP peer for retry and resume.
 //!
@@ -16,11 +16,14 @@ mod transports;
 use agent::{run_stdio_agent, AGENT_ENV};
 use cli::{
     cli_card_and_completions, cli_error_exit_codes, cli_every_command_json_over_http,
-    cli_every_command_json_over_stdio, cli_openrpc_over_both_transports, cli_text_output_and_follow,
-    cli_uses_the_local_admin_key_for_a_loopback_server,
+    cli_every_command_json_over_rest, cli_every_command_json_over_stdio, cli_openrpc_over_both_transports,
+    cli_text_output_and_follow, cli_uses_the_local_admin_key_for_a_loopback_server,
 };
 use resume::{http_retries_reads_only, http_stream_resumes_from_last_seq};
-use transports::{http_client_typed_calls_and_negotiation, stdio_client_calls_streams_and_shuts_down};
+use transports::{
+    http_client_typed_calls_and_negotiation, rest_client_typed_calls_streams_and_errors,
+    stdio_client_calls_streams_and_shuts_down,
+};
 
 fn main() {
     if std::env::var_os(AGENT_ENV).is_some() {
@@ -36,6 +39,10 @@ fn main() {
             "http_client_typed_calls_and_negotiation",
             http_client_typed_calls_and_negotiation,
         ),
+        (
+            "rest_client_typed_calls_streams_and_errors",
+            rest_client_typed_calls_streams_and_errors,
+        ),
         ("http_retries_reads_only", http_retries_reads_only),
         (
             "http_stream_resumes_from_last_seq",
@@ -48,6 +55,10 @@ fn main() {
         (
             "cli_every_command_json_over_http",
             cli_every_command_json_over_http,
+        ),
+        (
+            "cli_every_command_json_over_rest",
+            cli_every_command_json_over_rest,
         ),
         ("cli_text_output_and_follow", cli_text_output_and_follow),
         ("cli_error_exit_codes", cli_error_exit_codes),

@@ -121,3 +121,53 @@ pub fn http_client_typed_calls_and_negotiation() {
         assert_eq!(card["name"], json!("CleverAgents"));
     });
 }
+
+/// A REST client found through the card of the server at `http://addr/`.
+async fn rest_client(token: Option<&str>) -> Client<HttpTransport> {
+    let mut config = HttpConfig::new(format!("http://{}/", http_agent()));
+    config.credentials = token.map_or(Credentials::None, |t| Credentials::Bearer(t.into()));
+    Client::new(HttpTransport::rest(config).await.expect("transport"))
+}
+
+pub fn rest_client_typed_calls_streams_and_errors() {
+    runtime().block_on(async {
+        let ex = examples();
+        let client = rest_client(Some(TOKEN)).await;
+        let task = client.get_task(typed(&ex["GetTask"].params)).await.expect("task");
+        assert_eq!(serde_json::to_value(task).ok(), ex["GetTask"].result);
+        let plans = client
+            .plan_list(typed(&ex["_cleveragents/plan/list"].params))
+            .await
+            .expect("plans");
+        assert_eq!(
+            serde_json::to_value(plans).ok(),
+            ex["_cleveragents/plan/list"].result
+        );
+        let events: Vec<Value> = client
+            .send_streaming_message(typed(&ex["SendStreamingMessage"].params))
+            .await
+            .expect("stream")
+            .map(|e| serde_json::to_value(e.expect("event").data).expect("encode"))
+            .collect()
+            .await;
+        assert_eq!(Some(events), ex["SendStreamingMessage"].events);
+        // A Status error body comes back as the exact wire error of its registry entry.
+        let mut missing = ex["GetTask"].params.clone();
+        missing["id"] = json!("missing");
+        match client.get_task(typed(&missing)).await {
+            Err(CallError::Rpc(e)) => {
+                assert_eq!(e.kind(), Some(ErrorKind::TaskNotFound));
+                assert_eq!(
+                    (e.code, e.message.as_str()),
+                    (-32001, "No such thing as `missing`\nhere")
+                );
+            }
+            other => panic!("expected task-not-found, got {other:?}"),
+        }
+        let anonymous = rest_client(None).await;
+        match anonymous.get_task(typed(&ex["GetTask"].params)).await {
+            Err(CallError::Rpc(e)) => assert_eq!(e.kind(), Some(ErrorKind::ExtAuthRequired)),
+            other => panic!("expected auth error, got {other:?}"),
+        }
+    });
+}

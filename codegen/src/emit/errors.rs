@@ -12,6 +12,7 @@ pub fn emit(contracts: &[Contract]) -> Result<TokenStream> {
     let mut reason = Vec::new();
     let mut domain = Vec::new();
     let mut status = Vec::new();
+    let mut grpc = Vec::new();
     let mut message = Vec::new();
     let mut description = Vec::new();
     let mut contract_of = Vec::new();
@@ -39,6 +40,8 @@ pub fn emit(contracts: &[Contract]) -> Result<TokenStream> {
             reason.push(quote!(Self::#v => #r));
             domain.push(quote!(Self::#v => #dom));
             status.push(quote!(Self::#v => #s));
+            let g = &error.grpc_status;
+            grpc.push(quote!(Self::#v => #g));
             message.push(quote!(Self::#v => #m));
             description.push(quote!(Self::#v => #d));
             contract_of.push(quote!(Self::#v => crate::methods::Contract::#contract_ident));
@@ -63,6 +66,8 @@ pub fn emit(contracts: &[Contract]) -> Result<TokenStream> {
             pub const fn domain(self) -> &'static str { match self { #(#domain,)* } }
             /// The HTTP status a binding that maps errors to HTTP uses.
             pub const fn http_status(self) -> u16 { match self { #(#status,)* } }
+            /// The gRPC status name (spec §5.4), the `status` of an HTTP+JSON error body.
+            pub const fn grpc_status(self) -> &'static str { match self { #(#grpc,)* } }
             /// The default human-readable message.
             pub const fn default_message(self) -> &'static str { match self { #(#message,)* } }
             /// When the error occurs.
@@ -80,6 +85,7 @@ pub fn emit(contracts: &[Contract]) -> Result<TokenStream> {
             fn reason(self) -> &'static str { ErrorKind::reason(self) }
             fn domain(self) -> &'static str { ErrorKind::domain(self) }
             fn http_status(self) -> u16 { ErrorKind::http_status(self) }
+            fn grpc_status(self) -> &'static str { ErrorKind::grpc_status(self) }
             fn default_message(self) -> &'static str { ErrorKind::default_message(self) }
             fn from_reason(domain: &str, reason: &str) -> Option<Self> { ErrorKind::from_reason(domain, reason) }
         }

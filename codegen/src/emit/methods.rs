@@ -234,6 +234,7 @@ fn descriptor(contract: &Contract, method: &MethodDef, names: &Names) -> Result<
     let (capability, since, binding) = (opt(&method.capability), opt(&method.since), opt(&method.binding));
     let spec_section = opt(&method.spec_section);
     let namespaced = method.namespaced;
+    let routes = method.routes.iter().map(http_route);
     let access = match method.access.as_deref() {
         Some("read") => quote!(Some(crate::rpc::Access::Reader)),
         Some("write") => quote!(Some(crate::rpc::Access::Writer)),
@@ -254,6 +255,7 @@ fn descriptor(contract: &Contract, method: &MethodDef, names: &Names) -> Result<
             spec_section: #spec_section,
             access: #access,
             namespaced: #namespaced,
+            http: &[#(#routes),*],
             since: #since,
             errors: &[#(#errors),*],
             description: #description,
@@ -262,6 +264,20 @@ fn descriptor(contract: &Contract, method: &MethodDef, names: &Names) -> Result<
             roundtrip_request: crate::rpc::roundtrip::<#envelope>,
         }
     })
+}
+
+/// One HTTP+JSON route of a method, as the runtime's `HttpRoute`.
+fn http_route(route: &crate::routes::Route) -> TokenStream {
+    let (verb, path, body) = (&route.verb, &route.path, route.body);
+    let query = route.query.iter().map(|(name, kind)| {
+        let kind = match kind {
+            crate::routes::QueryKind::String => quote!(String),
+            crate::routes::QueryKind::Integer => quote!(Integer),
+            crate::routes::QueryKind::Boolean => quote!(Boolean),
+        };
+        quote!(crate::rpc::QueryField { name: #name, kind: crate::rpc::QueryKind::#kind })
+    });
+    quote!(crate::rpc::HttpRoute { verb: #verb, path: #path, body: #body, query: &[#(#query),*] })
 }
 
 /// The marker type of one method. Its descriptor is `METHODS[index]`, so typed

@@ -15,13 +15,15 @@
 //! failing or stale case, 2 bad usage or an unreadable baseline.
 
 use conformance::card::Applicability;
+use conformance::rest::RestConnector;
 use conformance::transport::{CommandConnector, Connector, HttpConnector};
 use conformance::{cases, junit, runner, scenarios, Baseline, ContractChoice, Profile, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] [--card URL] | --stdio 'COMMAND')
+const USAGE: &str =
+    "usage: a2a-conformance (--url URL [--rest BASE] [--token T] [--card URL] | --stdio 'COMMAND')
     [--profile spec|strict] [--contract auto|a2a|cleveragents] [--groups g1,g2]
     [--expected-failures FILE] [--junit FILE] [--json FILE] [--timeout SECS]
   a2a-conformance --list-groups | --list-cases [--groups g1,g2] [--contract C]
@@ -29,6 +31,10 @@ const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] [--card URL] 
       [--json FILE] [--timeout SECS]
 
   --url URL            the agent's JSON-RPC endpoint (HTTP binding)
+  --rest BASE          carry every case over the HTTP+JSON (REST) binding at BASE
+                       (e.g. http://127.0.0.1:7420/rest) instead; --url still
+                       locates the Agent Card. Cases with no REST equivalent
+                       (envelopes, fields a path or query cannot carry) fail
   --token T            bearer token sent as `Authorization: Bearer T`
   --card URL           where the Agent Card is (default: /.well-known/agent-card.json
                        at the URL's origin; over stdio, the initialize result's)
@@ -57,6 +63,7 @@ const USAGE: &str = "usage: a2a-conformance (--url URL [--token T] [--card URL] 
 #[derive(Default)]
 struct Args {
     url: Option<String>,
+    rest: Option<String>,
     token: Option<String>,
     card: Option<String>,
     stdio: Option<String>,
@@ -81,6 +88,7 @@ fn parse(argv: Vec<String>) -> Result<Args, String> {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
             "--url" => args.url = Some(value("--url")?),
+            "--rest" => args.rest = Some(value("--rest")?),
             "--token" => args.token = Some(value("--token")?),
             "--card" => args.card = Some(value("--card")?),
             "--stdio" => args.stdio = Some(value("--stdio")?),
@@ -152,12 +160,21 @@ fn list_cases(groups: &[String], contract: ContractChoice) {
 fn connector(args: &Args) -> Option<Box<dyn Connector>> {
     let timeout = Duration::from_secs(args.timeout.unwrap_or(30));
     match (&args.url, &args.stdio) {
-        (Some(url), None) => Some(Box::new(HttpConnector {
-            url: url.clone(),
-            token: args.token.clone(),
-            timeout,
-            card_url: args.card.clone(),
-        })),
+        (Some(url), None) => {
+            let http = HttpConnector {
+                url: url.clone(),
+                token: args.token.clone(),
+                timeout,
+                card_url: args.card.clone(),
+            };
+            Some(match &args.rest {
+                Some(base) => Box::new(RestConnector {
+                    card: http,
+                    base: base.clone(),
+                }),
+                None => Box::new(http),
+            })
+        }
         (None, Some(command)) => Some(Box::new(CommandConnector {
             command: command.clone(),
             timeout,

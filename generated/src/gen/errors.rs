@@ -275,6 +275,38 @@ impl ErrorKind {
             Self::ExtPlanError => 422u16,
         }
     }
+    /// The gRPC status name (spec §5.4), the `status` of an HTTP+JSON error body.
+    pub const fn grpc_status(self) -> &'static str {
+        match self {
+            Self::ParseError => "INVALID_ARGUMENT",
+            Self::InvalidRequest => "INVALID_ARGUMENT",
+            Self::MethodNotFound => "UNIMPLEMENTED",
+            Self::InvalidParams => "INVALID_ARGUMENT",
+            Self::InternalError => "INTERNAL",
+            Self::TaskNotFound => "NOT_FOUND",
+            Self::TaskNotCancelable => "FAILED_PRECONDITION",
+            Self::PushNotificationNotSupported => "FAILED_PRECONDITION",
+            Self::UnsupportedOperation => "FAILED_PRECONDITION",
+            Self::ContentTypeNotSupported => "INVALID_ARGUMENT",
+            Self::InvalidAgentResponse => "INTERNAL",
+            Self::ExtendedAgentCardNotConfigured => "FAILED_PRECONDITION",
+            Self::ExtensionSupportRequired => "FAILED_PRECONDITION",
+            Self::VersionNotSupported => "FAILED_PRECONDITION",
+            Self::ExtParseError => "INVALID_ARGUMENT",
+            Self::ExtInvalidRequest => "INVALID_ARGUMENT",
+            Self::ExtMethodNotFound => "UNIMPLEMENTED",
+            Self::ExtInvalidParams => "INVALID_ARGUMENT",
+            Self::ExtInternalError => "INTERNAL",
+            Self::ExtNotFound => "NOT_FOUND",
+            Self::ExtAuthRequired => "UNAUTHENTICATED",
+            Self::ExtAuthForbidden => "PERMISSION_DENIED",
+            Self::ExtInvalidState => "FAILED_PRECONDITION",
+            Self::ExtAlreadyExists => "ALREADY_EXISTS",
+            Self::ExtBudgetExceeded => "RESOURCE_EXHAUSTED",
+            Self::ExtVersionMismatch => "FAILED_PRECONDITION",
+            Self::ExtPlanError => "FAILED_PRECONDITION",
+        }
+    }
     /// The default human-readable message.
     pub const fn default_message(self) -> &'static str {
         match self {
@@ -499,6 +531,9 @@ impl crate::rpc::ErrorRegistry for ErrorKind {
     }
     fn http_status(self) -> u16 {
         ErrorKind::http_status(self)
+    }
+    fn grpc_status(self) -> &'static str {
+        ErrorKind::grpc_status(self)
     }
     fn default_message(self) -> &'static str {
         ErrorKind::default_message(self)

@@ -238,6 +238,20 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.1"),
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/message:send",
+                body: true,
+                query: &[],
+            },
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/{tenant}/message:send",
+                body: true,
+                query: &[],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -264,6 +278,20 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.2"),
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/message:stream",
+                body: true,
+                query: &[],
+            },
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/{tenant}/message:stream",
+                body: true,
+                query: &[],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -292,6 +320,34 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.3"),
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/tasks/{id}",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "tenant",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "historyLength",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                ],
+            },
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/{tenant}/tasks/{id}",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "historyLength",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                ],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -316,6 +372,82 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.4"),
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/tasks",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "tenant",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "contextId",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "status",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "pageSize",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                    crate::rpc::QueryField {
+                        name: "pageToken",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "historyLength",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                    crate::rpc::QueryField {
+                        name: "statusTimestampAfter",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "includeArtifacts",
+                        kind: crate::rpc::QueryKind::Boolean,
+                    },
+                ],
+            },
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/{tenant}/tasks",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "contextId",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "status",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "pageSize",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                    crate::rpc::QueryField {
+                        name: "pageToken",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "historyLength",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                    crate::rpc::QueryField {
+                        name: "statusTimestampAfter",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "includeArtifacts",
+                        kind: crate::rpc::QueryKind::Boolean,
+                    },
+                ],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::ExtensionSupportRequired,
@@ -339,6 +471,20 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.5"),
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/tasks/{id}:cancel",
+                body: true,
+                query: &[],
+            },
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/{tenant}/tasks/{id}:cancel",
+                body: true,
+                query: &[],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -364,6 +510,37 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.6"),
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/tasks/{id}:subscribe",
+                body: true,
+                query: &[],
+            },
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/{tenant}/tasks/{id}:subscribe",
+                body: true,
+                query: &[],
+            },
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/tasks/{id}:subscribe",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "tenant",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                ],
+            },
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/{tenant}/tasks/{id}:subscribe",
+                body: false,
+                query: &[],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -391,6 +568,20 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.7"),
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/tasks/{taskId}/pushNotificationConfigs",
+                body: true,
+                query: &[],
+            },
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/{tenant}/tasks/{taskId}/pushNotificationConfigs",
+                body: true,
+                query: &[],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -422,6 +613,25 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.8"),
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/tasks/{taskId}/pushNotificationConfigs/{id}",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "tenant",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                ],
+            },
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/{tenant}/tasks/{taskId}/pushNotificationConfigs/{id}",
+                body: false,
+                query: &[],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -453,6 +663,42 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.9"),
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/tasks/{taskId}/pushNotificationConfigs",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "tenant",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                    crate::rpc::QueryField {
+                        name: "pageSize",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                    crate::rpc::QueryField {
+                        name: "pageToken",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                ],
+            },
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/{tenant}/tasks/{taskId}/pushNotificationConfigs",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "pageSize",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                    crate::rpc::QueryField {
+                        name: "pageToken",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                ],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -484,6 +730,25 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.10"),
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "DELETE",
+                path: "/tasks/{taskId}/pushNotificationConfigs/{id}",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "tenant",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                ],
+            },
+            crate::rpc::HttpRoute {
+                verb: "DELETE",
+                path: "/{tenant}/tasks/{taskId}/pushNotificationConfigs/{id}",
+                body: false,
+                query: &[],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::TaskNotFound,
@@ -513,6 +778,25 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1.11"),
         access: Some(crate::rpc::Access::Reader),
         namespaced: false,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/extendedAgentCard",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "tenant",
+                        kind: crate::rpc::QueryKind::String,
+                    },
+                ],
+            },
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/{tenant}/extendedAgentCard",
+                body: false,
+                query: &[],
+            },
+        ],
         since: None,
         errors: &[
             crate::errors::ErrorKind::UnsupportedOperation,
@@ -542,6 +826,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/use",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -568,6 +860,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/execute",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -595,6 +895,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/apply",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -623,6 +931,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/cancel",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -649,6 +965,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/status",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -673,6 +997,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/tree",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -697,6 +1029,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/explain",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -721,6 +1061,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/correct",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -748,6 +1096,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/diff",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -773,6 +1129,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/artifacts",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -797,6 +1161,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/prompt",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -823,6 +1195,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/rollback",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -849,6 +1229,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/plan/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -873,6 +1261,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actors/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -899,6 +1295,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actors/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -925,6 +1329,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actors/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -953,6 +1365,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actors/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -981,6 +1401,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actors/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1009,6 +1437,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/tools/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1035,6 +1471,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/tools/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1061,6 +1505,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/tools/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1089,6 +1541,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/tools/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1117,6 +1577,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/tools/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1145,6 +1613,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/skills/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1171,6 +1647,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/skills/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1197,6 +1681,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/skills/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1225,6 +1717,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/skills/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1253,6 +1753,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/skills/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1281,6 +1789,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resources/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1307,6 +1823,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resources/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1333,6 +1857,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resources/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1361,6 +1893,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resources/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1389,6 +1929,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resources/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1417,6 +1965,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resource-types/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1443,6 +1999,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resource-types/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1469,6 +2033,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resource-types/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1497,6 +2069,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resource-types/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1527,6 +2107,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/resource-types/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1555,6 +2143,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/projects/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1581,6 +2177,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/projects/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1607,6 +2211,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/projects/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1635,6 +2247,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/projects/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1663,6 +2283,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/projects/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1691,6 +2319,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/validations/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1717,6 +2353,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/validations/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1743,6 +2387,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/validations/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1771,6 +2423,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/validations/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1799,6 +2459,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/validations/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1827,6 +2495,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actions/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1853,6 +2529,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actions/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1879,6 +2563,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actions/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -1907,6 +2599,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actions/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1935,6 +2635,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/actions/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1963,6 +2671,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/automation-profiles/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -1989,6 +2705,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/automation-profiles/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2015,6 +2739,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/automation-profiles/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -2045,6 +2777,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/automation-profiles/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2075,6 +2815,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/automation-profiles/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2103,6 +2851,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/invariants/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2129,6 +2885,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/invariants/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2155,6 +2919,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/invariants/add",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtAlreadyExists,
@@ -2183,6 +2955,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/invariants/update",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2211,6 +2991,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/registry/invariants/remove",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2239,6 +3027,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/context/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2263,6 +3059,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/context/inspect",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2289,6 +3093,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/context/simulate",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2315,6 +3127,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/context/set",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2342,6 +3162,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Admin),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/sync/pull",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2368,6 +3196,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Admin),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/sync/push",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2394,6 +3230,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/sync/status",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2418,6 +3262,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: false,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/namespace/list",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtAuthRequired,
@@ -2441,6 +3293,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/namespace/show",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2465,6 +3325,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Admin),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/namespace/members",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2492,6 +3360,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: false,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/health/check",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtAuthRequired,
@@ -2515,6 +3391,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Admin),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/diagnostics/run",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[
             crate::errors::ErrorKind::ExtNotFound,
@@ -2542,6 +3426,7 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: None,
         namespaced: true,
+        http: &[],
         since: Some("1.0"),
         errors: &[
             crate::errors::ErrorKind::ExtVersionMismatch,
@@ -2565,6 +3450,7 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: None,
         namespaced: true,
+        http: &[],
         since: Some("1.0"),
         errors: &[],
         description: "Server-to-client notification carrying one event of a streaming request (SendStreamingMessage, SubscribeToTask). Events of one stream arrive in order with seq 1, 2, 3, ...; the stream ends with the ordinary JSON-RPC response to the originating request id.",
@@ -2585,6 +3471,7 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: None,
         namespaced: true,
+        http: &[],
         since: Some("1.0"),
         errors: &[],
         description: "Stops the stream of a streaming request: no further stream/event notifications are sent for it and the originating request is answered at once with its ordinary final response. Cancelling a stream does not cancel the task (use CancelTask).",
@@ -2605,6 +3492,7 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: None,
         namespaced: true,
+        http: &[],
         since: Some("1.0"),
         errors: &[crate::errors::ErrorKind::ExtInvalidParams],
         description: "Calls a streaming method so that it continues after `lastEventId`: the events arrive as `stream/event` notifications for this request's id, and the stream ends with the response to it, as for any streaming request. Stdio-binding method.",

@@ -218,6 +218,19 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1"),
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/notes/{id}",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "historyLength",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                ],
+            },
+        ],
         since: None,
         errors: &[crate::errors::ErrorKind::NoteNotFound],
         description: "Fetches one note.",
@@ -238,6 +251,7 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[],
         since: None,
         errors: &[],
         description: "Streams note changes.",
@@ -258,6 +272,14 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Writer),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_mini/archive/put",
+                body: true,
+                query: &[],
+            },
+        ],
         since: Some("1.1"),
         errors: &[crate::errors::ErrorKind::ExtNotFound],
         description: "Archives a note.",

@@ -95,6 +95,18 @@ impl ErrorKind {
             Self::UnsupportedOperation => 400u16,
         }
     }
+    /// The gRPC status name (spec §5.4), the `status` of an HTTP+JSON error body.
+    pub const fn grpc_status(self) -> &'static str {
+        match self {
+            Self::ParseError => "INVALID_ARGUMENT",
+            Self::InvalidRequest => "INVALID_ARGUMENT",
+            Self::MethodNotFound => "NOT_FOUND",
+            Self::InvalidParams => "INVALID_ARGUMENT",
+            Self::InternalError => "INTERNAL",
+            Self::NoteNotFound => "NOT_FOUND",
+            Self::UnsupportedOperation => "INVALID_ARGUMENT",
+        }
+    }
     /// The default human-readable message.
     pub const fn default_message(self) -> &'static str {
         match self {
@@ -157,6 +169,9 @@ impl crate::rpc::ErrorRegistry for ErrorKind {
     }
     fn http_status(self) -> u16 {
         ErrorKind::http_status(self)
+    }
+    fn grpc_status(self) -> &'static str {
+        ErrorKind::grpc_status(self)
     }
     fn default_message(self) -> &'static str {
         ErrorKind::default_message(self)

@@ -194,6 +194,19 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: Some("3.1"),
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "GET",
+                path: "/notes/{id}",
+                body: false,
+                query: &[
+                    crate::rpc::QueryField {
+                        name: "historyLength",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                ],
+            },
+        ],
         since: None,
         errors: &[crate::errors::ErrorKind::NoteNotFound],
         description: "Fetches one note.",
@@ -214,6 +227,7 @@ pub static METHODS: &[MethodDescriptor] = &[
         spec_section: None,
         access: Some(crate::rpc::Access::Reader),
         namespaced: true,
+        http: &[],
         since: None,
         errors: &[],
         description: "Streams note changes.",

@@ -1,0 +1,324 @@
+//! The HTTP+JSON (REST) transport of the runner (spec §11): each JSON-RPC
+//! message the suite sends is carried as the REST request that means the same
+//! — its method's route from the generated table, the params in path, query
+//! and body — and the answer is brought back into the JSON-RPC shape the
+//! judges read: a bare result as the `result`, a `google.rpc.Status` body as
+//! the wire error of the registry entry its ErrorInfo names, SSE events as the
+//! stream. The HTTP status must be the registry's for the error.
+//!
+//! A message with no REST equivalent (a broken envelope, params whose path
+//! fields are missing or not strings, a query field of another type) is no
+//! REST request: it answers
+//! [`Answer::Broken`] saying so, and [`expressible`] tells which they are.
+
+use crate::transport::{
+    clip, http_client, sse_blocks, Activation, Answer, BoxFuture, Connector, HttpConnector, Transport,
+    A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_URI, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
+};
+use a2a::rpc::rest::{error_from_status_body, render_call, RenderedRequest};
+use a2a::ErrorKind;
+use serde_json::{Map, Value};
+use std::time::Duration;
+
+/// What the answer to a message without a REST equivalent starts with.
+pub const NO_REST_EQUIVALENT: &str = "no HTTP+JSON equivalent";
+
+/// The REST request a JSON-RPC message stands for, or why it has none.
+pub fn to_rest(message: &str) -> Result<RenderedRequest, String> {
+    rest_request(message).map_err(|why| format!("{NO_REST_EQUIVALENT}: {why}"))
+}
+
+fn rest_request(message: &str) -> Result<RenderedRequest, String> {
+    let value: Value =
+        serde_json::from_str(message).map_err(|e| format!("not JSON, so no HTTP+JSON request: {e}"))?;
+    let object = value
+        .as_object()
+        .ok_or("not a request object, so no HTTP+JSON request")?;
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err("a JSON-RPC envelope error has no HTTP+JSON equivalent".into());
+    }
+    let allowed = ["jsonrpc", "id", "method", "params"];
+    if let Some(extra) = object.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!("envelope member `{extra}` has no HTTP+JSON equivalent"));
+    }
+    match object.get("id") {
+        Some(Value::String(_) | Value::Null) => {}
+        Some(Value::Number(n)) if n.is_i64() => {}
+        // A notification, or an id JSON-RPC refuses: REST answers every request.
+        _ => return Err("a notification or a malformed id has no HTTP+JSON equivalent".into()),
+    }
+    let method = object
+        .get("method")
+        .and_then(Value::as_str)
+        .filter(|m| !m.is_empty())
+        .ok_or("a request without a method name has no HTTP+JSON route")?;
+    let params = match object.get("params") {
+        None => Map::new(),
+        Some(Value::Object(params)) => params.clone(),
+        Some(_) => return Err("params that are not an object have no HTTP+JSON form".into()),
+    };
+    match a2a::find_method(method) {
+        Some(descriptor) if !descriptor.http.is_empty() => {
+            render_call(descriptor, &params).ok_or_else(|| {
+                format!(
+                    "`{method}`: a path field is missing or not a string, or a query field not of its type"
+                )
+            })
+        }
+        // An unknown method goes where the extension rule would route it: its
+        // wire name as the path, the params as the body.
+        _ => Ok(RenderedRequest {
+            verb: "POST",
+            path: format!("/{method}"),
+            query: String::new(),
+            body: Some(Value::Object(params)),
+        }),
+    }
+}
+
+/// True when the message has an HTTP+JSON equivalent ([`to_rest`]).
+pub fn expressible(message: &str) -> bool {
+    to_rest(message).is_ok()
+}
+
+/// The runner's transport over HTTP+JSON.
+pub struct RestTransport {
+    client: reqwest::Client,
+    /// The base URL the routes hang off (`http://host:port/rest`), no trailing `/`.
+    base: String,
+    token: Option<String>,
+    extension: bool,
+    ext_version: Option<String>,
+}
+
+impl RestTransport {
+    pub fn new(
+        base: &str,
+        token: Option<String>,
+        activation: Activation<'_>,
+        timeout: Duration,
+    ) -> Result<Self, String> {
+        Ok(RestTransport {
+            client: http_client(timeout)?,
+            base: base.trim_end_matches('/').to_string(),
+            token,
+            extension: activation != Activation::Base,
+            ext_version: activation.ext_version().map(str::to_string),
+        })
+    }
+
+    async fn send(&self, message: String, last_event_id: Option<String>) -> (Answer, Vec<String>) {
+        let rendered = match to_rest(&message) {
+            Ok(rendered) => rendered,
+            Err(why) => return (Answer::Broken(why), vec![]),
+        };
+        let mut url = format!("{}{}", self.base, rendered.path);
+        if !rendered.query.is_empty() {
+            url.push('?');
+            url.push_str(&rendered.query);
+        }
+        let verb = match reqwest::Method::from_bytes(rendered.verb.as_bytes()) {
+            Ok(verb) => verb,
+            Err(e) => return (Answer::Broken(format!("verb {}: {e}", rendered.verb)), vec![]),
+        };
+        let mut request = self
+            .client
+            .request(verb, &url)
+            .header("Accept", "application/json, text/event-stream")
+            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION);
+        if let Some(body) = rendered.body {
+            request = request
+                .header("Content-Type", "application/json")
+                .body(body.to_string());
+        }
+        if self.extension {
+            request = request.header(A2A_EXTENSIONS_HEADER, EXTENSION_URI);
+        }
+        if let Some(version) = &self.ext_version {
+            request = request.header(EXTENSION_VERSION_HEADER, version);
+        }
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let response = match request.send().await {
+            Ok(r) => r,
+            Err(e) => return (Answer::Broken(format!("HTTP request failed: {e}")), vec![]),
+        };
+        let status = response.status().as_u16();
+        let is_sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let body = match response.text().await {
+            Ok(b) => b,
+            Err(e) => {
+                return (
+                    Answer::Broken(format!("HTTP body could not be read (status {status}): {e}")),
+                    vec![],
+                )
+            }
+        };
+        if is_sse {
+            let (blocks, ids) = sse_blocks(&body);
+            return (stream_answer(&blocks), ids);
+        }
+        let value: Value = match serde_json::from_str(&body) {
+            Ok(v) => v,
+            Err(e) => {
+                return (
+                    Answer::Broken(format!("HTTP {status}: body is not JSON ({e}): {}", clip(&body))),
+                    vec![],
+                )
+            }
+        };
+        if (200..300).contains(&status) {
+            return (Answer::Result(value), vec![]);
+        }
+        (error_answer(status, &value), vec![])
+    }
+}
+
+/// The wire error a `google.rpc.Status` body stands for, when it is one.
+fn status_error(value: &Value) -> Option<Value> {
+    value.get("error")?.get("code")?;
+    serde_json::to_value(error_from_status_body(value, ErrorKind::InternalError)).ok()
+}
+
+/// An error answer: the Status body as the wire error, if the HTTP status is
+/// the one the registry gives its error.
+fn error_answer(status: u16, value: &Value) -> Answer {
+    let Some(error) = status_error(value) else {
+        return Answer::Broken(format!(
+            "HTTP {status} without a google.rpc.Status body: {}",
+            clip(&value.to_string())
+        ));
+    };
+    let want = serde_json::from_value::<a2a::rpc::Error>(error.clone())
+        .ok()
+        .and_then(|e| e.kind::<ErrorKind>())
+        .map(ErrorKind::http_status);
+    match want {
+        Some(want) if want != status => Answer::Broken(format!(
+            "HTTP {status} for error {}; the registry gives it HTTP {want}",
+            crate::transport::describe_error(&error)
+        )),
+        _ => Answer::Error(error),
+    }
+}
+
+/// The SSE events of a REST stream: bare events, a Status body the error that ends it.
+fn stream_answer(blocks: &[String]) -> Answer {
+    let mut events = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let value: Value = match serde_json::from_str(block) {
+            Ok(v) => v,
+            Err(e) => {
+                return Answer::Broken(format!("SSE event {} is not JSON ({e}): {}", i + 1, clip(block)))
+            }
+        };
+        match status_error(&value) {
+            None => events.push(value),
+            Some(_) if i + 1 != blocks.len() => {
+                return Answer::Broken("an SSE error is followed by more events".into())
+            }
+            Some(error) if events.is_empty() => return Answer::Error(error),
+            Some(error) => {
+                return Answer::Stream {
+                    events,
+                    error: Some(error),
+                }
+            }
+        }
+    }
+    Answer::Stream { events, error: None }
+}
+
+impl Transport for RestTransport {
+    fn exchange<'a>(&'a self, message: String, _expect_id: Value) -> BoxFuture<'a, Answer> {
+        Box::pin(async move { self.send(message, None).await.0 })
+    }
+    fn kind(&self) -> &'static str {
+        "rest"
+    }
+    fn exchange_resumable<'a>(
+        &'a self,
+        message: String,
+        _expect_id: Value,
+        last_event_id: Option<String>,
+    ) -> BoxFuture<'a, Option<(Answer, Vec<String>)>> {
+        Box::pin(async move { Some(self.send(message, last_event_id).await) })
+    }
+}
+
+/// Opens [`RestTransport`]s to one agent: `card` locates its Agent Card
+/// (the JSON-RPC URL's origin), `base` is the REST binding's base URL.
+pub struct RestConnector {
+    pub card: HttpConnector,
+    pub base: String,
+}
+
+impl Connector for RestConnector {
+    fn connect<'a>(
+        &'a self,
+        activation: Activation<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn Transport>, String>> {
+        Box::pin(async move {
+            let t = RestTransport::new(&self.base, self.card.token.clone(), activation, self.card.timeout)?;
+            Ok(Box::new(t) as Box<dyn Transport>)
+        })
+    }
+    fn kind(&self) -> &'static str {
+        "rest"
+    }
+    fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
+        Box::pin(async move { Some(self.card.fetch_card().await) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_becomes_its_route_and_a_broken_envelope_has_none() {
+        let get =
+            to_rest(r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t","historyLength":2}}"#)
+                .expect("expressible");
+        assert_eq!(
+            (get.verb, get.path.as_str(), get.query.as_str()),
+            ("GET", "/tasks/t", "historyLength=2")
+        );
+        let unknown = to_rest(r#"{"jsonrpc":"2.0","id":1,"method":"_cleveragents/nope","params":{}}"#)
+            .expect("expressible");
+        assert_eq!(
+            (unknown.verb, unknown.path.as_str()),
+            ("POST", "/_cleveragents/nope")
+        );
+        assert!(!expressible(r#"{"jsonrpc":"1.0","id":1,"method":"GetTask"}"#));
+        assert!(!expressible(
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":5}}"#
+        ));
+        assert!(!expressible(
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}"#
+        ));
+        assert!(!expressible("[1]"));
+    }
+
+    #[test]
+    fn a_status_body_is_the_wire_error_only_with_the_registrys_http_status() {
+        let body = serde_json::json!({"error": {"code": 404, "status": "NOT_FOUND", "message": "gone", "details": [
+            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}]}});
+        match error_answer(404, &body) {
+            Answer::Error(e) => assert_eq!(
+                (e["code"].clone(), e["message"].clone()),
+                (serde_json::json!(-32001), serde_json::json!("gone"))
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(error_answer(400, &body), Answer::Broken(_)));
+    }
+}
