@@ -270,6 +270,9 @@ pub struct Report {
     /// What the run left out, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The derived cases the binding has no form for, not run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_applicable: Vec<String>,
 }
 
 impl Report {
@@ -297,6 +300,7 @@ impl Report {
             cases,
             unmatched_baseline: Vec::new(),
             notes: Vec::new(),
+            not_applicable: Vec::new(),
         };
         report.recount();
         report

@@ -11,6 +11,7 @@
 //! REST request: it answers
 //! [`Answer::Broken`] saying so, and [`expressible`] tells which they are.
 
+use crate::cases::Message;
 use crate::transport::{
     clip, http_client, sse_blocks, Activation, Answer, BoxFuture, Connector, HttpConnector, Transport,
     A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_URI, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
@@ -276,6 +277,18 @@ impl Connector for RestConnector {
     }
     fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
         Box::pin(async move { Some(self.card.fetch_card().await) })
+    }
+    fn expresses(&self, message: &Message) -> bool {
+        match message {
+            Message::Request { method, params } => {
+                let mut request = serde_json::json!({ "jsonrpc": "2.0", "id": 0, "method": method });
+                if let Some(params) = params {
+                    request["params"] = params.clone();
+                }
+                expressible(&request.to_string())
+            }
+            Message::Raw { text, .. } => expressible(text),
+        }
     }
 }
 

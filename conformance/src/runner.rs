@@ -225,25 +225,36 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
     } else {
         Fixture::default()
     };
-    results.extend(run_cases(connector, &main, &fixture, &cases).await);
+    let (ran, not_applicable) = run_cases(connector, &main, &fixture, &cases).await;
+    results.extend(ran);
     if options.groups.iter().any(|g| g == "scenarios") {
         results.extend(scenarios::run_all(&main, &app).await);
     }
-    let notes = exclusion_notes(options, &app);
+    let mut notes = exclusion_notes(options, &app);
+    if !not_applicable.is_empty() {
+        notes.push(format!(
+            "{} cases have no form in the {} binding and were not run there (a JSON-RPC envelope, params that are no object, a path or query field missing or of another JSON type)",
+            not_applicable.len(),
+            connector.kind()
+        ));
+    }
     let mut report = Report::new(connector.kind(), results, started.elapsed(), options.profile, app);
     report.notes = notes;
+    report.not_applicable = not_applicable;
     report
 }
 
-/// Runs the derived cases, opening sessions at other extension versions on first use.
+/// Runs the derived cases, opening sessions at other extension versions on
+/// first use; the results, and the ids of the cases the binding has no form for.
 async fn run_cases(
     connector: &dyn Connector,
     main: &Session,
     fixture: &Fixture,
     cases: &[Case],
-) -> Vec<CaseResult> {
+) -> (Vec<CaseResult>, Vec<String>) {
     let mut versioned: BTreeMap<String, Result<Session, String>> = BTreeMap::new();
     let mut results = Vec::new();
+    let mut not_applicable = Vec::new();
     for case in cases {
         let t0 = Instant::now();
         let message = match &case.message {
@@ -253,6 +264,10 @@ async fn run_cases(
             },
             raw => raw.clone(),
         };
+        if !connector.expresses(&message) {
+            not_applicable.push(case.id.clone());
+            continue;
+        }
         let answer = match &case.ext_version {
             None => main.send(&message).await,
             Some(v) => {
@@ -275,5 +290,5 @@ async fn run_cases(
         let verdict = check::judge(case.method, &case.expect, &answer);
         results.push(CaseResult::from_case(case, &verdict, &answer, t0.elapsed()));
     }
-    results
+    (results, not_applicable)
 }

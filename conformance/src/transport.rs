@@ -153,6 +153,11 @@ pub trait Connector: Send + Sync {
     fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
         Box::pin(async { None })
     }
+    /// False for a message this binding has no form for (HTTP+JSON has no
+    /// JSON-RPC envelope): its case does not apply to the binding and is not run.
+    fn expresses(&self, _message: &crate::cases::Message) -> bool {
+        true
+    }
 }
 
 // ---------------------------------------------------------------------------
