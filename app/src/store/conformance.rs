@@ -260,6 +260,20 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
         Err(StoreError::Conflict { .. })
     ));
     assert_eq!(context_totals(store, "c2"), Ok((1, 0, 1)));
+    // A change of state in a context of several tasks moves its counts.
+    let mut back = row("c", "ns", "c1", "TASK_STATE_WORKING", "2024-01-07T00:00:00.000Z");
+    back.last_seq = 1;
+    let reopen = Commit {
+        task: Some(TaskWrite {
+            row: back,
+            create: false,
+            expected_last_seq: 1,
+            events: vec![],
+        }),
+        docs: vec![],
+    };
+    assert!(store.commit(&reopen).is_ok());
+    assert_eq!(context_totals(store, "c1"), Ok((2, 1, 1)));
     assert_eq!(
         store.namespaces(),
         Ok(vec!["ns".to_string(), "other".to_string()])

@@ -60,7 +60,9 @@ const MIGRATIONS: &[&str] = &[
     "
     -- Tasks per context and state, moved by the writer in the transaction of
     -- each task write: a listing of one context learns its total without
-    -- counting the context's tasks. A state no task is in has no row.
+    -- counting the context's tasks. Only contexts of two tasks or more are
+    -- counted (a context of one, most of them, is counted by its index in no
+    -- time, and costs the writer no row); a state no task is in has no row.
     CREATE TABLE context_counts (
         namespace  TEXT NOT NULL,
         context_id TEXT NOT NULL,
@@ -69,7 +71,10 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (namespace, context_id, state)
     ) WITHOUT ROWID;
     INSERT INTO context_counts(namespace, context_id, state, n)
-        SELECT namespace, context_id, state, COUNT(*) FROM tasks GROUP BY namespace, context_id, state;
+        SELECT namespace, context_id, state, COUNT(*) FROM tasks
+        WHERE (namespace, context_id) IN
+            (SELECT namespace, context_id FROM tasks GROUP BY namespace, context_id HAVING COUNT(*) >= 2)
+        GROUP BY namespace, context_id, state;
 ",
 ];
 
@@ -216,20 +221,13 @@ impl Store for SqliteStore {
             args.len()
         );
         self.readers.with(|conn| {
-            let total = match (known_total, context_total) {
-                (Some(total), _) => total,
-                (None, Some(context)) => conn
-                    .prepare_cached(
-                        "SELECT COALESCE(SUM(n), 0) FROM context_counts \
-                         WHERE namespace = ?1 AND context_id = ?2 AND (?3 IS NULL OR state = ?3)",
-                    )
-                    .and_then(|mut stmt| {
-                        stmt.query_row(params![query.namespace, context, query.state], |r| {
-                            r.get::<_, i64>(0)
-                        })
-                    })
-                    .map_err(backend)? as u64,
-                (None, None) => conn
+            let kept = match context_total {
+                Some(context) => context_count(conn, &query.namespace, context, query.state.as_deref())?,
+                None => None,
+            };
+            let total = match known_total.or(kept) {
+                Some(total) => total,
+                None => conn
                     .prepare_cached(&count_sql)
                     .and_then(|mut stmt| {
                         stmt.query_row(rusqlite::params_from_iter(&args[..count_args]), |r| {
@@ -414,4 +412,32 @@ impl Store for SqliteStore {
         })
         })
     }
+}
+
+/// The kept count of a context's tasks (in `state` when given), or `None`
+/// for a context that has no counts (one task at most: its index counts it).
+fn context_count(
+    conn: &Connection,
+    namespace: &str,
+    context: &str,
+    state: Option<&str>,
+) -> StoreResult<Option<u64>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT state, n FROM context_counts WHERE namespace = ?1 AND context_id = ?2")
+        .map_err(backend)?;
+    let rows = stmt
+        .query_map(params![namespace, context], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+        })
+        .map_err(backend)?;
+    let mut counted = false;
+    let mut total = 0u64;
+    for row in rows {
+        let (row_state, n) = row.map_err(backend)?;
+        counted = true;
+        if state.is_none_or(|s| s == row_state) {
+            total += n as u64;
+        }
+    }
+    Ok(counted.then_some(total))
 }

@@ -256,10 +256,13 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64,
     match &from {
         Some((_, state)) if *state == tw.row.state => {}
         Some((_, state)) => {
-            count_out(conn, context, state)?;
-            count_in(conn, context, &tw.row.state)?;
+            if counted(conn, context)? {
+                count_out(conn, context, state)?;
+                count_in(conn, context, &tw.row.state)?;
+            }
         }
-        None => count_in(conn, context, &tw.row.state)?,
+        None if counted(conn, context)? => count_in(conn, context, &tw.row.state)?,
+        None => start_counting_if_shared(conn, context, &tw.row.id)?,
     }
     let delta = Delta {
         namespace: tw.row.namespace.clone(),
@@ -267,6 +270,37 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64,
         to: tw.row.state.clone(),
     };
     Ok((rank, delta))
+}
+
+/// True when the (namespace, context) has counts: it holds two tasks or more.
+fn counted(conn: &Connection, (namespace, context): (&String, &String)) -> StoreResult<bool> {
+    conn.prepare_cached("SELECT 1 FROM context_counts WHERE namespace = ?1 AND context_id = ?2 LIMIT 1")
+        .and_then(|mut stmt| stmt.exists(params![namespace, context]))
+        .map_err(backend)
+}
+
+/// After task `id` was added to an uncounted (namespace, context): when the
+/// context held a task already, its counts start, from its rows. A context
+/// of one task (most of them) costs two index probes and no write.
+fn start_counting_if_shared(
+    conn: &Connection,
+    (namespace, context): (&String, &String),
+    id: &str,
+) -> StoreResult<()> {
+    let shared = conn
+        .prepare_cached("SELECT 1 FROM tasks WHERE namespace = ?1 AND context_id = ?2 AND id <> ?3 LIMIT 1")
+        .and_then(|mut stmt| stmt.exists(params![namespace, context, id]))
+        .map_err(backend)?;
+    if shared {
+        conn.prepare_cached(
+            "INSERT INTO context_counts(namespace, context_id, state, n)
+             SELECT namespace, context_id, state, COUNT(*) FROM tasks
+             WHERE namespace = ?1 AND context_id = ?2 GROUP BY state",
+        )
+        .and_then(|mut stmt| stmt.execute(params![namespace, context]))
+        .map_err(backend)?;
+    }
+    Ok(())
 }
 
 /// One task more in `state` in its (namespace, context).
