@@ -175,6 +175,14 @@ fn split_placeholder(segment: &str) -> Option<(&str, &str, &str)> {
     Some((&segment[..open], &segment[open + 1..close], &segment[close + 1..]))
 }
 
+/// The first segment of `path` that is not valid percent-encoded UTF-8, if
+/// any: such a path names no route and deserves its own error.
+pub fn malformed_segment(path: &str) -> Option<&str> {
+    segments(path)
+        .into_iter()
+        .find(|segment| percent_decode(segment).is_none())
+}
+
 /// Percent-decodes one path segment; `None` when it is not UTF-8 or malformed.
 fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
@@ -182,8 +190,11 @@ fn percent_decode(text: &str) -> Option<String> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            // Two hex digits, nothing else (`from_str_radix` alone takes a sign).
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
             i += 3;
         } else {
             out.push(bytes[i]);

@@ -254,6 +254,11 @@ async fn an_unknown_route_is_404_and_a_wrong_verb_405_with_allow() {
     let unknown = call(&server, "GET", "/rest/nothing/here", None).await;
     assert_eq!(unknown.status, 404);
     assert_eq!(status_of(&unknown.json()).2, "METHOD_NOT_FOUND");
+    for malformed in ["/rest/tasks/%ZZ", "/rest/tasks/%C3%28", "/rest/tasks/%+1"] {
+        let refused = call(&server, "GET", malformed, None).await;
+        assert_eq!(refused.status, 400, "{malformed}");
+        assert_eq!(status_of(&refused.json()).2, "INVALID_REQUEST", "{malformed}");
+    }
     let wrong = call(&server, "DELETE", "/rest/tasks/t-1", None).await;
     assert_eq!(wrong.status, 405);
     assert_eq!(wrong.header("allow"), Some("GET"));

@@ -66,6 +66,14 @@ impl HttpState {
                 return answer;
             }
             RouteLookup::NotFound => {
+                if let Some(segment) = a2a::rpc::route::malformed_segment(path) {
+                    let shown: String = segment.chars().take(64).collect();
+                    let error = Error::new(
+                        ErrorKind::InvalidRequest,
+                        format!("path segment `{shown}` is not valid percent-encoded UTF-8"),
+                    );
+                    return error_answer(&error, None);
+                }
                 // A path that is no route names no method: the method-not-found
                 // JSON-RPC gives the name (extension routes are wire names).
                 return error_answer(&a2a::rpc::method_not_found(path.trim_start_matches('/')), None);
