@@ -13,8 +13,8 @@
 
 use crate::cases::Message;
 use crate::transport::{
-    clip, http_client, sse_blocks, Activation, Answer, BoxFuture, Connector, HttpConnector, Transport,
-    A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_URI, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
+    clip, http_client, sse_blocks, Activation, Answer, BoxFuture, Connector, HttpConnector,
+    ServiceParameters, Transport,
 };
 use a2a::rpc::rest::{error_from_status_body, render_call, RenderedRequest};
 use a2a::ErrorKind;
@@ -87,9 +87,7 @@ pub struct RestTransport {
     client: reqwest::Client,
     /// The base URL the routes hang off (`http://host:port/rest`), no trailing `/`.
     base: String,
-    token: Option<String>,
-    extension: bool,
-    ext_version: Option<String>,
+    parameters: ServiceParameters,
 }
 
 impl RestTransport {
@@ -102,9 +100,7 @@ impl RestTransport {
         Ok(RestTransport {
             client: http_client(timeout)?,
             base: base.trim_end_matches('/').to_string(),
-            token,
-            extension: activation != Activation::Base,
-            ext_version: activation.ext_version().map(str::to_string),
+            parameters: ServiceParameters::new(token, activation),
         })
     }
 
@@ -122,46 +118,15 @@ impl RestTransport {
             Ok(verb) => verb,
             Err(e) => return (Answer::Broken(format!("verb {}: {e}", rendered.verb)), vec![]),
         };
-        let mut request = self
-            .client
-            .request(verb, &url)
-            .header("Accept", "application/json, text/event-stream")
-            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION);
+        let mut request = self.client.request(verb, &url);
         if let Some(body) = rendered.body {
             request = request
                 .header("Content-Type", "application/json")
                 .body(body.to_string());
         }
-        if self.extension {
-            request = request.header(A2A_EXTENSIONS_HEADER, EXTENSION_URI);
-        }
-        if let Some(version) = &self.ext_version {
-            request = request.header(EXTENSION_VERSION_HEADER, version);
-        }
-        if let Some(token) = &self.token {
-            request = request.bearer_auth(token);
-        }
-        if let Some(id) = last_event_id {
-            request = request.header("Last-Event-ID", id);
-        }
-        let response = match request.send().await {
-            Ok(r) => r,
-            Err(e) => return (Answer::Broken(format!("HTTP request failed: {e}")), vec![]),
-        };
-        let status = response.status().as_u16();
-        let is_sse = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        let body = match response.text().await {
-            Ok(b) => b,
-            Err(e) => {
-                return (
-                    Answer::Broken(format!("HTTP body could not be read (status {status}): {e}")),
-                    vec![],
-                )
-            }
+        let (status, is_sse, body) = match self.parameters.exchange(request, last_event_id).await {
+            Ok(read) => read,
+            Err(why) => return (Answer::Broken(why), vec![]),
         };
         if is_sse {
             let (blocks, ids) = sse_blocks(&body);

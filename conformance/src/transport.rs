@@ -168,10 +168,66 @@ pub trait Connector: Send + Sync {
 pub struct HttpTransport {
     client: reqwest::Client,
     url: String,
+    parameters: ServiceParameters,
+}
+
+/// What every HTTP request of a session carries besides its message: the
+/// credentials and the service-parameter headers of its activation.
+pub(crate) struct ServiceParameters {
     token: Option<String>,
     /// Whether requests activate the extension (`A2A-Extensions`).
     extension: bool,
     ext_version: Option<String>,
+}
+
+impl ServiceParameters {
+    pub(crate) fn new(token: Option<String>, activation: Activation<'_>) -> Self {
+        ServiceParameters {
+            token,
+            extension: activation != Activation::Base,
+            ext_version: activation.ext_version().map(str::to_string),
+        }
+    }
+
+    /// Adds the headers to `request` (and `Last-Event-ID` when resuming),
+    /// sends it and reads the answer: its status, whether it is an SSE
+    /// stream, and its body; or why there is none.
+    pub(crate) async fn exchange(
+        &self,
+        request: reqwest::RequestBuilder,
+        last_event_id: Option<String>,
+    ) -> Result<(u16, bool, String), String> {
+        let mut request = request
+            .header("Accept", "application/json, text/event-stream")
+            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION);
+        if self.extension {
+            request = request.header(A2A_EXTENSIONS_HEADER, EXTENSION_URI);
+        }
+        if let Some(version) = &self.ext_version {
+            request = request.header(EXTENSION_VERSION_HEADER, version);
+        }
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| format!("HTTP request failed: {e}"))?;
+        let status = response.status().as_u16();
+        let is_sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let body = response
+            .text()
+            .await
+            .map_err(|e| format!("HTTP body could not be read (status {status}): {e}"))?;
+        Ok((status, is_sse, body))
+    }
 }
 
 impl HttpTransport {
@@ -186,9 +242,7 @@ impl HttpTransport {
         Ok(HttpTransport {
             client: http_client(timeout)?,
             url: url.to_string(),
-            token,
-            extension: activation != Activation::Base,
-            ext_version: activation.ext_version().map(str::to_string),
+            parameters: ServiceParameters::new(token, activation),
         })
     }
 
@@ -198,41 +252,14 @@ impl HttpTransport {
         expect_id: Value,
         last_event_id: Option<String>,
     ) -> (Answer, Vec<String>) {
-        let mut request = self
+        let request = self
             .client
             .post(&self.url)
             .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION)
             .body(message);
-        if self.extension {
-            request = request.header(A2A_EXTENSIONS_HEADER, EXTENSION_URI);
-        }
-        if let Some(version) = &self.ext_version {
-            request = request.header(EXTENSION_VERSION_HEADER, version);
-        }
-        if let Some(token) = &self.token {
-            request = request.bearer_auth(token);
-        }
-        if let Some(id) = last_event_id {
-            request = request.header("Last-Event-ID", id);
-        }
-        let response = match request.send().await {
-            Ok(r) => r,
-            Err(e) => return (Answer::Broken(format!("HTTP request failed: {e}")), vec![]),
-        };
-        let status = response.status().as_u16();
-        let is_sse = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        let body = match response.text().await {
-            Ok(b) => b,
-            Err(e) => {
-                let why = format!("HTTP body could not be read (status {status}): {e}");
-                return (Answer::Broken(why), vec![]);
-            }
+        let (status, is_sse, body) = match self.parameters.exchange(request, last_event_id).await {
+            Ok(read) => read,
+            Err(why) => return (Answer::Broken(why), vec![]),
         };
         if is_sse {
             return parse_sse(&body, &expect_id);

@@ -211,23 +211,7 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
     assert_eq!(ids(&by_time), vec!["c", "b"]);
     assert_eq!(by_time.total, 2);
     // A change of state moves the totals of both states.
-    let mut done = row(
-        "b",
-        "ns",
-        "c2",
-        "TASK_STATE_COMPLETED",
-        "2024-01-05T00:00:00.000Z",
-    );
-    done.last_seq = 1;
-    let finish = Commit {
-        task: Some(TaskWrite {
-            row: done,
-            create: false,
-            expected_last_seq: 1,
-            events: vec![],
-        }),
-        docs: vec![],
-    };
+    let finish = move_task("b", "c2", "TASK_STATE_COMPLETED", 1);
     assert!(store.commit(&finish).is_ok());
     let total = |state: &str| {
         store
@@ -244,40 +228,37 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
     assert_eq!(context_totals(store, "c2"), Ok((1, 0, 1)));
     assert_eq!(context_totals(store, "c1"), Ok((2, 0, 2)));
     // A rejected write moves no count.
-    let mut stale = row("b", "ns", "c2", "TASK_STATE_FAILED", "2024-01-06T00:00:00.000Z");
-    stale.last_seq = 1;
-    let rejected = Commit {
-        task: Some(TaskWrite {
-            row: stale,
-            create: false,
-            expected_last_seq: 0,
-            events: vec![],
-        }),
-        docs: vec![],
-    };
+    let rejected = move_task("b", "c2", "TASK_STATE_FAILED", 0);
     assert!(matches!(
         store.commit(&rejected),
         Err(StoreError::Conflict { .. })
     ));
     assert_eq!(context_totals(store, "c2"), Ok((1, 0, 1)));
     // A change of state in a context of several tasks moves its counts.
-    let mut back = row("c", "ns", "c1", "TASK_STATE_WORKING", "2024-01-07T00:00:00.000Z");
-    back.last_seq = 1;
-    let reopen = Commit {
-        task: Some(TaskWrite {
-            row: back,
-            create: false,
-            expected_last_seq: 1,
-            events: vec![],
-        }),
-        docs: vec![],
-    };
-    assert!(store.commit(&reopen).is_ok());
+    assert!(store
+        .commit(&move_task("c", "c1", "TASK_STATE_WORKING", 1))
+        .is_ok());
     assert_eq!(context_totals(store, "c1"), Ok((2, 1, 1)));
     assert_eq!(
         store.namespaces(),
         Ok(vec!["ns".to_string(), "other".to_string()])
     );
+}
+
+/// A commit moving task `id` of context `ctx` in namespace `ns` to `state`
+/// (its log unchanged at one event), expecting its log to end at `expected`.
+fn move_task(id: &str, ctx: &str, state: &str, expected: u64) -> Commit {
+    let mut moved = row(id, "ns", ctx, state, "2024-01-05T00:00:00.000Z");
+    moved.last_seq = 1;
+    Commit {
+        task: Some(TaskWrite {
+            row: moved,
+            create: false,
+            expected_last_seq: expected,
+            events: vec![],
+        }),
+        docs: vec![],
+    }
 }
 
 /// The totals of a listing of `context` in namespace `ns`: in any state,
