@@ -132,6 +132,35 @@ async fn blocking_send_returns_the_completed_task() {
 }
 
 #[tokio::test]
+async fn fields_the_schema_does_not_name_are_ignored_and_never_stored() {
+    let router = Router::new(App::in_memory());
+    let mut message = msg("m-extra", "hi");
+    message["futureField"] = json!("ignored");
+    message["parts"][0]["kind"] = json!("text");
+    let result = call(
+        &router,
+        &local(),
+        "SendMessage",
+        json!({ "message": message, "futureParam": 42, "configuration": {"later": true} }),
+    )
+    .await
+    .expect("a request with unknown fields is served");
+    let task = &result["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(task["history"][0]["parts"][0], json!({"text": "hi"}));
+    assert!(task["history"][0].get("futureField").is_none());
+    // Enums, required fields and the content one-of stay strict.
+    let mut wrong_role = msg("m-role", "hi");
+    wrong_role["role"] = json!("ROLE_LATER");
+    let refused = call(&router, &local(), "SendMessage", json!({ "message": wrong_role })).await;
+    assert_eq!(code(refused), -32602);
+    let mut two_contents = msg("m-two", "hi");
+    two_contents["parts"][0]["url"] = json!("https://example.com/a");
+    let refused = call(&router, &local(), "SendMessage", json!({ "message": two_contents })).await;
+    assert_eq!(code(refused), -32602);
+}
+
+#[tokio::test]
 async fn terminal_and_unknown_tasks_are_refused() {
     let router = Router::new(App::in_memory());
     let done = call(

@@ -5,6 +5,8 @@
 //! - optional free-form maps become `Option<Map>`, so an explicit `{}` round-trips;
 //! - proto enums also accept their integer values (`#[serde(try_from)]`);
 //! - content one-ofs are flattened into their host with an exactly-one check;
+//! - decoders ignore members the schema does not name, except where an
+//!   untagged one-of needs closed arms to tell them apart;
 //! - typify's local `error` module is replaced by the crate's conversion error.
 
 use crate::preprocess::{Notes, CONTENT_FIELD};
@@ -34,15 +36,18 @@ pub fn apply(
         })
         .collect();
     let mut extra: Vec<Item> = Vec::new();
+    let untagged_arms = untagged_arms(file);
 
     for item in &mut file.items {
         match item {
             Item::Struct(item) => {
                 let def = rust_to_def.get(item.ident.to_string().as_str()).copied();
                 let is_content_host = def.is_some_and(|d| notes.content_hosts.contains_key(d));
-                if is_content_host {
-                    // The content field's deserializer checks for unknown keys itself:
-                    // serde cannot combine `deny_unknown_fields` with `flatten`.
+                if !untagged_arms.contains(&item.ident.to_string()) {
+                    // Members the schema does not name are ignored on input
+                    // (forward compatibility, spec §5.7); `additionalProperties:
+                    // false` still describes what is sent. Only an arm of an
+                    // untagged one-of keeps the check, which tells the arms apart.
                     item.attrs.retain(|a| !attr_contains(a, "deny_unknown_fields"));
                 }
                 if let Fields::Named(fields) = &mut item.fields {
@@ -113,6 +118,26 @@ pub fn apply(
     file.items.extend(extra);
     rewrite_error_paths(file);
     Ok(())
+}
+
+/// The structs that are arms of an untagged enum (e.g. a JSON-RPC response's
+/// success and error shapes), which only their closedness tells apart.
+fn untagged_arms(file: &syn::File) -> std::collections::BTreeSet<String> {
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Enum(e) if e.attrs.iter().any(|a| attr_contains(a, "untagged")) => Some(e),
+            _ => None,
+        })
+        .flat_map(|e| e.variants.iter())
+        .filter_map(|variant| match &variant.fields {
+            Fields::Unnamed(fields) if fields.unnamed.len() == 1 => match &fields.unnamed[0].ty {
+                syn::Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 fn attr_contains(attr: &Attribute, needle: &str) -> bool {

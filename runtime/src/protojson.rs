@@ -58,19 +58,16 @@ pub trait OneOfContent: DeserializeOwned {
 }
 
 /// Deserializes the flattened content of a host: the keys the host's own fields
-/// did not take must be exactly one alternative, and nothing else.
+/// did not take must hold exactly one alternative; keys that are no alternative
+/// are ignored.
 pub fn exactly_one_content<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: OneOfContent,
 {
-    let rest = Map::<String, Value>::deserialize(deserializer)?;
-    if let Some(unknown) = rest.keys().find(|k| !T::ALTERNATIVES.contains(&k.as_str())) {
-        return Err(D::Error::custom(format_args!(
-            "unknown field `{unknown}` in {}",
-            T::HOST
-        )));
-    }
+    let mut rest = Map::<String, Value>::deserialize(deserializer)?;
+    // What the host does not name is ignored, as on every object (spec §5.7).
+    rest.retain(|k, _| T::ALTERNATIVES.contains(&k.as_str()));
     let present: Vec<&str> = T::ALTERNATIVES
         .iter()
         .copied()

@@ -525,13 +525,17 @@ async fn oversize_headers_are_431() {
 }
 
 #[tokio::test]
-async fn wrong_content_type_is_415_and_other_paths_are_404_or_405() {
+async fn wrong_content_type_is_415_content_type_not_supported_and_other_paths_are_404_or_405() {
     let (dispatch, _) = test_router();
     let server = start_http(loopback_config(), dispatch).await;
     let request = b"POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nA2A-Version: 1.0\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}";
     let response = send_raw(server.addr, request).await.into_full().await;
     assert_eq!(response.status, 415);
-    assert_eq!(response.json()["error"]["code"], -32600);
+    let body = response.json();
+    assert_eq!(body["id"], serde_json::Value::Null);
+    assert_eq!(body["error"]["code"], -32005);
+    assert_eq!(body["error"]["data"][0]["reason"], "CONTENT_TYPE_NOT_SUPPORTED");
+    assert_eq!(body["error"]["data"][0]["domain"], "a2a-protocol.org");
     assert_eq!(get(server.addr, "/").await.status, 405);
     assert_eq!(get(server.addr, "/elsewhere").await.status, 404);
     server.stop().await;

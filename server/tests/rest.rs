@@ -279,7 +279,11 @@ async fn a_body_that_is_not_a_json_object_is_refused_and_changes_nothing() {
     let text = b"POST /rest/message:send HTTP/1.1\r\nHost: x\r\nConnection: close\r\nA2A-Version: 1.0\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}";
     let text = send_raw(server.addr, text).await.into_full().await;
     assert_eq!(text.status, 415);
-    assert_eq!(text.json()["error"]["code"], 415);
+    let (code, status, reason, _) = status_of(&text.json());
+    assert_eq!(
+        (code, status.as_str(), reason.as_str()),
+        (415, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED")
+    );
     server.stop().await;
 }
 

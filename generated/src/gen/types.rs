@@ -4,7 +4,6 @@
 //! Do not edit: regenerate with `cargo run -p cleveragents-codegen`.
 ///A reusable recipe that plan/use instantiates on a project: an ordered list of tool steps carried out by an actor.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Action {
     ///Name of the actor that carries out the action.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -54,7 +53,6 @@ pub struct Action {
 }
 ///Params of `_cleveragents/registry/actions/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ActionAddParams {
     ///The Action to create; its name must be new in the namespace.
     pub action: ActionSpec,
@@ -64,7 +62,6 @@ pub struct ActionAddParams {
 }
 ///One page of actions, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ActionList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<Action>,
@@ -78,7 +75,6 @@ pub struct ActionList {
 }
 ///The client-writable fields of a Action. A reusable recipe that plan/use instantiates on a project: an ordered list of tool steps carried out by an actor.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ActionSpec {
     ///Name of the actor that carries out the action.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -112,7 +108,6 @@ pub struct ActionSpec {
 }
 ///One step of an action: a tool invocation. Steps run in order.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ActionStep {
     ///Arguments passed to the tool. String values may use `{{input}}` placeholders that the plan's inputs fill in.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -128,7 +123,6 @@ pub struct ActionStep {
 }
 ///Params of `_cleveragents/registry/actions/update`: replaces the client-writable fields of the entity named by `action.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ActionUpdateParams {
     ///The new client-writable fields; `name` identifies the entity (renaming is not supported).
     pub action: ActionSpec,
@@ -143,7 +137,6 @@ pub struct ActionUpdateParams {
 }
 ///A participant that carries out plans: an agent persona with instructions, skills and tools, or a human who answers prompts.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Actor {
     ///When the entity was created.
     #[serde(rename = "createdAt")]
@@ -180,7 +173,6 @@ pub struct Actor {
 }
 ///Params of `_cleveragents/registry/actors/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ActorAddParams {
     ///The Actor to create; its name must be new in the namespace.
     pub actor: ActorSpec,
@@ -245,7 +237,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ActorKind {
 }
 ///One page of actors, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ActorList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<Actor>,
@@ -259,7 +250,6 @@ pub struct ActorList {
 }
 ///The client-writable fields of a Actor. A participant that carries out plans: an agent persona with instructions, skills and tools, or a human who answers prompts.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ActorSpec {
     ///Human-readable description.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -280,7 +270,6 @@ pub struct ActorSpec {
 }
 ///Params of `_cleveragents/registry/actors/update`: replaces the client-writable fields of the entity named by `actor.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ActorUpdateParams {
     ///The new client-writable fields; `name` identifies the entity (renaming is not supported).
     pub actor: ActorSpec,
@@ -295,7 +284,6 @@ pub struct ActorUpdateParams {
 }
 ///Optional protocol features an agent supports; an absent flag means unsupported.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AgentCapabilities {
     ///Whether an extended Agent Card is available to authenticated clients via GetExtendedAgentCard.
     #[serde(
@@ -320,7 +308,6 @@ pub struct AgentCapabilities {
 }
 ///Self-describing manifest of an agent: identity, endpoints, capabilities, skills and security requirements.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AgentCard {
     ///Optional protocol features the agent supports.
     pub capabilities: AgentCapabilities,
@@ -381,7 +368,6 @@ pub struct AgentCard {
 }
 ///A JSON Web Signature (RFC 7515, JSON serialization) over the canonical form of an Agent Card.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AgentCardSignature {
     ///Unprotected JWS header parameters.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -395,7 +381,6 @@ pub struct AgentCardSignature {
 }
 ///Declaration of a protocol extension supported by the agent.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AgentExtension {
     ///How this agent uses the extension.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -414,7 +399,6 @@ pub struct AgentExtension {
 }
 ///One endpoint of the agent: a URL together with the protocol binding and protocol version served there.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AgentInterface {
     ///Protocol binding at this URL: "JSONRPC", "GRPC", "HTTP+JSON", or a URI naming a custom binding.
     #[serde(rename = "protocolBinding")]
@@ -432,7 +416,6 @@ pub struct AgentInterface {
 }
 ///The organization that provides an agent.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AgentProvider {
     ///Name of the provider organization.
     pub organization: ::std::string::String,
@@ -441,7 +424,6 @@ pub struct AgentProvider {
 }
 ///A focused ability of the agent that clients can discover.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AgentSkill {
     ///What the skill does.
     pub description: ::std::string::String,
@@ -481,7 +463,6 @@ pub struct AgentSkill {
 }
 ///Authentication by an API key sent in a header, query parameter or cookie.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ApiKeySecurityScheme {
     ///Human-readable description of the scheme.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -548,7 +529,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ApprovalMode {
 }
 ///An output produced by a task (a document, an image, structured data, ...).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Artifact {
     ///Identifier of the artifact, unique within its task.
     #[serde(rename = "artifactId")]
@@ -573,7 +553,6 @@ pub struct Artifact {
 }
 ///Credentials the agent presents when it calls a push-notification webhook.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AuthenticationInfo {
     ///The credentials for that scheme (e.g. the bearer token).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -583,7 +562,6 @@ pub struct AuthenticationInfo {
 }
 ///Settings of the OAuth 2.0 Authorization Code flow.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AuthorizationCodeOAuthFlow {
     ///Authorization endpoint URL.
     #[serde(rename = "authorizationUrl")]
@@ -615,7 +593,6 @@ pub struct AuthorizationCodeOAuthFlow {
 }
 ///How autonomously plans run: approval handling, automatic apply and the budget.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AutomationProfile {
     ///MANUAL: approval steps put the plan in input-required; AUTO: they are approved automatically.
     #[serde(rename = "approvalMode")]
@@ -654,7 +631,6 @@ pub struct AutomationProfile {
 }
 ///Params of `_cleveragents/registry/automation-profiles/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AutomationProfileAddParams {
     ///The AutomationProfile to create; its name must be new in the namespace.
     #[serde(rename = "automationProfile")]
@@ -666,7 +642,6 @@ pub struct AutomationProfileAddParams {
 }
 ///One page of automation-profiles, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AutomationProfileList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<AutomationProfile>,
@@ -680,7 +655,6 @@ pub struct AutomationProfileList {
 }
 ///The client-writable fields of a AutomationProfile. How autonomously plans run: approval handling, automatic apply and the budget.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AutomationProfileSpec {
     ///MANUAL: approval steps put the plan in input-required; AUTO: they are approved automatically.
     #[serde(rename = "approvalMode")]
@@ -703,7 +677,6 @@ pub struct AutomationProfileSpec {
 }
 ///Params of `_cleveragents/registry/automation-profiles/update`: replaces the client-writable fields of the entity named by `automationProfile.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct AutomationProfileUpdateParams {
     ///The new client-writable fields; `name` identifies the entity (renaming is not supported).
     #[serde(rename = "automationProfile")]
@@ -720,7 +693,6 @@ pub struct AutomationProfileUpdateParams {
 }
 ///google.rpc.BadRequest error detail: which request fields were invalid and why.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct BadRequest {
     ///The invalid fields.
     #[serde(rename = "fieldViolations")]
@@ -788,7 +760,6 @@ impl ::std::convert::TryFrom<::std::string::String> for BadRequestType {
 }
 ///Limits an automation profile or a context places on a plan. Every limit is optional; an absent limit is unlimited. plan/apply refuses with ExtBudgetExceeded when the plan's usage exceeds any limit.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Budget {
     ///Maximum total size in bytes of the files one apply writes.
     #[serde(
@@ -825,7 +796,6 @@ pub struct Budget {
 }
 ///What a plan has consumed so far, measured against its Budget. Tokens are estimated deterministically as ceil(UTF-8 bytes / 4).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct BudgetUsage {
     ///Total size in bytes of the files applying the plan would write.
     #[serde(rename = "bytesChanged")]
@@ -848,7 +818,6 @@ pub struct BudgetUsage {
 }
 ///Parameters of CancelTask.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct CancelTaskRequest {
     ///Identifier of the task to cancel.
     pub id: ::std::string::String,
@@ -863,7 +832,6 @@ pub struct CancelTaskRequest {
 }
 ///A JSON-RPC request calling `CancelTask`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct CancelTaskRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -977,7 +945,6 @@ impl ::std::convert::TryFrom<::std::string::String> for CancelTaskRpcRequestMeth
 }
 ///Settings of the OAuth 2.0 Client Credentials flow.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ClientCredentialsOAuthFlow {
     ///URL for obtaining refresh tokens.
     #[serde(
@@ -998,7 +965,6 @@ pub struct ClientCredentialsOAuthFlow {
 }
 ///Health of one component (store, event bus, push delivery, sync remotes, ...).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ComponentHealth {
     ///Time the component's probe took, in milliseconds.
     #[serde(
@@ -1018,7 +984,6 @@ pub struct ComponentHealth {
 }
 ///One effective configuration setting.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ConfigurationEntry {
     ///Dotted configuration key (e.g. "limits.maxBodyBytes").
     pub key: ::std::string::String,
@@ -1155,7 +1120,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ContextExclusionReason {
 }
 ///Params of context/inspect.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextInspectParams {
     ///Kind of the item.
     pub kind: ContextItemKind,
@@ -1173,7 +1137,6 @@ pub struct ContextInspectParams {
 }
 ///A JSON-RPC request calling `_cleveragents/context/inspect`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextInspectRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -1290,7 +1253,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ContextInspectRpcRequest
 }
 ///One context item in detail, with the content the plan sees.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextInspection {
     ///The item.
     pub item: ContextItem,
@@ -1307,7 +1269,6 @@ pub struct ContextInspection {
 }
 ///One candidate item of a context, included or not.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextItem {
     ///Estimated tokens, ceil(UTF-8 bytes / 4); 0 for binary items.
     #[serde(rename = "estimatedTokens")]
@@ -1394,7 +1355,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ContextItemKind {
 }
 ///What plans on a project (or one plan) see.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextReport {
     ///Every project file and listed resource: files sorted by path, then resources.
     pub items: ::std::vec::Vec<ContextItem>,
@@ -1423,7 +1383,6 @@ pub struct ContextReport {
 }
 ///Params of context/set.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextSetParams {
     ///When present, ExtInvalidState unless the project's version still equals it.
     #[serde(
@@ -1443,7 +1402,6 @@ pub struct ContextSetParams {
 }
 ///A JSON-RPC request calling `_cleveragents/context/set`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextSetRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -1558,7 +1516,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ContextSetRpcRequestMeth
 }
 ///What a project's plans see: project files selected by globs plus named resources, under a token budget. Stored with the project (changing it increments the project's version).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextSettings {
     ///Globs of project files to leave out even when included.
     pub exclude: ::std::vec::Vec<::std::string::String>,
@@ -1574,7 +1531,6 @@ pub struct ContextSettings {
 }
 ///Params of context/show.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextShowParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1588,7 +1544,6 @@ pub struct ContextShowParams {
 }
 ///A JSON-RPC request calling `_cleveragents/context/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -1703,7 +1658,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ContextShowRpcRequestMet
 }
 ///Params of context/simulate.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextSimulateParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1719,7 +1673,6 @@ pub struct ContextSimulateParams {
 }
 ///A JSON-RPC request calling `_cleveragents/context/simulate`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextSimulateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -1837,7 +1790,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ContextSimulateRpcReques
 }
 ///Result of context/simulate: the context with the proposed settings next to the current one. Nothing is saved.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContextSimulation {
     ///Context with the stored settings.
     pub current: ContextReport,
@@ -1851,7 +1803,6 @@ pub struct ContextSimulation {
 }
 ///Versions of the contract the server implements.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ContractVersions {
     ///A2A protocol version served ("1.0").
     #[serde(rename = "a2aProtocolVersion")]
@@ -1883,7 +1834,6 @@ pub struct ContractVersions {
 }
 ///A JSON-RPC request calling `CreateTaskPushNotificationConfig`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct CreateTaskPushNotificationConfigRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -2004,7 +1954,6 @@ for CreateTaskPushNotificationConfigRpcRequestMethod {
 }
 ///A node of a plan's decision tree. The root is the GOAL; DECISION nodes have ALTERNATIVE children of which at most one is chosen.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DecisionNode {
     ///Child nodes in order; empty for leaves.
     pub children: ::std::vec::Vec<DecisionNode>,
@@ -2105,7 +2054,6 @@ impl ::std::convert::TryFrom<::std::string::String> for DecisionNodeKind {
 }
 ///Parameters of DeleteTaskPushNotificationConfig.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DeleteTaskPushNotificationConfigRequest {
     ///Identifier of the configuration to delete.
     pub id: ::std::string::String,
@@ -2119,7 +2067,6 @@ pub struct DeleteTaskPushNotificationConfigRequest {
 }
 ///A JSON-RPC request calling `DeleteTaskPushNotificationConfig`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DeleteTaskPushNotificationConfigRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -2240,7 +2187,6 @@ for DeleteTaskPushNotificationConfigRpcRequestMethod {
 }
 ///Settings of the OAuth 2.0 Device Authorization flow (RFC 8628), for input-constrained devices and CLIs.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DeviceCodeOAuthFlow {
     ///Device authorization endpoint URL.
     #[serde(rename = "deviceAuthorizationUrl")]
@@ -2324,7 +2270,6 @@ impl ::std::convert::TryFrom<::std::string::String> for DiagnosticCheckKind {
 }
 ///A noteworthy result of a diagnostics check.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DiagnosticFinding {
     ///Section the finding belongs to.
     pub check: DiagnosticCheckKind,
@@ -2394,7 +2339,6 @@ impl ::std::convert::TryFrom<::std::string::String> for DiagnosticOutcome {
 }
 ///Result of diagnostics/run. Each section is present when it was run.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DiagnosticsReport {
     ///CONFIGURATION section: effective settings by key, secrets redacted.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2424,7 +2368,6 @@ pub struct DiagnosticsReport {
 }
 ///Params of diagnostics/run.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DiagnosticsRunParams {
     ///Sections to run; all when absent.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2438,7 +2381,6 @@ pub struct DiagnosticsRunParams {
 }
 ///A JSON-RPC request calling `_cleveragents/diagnostics/run`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DiagnosticsRunRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -2556,7 +2498,6 @@ impl ::std::convert::TryFrom<::std::string::String> for DiagnosticsRunRpcRequest
 }
 ///One hunk of a unified diff.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DiffHunk {
     ///Hunk lines without line terminators, each prefixed by " " (context), "-" (removed) or "+" (added).
     pub lines: ::std::vec::Vec<::std::string::String>,
@@ -2583,7 +2524,6 @@ pub struct DiffHunk {
 }
 ///Totals of a diff.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct DiffStats {
     ///Files added, modified or deleted.
     #[serde(rename = "filesChanged")]
@@ -2603,11 +2543,9 @@ pub struct DiffStats {
 }
 ///An empty result (google.protobuf.Empty, serialized as {}).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Empty {}
 ///google.rpc.ErrorInfo error detail: the machine-readable cause of an error.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ErrorInfo {
     ///Domain the reason belongs to ("a2a-protocol.org" for A2A errors).
     pub domain: ::std::string::String,
@@ -2680,7 +2618,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ErrorInfoType {
 }
 ///One invalid field of a request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct FieldViolation {
     ///Why the value is invalid.
     pub description: ::std::string::String,
@@ -2748,7 +2685,6 @@ impl ::std::convert::TryFrom<::std::string::String> for FileChangeKind {
 }
 ///How one project file would change. Text files carry `hunks` (UNIFIED) or `before`/`after` (FULL); binary files carry neither, only their digests.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct FileDiff {
     ///FULL format: the new text; absent for DELETED.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2841,7 +2777,6 @@ impl ::std::convert::TryFrom<::std::string::String> for FileDiffFormat {
 }
 ///Parameters of GetExtendedAgentCard (the params member may be omitted entirely).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetExtendedAgentCardRequest {
     ///Opaque routing identifier; when the chosen AgentInterface declares a tenant, this must equal it.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2849,7 +2784,6 @@ pub struct GetExtendedAgentCardRequest {
 }
 ///A JSON-RPC request calling `GetExtendedAgentCard`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetExtendedAgentCardRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -2966,7 +2900,6 @@ for GetExtendedAgentCardRpcRequestMethod {
 }
 ///Parameters of GetTaskPushNotificationConfig.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetTaskPushNotificationConfigRequest {
     ///Identifier of the configuration to fetch.
     pub id: ::std::string::String,
@@ -2980,7 +2913,6 @@ pub struct GetTaskPushNotificationConfigRequest {
 }
 ///A JSON-RPC request calling `GetTaskPushNotificationConfig`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetTaskPushNotificationConfigRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -3098,7 +3030,6 @@ for GetTaskPushNotificationConfigRpcRequestMethod {
 }
 ///Parameters of GetTask.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetTaskRequest {
     ///Maximum number of most recent history messages to return: unset means no client limit, 0 means none. The server may return fewer, never more.
     #[serde(
@@ -3116,7 +3047,6 @@ pub struct GetTaskRequest {
 }
 ///A JSON-RPC request calling `GetTask`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetTaskRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -3230,7 +3160,6 @@ impl ::std::convert::TryFrom<::std::string::String> for GetTaskRpcRequestMethod 
 }
 ///Params of health/check.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct HealthCheckParams {
     ///Only check these components; all when absent.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -3241,7 +3170,6 @@ pub struct HealthCheckParams {
 }
 ///A JSON-RPC request calling `_cleveragents/health/check`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct HealthCheckRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -3357,7 +3285,6 @@ impl ::std::convert::TryFrom<::std::string::String> for HealthCheckRpcRequestMet
 }
 ///Result of health/check.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct HealthReport {
     ///When the check ran.
     #[serde(rename = "checkedAt")]
@@ -3433,7 +3360,6 @@ impl ::std::convert::TryFrom<::std::string::String> for HealthStatus {
 }
 ///Authentication through the HTTP Authorization header.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct HttpAuthSecurityScheme {
     ///Hint about the bearer token format (e.g. "JWT"); informational.
     #[serde(
@@ -3450,7 +3376,6 @@ pub struct HttpAuthSecurityScheme {
 }
 ///Settings of the OAuth 2.0 Implicit flow. Deprecated: use Authorization Code with PKCE.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ImplicitOAuthFlow {
     ///Authorization endpoint URL (TLS required).
     #[serde(
@@ -3474,7 +3399,6 @@ pub struct ImplicitOAuthFlow {
 }
 ///A JSON-RPC request calling `initialize`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct InitializeRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -3589,7 +3513,6 @@ impl ::std::convert::TryFrom<::std::string::String> for InitializeRpcRequestMeth
 }
 ///A condition that must hold on a project after every apply, expressed as validations.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Invariant {
     ///When the entity was created.
     #[serde(rename = "createdAt")]
@@ -3622,7 +3545,6 @@ pub struct Invariant {
 }
 ///Params of `_cleveragents/registry/invariants/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct InvariantAddParams {
     ///The Invariant to create; its name must be new in the namespace.
     pub invariant: InvariantSpec,
@@ -3687,7 +3609,6 @@ impl ::std::convert::TryFrom<::std::string::String> for InvariantEnforcement {
 }
 ///One page of invariants, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct InvariantList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<Invariant>,
@@ -3701,7 +3622,6 @@ pub struct InvariantList {
 }
 ///The client-writable fields of a Invariant. A condition that must hold on a project after every apply, expressed as validations.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct InvariantSpec {
     ///Human-readable description.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3718,7 +3638,6 @@ pub struct InvariantSpec {
 }
 ///Params of `_cleveragents/registry/invariants/update`: replaces the client-writable fields of the entity named by `invariant.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct InvariantUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
@@ -3733,7 +3652,6 @@ pub struct InvariantUpdateParams {
 }
 ///The error member of a JSON-RPC 2.0 error response.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct JsonrpcError {
     ///Numeric error code (see x-errors).
     #[serde(deserialize_with = "crate::rpc::proto_int")]
@@ -3821,7 +3739,6 @@ impl ::std::convert::From<i64> for JsonrpcId {
 }
 ///A JSON-RPC 2.0 request; without an id it is a notification and gets no response.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct JsonrpcRequest {
     ///Request identifier echoed in the response; absent for a notification.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3968,7 +3885,6 @@ impl ::std::convert::TryFrom<::std::string::String> for JsonrpcSuccessResponseJs
 }
 ///Parameters of ListTaskPushNotificationConfigs.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ListTaskPushNotificationConfigsRequest {
     ///Maximum number of configurations to return.
     #[serde(rename = "pageSize", skip_serializing_if = "::std::option::Option::is_none")]
@@ -3992,7 +3908,6 @@ pub struct ListTaskPushNotificationConfigsRequest {
 }
 ///Result of ListTaskPushNotificationConfigs.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ListTaskPushNotificationConfigsResponse {
     ///The push-notification configurations of the task.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -4007,7 +3922,6 @@ pub struct ListTaskPushNotificationConfigsResponse {
 }
 ///A JSON-RPC request calling `ListTaskPushNotificationConfigs`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ListTaskPushNotificationConfigsRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -4127,7 +4041,6 @@ for ListTaskPushNotificationConfigsRpcRequestMethod {
 }
 ///Parameters of ListTasks: optional filters and cursor pagination.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ListTasksRequest {
     ///Only tasks in this context.
     #[serde(
@@ -4179,7 +4092,6 @@ pub struct ListTasksRequest {
 }
 ///Result of ListTasks: one page of tasks, most recently updated first.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ListTasksResponse {
     ///Cursor for the next page; always present, empty string on the last page.
     #[serde(rename = "nextPageToken")]
@@ -4200,7 +4112,6 @@ pub struct ListTasksResponse {
 }
 ///A JSON-RPC request calling `ListTasks`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ListTasksRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -4315,7 +4226,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ListTasksRpcRequestMetho
 }
 ///One turn of communication between client and agent. Agent messages carry a contextId (and a taskId when a task exists); client messages may set either, and when both are set they must agree.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Message {
     ///Context the message belongs to; inferred from the task when only taskId is given.
     #[serde(
@@ -4355,7 +4265,6 @@ pub struct Message {
 }
 ///Authentication with mutual TLS client certificates.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct MutualTlsSecurityScheme {
     ///Human-readable description of the scheme.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4363,7 +4272,6 @@ pub struct MutualTlsSecurityScheme {
 }
 ///A namespace: the unit of ownership and access (A2A `tenant` maps to it).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Namespace {
     ///The caller's role in the namespace.
     #[serde(rename = "callerRole")]
@@ -4402,7 +4310,6 @@ pub struct Namespace {
 }
 ///One page of the namespaces the caller can read, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct NamespaceList {
     ///The namespaces of this page.
     pub items: ::std::vec::Vec<Namespace>,
@@ -4416,7 +4323,6 @@ pub struct NamespaceList {
 }
 ///Params of namespace/list.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct NamespaceListParams {
     ///Opaque cursor taken from the `nextCursor` of the previous page; absent for the first page.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4431,7 +4337,6 @@ pub struct NamespaceListParams {
 }
 ///A JSON-RPC request calling `_cleveragents/namespace/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct NamespaceListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -4549,7 +4454,6 @@ impl ::std::convert::TryFrom<::std::string::String> for NamespaceListRpcRequestM
 }
 ///A principal's membership in a namespace.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct NamespaceMember {
     ///When the membership was granted.
     #[serde(rename = "addedAt")]
@@ -4569,7 +4473,6 @@ pub struct NamespaceMember {
 }
 ///One page of a namespace's members, ordered by principal.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct NamespaceMemberList {
     ///Members of this page.
     pub items: ::std::vec::Vec<NamespaceMember>,
@@ -4585,7 +4488,6 @@ pub struct NamespaceMemberList {
 }
 ///Params of namespace/members.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct NamespaceMembersParams {
     ///Opaque cursor taken from the `nextCursor` of the previous page; absent for the first page.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4603,7 +4505,6 @@ pub struct NamespaceMembersParams {
 }
 ///A JSON-RPC request calling `_cleveragents/namespace/members`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct NamespaceMembersRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -4782,7 +4683,6 @@ impl ::std::convert::TryFrom<::std::string::String> for NamespaceRole {
 }
 ///Params of namespace/show.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct NamespaceShowParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4790,7 +4690,6 @@ pub struct NamespaceShowParams {
 }
 ///A JSON-RPC request calling `_cleveragents/namespace/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct NamespaceShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -4928,7 +4827,6 @@ impl ::std::convert::From<()> for NoResult {
 }
 ///Authentication with OAuth 2.0.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct OAuth2SecurityScheme {
     ///Human-readable description of the scheme.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4992,7 +4890,6 @@ impl ::std::convert::From<DeviceCodeOAuthFlow> for OAuthFlows {
 }
 ///Authentication with OpenID Connect.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct OpenIdConnectSecurityScheme {
     ///Human-readable description of the scheme.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5043,7 +4940,6 @@ impl ::std::convert::From<::serde_json::Value> for PartContent {
 }
 ///Settings of the OAuth 2.0 Resource Owner Password flow. Deprecated: use Authorization Code with PKCE or Device Code.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PasswordOAuthFlow {
     ///URL for obtaining refresh tokens (TLS required).
     #[serde(
@@ -5064,7 +4960,6 @@ pub struct PasswordOAuthFlow {
 }
 ///An instance of an action on a project, carried out as A2A tasks. Phase and state follow this machine. Transitions (any other request is rejected with ExtInvalidState, -32004, and changes nothing): plan/use creates the plan in CREATED (phase STRATEGIZE, revision 1). CREATED -> RUNNING by plan/execute (phase EXECUTE; a new A2A task is started). RUNNING -> INPUT_REQUIRED when an approval step needs an answer (the task goes input-required). INPUT_REQUIRED -> RUNNING by plan/prompt with APPROVE or ANSWER, or by an A2A message replying to the task. INPUT_REQUIRED -> FAILED by plan/prompt with REJECT. RUNNING -> COMPLETED when every step and the action's validations succeed (phase REVIEW; task completed). RUNNING -> FAILED when a step or an ERROR validation fails (phase stays EXECUTE; task failed). CREATED, COMPLETED or FAILED -> CREATED by plan/correct (phase STRATEGIZE, revision + 1). COMPLETED -> APPLIED by plan/apply, or automatically when the automation profile has autoApply (phase APPLY; a new project revision); if the budget is exceeded (ExtBudgetExceeded) or a BLOCK invariant fails (ExtPlanError) the plan stays COMPLETED. APPLIED -> ROLLED_BACK by plan/rollback (a new project revision restoring the tree from before the apply). CREATED, RUNNING, INPUT_REQUIRED, COMPLETED or FAILED -> CANCELLED by plan/cancel (a running task is cancelled too; the phase is kept). CANCELLED and ROLLED_BACK are terminal; APPLIED only allows plan/rollback.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Plan {
     ///Name of the action the plan instantiates.
     pub action: ::std::string::String,
@@ -5128,7 +5023,6 @@ pub struct Plan {
 }
 ///Params of plan/apply.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanApplyParams {
     ///When present, the apply fails with ExtInvalidState unless the project's current revision still equals it (the revision plan/diff reported).
     #[serde(
@@ -5151,7 +5045,6 @@ pub struct PlanApplyParams {
 }
 ///Result of plan/apply.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanApplyResult {
     ///The plan, now APPLIED.
     pub plan: Plan,
@@ -5164,7 +5057,6 @@ pub struct PlanApplyResult {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/apply`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanApplyRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -5279,7 +5171,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanApplyRpcRequestMetho
 }
 ///An output of a plan execution. The same A2A artifact is streamed as a TaskArtifactUpdateEvent of the plan's task.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanArtifact {
     ///The artifact as an A2A Artifact.
     pub artifact: Artifact,
@@ -5361,7 +5252,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanArtifactKind {
 }
 ///The artifacts of one plan revision.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanArtifactList {
     ///Artifacts in production order.
     pub items: ::std::vec::Vec<PlanArtifact>,
@@ -5375,7 +5265,6 @@ pub struct PlanArtifactList {
 }
 ///Params of plan/artifacts.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanArtifactsParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5391,7 +5280,6 @@ pub struct PlanArtifactsParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/artifacts`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanArtifactsRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -5508,7 +5396,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanArtifactsRpcRequestM
 }
 ///Params of plan/cancel.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanCancelParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5523,7 +5410,6 @@ pub struct PlanCancelParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/cancel`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanCancelRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -5638,7 +5524,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanCancelRpcRequestMeth
 }
 ///Params of plan/correct.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanCorrectParams {
     ///Plan revision being corrected; ExtInvalidState when it is no longer current.
     #[serde(rename = "expectedRevision")]
@@ -5666,7 +5551,6 @@ pub struct PlanCorrectParams {
 }
 ///Result of plan/correct.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanCorrectResult {
     ///The recorded correction.
     pub correction: PlanCorrection,
@@ -5675,7 +5559,6 @@ pub struct PlanCorrectResult {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/correct`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanCorrectRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -5790,7 +5673,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanCorrectRpcRequestMet
 }
 ///A correction applied to a plan, creating a new revision.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanCorrection {
     ///When the correction was made.
     #[serde(rename = "createdAt")]
@@ -5821,7 +5703,6 @@ pub struct PlanCorrection {
 }
 ///What plan/apply would change in the project, relative to its current revision.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanDiff {
     ///Changed files, sorted by path.
     pub files: ::std::vec::Vec<FileDiff>,
@@ -5844,7 +5725,6 @@ pub struct PlanDiff {
 }
 ///Params of plan/diff.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanDiffParams {
     ///Unchanged lines around each UNIFIED hunk; 3 when absent.
     #[serde(
@@ -5867,7 +5747,6 @@ pub struct PlanDiffParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/diff`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanDiffRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -5982,7 +5861,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanDiffRpcRequestMethod
 }
 ///Structured plan progress attached to each TaskStatusUpdateEvent and TaskArtifactUpdateEvent of a plan's task, as the value of the metadata key "urn:cleveragents:extensions:v1".
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanDomainEvent {
     ///Which domain event this is.
     pub event: PlanEventType,
@@ -6113,7 +5991,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanEventType {
 }
 ///Params of plan/execute.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanExecuteParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6125,7 +6002,6 @@ pub struct PlanExecuteParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/execute`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanExecuteRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -6240,7 +6116,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanExecuteRpcRequestMet
 }
 ///Result of plan/execute: the plan, now RUNNING, and the A2A task it runs as. Follow the task with SubscribeToTask to receive TaskStatusUpdateEvents (state changes) and TaskArtifactUpdateEvents (outputs); each event's metadata names its PlanDomainEvent under the key "urn:cleveragents:extensions:v1".
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanExecution {
     ///A2A contextId of the task.
     #[serde(rename = "contextId")]
@@ -6255,7 +6130,6 @@ pub struct PlanExecution {
 }
 ///Params of plan/explain.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanExplainParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6275,7 +6149,6 @@ pub struct PlanExplainParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/explain`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanExplainRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -6390,7 +6263,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanExplainRpcRequestMet
 }
 ///Why a plan (or one node of it) is the way it is.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanExplanation {
     ///Node explained; absent when the whole plan is explained.
     #[serde(rename = "nodeId", skip_serializing_if = "::std::option::Option::is_none")]
@@ -6410,7 +6282,6 @@ pub struct PlanExplanation {
 }
 ///Why a plan is FAILED.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanFailure {
     ///Human-readable reason.
     pub message: ::std::string::String,
@@ -6421,7 +6292,6 @@ pub struct PlanFailure {
 }
 ///One page of plans, newest first.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanList {
     ///The plans of this page.
     pub items: ::std::vec::Vec<Plan>,
@@ -6435,7 +6305,6 @@ pub struct PlanList {
 }
 ///Params of plan/list. Filters combine with AND.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanListParams {
     ///Only plans of this action.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6459,7 +6328,6 @@ pub struct PlanListParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -6638,7 +6506,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanPhase {
 }
 ///A question an input-required plan waits on.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanPrompt {
     ///Allowed answers of a CHOICE prompt.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -6721,7 +6588,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanPromptKind {
 }
 ///Params of plan/prompt: answers the prompt an INPUT_REQUIRED plan waits on.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanPromptParams {
     ///The selected choice of a CHOICE prompt; one of its `choices`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6745,7 +6611,6 @@ pub struct PlanPromptParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/prompt`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanPromptRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -6860,7 +6725,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanPromptRpcRequestMeth
 }
 ///The reasoning behind one decision of a plan.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanRationale {
     ///Alternatives considered and not taken.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -6876,7 +6740,6 @@ pub struct PlanRationale {
 }
 ///One revision of a plan.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanRevision {
     ///The correction that created it; absent for revision 1.
     #[serde(
@@ -6897,7 +6760,6 @@ pub struct PlanRevision {
 }
 ///Params of plan/rollback.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanRollbackParams {
     ///Message recorded on the new project revision.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6912,7 +6774,6 @@ pub struct PlanRollbackParams {
 }
 ///Result of plan/rollback.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanRollbackResult {
     ///The plan, now ROLLED_BACK.
     pub plan: Plan,
@@ -6926,7 +6787,6 @@ pub struct PlanRollbackResult {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/rollback`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanRollbackRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -7120,7 +6980,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanState {
 }
 ///Detailed status of a plan.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanStatus {
     ///Budget in effect (from the automation profile); absent when unlimited.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7143,7 +7002,6 @@ pub struct PlanStatus {
 }
 ///Params of plan/status.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanStatusParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7155,7 +7013,6 @@ pub struct PlanStatusParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/status`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanStatusRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -7270,7 +7127,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanStatusRpcRequestMeth
 }
 ///One step of the plan's current revision and its progress.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanStep {
     ///When the step finished.
     #[serde(
@@ -7371,7 +7227,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanStepState {
 }
 ///The decision tree of one plan revision.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanTree {
     ///Identifier of the plan (server-assigned UUID).
     #[serde(rename = "planId")]
@@ -7385,7 +7240,6 @@ pub struct PlanTree {
 }
 ///Params of plan/tree.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanTreeParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7401,7 +7255,6 @@ pub struct PlanTreeParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/tree`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanTreeRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -7516,7 +7369,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanTreeRpcRequestMethod
 }
 ///Params of plan/use.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanUseParams {
     ///Name of the action to instantiate.
     pub action: ::std::string::String,
@@ -7550,7 +7402,6 @@ pub struct PlanUseParams {
 }
 ///A JSON-RPC request calling `_cleveragents/plan/use`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct PlanUseRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -7665,7 +7516,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanUseRpcRequestMethod 
 }
 ///A versioned virtual file tree stored by the server (never the host filesystem). Plans read it, plan/apply and plan/rollback append revisions to it.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Project {
     ///When the entity was created.
     #[serde(rename = "createdAt")]
@@ -7698,7 +7548,6 @@ pub struct Project {
 }
 ///Params of `_cleveragents/registry/projects/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ProjectAddParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7721,7 +7570,6 @@ pub struct ProjectFile {
 }
 ///One file changed by a project revision.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ProjectFileChange {
     ///Whether the file was added, modified or deleted.
     pub change: FileChangeKind,
@@ -7738,7 +7586,6 @@ pub enum ProjectFileContent {
 }
 ///A file of a project's current revision, without its content.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ProjectFileInfo {
     ///Media type of the content.
     #[serde(rename = "mediaType")]
@@ -7756,7 +7603,6 @@ pub struct ProjectFileInfo {
 }
 ///One page of projects, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ProjectList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<Project>,
@@ -7770,7 +7616,6 @@ pub struct ProjectList {
 }
 ///One immutable revision of a project's virtual file tree. Revisions are numbered from 1 and never rewritten: apply and rollback each append a new revision.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ProjectRevision {
     ///Files added, modified or deleted relative to the parent revision.
     pub changes: ::std::vec::Vec<ProjectFileChange>,
@@ -7877,7 +7722,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ProjectRevisionOrigin {
 }
 ///The client-writable fields of a Project. A versioned virtual file tree stored by the server (never the host filesystem). Plans read it, plan/apply and plan/rollback append revisions to it.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ProjectSpec {
     ///Human-readable description.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7890,7 +7734,6 @@ pub struct ProjectSpec {
 }
 ///Params of `_cleveragents/registry/projects/update`: replaces the client-writable fields of the entity named by `project.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ProjectUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
@@ -7964,7 +7807,6 @@ impl ::std::convert::TryFrom<::std::string::String> for PromptDecision {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actions/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActionsAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -8085,7 +7927,6 @@ for RegistryActionsAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actions/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActionsListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -8207,7 +8048,6 @@ for RegistryActionsListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actions/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActionsRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -8328,7 +8168,6 @@ for RegistryActionsRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actions/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActionsShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -8449,7 +8288,6 @@ for RegistryActionsShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actions/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActionsUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -8570,7 +8408,6 @@ for RegistryActionsUpdateRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actors/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActorsAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -8691,7 +8528,6 @@ for RegistryActorsAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actors/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActorsListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -8813,7 +8649,6 @@ for RegistryActorsListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actors/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActorsRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -8934,7 +8769,6 @@ for RegistryActorsRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actors/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActorsShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -9055,7 +8889,6 @@ for RegistryActorsShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/actors/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryActorsUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -9176,7 +9009,6 @@ for RegistryActorsUpdateRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/automation-profiles/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryAutomationProfilesAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -9297,7 +9129,6 @@ for RegistryAutomationProfilesAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/automation-profiles/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryAutomationProfilesListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -9419,7 +9250,6 @@ for RegistryAutomationProfilesListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/automation-profiles/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryAutomationProfilesRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -9541,7 +9371,6 @@ for RegistryAutomationProfilesRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/automation-profiles/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryAutomationProfilesShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -9662,7 +9491,6 @@ for RegistryAutomationProfilesShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/automation-profiles/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryAutomationProfilesUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -9784,7 +9612,6 @@ for RegistryAutomationProfilesUpdateRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/invariants/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryInvariantsAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -9905,7 +9732,6 @@ for RegistryInvariantsAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/invariants/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryInvariantsListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -10027,7 +9853,6 @@ for RegistryInvariantsListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/invariants/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryInvariantsRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -10148,7 +9973,6 @@ for RegistryInvariantsRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/invariants/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryInvariantsShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -10269,7 +10093,6 @@ for RegistryInvariantsShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/invariants/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryInvariantsUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -10477,7 +10300,6 @@ impl ::std::convert::TryFrom<::std::string::String> for RegistryKind {
 }
 ///Number of entities of one kind.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryKindCount {
     ///Number of entities.
     #[serde(deserialize_with = "crate::rpc::proto_int")]
@@ -10487,7 +10309,6 @@ pub struct RegistryKindCount {
 }
 ///Params of every `_cleveragents/registry/{entity}/list` method.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryListParams {
     ///Opaque cursor taken from the `nextCursor` of the previous page; absent for the first page.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -10505,7 +10326,6 @@ pub struct RegistryListParams {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/projects/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryProjectsAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -10626,7 +10446,6 @@ for RegistryProjectsAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/projects/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryProjectsListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -10748,7 +10567,6 @@ for RegistryProjectsListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/projects/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryProjectsRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -10869,7 +10687,6 @@ for RegistryProjectsRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/projects/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryProjectsShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -10990,7 +10807,6 @@ for RegistryProjectsShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/projects/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryProjectsUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -11111,7 +10927,6 @@ for RegistryProjectsUpdateRpcRequestMethod {
 }
 ///Params of every `_cleveragents/registry/{entity}/remove` method.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryRemoveParams {
     ///Version the caller last read; the removal fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
@@ -11126,7 +10941,6 @@ pub struct RegistryRemoveParams {
 }
 ///Result of every `_cleveragents/registry/{entity}/remove` method.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryRemoveResult {
     ///Name of the removed entity.
     pub name: ::std::string::String,
@@ -11140,7 +10954,6 @@ pub struct RegistryRemoveResult {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resource-types/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourceTypesAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -11261,7 +11074,6 @@ for RegistryResourceTypesAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resource-types/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourceTypesListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -11383,7 +11195,6 @@ for RegistryResourceTypesListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resource-types/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourceTypesRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -11504,7 +11315,6 @@ for RegistryResourceTypesRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resource-types/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourceTypesShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -11625,7 +11435,6 @@ for RegistryResourceTypesShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resource-types/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourceTypesUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -11746,7 +11555,6 @@ for RegistryResourceTypesUpdateRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resources/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourcesAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -11867,7 +11675,6 @@ for RegistryResourcesAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resources/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourcesListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -11989,7 +11796,6 @@ for RegistryResourcesListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resources/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourcesRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -12110,7 +11916,6 @@ for RegistryResourcesRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resources/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourcesShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -12231,7 +12036,6 @@ for RegistryResourcesShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/resources/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryResourcesUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -12352,7 +12156,6 @@ for RegistryResourcesUpdateRpcRequestMethod {
 }
 ///Params of every `_cleveragents/registry/{entity}/show` method.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryShowParams {
     ///Name of the entity.
     pub name: ::std::string::String,
@@ -12362,7 +12165,6 @@ pub struct RegistryShowParams {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/skills/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistrySkillsAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -12483,7 +12285,6 @@ for RegistrySkillsAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/skills/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistrySkillsListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -12605,7 +12406,6 @@ for RegistrySkillsListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/skills/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistrySkillsRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -12726,7 +12526,6 @@ for RegistrySkillsRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/skills/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistrySkillsShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -12847,7 +12646,6 @@ for RegistrySkillsShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/skills/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistrySkillsUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -12968,7 +12766,6 @@ for RegistrySkillsUpdateRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/tools/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryToolsAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -13087,7 +12884,6 @@ for RegistryToolsAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/tools/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryToolsListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -13209,7 +13005,6 @@ for RegistryToolsListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/tools/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryToolsRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -13330,7 +13125,6 @@ for RegistryToolsRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/tools/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryToolsShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -13451,7 +13245,6 @@ for RegistryToolsShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/tools/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryToolsUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -13572,7 +13365,6 @@ for RegistryToolsUpdateRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/validations/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryValidationsAddRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -13693,7 +13485,6 @@ for RegistryValidationsAddRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/validations/list`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryValidationsListRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -13815,7 +13606,6 @@ for RegistryValidationsListRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/validations/remove`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryValidationsRemoveRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -13936,7 +13726,6 @@ for RegistryValidationsRemoveRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/validations/show`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryValidationsShowRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -14057,7 +13846,6 @@ for RegistryValidationsShowRpcRequestMethod {
 }
 ///A JSON-RPC request calling `_cleveragents/registry/validations/update`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RegistryValidationsUpdateRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -14178,7 +13966,6 @@ for RegistryValidationsUpdateRpcRequestMethod {
 }
 ///A named piece of reference content (text or structured data) that plans can see in their context.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Resource {
     ///When the entity was created.
     #[serde(rename = "createdAt")]
@@ -14226,7 +14013,6 @@ pub struct Resource {
 }
 ///Params of `_cleveragents/registry/resources/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ResourceAddParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14236,7 +14022,6 @@ pub struct ResourceAddParams {
 }
 ///One page of resources, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ResourceList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<Resource>,
@@ -14250,7 +14035,6 @@ pub struct ResourceList {
 }
 ///The client-writable fields of a Resource. A named piece of reference content (text or structured data) that plans can see in their context.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ResourceSpec {
     ///Structured content; must satisfy the resource type's schema when it has one.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -14282,7 +14066,6 @@ pub struct ResourceSpec {
 }
 ///A category of resources with an optional schema for their structured content.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ResourceType {
     ///When the entity was created.
     #[serde(rename = "createdAt")]
@@ -14321,7 +14104,6 @@ pub struct ResourceType {
 }
 ///Params of `_cleveragents/registry/resource-types/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ResourceTypeAddParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14333,7 +14115,6 @@ pub struct ResourceTypeAddParams {
 }
 ///One page of resource-types, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ResourceTypeList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<ResourceType>,
@@ -14347,7 +14128,6 @@ pub struct ResourceTypeList {
 }
 ///The client-writable fields of a ResourceType. A category of resources with an optional schema for their structured content.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ResourceTypeSpec {
     ///Human-readable description.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14370,7 +14150,6 @@ pub struct ResourceTypeSpec {
 }
 ///Params of `_cleveragents/registry/resource-types/update`: replaces the client-writable fields of the entity named by `resourceType.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ResourceTypeUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
@@ -14387,7 +14166,6 @@ pub struct ResourceTypeUpdateParams {
 }
 ///Params of `_cleveragents/registry/resources/update`: replaces the client-writable fields of the entity named by `resource.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ResourceUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
@@ -14462,7 +14240,6 @@ impl ::std::convert::TryFrom<::std::string::String> for Role {
 }
 ///One acceptable combination of security schemes: every named scheme must be satisfied, with the listed scopes.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SecurityRequirement {
     ///Scheme names (keys of AgentCard.securitySchemes) mapped to the scopes required for each.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -14521,7 +14298,6 @@ impl ::std::convert::From<MutualTlsSecurityScheme> for SecurityScheme {
 }
 ///Options for a SendMessage or SendStreamingMessage request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SendMessageConfiguration {
     ///Media types the client accepts in response parts.
     #[serde(
@@ -14556,7 +14332,6 @@ pub struct SendMessageConfiguration {
 }
 ///Parameters of SendMessage and SendStreamingMessage.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SendMessageRequest {
     ///Options for this request.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14594,7 +14369,6 @@ impl ::std::convert::From<Message> for SendMessageResponse {
 }
 ///A JSON-RPC request calling `SendMessage`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SendMessageRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -14708,7 +14482,6 @@ impl ::std::convert::TryFrom<::std::string::String> for SendMessageRpcRequestMet
 }
 ///A JSON-RPC request calling `SendStreamingMessage`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SendStreamingMessageRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -14824,7 +14597,6 @@ for SendStreamingMessageRpcRequestMethod {
 }
 ///A capability advertised by actors (and in the Agent Card as an AgentSkill).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Skill {
     ///When the entity was created.
     #[serde(rename = "createdAt")]
@@ -14862,7 +14634,6 @@ pub struct Skill {
 }
 ///Params of `_cleveragents/registry/skills/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SkillAddParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14872,7 +14643,6 @@ pub struct SkillAddParams {
 }
 ///One page of skills, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SkillList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<Skill>,
@@ -14886,7 +14656,6 @@ pub struct SkillList {
 }
 ///The client-writable fields of a Skill. A capability advertised by actors (and in the Agent Card as an AgentSkill).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SkillSpec {
     ///Human-readable description.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14908,7 +14677,6 @@ pub struct SkillSpec {
 }
 ///Params of `_cleveragents/registry/skills/update`: replaces the client-writable fields of the entity named by `skill.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SkillUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
@@ -14923,7 +14691,6 @@ pub struct SkillUpdateParams {
 }
 ///An extension activated for the session.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StdioActivatedExtension {
     ///Extension URI.
     pub uri: ::std::string::String,
@@ -14932,7 +14699,6 @@ pub struct StdioActivatedExtension {
 }
 ///An extension the client asks to activate.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StdioExtensionRequest {
     ///Extension URI (e.g. "urn:cleveragents:extensions:v1").
     pub uri: ::std::string::String,
@@ -14942,7 +14708,6 @@ pub struct StdioExtensionRequest {
 }
 ///Name and version of a client or server implementation.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StdioImplementationInfo {
     ///Implementation name (e.g. "agents-cli").
     pub name: ::std::string::String,
@@ -14951,7 +14716,6 @@ pub struct StdioImplementationInfo {
 }
 ///Params of the stdio `initialize` request, the first message of a session.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StdioInitializeParams {
     ///The client.
     #[serde(rename = "clientInfo")]
@@ -14966,7 +14730,6 @@ pub struct StdioInitializeParams {
 }
 ///Result of `initialize`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StdioInitializeResult {
     ///The agent's card.
     #[serde(rename = "agentCard")]
@@ -15005,7 +14768,6 @@ impl ::std::convert::From<i64> for StdioRequestId {
 }
 ///Params of `stream/cancel`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StdioStreamCancelParams {
     ///Id of the streaming request whose stream to stop.
     #[serde(rename = "requestId")]
@@ -15014,14 +14776,12 @@ pub struct StdioStreamCancelParams {
 }
 ///Result of `stream/cancel`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StdioStreamCancelResult {
     ///True when an open stream was stopped; false when no stream with that id was open (already ended or unknown).
     pub cancelled: bool,
 }
 ///Params of the `stream/event` notification: one event of a streaming request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StdioStreamEventParams {
     ///The event.
     pub event: StreamResponse,
@@ -15040,7 +14800,6 @@ pub struct StdioStreamEventParams {
 }
 ///Params of `stream/resume`: a streaming call that continues after the last event a client saw (the stdio form of SSE `Last-Event-ID`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StdioStreamResumeParams {
     ///The last `taskSeq` the client saw; only later events are sent.
     #[serde(rename = "lastEventId")]
@@ -15054,7 +14813,6 @@ pub struct StdioStreamResumeParams {
 }
 ///Integrity of the persistent store.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StoreIntegrityReport {
     ///Store backend ("sqlite", "postgres" or "memory").
     pub backend: ::std::string::String,
@@ -15077,7 +14835,6 @@ pub struct StoreIntegrityReport {
 }
 ///A JSON-RPC request calling `stream/cancel`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StreamCancelRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -15192,7 +14949,6 @@ impl ::std::convert::TryFrom<::std::string::String> for StreamCancelRpcRequestMe
 }
 ///A JSON-RPC request calling `stream/event`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StreamEventRpcRequest {
     ///JSON-RPC protocol version; always `2.0`.
     pub jsonrpc: StreamEventRpcRequestJsonrpc,
@@ -15343,7 +15099,6 @@ impl ::std::convert::From<TaskArtifactUpdateEvent> for StreamResponse {
 }
 ///A JSON-RPC request calling `stream/resume`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StreamResumeRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -15458,7 +15213,6 @@ impl ::std::convert::TryFrom<::std::string::String> for StreamResumeRpcRequestMe
 }
 ///A list of strings (used as a map value).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StringList {
     ///The strings.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -15466,7 +15220,6 @@ pub struct StringList {
 }
 ///Parameters of SubscribeToTask.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SubscribeToTaskRequest {
     ///Identifier of the task to follow.
     pub id: ::std::string::String,
@@ -15476,7 +15229,6 @@ pub struct SubscribeToTaskRequest {
 }
 ///A JSON-RPC request calling `SubscribeToTask`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SubscribeToTaskRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -15646,7 +15398,6 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncDirection {
 }
 ///How one entity compares with the remote.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncEntityStatus {
     ///Kind of the entity.
     pub kind: RegistryKind,
@@ -15673,7 +15424,6 @@ pub struct SyncEntityStatus {
 }
 ///What a sync run did to one entity.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncItem {
     ///Kind of the entity.
     pub kind: RegistryKind,
@@ -15703,7 +15453,6 @@ pub struct SyncItem {
 }
 ///Where a registry entity came from when it was last pulled from a remote by sync/pull.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncOrigin {
     ///Name of the configured remote the entity was pulled from.
     pub remote: ::std::string::String,
@@ -15782,7 +15531,6 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncOutcome {
 }
 ///Params of sync/pull: copies registry entities from the remote into this instance.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncPullParams {
     ///Report what would happen without writing anything.
     #[serde(rename = "dryRun", skip_serializing_if = "::std::option::Option::is_none")]
@@ -15806,7 +15554,6 @@ pub struct SyncPullParams {
 }
 ///A JSON-RPC request calling `_cleveragents/sync/pull`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncPullRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -15922,7 +15669,6 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncPullRpcRequestMethod
 }
 ///Params of sync/push: copies registry entities from this instance to the remote.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncPushParams {
     ///Report what would happen without writing anything.
     #[serde(rename = "dryRun", skip_serializing_if = "::std::option::Option::is_none")]
@@ -15946,7 +15692,6 @@ pub struct SyncPushParams {
 }
 ///A JSON-RPC request calling `_cleveragents/sync/push`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncPushRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -16062,7 +15807,6 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncPushRpcRequestMethod
 }
 ///Result of sync/pull and sync/push.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncReport {
     ///Entities left alone because of conflicts.
     #[serde(deserialize_with = "crate::rpc::proto_int")]
@@ -16168,7 +15912,6 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncState {
 }
 ///Result of sync/status: comparison of this instance's registry with the remote's.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncStatus {
     ///Entities that are not IN_SYNC, by kind then name.
     pub entities: ::std::vec::Vec<SyncEntityStatus>,
@@ -16197,7 +15940,6 @@ pub struct SyncStatus {
 }
 ///Params of sync/status.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncStatusParams {
     ///Entity kinds to compare; all kinds when absent.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -16211,7 +15953,6 @@ pub struct SyncStatusParams {
 }
 ///A JSON-RPC request calling `_cleveragents/sync/status`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct SyncStatusRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -16327,7 +16068,6 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncStatusRpcRequestMeth
 }
 ///The stateful unit of work an agent performs for a client: its current status, the artifacts it produced and the messages exchanged so far.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Task {
     ///Outputs the agent has produced for this task.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -16354,7 +16094,6 @@ pub struct Task {
 }
 ///Stream or push event delivering a new artifact or a chunk of one.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct TaskArtifactUpdateEvent {
     ///When true, the parts extend the previously sent artifact with the same artifactId instead of replacing it.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -16384,7 +16123,6 @@ pub struct TaskArtifactUpdateEvent {
 }
 ///A webhook registration: where and how the agent posts updates (StreamResponse payloads) for a task.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct TaskPushNotificationConfig {
     ///How the agent authenticates to the webhook.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -16491,7 +16229,6 @@ impl ::std::convert::TryFrom<::std::string::String> for TaskState {
 }
 ///A task's state at one point in time.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct TaskStatus {
     ///Optional agent message explaining the state (e.g. the question asked when input is required).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -16504,7 +16241,6 @@ pub struct TaskStatus {
 }
 ///Stream or push event announcing that a task's status changed.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct TaskStatusUpdateEvent {
     ///Context the task belongs to.
     #[serde(rename = "contextId")]
@@ -16524,7 +16260,6 @@ pub struct TaskStatusUpdateEvent {
 }
 ///An operation a plan step can invoke.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Tool {
     ///True for a tool shipped with the server; built-in tools cannot be updated or removed (ExtInvalidState).
     pub builtin: bool,
@@ -16568,7 +16303,6 @@ pub struct Tool {
 }
 ///Params of `_cleveragents/registry/tools/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ToolAddParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -16645,7 +16379,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ToolKind {
 }
 ///One page of tools, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ToolList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<Tool>,
@@ -16659,7 +16392,6 @@ pub struct ToolList {
 }
 ///The client-writable fields of a Tool. An operation a plan step can invoke.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ToolSpec {
     ///Kind-specific configuration (e.g. the template of a TEMPLATE tool).
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -16685,7 +16417,6 @@ pub struct ToolSpec {
 }
 ///Params of `_cleveragents/registry/tools/update`: replaces the client-writable fields of the entity named by `tool.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ToolUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]
@@ -16700,7 +16431,6 @@ pub struct ToolUpdateParams {
 }
 ///A deterministic check over project files, run by validation steps and by invariants.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Validation {
     ///When the entity was created.
     #[serde(rename = "createdAt")]
@@ -16747,7 +16477,6 @@ pub struct Validation {
 }
 ///Params of `_cleveragents/registry/validations/add`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ValidationAddParams {
     ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -16828,7 +16557,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ValidationKind {
 }
 ///One page of validations, ordered by name.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ValidationList {
     ///The entities of this page.
     pub items: ::std::vec::Vec<Validation>,
@@ -16901,7 +16629,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ValidationOutcome {
 }
 ///Result of one validation (or invariant) run.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ValidationResult {
     ///Invariant the validation was run for, if any.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -16971,7 +16698,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ValidationSeverity {
 }
 ///The client-writable fields of a Validation. A deterministic check over project files, run by validation steps and by invariants.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ValidationSpec {
     ///Human-readable description.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -17002,7 +16728,6 @@ pub struct ValidationSpec {
 }
 ///Params of `_cleveragents/registry/validations/update`: replaces the client-writable fields of the entity named by `validation.name`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ValidationUpdateParams {
     ///Version the caller last read; the update fails with ExtInvalidState when the stored version differs.
     #[serde(rename = "expectedVersion")]

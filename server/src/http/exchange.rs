@@ -136,8 +136,11 @@ impl HttpState {
         if let Some(ct) = header_str(headers, "content-type") {
             let media = ct.split(';').next().unwrap_or("").trim();
             if !JSON_MEDIA_TYPES.iter().any(|m| media.eq_ignore_ascii_case(m)) {
+                // Refused before the body is read: the registry's
+                // ContentTypeNotSupported, in the binding's error shape, with
+                // HTTP's own status for a media type it does not take.
                 let error = Error::new(
-                    ErrorKind::InvalidRequest,
+                    ErrorKind::ContentTypeNotSupported,
                     format!(
                         "Content-Type must be application/json, got `{}`",
                         media.chars().take(64).collect::<String>()

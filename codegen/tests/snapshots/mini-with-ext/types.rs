@@ -4,7 +4,6 @@
 //! Do not edit: regenerate with `cargo run -p cleveragents-codegen`.
 ///An archived note.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ArchiveEntry {
     ///Revision in the archive.
     #[serde(rename = "archiveRevision")]
@@ -18,7 +17,6 @@ pub struct ArchiveEntry {
 }
 ///What to archive.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ArchivePutParams {
     ///The note.
     pub note: Note,
@@ -32,7 +30,6 @@ pub struct ArchivePutParams {
 }
 ///A JSON-RPC request calling `_mini/archive/put`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct ArchivePutRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -147,7 +144,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ArchivePutRpcRequestMeth
 }
 ///A versioned envelope.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Envelope {
     ///Protocol version.
     pub jsonrpc: EnvelopeJsonrpc,
@@ -259,7 +255,6 @@ impl ::std::convert::TryFrom<::std::string::String> for EnvelopeKind {
 }
 ///Names a note.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetNoteRequest {
     ///How many revisions to include.
     #[serde(
@@ -274,7 +269,6 @@ pub struct GetNoteRequest {
 }
 ///A JSON-RPC request calling `GetNote`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetNoteRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -401,7 +395,6 @@ impl ::std::convert::From<i64> for JsonrpcId {
 }
 ///A note.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Note {
     ///Creation time.
     #[serde(
@@ -532,7 +525,6 @@ impl ::std::convert::From<::serde_json::Value> for PartContent {
 }
 ///A note changed state.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StateChange {
     ///Which note.
     #[serde(rename = "noteId")]
@@ -543,7 +535,6 @@ pub struct StateChange {
 }
 ///A JSON-RPC request calling `WatchNotes`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct WatchNotesRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,

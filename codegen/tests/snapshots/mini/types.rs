@@ -4,7 +4,6 @@
 //! Do not edit: regenerate with `cargo run -p cleveragents-codegen`.
 ///A versioned envelope.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Envelope {
     ///Protocol version.
     pub jsonrpc: EnvelopeJsonrpc,
@@ -116,7 +115,6 @@ impl ::std::convert::TryFrom<::std::string::String> for EnvelopeKind {
 }
 ///Names a note.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetNoteRequest {
     ///How many revisions to include.
     #[serde(
@@ -131,7 +129,6 @@ pub struct GetNoteRequest {
 }
 ///A JSON-RPC request calling `GetNote`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct GetNoteRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
@@ -258,7 +255,6 @@ impl ::std::convert::From<i64> for JsonrpcId {
 }
 ///A note.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct Note {
     ///Creation time.
     #[serde(
@@ -389,7 +385,6 @@ impl ::std::convert::From<::serde_json::Value> for PartContent {
 }
 ///A note changed state.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct StateChange {
     ///Which note.
     #[serde(rename = "noteId")]
@@ -400,7 +395,6 @@ pub struct StateChange {
 }
 ///A JSON-RPC request calling `WatchNotes`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct WatchNotesRpcRequest {
     ///Request identifier echoed in the response.
     pub id: JsonrpcId,
