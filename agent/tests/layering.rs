@@ -9,7 +9,9 @@
 //!   server, nor any storage crate;
 //! - the server knows nothing of the application, and the application nothing
 //!   of the server;
-//! - the agent binary is the one crate that composes the application and the server.
+//! - the agent binary is the one crate that composes the application and the
+//!   server for users; the fuzz harness is the only other, driving the same
+//!   composition in process so inputs reach the application as on stdio.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,6 +61,7 @@ const APP: &str = "cleveragents-app";
 const SERVER: &str = "cleveragents-server";
 const CLIENT: &str = "cleveragents-client";
 const AGENT: &str = "cleveragents-agent";
+const FUZZ: &str = "cleveragents-fuzz";
 
 /// Package name → every package name it links.
 struct Graph {
@@ -186,7 +189,7 @@ fn the_server_and_the_application_do_not_know_each_other() {
 }
 
 #[test]
-fn only_the_agent_composes_the_application_and_the_server() {
+fn only_the_agent_and_the_fuzz_harness_compose_the_application_and_the_server() {
     let graph = Graph::load();
     let composers: Vec<&String> = graph
         .workspace
@@ -196,5 +199,5 @@ fn only_the_agent_composes_the_application_and_the_server() {
             links.contains(APP) && links.contains(SERVER)
         })
         .collect();
-    assert_eq!(composers, vec![AGENT]);
+    assert_eq!(composers, vec![AGENT, FUZZ]);
 }

@@ -156,7 +156,13 @@ async fn fields_the_schema_does_not_name_are_ignored_and_never_stored() {
     assert_eq!(code(refused), -32602);
     let mut two_contents = msg("m-two", "hi");
     two_contents["parts"][0]["url"] = json!("https://example.com/a");
-    let refused = call(&router, &local(), "SendMessage", json!({ "message": two_contents })).await;
+    let refused = call(
+        &router,
+        &local(),
+        "SendMessage",
+        json!({ "message": two_contents }),
+    )
+    .await;
     assert_eq!(code(refused), -32602);
 }
 

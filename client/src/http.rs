@@ -5,9 +5,11 @@
 //! streams.
 
 use crate::policy;
+use crate::sse::{read_event, status_body_error, SseRead};
+pub use crate::wire::HttpBinding;
 use crate::wire::{self, Credentials};
 use a2a::methods::markers::SubscribeToTask;
-use a2a::rpc::rest::{error_from_status_body, render_call};
+use a2a::rpc::rest::render_call;
 use a2a::rpc::{BoxFuture, CallError, Event, Method, RawEventStream, Transport};
 use a2a::types::TaskState;
 use a2a::ErrorKind;
@@ -19,16 +21,6 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Which HTTP binding a transport speaks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum HttpBinding {
-    /// JSON-RPC 2.0: every call a `POST` to the endpoint.
-    #[default]
-    JsonRpc,
-    /// HTTP+JSON (REST): each call on its method's route under the endpoint.
-    Rest,
-}
 
 /// `protocolBinding` of the card interface that serves HTTP+JSON (spec §11).
 pub const REST_PROTOCOL_BINDING: &str = "HTTP+JSON";
@@ -234,15 +226,6 @@ fn transport_attempt(error: &reqwest::Error) -> Attempt {
     }
 }
 
-/// The error a `google.rpc.Status` body (HTTP+JSON) stands for, if it is one.
-fn status_body_error(value: &Value) -> Option<CallError> {
-    value.get("error")?.get("code")?;
-    Some(CallError::Rpc(error_from_status_body(
-        value,
-        ErrorKind::InternalError,
-    )))
-}
-
 /// The error an HTTP status stands for: the error its body carries in the
 /// binding's shape, else one named after the status.
 fn status_error(binding: HttpBinding, status: StatusCode, body: &[u8]) -> Attempt {
@@ -332,24 +315,6 @@ impl Inner {
         })
     }
 
-    /// The result a successful answer (or one SSE event) carries.
-    fn outcome(&self, mut value: Value) -> Result<Value, CallError> {
-        match self.config.binding {
-            HttpBinding::JsonRpc => wire::response_outcome(&mut value),
-            // Only an event can be an error here: a successful unary answer is
-            // the bare result, whatever its fields.
-            HttpBinding::Rest => Ok(value),
-        }
-    }
-
-    /// What one SSE event's data carries: an event, or the error ending the stream.
-    fn event_outcome(&self, value: Value) -> Result<Value, CallError> {
-        match (self.config.binding, status_body_error(&value)) {
-            (HttpBinding::Rest, Some(error)) => Err(error),
-            _ => self.outcome(value),
-        }
-    }
-
     async fn call_once(&self, method: &str, params: &Value) -> Result<Value, Attempt> {
         let response = self
             .request(method, params, "application/json", None)?
@@ -364,7 +329,7 @@ impl Inner {
         }
         let value: Value = serde_json::from_slice(&bytes)
             .map_err(|e| Attempt::from(CallError::Decode(format!("answer is not JSON: {e}"))))?;
-        self.outcome(value).map_err(Attempt::from)
+        crate::sse::outcome(self.config.binding, value).map_err(Attempt::from)
     }
 
     /// Opens a stream: SSE events, or the single JSON answer the server gave
@@ -402,7 +367,9 @@ impl Inner {
         }
         let value: Value = serde_json::from_slice(&bytes)
             .map_err(|e| Attempt::from(CallError::Decode(format!("answer is not JSON: {e}"))))?;
-        Ok(Opened::Single(self.outcome(value).map_err(Attempt::from)?))
+        Ok(Opened::Single(
+            crate::sse::outcome(self.config.binding, value).map_err(Attempt::from)?,
+        ))
     }
 }
 
@@ -496,38 +463,22 @@ impl Follow {
             };
             match events.next().await {
                 Some(Ok(event)) => {
-                    if event.data.trim().is_empty() {
-                        continue;
-                    }
-                    let seq = event.id.trim().parse::<u64>().ok();
-                    if let (Some(seq), Some(last)) = (seq, self.last_seq) {
-                        if seq <= last {
-                            // Replayed after a resume: already delivered.
-                            continue;
-                        }
-                    }
-                    let response: Value = match serde_json::from_str(&event.data) {
-                        Ok(value) => value,
-                        Err(e) => {
-                            self.done = true;
-                            return Some(Err(CallError::Decode(format!("SSE data is not JSON: {e}"))));
-                        }
-                    };
-                    match self.inner.event_outcome(response) {
-                        Err(error) => {
+                    match read_event(self.inner.config.binding, &event.id, &event.data, self.last_seq) {
+                        SseRead::Skip => continue,
+                        SseRead::End(error) => {
                             self.done = true;
                             return Some(Err(error));
                         }
-                        Ok(data) => {
-                            if seq.is_some() {
-                                self.last_seq = seq;
+                        SseRead::Deliver(event) => {
+                            if event.seq.is_some() {
+                                self.last_seq = event.seq;
                             }
                             if self.task_id.is_none() {
-                                self.task_id = stream_task_id(&data);
+                                self.task_id = stream_task_id(&event.data);
                             }
-                            self.final_seen = is_final_event(&data);
+                            self.final_seen = is_final_event(&event.data);
                             self.resumes_left = self.inner.config.max_resumes;
-                            return Some(Ok(Event { seq, data }));
+                            return Some(Ok(event));
                         }
                     }
                 }

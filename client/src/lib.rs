@@ -14,6 +14,7 @@ pub mod cli;
 pub mod http;
 pub mod policy;
 pub mod schema;
+pub mod sse;
 pub mod stdio;
 pub mod wire;
 

@@ -1,9 +1,19 @@
-//! What both transports share: service-parameter names, credentials, the
-//! JSON-RPC envelope on the client side.
+//! What the transports share: service-parameter names, credentials, which
+//! HTTP binding is spoken, the JSON-RPC envelope on the client side.
 
 use a2a::rpc::{CallError, Request, Response};
 use a2a::Contract;
 use serde_json::Value;
+
+/// Which HTTP binding a transport speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HttpBinding {
+    /// JSON-RPC 2.0: every call a `POST` to the endpoint.
+    #[default]
+    JsonRpc,
+    /// HTTP+JSON (REST): each call on its method's route under the endpoint.
+    Rest,
+}
 
 /// The A2A protocol version this client speaks.
 pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_version());

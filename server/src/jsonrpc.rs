@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 /// A validated request.
 #[derive(Debug)]
-pub(crate) struct Request {
+pub struct Request {
     /// The raw id to echo; `None` for a notification.
     pub id: Option<Value>,
     pub request_id: Option<RequestId>,
@@ -23,7 +23,7 @@ pub(crate) struct Request {
 
 /// A message that is not a valid request, with the id to answer it under.
 #[derive(Debug)]
-pub(crate) struct Rejected {
+pub struct Rejected {
     pub id: Value,
     pub error: Error,
 }
@@ -32,7 +32,7 @@ pub(crate) struct Rejected {
 const BASE: Contract = Contract::A2a;
 
 /// Parses and validates one message.
-pub(crate) fn parse(bytes: &[u8], max_depth: usize) -> Result<Request, Box<Rejected>> {
+pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Request, Box<Rejected>> {
     let value = parse_json(bytes, max_depth).map_err(|error| {
         Box::new(Rejected {
             id: Value::Null,
@@ -190,12 +190,12 @@ pub(crate) fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
 }
 
 /// `{"jsonrpc":"2.0","id":…,"result":…}`, encoded.
-pub(crate) fn success<R: Serialize>(id: &Value, result: R) -> Vec<u8> {
+pub fn success<R: Serialize>(id: &Value, result: R) -> Vec<u8> {
     response(id, Ok(result))
 }
 
 /// `{"jsonrpc":"2.0","id":…,"error":…}`, encoded.
-pub(crate) fn failure(id: &Value, error: &Error) -> Vec<u8> {
+pub fn failure(id: &Value, error: &Error) -> Vec<u8> {
     response::<Value>(id, Err(error.clone()))
 }
 

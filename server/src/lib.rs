@@ -20,7 +20,7 @@ pub mod card;
 pub mod config;
 mod error;
 mod http;
-mod jsonrpc;
+pub mod jsonrpc;
 pub mod negotiate;
 mod pipeline;
 mod sse;

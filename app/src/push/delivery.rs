@@ -52,7 +52,7 @@ impl PushConfig {
     }
 
     /// Checks a webhook URL as registered; the reason when refused.
-    fn check_url(&self, url: &str) -> Result<(), String> {
+    pub fn check_url(&self, url: &str) -> Result<(), String> {
         let parsed = reqwest::Url::parse(url).map_err(|e| format!("is not a valid URL: {e}"))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err("must be an http or https URL".into());

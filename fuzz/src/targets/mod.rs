@@ -1,0 +1,9 @@
+//! One module per fuzz target; see the crate docs for what each checks.
+
+pub mod card;
+pub mod envelope;
+pub mod protojson;
+pub mod push_url;
+pub mod rest_route;
+pub mod sse;
+pub mod stdio;
