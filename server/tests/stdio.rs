@@ -385,3 +385,63 @@ async fn stream_resume_of_a_unary_method_is_invalid_params() {
     let (response, _) = client.until_response(&json!(4)).await;
     assert_eq!(response["error"]["code"], -32602);
 }
+
+/// The stdio bad-input matrix: every malformed frame gets its exact error (or,
+/// for notifications and blank lines, nothing), and the session goes on.
+#[tokio::test]
+async fn malformed_frames_get_exact_errors_and_the_session_goes_on() {
+    let (dispatch, _) = test_router();
+    let mut client = StdioClient::start(server::ServerConfig::default(), dispatch);
+    client.initialize(None).await;
+    let cases: [(&[u8], i64); 5] = [
+        (b"garbage, not JSON", -32700),
+        (b"\xff\xfe{\"jsonrpc\":\"2.0\"}", -32700),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"GetTask\"", -32700),
+        (b"42", -32600),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":{\"nested\":true},\"method\":\"GetTask\"}",
+            -32600,
+        ),
+    ];
+    for (line, code) in cases {
+        client.send_line(line).await;
+        let response = client.recv().await.expect("an answer");
+        assert_eq!(
+            (response["id"].clone(), response["error"]["code"].as_i64()),
+            (Value::Null, Some(code)),
+            "{}: {response}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    // Blank lines and a flood of notifications are answered with nothing.
+    client.send_line(b"").await;
+    client.send_line(b"   \t").await;
+    for n in 0..2000 {
+        client
+            .send(&json!({"jsonrpc": "2.0", "method": "GetTask", "params": {"id": format!("n{n}")}}))
+            .await;
+    }
+    // A CRLF frame is one frame.
+    client
+        .send_line(
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"crlf\",\"method\":\"GetTask\",\"params\":{\"id\":\"c\"}}\r",
+        )
+        .await;
+    let (response, notes) = client.until_response(&json!("crlf")).await;
+    assert_eq!(response["result"]["id"], "c");
+    assert!(notes.is_empty(), "{notes:?}");
+    // A last line without its newline is still a frame, answered before EOF ends the session.
+    let writer = client.writer.as_mut().expect("open");
+    tokio::io::AsyncWriteExt::write_all(
+        writer,
+        b"{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"GetTask\",\"params\":{\"id\":\"z\"}}",
+    )
+    .await
+    .expect("write");
+    client.close();
+    let response = client.recv().await.expect("the partial last line is answered");
+    assert_eq!(response["id"], "last");
+    assert_eq!(response["result"]["id"], "z");
+    assert_eq!(client.recv().await, None);
+    client.done.await.unwrap().unwrap();
+}
