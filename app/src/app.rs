@@ -85,8 +85,14 @@ impl App {
             ExecutorChoice::Custom(executor) => executor,
         };
         Arc::new(App {
-            tasks: TaskService::new(db.clone(), engine.clone(), executor, push.clone()),
-            push_configs: PushConfigs::new(db.clone(), engine.clone(), push.clone()),
+            tasks: TaskService::new(
+                db.clone(),
+                engine.clone(),
+                executor,
+                push.clone(),
+                config.limits.clone(),
+            ),
+            push_configs: PushConfigs::new(db.clone(), engine.clone(), push.clone(), config.limits.clone()),
             context: ContextService::new(db.clone(), registry.clone()),
             namespaces: NamespaceService::new(db.clone(), config.members.clone(), started_at),
             health: HealthService::new(db.clone(), engine.clone(), push.clone(), config.clone()),

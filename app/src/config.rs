@@ -1,6 +1,7 @@
 //! What the application is configured with: where the data lives, which
 //! built-in agent answers messages, and the settings its services report.
 
+use crate::limits::DomainLimits;
 use crate::push::PushConfig;
 use a2a::rpc::Access;
 use a2a::types::AgentCard;
@@ -31,6 +32,8 @@ pub enum ExecutorKind {
 pub struct AppConfig {
     pub executor: ExecutorKind,
     pub push: PushConfig,
+    /// Bounds on what one caller can make the application hold.
+    pub limits: DomainLimits,
     /// Returned by GetExtendedAgentCard; `None` answers ExtendedAgentCardNotConfigured.
     pub extended_agent_card: Option<AgentCard>,
     /// Known principals and their roles, for `namespace/members` (principal → namespace → role).

@@ -20,6 +20,7 @@ pub mod executor;
 pub mod glob;
 mod handlers;
 pub mod health;
+pub mod limits;
 pub mod namespaces;
 pub mod plans;
 pub mod push;

@@ -2,6 +2,7 @@
 //! and delete the webhooks of a task, stored as documents of the task's namespace.
 
 use super::{config_key, configs_prefix, PushDelivery, COLL, FAMILY};
+use crate::limits::{exceeded, DomainLimits};
 use crate::store::{Commit, DocWrite, Expect, StoreHandle};
 use crate::tasks::TaskEngine;
 use crate::util::{self, from_json, namespace, to_json};
@@ -20,6 +21,7 @@ pub struct PushConfigs {
     db: StoreHandle,
     engine: TaskEngine,
     delivery: Arc<PushDelivery>,
+    limits: DomainLimits,
 }
 
 fn check_id(value: &str, field: &str) -> Result<(), Error> {
@@ -30,8 +32,18 @@ fn check_id(value: &str, field: &str) -> Result<(), Error> {
 }
 
 impl PushConfigs {
-    pub fn new(db: StoreHandle, engine: TaskEngine, delivery: Arc<PushDelivery>) -> Self {
-        PushConfigs { db, engine, delivery }
+    pub fn new(
+        db: StoreHandle,
+        engine: TaskEngine,
+        delivery: Arc<PushDelivery>,
+        limits: DomainLimits,
+    ) -> Self {
+        PushConfigs {
+            db,
+            engine,
+            delivery,
+            limits,
+        }
     }
 
     pub async fn create(
@@ -54,6 +66,7 @@ impl PushConfigs {
         check_id(&id, "id")?;
         config.id = Some(id.clone());
         let key = config_key(&task_id, &id);
+        self.check_room(&namespace, &task_id, &key)?;
         let commit = Commit {
             task: None,
             docs: vec![DocWrite::put(
@@ -66,6 +79,26 @@ impl PushConfigs {
         };
         self.db.commit_run(FAMILY, commit).await?;
         Ok(config)
+    }
+
+    /// Refuses a new configuration (not a replacement of `key`) for a task
+    /// that already holds its limit. Two creates racing at the limit may both
+    /// pass: the bound is on what a caller can accumulate, not exact.
+    fn check_room(&self, namespace: &str, task_id: &str, key: &str) -> Result<(), Error> {
+        let max = self.limits.max_push_configs_per_task;
+        let (ns, prefix) = (namespace.to_string(), configs_prefix(task_id));
+        let held = self
+            .db
+            .run(FAMILY, move |s| s.list_docs(COLL, &ns, &prefix, None, max + 1))?;
+        if held.len() >= max && !held.iter().any(|doc| doc.key == key) {
+            return Err(exceeded(
+                FAMILY,
+                "taskId",
+                &format!("a task holds at most {max} push-notification configurations"),
+                max,
+            ));
+        }
+        Ok(())
     }
 
     pub async fn get(

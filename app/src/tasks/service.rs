@@ -7,6 +7,7 @@ use super::changes::{cancel_change, is_terminal, trim_history, Change};
 use super::engine::TaskEngine;
 use super::stream::{ends_stream, TaskEvents};
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
+use crate::limits::{exceeded, DomainLimits};
 use crate::push::PushDelivery;
 use crate::store::{DocWrite, Expect, StoreHandle, TaskQuery};
 use crate::util::{self, namespace, to_json, Family};
@@ -29,6 +30,7 @@ pub struct TaskService {
     engine: TaskEngine,
     executor: Arc<dyn Executor>,
     push: Arc<PushDelivery>,
+    limits: DomainLimits,
 }
 
 fn check_history_length(value: Option<i32>, field: &str) -> Result<(), Error> {
@@ -101,12 +103,14 @@ impl TaskService {
         engine: TaskEngine,
         executor: Arc<dyn Executor>,
         push: Arc<PushDelivery>,
+        limits: DomainLimits,
     ) -> Self {
         TaskService {
             db,
             engine,
             executor,
             push,
+            limits,
         }
     }
 
@@ -174,6 +178,7 @@ impl TaskService {
         if message.parts.is_empty() {
             return Err(FAMILY.invalid_params("message.parts", "a message needs at least one part"));
         }
+        self.limits.check_message(FAMILY, "message", message)?;
         if let Some(config) = &request.configuration {
             check_history_length(config.history_length, "configuration.historyLength")?;
             if let Some(push) = &config.task_push_notification_config {
@@ -215,12 +220,21 @@ impl TaskService {
     /// Appends `message` to an existing task and subscribes to it. The task is
     /// checked again inside the mutation: it may have ended since it was read.
     async fn continue_task(&self, namespace: &str, id: String, message: Message) -> Result<Opened, Error> {
+        let max_history = self.limits.max_history_per_task;
         self.engine
             .mutate(namespace, &id, |task| {
                 if is_terminal(task.status.state) {
                     return Err(Error::new(
                         ErrorKind::UnsupportedOperation,
                         "the task is already in a terminal state",
+                    ));
+                }
+                if task.history.len() >= max_history {
+                    return Err(exceeded(
+                        FAMILY,
+                        "message.taskId",
+                        &format!("the task holds {max_history} messages, its limit; continue in a new task of the same context"),
+                        max_history,
                     ));
                 }
                 task.history.push(message);
