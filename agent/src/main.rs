@@ -41,6 +41,8 @@ struct FileConfig {
     /// Keep everything in memory (nothing survives a restart).
     memory: bool,
     push: PushFile,
+    /// Bounds on what one caller can make the application hold.
+    task_limits: app::limits::DomainLimits,
     /// Sync remotes: name → base URL.
     sync_remotes: BTreeMap<String, String>,
 }
@@ -203,6 +205,7 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
         push,
         members,
         sync_remotes: file.sync_remotes,
+        limits: file.task_limits,
         ..Default::default()
     };
     Ok(Settings {

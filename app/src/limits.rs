@@ -7,8 +7,10 @@ use crate::util::Family;
 use a2a::rpc::Error;
 use a2a::types::Message;
 
-/// The application's bounds (see [`DomainLimits::default`] for the values).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The application's bounds (see [`DomainLimits::default`] for the values);
+/// the agent's config file sets them under `task_limits`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct DomainLimits {
     /// Parts in one message.
     pub max_parts_per_message: usize,
