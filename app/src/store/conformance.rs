@@ -566,3 +566,27 @@ fn sqlite_context_counts_are_filled_from_an_older_store() {
     assert_eq!(context_totals(&store, "c"), Ok((2, 2, 0)));
     assert_eq!(context_totals(&store, "d"), Ok((1, 1, 0)));
 }
+
+store_suite!(postgres, {
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).expect("postgres opens");
+    (Box::new(store), None)
+});
+
+#[test]
+fn postgres_survives_reopen_and_migrates_once() {
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    {
+        let store = PgStore::open(&url).expect("open");
+        create(
+            &store,
+            row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+        );
+    }
+    let store = PgStore::open(&url).expect("reopen");
+    assert_eq!(
+        store.get_task("ns", "t").ok().flatten().map(|r| r.last_seq),
+        Some(1)
+    );
+    assert_eq!(store.events_after("ns", "t", 0).map(|e| e.len()), Ok(1));
+}
