@@ -77,9 +77,20 @@ impl PgStore {
                 )),
             }
         })?;
+        let pool = Arc::new(Pool::new(config));
+        // Connected up front, so no first read pays for a connection.
+        io.run({
+            let pool = pool.clone();
+            async move {
+                for _ in 0..READERS {
+                    pool.get().await?;
+                }
+                Ok(())
+            }
+        })?;
         Ok(PgStore {
             io,
-            pool: Arc::new(Pool::new(config)),
+            pool,
             writer,
             feed,
         })
