@@ -2,11 +2,15 @@
 //! processes: a task created on one agent is read on another; a stream
 //! produced on one agent is followed live on a second, which is then killed,
 //! and resumed on a third from the last event id, each seeing exactly the
-//! producing agent's event log, without gap or duplicate. Also measures how
+//! producing agent's event log, without gap or duplicate; concurrent
+//! messages to three agents, one killed under load, lose no acknowledged
+//! task; names and expected versions hold across agents. Also measures how
 //! long an event takes to reach a subscriber on another agent.
 
 mod common;
 
+use a2a::registry::{RegistryKindDescriptor, RegistryOperation, REGISTRY_KINDS};
+use a2a::ErrorKind;
 use app::store::postgres::cluster::TestCluster;
 use common::http::{post, try_post};
 use common::ServerAgent;
@@ -224,4 +228,131 @@ fn a_stream_produced_on_one_agent_is_followed_on_another_then_resumed_on_a_third
 /// True when `event` is a status update to `state`.
 fn is_state(event: &Value, state: &str) -> bool {
     event["statusUpdate"]["status"]["state"] == state
+}
+
+/// Messages each worker sends at most.
+const MESSAGES_PER_WORKER: u64 = 25;
+/// Workers per agent.
+const WORKERS_PER_AGENT: usize = 2;
+/// Acknowledged tasks before one agent is killed.
+const ACKS_BEFORE_KILL: u64 = 30;
+
+#[test]
+fn concurrent_messages_across_agents_with_one_killed_lose_no_acknowledged_task() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+    let url = TestCluster::fresh_database();
+    let mut agents = vec![agent(&url), agent(&url), agent(&url)];
+    let acks = Arc::new(AtomicU64::new(0));
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let mut workers = Vec::new();
+    for (index, target) in agents.iter().enumerate() {
+        for worker in 0..WORKERS_PER_AGENT {
+            let (addr, acks, acknowledged) = (target.addr(), acks.clone(), acknowledged.clone());
+            workers.push(std::thread::spawn(move || {
+                for n in 0..MESSAGES_PER_WORKER {
+                    let message = json!({"message": {"messageId": format!("load-{index}-{worker}-{n}"),
+                        "role": "ROLE_USER", "parts": [{"text": "tck-complete-task"}]}});
+                    // A killed agent ends its workers: what it acknowledged stands.
+                    let Ok(reply) = try_post(&addr, &[], &call("SendMessage", message)) else {
+                        return;
+                    };
+                    let Some(answer) = reply.messages().pop() else {
+                        return;
+                    };
+                    let Some(task_id) = answer["result"]["task"]["id"].as_str() else {
+                        panic!("an answer without a task: {answer}");
+                    };
+                    acknowledged.lock().expect("ledger").push(task_id.to_string());
+                    acks.fetch_add(1, Ordering::SeqCst);
+                }
+            }));
+        }
+    }
+    let deadline = Instant::now() + EVENT_WAIT;
+    while acks.load(Ordering::SeqCst) < ACKS_BEFORE_KILL {
+        assert!(
+            Instant::now() < deadline,
+            "the agents never acknowledged enough messages"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    agents[1].kill();
+    for worker in workers {
+        worker.join().expect("a worker panicked");
+    }
+    let acknowledged = acknowledged.lock().expect("ledger").clone();
+    assert!(acknowledged.len() as u64 >= ACKS_BEFORE_KILL);
+    // Every acknowledged task is on the database, complete, with an unbroken
+    // log, as seen from an agent that stayed up.
+    let survivor = agents[0].addr();
+    for task_id in &acknowledged {
+        let task = result(&survivor, "GetTask", json!({"id": task_id}));
+        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
+        let log = whole_log(&survivor, task_id);
+        assert!(
+            log.values()
+                .last()
+                .is_some_and(|e| is_state(e, "TASK_STATE_COMPLETED")),
+            "task {task_id}: its log ends with its completion"
+        );
+    }
+    eprintln!(
+        "{} acknowledged messages across 3 agents (one killed), all present",
+        acknowledged.len()
+    );
+}
+
+#[test]
+fn names_and_expected_versions_hold_across_agents() {
+    let url = TestCluster::fresh_database();
+    let (a, b) = (agent(&url), agent(&url));
+    let kind = skills();
+    let spec = example_spec(kind);
+    let add = call(
+        kind.method(RegistryOperation::Add),
+        json!({kind.spec_field: spec}),
+    );
+    let added = post(&a.addr(), &[], &add).messages().pop().expect("an answer");
+    assert!(added.get("error").is_none(), "{added}");
+    let again = post(&b.addr(), &[], &add).messages().pop().expect("an answer");
+    assert_eq!(
+        again["error"]["code"],
+        ErrorKind::ExtAlreadyExists.code(),
+        "{again}"
+    );
+    let update = call(
+        kind.method(RegistryOperation::Update),
+        json!({"expectedVersion": 1, kind.spec_field: spec}),
+    );
+    let first = post(&a.addr(), &[], &update).messages().pop().expect("an answer");
+    assert!(first.get("error").is_none(), "{first}");
+    // B read nothing of A's update, yet the store refuses its stale write.
+    let stale = post(&b.addr(), &[], &update).messages().pop().expect("an answer");
+    assert_eq!(
+        stale["error"]["code"],
+        ErrorKind::ExtInvalidState.code(),
+        "{stale}"
+    );
+}
+
+/// The registry kind these tests add and update.
+fn skills() -> &'static RegistryKindDescriptor {
+    REGISTRY_KINDS
+        .iter()
+        .find(|k| k.spec_field == "skill")
+        .expect("the skill registry kind")
+}
+
+/// The entity of the schema's example of adding one of `kind`.
+fn example_spec(kind: &RegistryKindDescriptor) -> Value {
+    a2a::schema::method_entry(kind.method(RegistryOperation::Add))
+        .and_then(|entry| {
+            entry
+                .get("examples")?
+                .get(0)?
+                .pointer(&format!("/params/{}", kind.spec_field))
+                .cloned()
+        })
+        .expect("the schema has an example")
 }
