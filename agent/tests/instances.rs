@@ -242,7 +242,7 @@ fn concurrent_messages_across_agents_with_one_killed_lose_no_acknowledged_task()
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::{Arc, Mutex};
     let url = TestCluster::fresh_database();
-    let mut agents = vec![agent(&url), agent(&url), agent(&url)];
+    let mut agents = [agent(&url), agent(&url), agent(&url)];
     let acks = Arc::new(AtomicU64::new(0));
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
     let mut workers = Vec::new();
