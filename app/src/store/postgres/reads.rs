@@ -99,7 +99,8 @@ pub(super) async fn list_tasks(conn: &Conn, query: &TaskQuery) -> StoreResult<Ta
         .query_one(&count, &params[..count_args])
         .await
         .map_err(backend)?
-        .get(0);
+        .try_get(0)
+        .map_err(backend)?;
     let page = conn.statement(&page_sql).await?;
     let found = conn.client.query(&page, &params).await.map_err(backend)?;
     let mut rows = found.iter().map(task_from_row).collect::<StoreResult<Vec<_>>>()?;
@@ -207,7 +208,11 @@ pub(super) async fn check_integrity(conn: &Conn, deep: bool) -> StoreResult<Inte
         .map_err(backend)?;
     let mut checked = 0u64;
     for row in &tasks {
-        let (id, last, max): (String, i64, i64) = (row.get(0), row.get(1), row.get(2));
+        let (id, last, max): (String, i64, i64) = (
+            row.try_get(0).map_err(backend)?,
+            row.try_get(1).map_err(backend)?,
+            row.try_get(2).map_err(backend)?,
+        );
         checked += 1;
         if last != max {
             problems.push(format!("task {id}: last_seq {last} but log ends at {max}"));
@@ -217,7 +222,8 @@ pub(super) async fn check_integrity(conn: &Conn, deep: bool) -> StoreResult<Inte
         .query_one("SELECT COUNT(*) FROM docs", &[])
         .await
         .map_err(backend)?
-        .get(0);
+        .try_get(0)
+        .map_err(backend)?;
     checked += docs as u64;
     if deep {
         for row in client
@@ -225,9 +231,13 @@ pub(super) async fn check_integrity(conn: &Conn, deep: bool) -> StoreResult<Inte
             .await
             .map_err(backend)?
         {
-            let body: &str = row.get(3);
+            let body: &str = row.try_get(3).map_err(backend)?;
             if serde_json::from_str::<Value>(body).is_err() {
-                let (coll, ns, key): (String, String, String) = (row.get(0), row.get(1), row.get(2));
+                let (coll, ns, key): (String, String, String) = (
+                    row.try_get(0).map_err(backend)?,
+                    row.try_get(1).map_err(backend)?,
+                    row.try_get(2).map_err(backend)?,
+                );
                 problems.push(format!("document {coll}/{ns}/{key} is not valid JSON"));
             }
         }
@@ -236,8 +246,9 @@ pub(super) async fn check_integrity(conn: &Conn, deep: bool) -> StoreResult<Inte
             .await
             .map_err(backend)?
         {
-            if decode::<a2a::types::Task>(row.get::<_, &str>(1)).is_err() {
-                problems.push(format!("task {} is not a readable Task", row.get::<_, String>(0)));
+            if decode::<a2a::types::Task>(row.try_get::<_, &str>(1).map_err(backend)?).is_err() {
+                let id: String = row.try_get(0).map_err(backend)?;
+                problems.push(format!("task {id} is not a readable Task"));
             }
         }
     }

@@ -66,7 +66,8 @@ pub(super) async fn migrate(conn: &Conn) -> StoreResult<()> {
             .query_one("SELECT COALESCE(MAX(version), 0) FROM schema_version", &[])
             .await
             .map_err(backend)?
-            .get(0);
+            .try_get(0)
+            .map_err(backend)?;
         let current = usize::try_from(current).unwrap_or(0);
         if current > MIGRATIONS.len() {
             return Err(StoreError::Backend(format!(

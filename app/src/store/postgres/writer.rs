@@ -249,10 +249,13 @@ async fn write_task(conn: &Conn, tw: &TaskWrite) -> Result<i64, Failed> {
         let found = client.query_opt(&sql, &[&row.id]).await?;
         return Err(Failed::Store(StoreError::Conflict {
             index: None,
-            found: found.map(|r| r.get::<_, i64>(0) as u64),
+            found: match found {
+                Some(r) => Some(r.try_get::<_, i64>(0)? as u64),
+                None => None,
+            },
         }));
     };
-    let rank: i64 = stored.get(0);
+    let rank: i64 = stored.try_get(0)?;
     if !tw.events.is_empty() {
         let append = conn.statement(APPEND_EVENT).await?;
         for event in &tw.events {
@@ -322,7 +325,10 @@ async fn write_doc(conn: &Conn, index: usize, write: &DocWrite) -> Result<u64, F
                         .await?
                 }
             };
-            row.map(|r| r.get::<_, i64>(0) as u64)
+            match row {
+                Some(r) => Some(r.try_get::<_, i64>(0)? as u64),
+                None => None,
+            }
         }
         (None, Expect::Any) => {
             let sql = conn.statement(DELETE_DOC_ANY).await?;
@@ -345,10 +351,10 @@ async fn write_doc(conn: &Conn, index: usize, write: &DocWrite) -> Result<u64, F
         return Ok(version);
     }
     let sql = conn.statement(DOC_VERSION).await?;
-    let found = client
-        .query_opt(&sql, &at)
-        .await?
-        .map(|r| r.get::<_, i64>(0) as u64);
+    let found = match client.query_opt(&sql, &at).await? {
+        Some(r) => Some(r.try_get::<_, i64>(0)? as u64),
+        None => None,
+    };
     if matches!((&write.value, write.expect, found), (None, Expect::Absent, None)) {
         return Ok(0);
     }
