@@ -96,7 +96,8 @@ impl TestCluster {
     fn start() -> Result<TestCluster, String> {
         let bin = server_binaries()?;
         let owner = cluster_owner()?;
-        let dir = std::env::temp_dir().join(format!("cleveragents-pg-{}", std::process::id()));
+        remove_orphans();
+        let dir = std::env::temp_dir().join(format!("{DIR_PREFIX}{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         if let Some((uid, gid)) = owner {
@@ -164,6 +165,26 @@ impl TestCluster {
     }
 }
 
+/// The cluster directory's name, before the id of the process it serves.
+const DIR_PREFIX: &str = "cleveragents-pg-";
+
+/// Removes the directories of clusters whose test process is gone and whose
+/// shell was killed with it before it could clean up.
+fn remove_orphans() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(DIR_PREFIX)) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// The newest installed server's binary directory.
 fn server_binaries() -> Result<PathBuf, String> {
     let root = Path::new("/usr/lib/postgresql");
@@ -222,7 +243,7 @@ fn free_port() -> Result<u16, String> {
 }
 
 /// Starts the server under a shell that stops it and removes `dir` once its
-/// standard input closes (this process ended).
+/// standard input closes (this process ended), or when it is told to stop.
 fn watchdog(
     bin: &Path,
     dir: &Path,
@@ -235,11 +256,12 @@ fn watchdog(
             -c fsync=on -c synchronous_commit=on -c max_connections=200 \
             -c shared_buffers=32MB -c log_min_messages=fatal > "$3/server.log" 2>&1 &
         server=$!
+        dir=$3
+        stop() { kill -QUIT "$server" 2> /dev/null; wait "$server" 2> /dev/null; rm -rf "$dir"; exit 0; }
+        trap stop TERM INT HUP
         echo started
         read -r _ || true
-        kill -QUIT "$server" 2> /dev/null
-        wait "$server" 2> /dev/null
-        rm -rf "$3"
+        stop
     "#;
     let mut command = Command::new("sh");
     command
