@@ -5,8 +5,12 @@
 //! cleveragents-agent --stdio                      # local mode (NDJSON on stdin/stdout)
 //! cleveragents-agent --listen 127.0.0.1:9999      # server mode (HTTP JSON-RPC + SSE)
 //!   [--data-dir DIR] [--config FILE.json] [--executor default|tck] [--memory]
-//!   [--admin-key] [--insecure-no-auth]
+//!   [--database-url postgres://USER@HOST:PORT/DB] [--admin-key] [--insecure-no-auth]
 //! ```
+//!
+//! The store is SQLite in the data directory unless `--database-url` (or
+//! `CLEVERAGENTS_DATABASE_URL`, or `database_url` in the config file) names a
+//! PostgreSQL database, which several agents may share.
 //!
 //! Server mode without an authentication scheme binds loopback addresses only;
 //! `--admin-key` creates (once) an admin API key in the data directory and
@@ -15,7 +19,7 @@
 //!
 //! Settings come from, in increasing precedence: defaults, the JSON config
 //! file (`--config` or `CLEVERAGENTS_CONFIG`), environment variables
-//! (`CLEVERAGENTS_DATA_DIR`, `CLEVERAGENTS_LISTEN`, `CLEVERAGENTS_EXECUTOR`,
+//! (`CLEVERAGENTS_DATA_DIR`, `CLEVERAGENTS_DATABASE_URL`, `CLEVERAGENTS_LISTEN`, `CLEVERAGENTS_EXECUTOR`,
 //! `CLEVERAGENTS_PUSH_ALLOW_LIST` comma-separated), then the command line.
 //! Logs go to stderr; in stdio mode stdout carries protocol only.
 
@@ -37,6 +41,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct FileConfig {
     server: server::ServerConfig,
     data_dir: Option<PathBuf>,
+    /// A PostgreSQL database to keep the data in instead of SQLite.
+    database_url: Option<String>,
     executor: Option<String>,
     /// Keep everything in memory (nothing survives a restart).
     memory: bool,
@@ -61,7 +67,7 @@ enum Mode {
 }
 
 fn usage() -> &'static str {
-    "usage: cleveragents-agent (--stdio | --listen ADDR) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--admin-key] [--insecure-no-auth]"
+    "usage: cleveragents-agent (--stdio | --listen ADDR) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--admin-key] [--insecure-no-auth]"
 }
 
 fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
@@ -79,6 +85,7 @@ fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
 struct Args {
     mode: Option<Mode>,
     data_dir: Option<PathBuf>,
+    database_url: Option<String>,
     config_path: Option<PathBuf>,
     executor: Option<String>,
     memory: bool,
@@ -116,6 +123,9 @@ fn parse_args() -> Result<Option<Args>, String> {
     let mut args = Args {
         mode: None,
         data_dir: std::env::var_os(local::DATA_DIR_ENV).map(PathBuf::from),
+        database_url: std::env::var("CLEVERAGENTS_DATABASE_URL")
+            .ok()
+            .filter(|url| !url.is_empty()),
         config_path: std::env::var_os("CLEVERAGENTS_CONFIG").map(PathBuf::from),
         executor: std::env::var("CLEVERAGENTS_EXECUTOR").ok(),
         memory: false,
@@ -135,6 +145,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--stdio" => args.mode = Some(Mode::Stdio),
             "--listen" => args.mode = Some(Mode::Listen(value("--listen")?)),
             "--data-dir" => args.data_dir = Some(PathBuf::from(value("--data-dir")?)),
+            "--database-url" => args.database_url = Some(value("--database-url")?),
             "--config" => args.config_path = Some(PathBuf::from(value("--config")?)),
             "--executor" => args.executor = Some(value("--executor")?),
             "--memory" => args.memory = true,
@@ -172,25 +183,32 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
             .unwrap_or("default"),
     )?;
     let push = push_config(&file.push);
+    let data_dir = args
+        .data_dir
+        .or(file.data_dir.clone())
+        .unwrap_or_else(local::default_data_dir);
+    let database_url = args.database_url.or(file.database_url.clone());
     let store = if args.memory || file.memory {
         StoreConfig::Memory
+    } else if let Some(url) = database_url {
+        if !url.starts_with("postgres://") && !url.starts_with("postgresql://") {
+            return Err(format!("--database-url must be a postgres:// URL\n{}", usage()));
+        }
+        StoreConfig::Postgres { url }
     } else {
         StoreConfig::Sqlite {
-            data_dir: args
-                .data_dir
-                .or(file.data_dir.clone())
-                .unwrap_or_else(local::default_data_dir),
+            data_dir: data_dir.clone(),
         }
     };
     let mut server_config = file.server;
     server_config.auth.insecure_no_auth |= args.insecure_no_auth;
     if args.admin_key {
-        let StoreConfig::Sqlite { data_dir } = &store else {
+        if let StoreConfig::Memory = store {
             return Err(
                 "--admin-key keeps the key in the data directory, which --memory does not have".into(),
             );
-        };
-        admit_admin_key(&mut server_config.auth, data_dir)?;
+        }
+        admit_admin_key(&mut server_config.auth, &data_dir)?;
     }
     // This application delivers push notifications.
     server_config.agent.capabilities.push_notifications = true;

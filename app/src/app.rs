@@ -11,7 +11,7 @@ use crate::namespaces::NamespaceService;
 use crate::plans::PlanService;
 use crate::push::{PushConfigs, PushDelivery};
 use crate::registry::Registry;
-use crate::store::{MemoryStore, SqliteStore, Store, StoreHandle};
+use crate::store::{MemoryStore, PgStore, SqliteStore, Store, StoreHandle};
 use crate::sync::SyncService;
 use crate::tasks::{TaskEngine, TaskService};
 use a2a::rpc::Error;
@@ -49,6 +49,9 @@ impl App {
                 Arc::new(
                     SqliteStore::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?,
                 )
+            }
+            StoreConfig::Postgres { url } => {
+                Arc::new(PgStore::open(&url).map_err(|e| format!("cannot open the PostgreSQL store: {e}"))?)
             }
         };
         Ok(Self::with_store(store, config))

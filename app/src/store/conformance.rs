@@ -566,3 +566,64 @@ fn sqlite_context_counts_are_filled_from_an_older_store() {
     assert_eq!(context_totals(&store, "c"), Ok((2, 2, 0)));
     assert_eq!(context_totals(&store, "d"), Ok((1, 1, 0)));
 }
+
+store_suite!(postgres, {
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).expect("postgres opens");
+    (Box::new(store), None)
+});
+
+#[test]
+fn postgres_survives_reopen_and_migrates_once() {
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    {
+        let store = PgStore::open(&url).expect("open");
+        create(
+            &store,
+            row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+        );
+    }
+    let store = PgStore::open(&url).expect("reopen");
+    assert_eq!(
+        store.get_task("ns", "t").ok().flatten().map(|r| r.last_seq),
+        Some(1)
+    );
+    assert_eq!(store.events_after("ns", "t", 0).map(|e| e.len()), Ok(1));
+}
+
+#[test]
+fn postgres_announces_appended_events_to_every_store_on_the_database() {
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    let (producer, follower) = (
+        PgStore::open(&url).expect("open"),
+        PgStore::open(&url).expect("open a second"),
+    );
+    let mut notices = follower.appended().expect("a shared store announces");
+    create(
+        &producer,
+        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let wanted = Appended {
+        task_id: Some("t".into()),
+        last_seq: 1,
+    };
+    let heard = runtime.block_on(async {
+        tokio::time::timeout(std::time::Duration::from_secs(60), async {
+            loop {
+                match notices.recv().await {
+                    Ok(notice) if notice == wanted => return Some(notice),
+                    Ok(_) => continue,
+                    Err(_) => return None,
+                }
+            }
+        })
+        .await
+    });
+    assert_eq!(heard, Ok(Some(wanted)));
+    // What the notice announces is in the table, for the other store too.
+    assert_eq!(follower.events_after("ns", "t", 0).map(|e| e.len()), Ok(1));
+}

@@ -1,12 +1,13 @@
 //! The storage trait every backend implements, and its record types.
 //!
-//! Reads are **synchronous** and short: both backends are embedded (SQLite,
-//! memory) and answer from memory or the page cache, so the services call
-//! them in line, with no thread hop. Writes are **submitted**: a backend
-//! answers each [`Commit`] through a callback once it is durable, so a
-//! durable backend can gather concurrent commits into one transaction and
-//! one `fsync` (group commit) on a thread of its own, and async code never
-//! waits on the disk ([`StoreHandle::commit`]).
+//! Reads are **synchronous** and short: the embedded backends (SQLite,
+//! memory) answer from memory or the page cache, so the services call them
+//! in line, with no thread hop; the PostgreSQL backend answers from its own
+//! runtime without stalling the caller's (see `postgres/io.rs`). Writes are
+//! **submitted**: a backend answers each [`Commit`] through a callback once
+//! it is durable, so a durable backend can gather concurrent commits into one
+//! transaction and one `fsync` (group commit) on a thread of its own, and
+//! async code never waits on the disk ([`StoreHandle::commit`]).
 //!
 //! The model is deliberately small:
 //! - **tasks**: one row per A2A task (the typed Task plus the columns queries
@@ -25,6 +26,7 @@ mod counts;
 mod handle;
 mod json;
 pub mod memory;
+pub mod postgres;
 pub mod sqlite;
 
 #[cfg(test)]
@@ -36,6 +38,7 @@ use std::fmt;
 
 pub use handle::StoreHandle;
 pub use memory::MemoryStore;
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 /// The current schema version of the stores' data model.
@@ -215,6 +218,26 @@ impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// Word that a task's log grew, possibly by another agent sharing the store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Appended {
+    /// The task; `None` when any task's log may have grown (notices were
+    /// missed), so every watcher reads the store again.
+    pub task_id: Option<String>,
+    /// The sequence number the task's log now ends at (0 with no task).
+    pub last_seq: u64,
+}
+
+impl Appended {
+    /// The notice that anything may have changed.
+    pub fn everything() -> Self {
+        Appended {
+            task_id: None,
+            last_seq: 0,
+        }
+    }
+}
+
 /// Told the outcome of a submitted commit, once it is durable or has failed.
 pub type CommitDone = Box<dyn FnOnce(StoreResult<Committed>) + Send>;
 
@@ -253,4 +276,11 @@ pub trait Store: Send + Sync + 'static {
     fn namespaces(&self) -> StoreResult<Vec<String>>;
     /// Checks the store's consistency; `deep` also decodes every value.
     fn check_integrity(&self, deep: bool) -> StoreResult<Integrity>;
+    /// Notices of task events appended by other processes sharing the
+    /// store, for a store that can be shared (`None`: only this process
+    /// writes it, and the task engine already knows every event). A notice
+    /// is a wake-up only: the events are read with [`Store::events_after`].
+    fn appended(&self) -> Option<tokio::sync::broadcast::Receiver<Appended>> {
+        None
+    }
 }

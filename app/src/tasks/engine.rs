@@ -10,26 +10,83 @@
 //! while something uses it: it is released when the last user leaves and
 //! nobody is subscribed, so finished, failed or never-existing tasks leave
 //! nothing behind.
+//!
+//! On a store shared with other agents ([`crate::store::Store::appended`]),
+//! another agent may append to a task this one has subscribers for. Each
+//! subscriber knows the last sequence number it was given; on every notice
+//! of appended events, and on a periodic sweep (a notice can be missed), the
+//! engine reads what follows the least of them from the store, under the
+//! task's lock, and gives each subscriber only what it has not had. The
+//! store is the truth: a missed notice delays an event, never loses it, and
+//! nobody gets one twice.
 
 use super::changes::{artifact_change, is_terminal, stamp_seq, status_change, Change};
+use super::stream::ends_stream;
 use crate::push::PushDelivery;
-use crate::store::{Commit, DocWrite, EventRow, StoreError, StoreHandle, TaskRow, TaskWrite};
+use crate::store::{Appended, Commit, DocWrite, EventRow, StoreError, StoreHandle, TaskRow, TaskWrite};
 use crate::util::Family;
 use a2a::rpc::{Error, Event};
 use a2a::types::{Artifact, Message, StreamResponse, Task, TaskState};
 use a2a::ErrorKind;
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc};
 
 const FAMILY: Family = Family::A2a;
 
-type Sub = mpsc::UnboundedSender<Event<StreamResponse>>;
+/// How often the tasks with subscribers are read again on a shared store,
+/// in case a notice of another agent's events was missed.
+const SWEEP_INTERVAL: Duration = Duration::from_millis(500);
+
 type Slot = Arc<tokio::sync::Mutex<Live>>;
+type Registry = Mutex<HashMap<String, Slot>>;
+
+/// One subscriber of a task, and the sequence number of the last event it got.
+struct Sub {
+    tx: mpsc::UnboundedSender<Event<StreamResponse>>,
+    seen: u64,
+}
 
 #[derive(Default)]
 struct Live {
+    /// The task's namespace, known once somebody subscribed.
+    namespace: String,
     subscribers: Vec<Sub>,
+}
+
+impl Live {
+    fn subscribe(&mut self, namespace: &str, seen: u64) -> mpsc::UnboundedReceiver<Event<StreamResponse>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.namespace = namespace.to_string();
+        self.subscribers.push(Sub { tx, seen });
+        rx
+    }
+
+    /// Gives each subscriber the events (in order) it has not had; a
+    /// terminal one ends every subscription.
+    fn fan_out(&mut self, events: &[Event<StreamResponse>]) {
+        for event in events {
+            let Some(seq) = event.seq else { continue };
+            self.subscribers.retain_mut(|sub| {
+                if seq <= sub.seen {
+                    return true;
+                }
+                sub.seen = seq;
+                sub.tx.send(event.clone()).is_ok()
+            });
+            if ends_stream(&event.data, false) {
+                // Nothing can follow: release the subscribers (their streams
+                // end on the terminal event they already hold), and with them the slot.
+                self.subscribers.clear();
+            }
+        }
+    }
+
+    /// The least sequence number all subscribers have had.
+    fn least_seen(&self) -> Option<u64> {
+        self.subscribers.iter().map(|sub| sub.seen).min()
+    }
 }
 
 /// What a subscriber gets: the backlog, then (unless the task has ended)
@@ -52,16 +109,30 @@ pub(crate) type StatusStep = (
 pub struct TaskEngine {
     db: StoreHandle,
     push: Arc<PushDelivery>,
-    live: Arc<Mutex<HashMap<String, Slot>>>,
+    live: Arc<Registry>,
 }
 
 impl TaskEngine {
+    /// The engine on `db`; on a store shared with other agents, within a
+    /// runtime, it also starts following their events (see the module docs).
     pub fn new(db: StoreHandle, push: Arc<PushDelivery>) -> Self {
-        TaskEngine {
+        let engine = TaskEngine {
             db,
             push,
             live: Arc::default(),
+        };
+        if let (Some(notices), Ok(runtime)) = (
+            engine.db.store().appended(),
+            tokio::runtime::Handle::try_current(),
+        ) {
+            runtime.spawn(follow_others(
+                engine.db.clone(),
+                engine.push.clone(),
+                Arc::downgrade(&engine.live),
+                notices,
+            ));
         }
+        engine
     }
 
     fn slot(&self, task_id: &str) -> Result<Slot, Error> {
@@ -96,7 +167,7 @@ impl TaskEngine {
         // Ours and the registry's: nobody else holds or waits for the lock.
         if Arc::strong_count(slot) == 2 {
             let idle = slot.try_lock().is_ok_and(|mut live| {
-                live.subscribers.retain(|tx| !tx.is_closed());
+                live.subscribers.retain(|sub| !sub.tx.is_closed());
                 live.subscribers.is_empty()
             });
             if idle {
@@ -160,8 +231,7 @@ impl TaskEngine {
             "a document written with the task already exists",
         )
         .await?;
-        let (tx, rx) = mpsc::unbounded_channel();
-        live.subscribers.push(tx);
+        let rx = live.subscribe(namespace, 1);
         self.push.enqueue(namespace, &id, 1, &event);
         Ok((Event::with_seq(1, event), rx))
     }
@@ -232,15 +302,32 @@ impl TaskEngine {
             "a document changed concurrently; retry",
         )
         .await?;
+        // A subscriber behind the events just committed (another agent
+        // appended before them, and its notice is not handled yet) first
+        // gets what it missed, from the store.
+        let behind = live.least_seen().filter(|seen| *seen < expected_last_seq);
+        let missed = match behind {
+            Some(seen) => self
+                .db
+                .run(FAMILY, |s| s.events_after(namespace, task_id, seen))
+                .ok()
+                .map(|rows| {
+                    rows.into_iter()
+                        .map(|e| Event::with_seq(e.seq, e.body))
+                        .collect::<Vec<_>>()
+                }),
+            None => None,
+        };
+        if let Some(missed) = &missed {
+            live.fan_out(missed);
+        }
+        live.fan_out(&events);
         for event in &events {
-            live.subscribers.retain(|tx| tx.send(event.clone()).is_ok());
             if let Some(seq) = event.seq {
                 self.push.enqueue(namespace, task_id, seq, &event.data);
             }
         }
         if is_terminal(task.status.state) {
-            // Nothing can follow: release the subscribers (their streams end
-            // on the terminal event they already hold), and with them the slot.
             live.subscribers.clear();
         }
         Ok(task)
@@ -326,14 +413,85 @@ impl TaskEngine {
                 backlog.push_back(Event::with_seq(row.last_seq, StreamResponse::Task(row.body)));
             }
         }
+        let seen = backlog
+            .back()
+            .and_then(|event| event.seq)
+            .unwrap_or_else(|| after.unwrap_or(row.last_seq));
         let rx = if terminal {
             None
         } else {
-            let (tx, rx) = mpsc::unbounded_channel();
-            live.subscribers.push(tx);
-            Some(rx)
+            Some(live.subscribe(namespace, seen))
         };
         Ok((backlog, rx))
+    }
+}
+
+/// Follows the events other agents append to the shared store, until the
+/// engine is gone: on each notice for a task with subscribers here, and on
+/// every sweep for all of them, reads what they have not had.
+async fn follow_others(
+    db: StoreHandle,
+    push: Arc<PushDelivery>,
+    live: Weak<Registry>,
+    mut notices: broadcast::Receiver<Appended>,
+) {
+    let mut sweep = tokio::time::interval(SWEEP_INTERVAL);
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let notice = tokio::select! {
+            notice = notices.recv() => match notice {
+                Ok(notice) => notice,
+                // Notices were dropped: read everything again.
+                Err(broadcast::error::RecvError::Lagged(_)) => Appended::everything(),
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            _ = sweep.tick() => Appended::everything(),
+        };
+        let Some(registry) = live.upgrade() else {
+            return;
+        };
+        let engine = TaskEngine {
+            db: db.clone(),
+            push: push.clone(),
+            live: registry,
+        };
+        match &notice.task_id {
+            Some(task_id) => engine.catch_up(task_id, Some(notice.last_seq)).await,
+            None => {
+                let followed: Vec<String> = match engine.live.lock() {
+                    Ok(map) => map.keys().cloned().collect(),
+                    Err(_) => return,
+                };
+                for task_id in followed {
+                    engine.catch_up(&task_id, None).await;
+                }
+            }
+        }
+    }
+}
+
+impl TaskEngine {
+    /// Gives the subscribers of task `task_id` the stored events they have
+    /// not had; `last_seq`, when known, spares the read if none is behind it.
+    async fn catch_up(&self, task_id: &str, last_seq: Option<u64>) {
+        let followed = self.live.lock().is_ok_and(|map| map.contains_key(task_id));
+        if !followed {
+            return;
+        }
+        let Ok(mut live) = self.hold(task_id).await else {
+            return;
+        };
+        let Some(seen) = live.least_seen() else {
+            return;
+        };
+        if last_seq.is_some_and(|last| last <= seen) {
+            return;
+        }
+        let namespace = live.namespace.clone();
+        if let Ok(rows) = self.db.run(FAMILY, |s| s.events_after(&namespace, task_id, seen)) {
+            let events: Vec<_> = rows.into_iter().map(|e| Event::with_seq(e.seq, e.body)).collect();
+            live.fan_out(&events);
+        }
     }
 }
 

@@ -1,0 +1,289 @@
+//! A throwaway PostgreSQL cluster for tests: `initdb` and `postgres` in a
+//! temporary directory, listening on a free loopback port (and a unix socket
+//! in that directory), with `fsync` on as in production. One cluster serves
+//! a whole test process; each test takes a fresh database of its own.
+//!
+//! The server runs under a small shell that holds a pipe from this process:
+//! when the process ends, however it ends (a panic, a kill), the pipe closes
+//! and the shell shuts the server down and removes the directory, so no
+//! cluster outlives its tests.
+//!
+//! The binaries are looked up under `/usr/lib/postgresql/*/bin` (Debian's
+//! layout; `scripts/postgres` installs them). Missing binaries are an error,
+//! never a skipped test. As root the cluster runs as the `postgres` user,
+//! because PostgreSQL refuses to run as root.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long the server may take to accept connections.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A running throwaway cluster.
+pub struct TestCluster {
+    bin: PathBuf,
+    port: u16,
+    // Held open for the life of the process: closing it stops the cluster.
+    _watchdog: Mutex<(Child, ChildStdin)>,
+}
+
+/// The process's one cluster, started on first use.
+static CLUSTER: OnceLock<Result<TestCluster, String>> = OnceLock::new();
+
+/// Databases handed out so far, to name the next one.
+static DATABASES: AtomicU32 = AtomicU32::new(0);
+
+impl TestCluster {
+    /// The process's cluster, started on first use; panics (failing the
+    /// test) when PostgreSQL is not installed or does not start.
+    pub fn shared() -> &'static TestCluster {
+        match CLUSTER.get_or_init(TestCluster::start) {
+            Ok(cluster) => cluster,
+            Err(e) => {
+                panic!("no PostgreSQL cluster for the tests: {e} (./scripts/postgres installs PostgreSQL)")
+            }
+        }
+    }
+
+    /// A new, empty database on the shared cluster: its connection URL.
+    pub fn fresh_database() -> String {
+        let cluster = Self::shared();
+        let name = format!(
+            "t{}_{}",
+            std::process::id(),
+            DATABASES.fetch_add(1, Ordering::Relaxed)
+        );
+        if let Err(e) = cluster.psql(&format!("CREATE DATABASE {name}")) {
+            panic!("cannot create test database {name}: {e}");
+        }
+        cluster.url(&name)
+    }
+
+    /// The URL of database `name` on this cluster.
+    pub fn url(&self, name: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// Runs one SQL command with `psql` on the `postgres` database.
+    pub fn psql(&self, sql: &str) -> Result<(), String> {
+        let out = Command::new(self.bin.join("psql"))
+            .args([
+                "-X",
+                "-q",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-h",
+                "127.0.0.1",
+                "-U",
+                "postgres",
+            ])
+            .args(["-p", &self.port.to_string(), "-d", "postgres", "-c", sql])
+            .output()
+            .map_err(|e| format!("cannot run psql: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    fn start() -> Result<TestCluster, String> {
+        let bin = server_binaries()?;
+        let owner = cluster_owner()?;
+        remove_orphans();
+        let dir = std::env::temp_dir().join(format!("{DIR_PREFIX}{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
+                .map_err(|e| format!("cannot hand {} to the postgres user: {e}", dir.display()))?;
+        }
+        let data = dir.join("data");
+        let mut initdb = Command::new(bin.join("initdb"));
+        initdb
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+                "--locale=C",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        as_owner(&mut initdb, owner);
+        let out = initdb.output().map_err(|e| format!("cannot run initdb: {e}"))?;
+        if !out.status.success() {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(format!("initdb failed: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        let port = free_port()?;
+        let watchdog = watchdog(&bin, &dir, &data, port, owner)?;
+        let cluster = TestCluster {
+            bin,
+            port,
+            _watchdog: Mutex::new(watchdog),
+        };
+        cluster.wait_ready()?;
+        Ok(cluster)
+    }
+
+    /// Waits until the server answers queries.
+    fn wait_ready(&self) -> Result<(), String> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            let ready = Command::new(self.bin.join("pg_isready"))
+                .args([
+                    "-q",
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    &self.port.to_string(),
+                    "-U",
+                    "postgres",
+                ])
+                .status()
+                .map_err(|e| format!("cannot run pg_isready: {e}"))?;
+            if ready.success() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!("the server did not start within {START_TIMEOUT:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// The cluster directory's name, before the id of the process it serves.
+const DIR_PREFIX: &str = "cleveragents-pg-";
+
+/// Removes the directories of clusters whose test process is gone and whose
+/// shell was killed with it before it could clean up.
+fn remove_orphans() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(DIR_PREFIX)) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The newest installed server's binary directory.
+fn server_binaries() -> Result<PathBuf, String> {
+    let root = Path::new("/usr/lib/postgresql");
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir(root)
+        .map_err(|e| format!("{} is not readable: {e}", root.display()))?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("postgres").exists().then_some((version, bin))
+        })
+        .collect();
+    found.sort();
+    found
+        .pop()
+        .map(|(_, bin)| bin)
+        .ok_or_else(|| format!("no server binaries under {}/*/bin", root.display()))
+}
+
+/// The user the cluster runs as when this process is root: `postgres`.
+fn cluster_owner() -> Result<Option<(u32, u32)>, String> {
+    let out = Command::new("id")
+        .arg("-u")
+        .output()
+        .map_err(|e| format!("cannot run id: {e}"))?;
+    if String::from_utf8_lossy(&out.stdout).trim() != "0" {
+        return Ok(None);
+    }
+    let passwd =
+        std::fs::read_to_string("/etc/passwd").map_err(|e| format!("cannot read /etc/passwd: {e}"))?;
+    passwd
+        .lines()
+        .find_map(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            match fields.as_slice() {
+                ["postgres", _, uid, gid, ..] => Some((uid.parse().ok()?, gid.parse().ok()?)),
+                _ => None,
+            }
+        })
+        .map(Some)
+        .ok_or_else(|| "running as root, and there is no postgres user to run the cluster as".to_string())
+}
+
+fn as_owner(command: &mut Command, owner: Option<(u32, u32)>) {
+    if let Some((uid, gid)) = owner {
+        command.uid(uid).gid(gid).env("HOME", "/tmp");
+    }
+}
+
+/// A loopback port nobody listens on right now.
+fn free_port() -> Result<u16, String> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .map_err(|e| format!("no free loopback port: {e}"))
+}
+
+/// Starts the server under a shell that stops it and removes `dir` once its
+/// standard input closes (this process ended), or when it is told to stop.
+fn watchdog(
+    bin: &Path,
+    dir: &Path,
+    data: &Path,
+    port: u16,
+    owner: Option<(u32, u32)>,
+) -> Result<(Child, ChildStdin), String> {
+    let script = r#"
+        "$1/postgres" -D "$2" -p "$4" -k "$3" -c listen_addresses=127.0.0.1 \
+            -c fsync=on -c synchronous_commit=on -c max_connections=200 \
+            -c shared_buffers=32MB -c log_min_messages=fatal > "$3/server.log" 2>&1 &
+        server=$!
+        dir=$3
+        stop() { kill -QUIT "$server" 2> /dev/null; wait "$server" 2> /dev/null; rm -rf "$dir"; exit 0; }
+        trap stop TERM INT HUP
+        echo started
+        read -r _ || true
+        stop
+    "#;
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(script)
+        .arg("sh")
+        .arg(bin)
+        .arg(data)
+        .arg(dir)
+        .arg(port.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    as_owner(&mut command, owner);
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot start postgres: {e}"))?;
+    let stdin = child.stdin.take().ok_or("no pipe to the cluster's shell")?;
+    let stdout = child.stdout.take().ok_or("no pipe from the cluster's shell")?;
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .map_err(|e| format!("the cluster's shell did not start: {e}"))?;
+    Ok((child, stdin))
+}

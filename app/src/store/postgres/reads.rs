@@ -1,0 +1,259 @@
+//! The store's reads as async queries on one pooled connection. Each runs as
+//! one statement (a listing: two), so it sees one committed state of the
+//! shared database.
+
+use super::conn::{backend, Conn};
+use crate::store::json::decode;
+use crate::store::{Doc, EventRow, Integrity, StoreResult, TaskPage, TaskQuery, TaskRow};
+use serde_json::Value;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::Row;
+
+const TASK_COLUMNS: &str = "id, namespace, context_id, state, status_ts, last_seq, rank, body";
+
+/// A task row selected with [`TASK_COLUMNS`]; a body that does not decode is
+/// a store failure, not a panic.
+fn task_from_row(row: &Row) -> StoreResult<TaskRow> {
+    let text = |i: usize| row.try_get::<_, String>(i).map_err(backend);
+    Ok(TaskRow {
+        id: text(0)?,
+        namespace: text(1)?,
+        context_id: text(2)?,
+        state: text(3)?,
+        status_ts: text(4)?,
+        last_seq: row.try_get::<_, i64>(5).map_err(backend)? as u64,
+        rank: row.try_get::<_, i64>(6).map_err(backend)?,
+        body: decode(row.try_get::<_, &str>(7).map_err(backend)?)?,
+    })
+}
+
+pub(super) async fn get_task(conn: &Conn, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
+    let sql = conn
+        .statement(&format!(
+            "SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1 AND namespace = $2"
+        ))
+        .await?;
+    let row = conn
+        .client
+        .query_opt(&sql, &[&id, &namespace])
+        .await
+        .map_err(backend)?;
+    row.as_ref().map(task_from_row).transpose()
+}
+
+pub(super) async fn events_after(
+    conn: &Conn,
+    namespace: &str,
+    task_id: &str,
+    after: u64,
+) -> StoreResult<Vec<EventRow>> {
+    let sql = conn
+        .statement(
+            "SELECT e.seq, e.body FROM task_events e JOIN tasks t ON t.id = e.task_id \
+             WHERE e.task_id = $1 AND t.namespace = $2 AND e.seq > $3 ORDER BY e.seq",
+        )
+        .await?;
+    let rows = conn
+        .client
+        .query(&sql, &[&task_id, &namespace, &(after as i64)])
+        .await
+        .map_err(backend)?;
+    rows.iter()
+        .map(|row| {
+            Ok(EventRow {
+                seq: row.try_get::<_, i64>(0).map_err(backend)? as u64,
+                body: decode(row.try_get::<_, &str>(1).map_err(backend)?)?,
+            })
+        })
+        .collect()
+}
+
+/// A page of tasks; the total is counted by the indexes on every call, as
+/// several agents change the tasks and none can keep the count alone.
+pub(super) async fn list_tasks(conn: &Conn, query: &TaskQuery) -> StoreResult<TaskPage> {
+    let mut filter = String::from("namespace = $1");
+    let mut args: Vec<Param> = vec![Box::new(query.namespace.clone())];
+    if let Some(context) = &query.context_id {
+        and(&mut filter, &mut args, "context_id =", Box::new(context.clone()));
+    }
+    if let Some(state) = &query.state {
+        and(&mut filter, &mut args, "state =", Box::new(state.clone()));
+    }
+    if let Some(from) = &query.status_ts_from {
+        and(&mut filter, &mut args, "status_ts >=", Box::new(from.clone()));
+    }
+    let count_args = args.len();
+    let count_sql = format!("SELECT COUNT(*) FROM tasks WHERE {filter}");
+    if let Some(rank) = query.before_rank {
+        and(&mut filter, &mut args, "rank <", Box::new(rank));
+    }
+    args.push(Box::new((query.limit as i64).saturating_add(1)));
+    let page_sql = format!(
+        "SELECT {TASK_COLUMNS} FROM tasks WHERE {filter} ORDER BY rank DESC LIMIT ${}",
+        args.len()
+    );
+    let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| &**a as &(dyn ToSql + Sync)).collect();
+    let count = conn.statement(&count_sql).await?;
+    let total: i64 = conn
+        .client
+        .query_one(&count, &params[..count_args])
+        .await
+        .map_err(backend)?
+        .try_get(0)
+        .map_err(backend)?;
+    let page = conn.statement(&page_sql).await?;
+    let found = conn.client.query(&page, &params).await.map_err(backend)?;
+    let mut rows = found.iter().map(task_from_row).collect::<StoreResult<Vec<_>>>()?;
+    let more = rows.len() > query.limit;
+    rows.truncate(query.limit);
+    Ok(TaskPage {
+        rows,
+        total: total as u64,
+        more,
+    })
+}
+
+type Param = Box<dyn ToSql + Sync + Send>;
+
+/// Adds `clause` on the next parameter, `value`, to the listing's filter.
+fn and(filter: &mut String, args: &mut Vec<Param>, clause: &str, value: Param) {
+    args.push(value);
+    filter.push_str(&format!(" AND {clause} ${}", args.len()));
+}
+
+pub(super) async fn get_doc(conn: &Conn, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>> {
+    let sql = conn
+        .statement("SELECT version, body FROM docs WHERE coll = $1 AND namespace = $2 AND key = $3")
+        .await?;
+    let row = conn
+        .client
+        .query_opt(&sql, &[&coll, &namespace, &key])
+        .await
+        .map_err(backend)?;
+    row.map(|row| {
+        Ok(Doc {
+            key: key.to_string(),
+            version: row.try_get::<_, i64>(0).map_err(backend)? as u64,
+            value: decode(row.try_get::<_, &str>(1).map_err(backend)?)?,
+        })
+    })
+    .transpose()
+}
+
+/// Documents whose key starts with `prefix`, after `after`: a range scan of
+/// the primary key (keys sort bytewise), stopped at the first key outside
+/// the prefix, so no pattern escaping is needed.
+pub(super) async fn list_docs(
+    conn: &Conn,
+    coll: &str,
+    namespace: &str,
+    prefix: &str,
+    after: Option<&str>,
+    limit: usize,
+) -> StoreResult<Vec<Doc>> {
+    let (op, lower) = match after {
+        Some(a) if a >= prefix => (">", a),
+        _ => (">=", prefix),
+    };
+    let sql = conn
+        .statement(&format!(
+            "SELECT key, version, body FROM docs WHERE coll = $1 AND namespace = $2 AND key {op} $3 \
+             ORDER BY key LIMIT $4"
+        ))
+        .await?;
+    let rows = conn
+        .client
+        .query(&sql, &[&coll, &namespace, &lower, &(limit as i64)])
+        .await
+        .map_err(backend)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let key: String = row.try_get(0).map_err(backend)?;
+        if !key.starts_with(prefix) {
+            break;
+        }
+        out.push(Doc {
+            key,
+            version: row.try_get::<_, i64>(1).map_err(backend)? as u64,
+            value: decode(row.try_get::<_, &str>(2).map_err(backend)?)?,
+        });
+    }
+    Ok(out)
+}
+
+pub(super) async fn namespaces(conn: &Conn) -> StoreResult<Vec<String>> {
+    let rows = conn
+        .client
+        .query(
+            "SELECT namespace FROM tasks UNION SELECT namespace FROM docs ORDER BY 1",
+            &[],
+        )
+        .await
+        .map_err(backend)?;
+    rows.iter().map(|r| r.try_get(0).map_err(backend)).collect()
+}
+
+/// Every task's row against its log, the documents counted (and with
+/// `deep`, every document and task body decoded).
+pub(super) async fn check_integrity(conn: &Conn, deep: bool) -> StoreResult<Integrity> {
+    let client = &conn.client;
+    let mut problems = Vec::new();
+    let tasks = client
+        .query(
+            "SELECT t.id, t.last_seq, COALESCE((SELECT MAX(seq) FROM task_events e WHERE e.task_id = t.id), 0)
+             FROM tasks t",
+            &[],
+        )
+        .await
+        .map_err(backend)?;
+    let mut checked = 0u64;
+    for row in &tasks {
+        let (id, last, max): (String, i64, i64) = (
+            row.try_get(0).map_err(backend)?,
+            row.try_get(1).map_err(backend)?,
+            row.try_get(2).map_err(backend)?,
+        );
+        checked += 1;
+        if last != max {
+            problems.push(format!("task {id}: last_seq {last} but log ends at {max}"));
+        }
+    }
+    let docs: i64 = client
+        .query_one("SELECT COUNT(*) FROM docs", &[])
+        .await
+        .map_err(backend)?
+        .try_get(0)
+        .map_err(backend)?;
+    checked += docs as u64;
+    if deep {
+        for row in client
+            .query("SELECT coll, namespace, key, body FROM docs", &[])
+            .await
+            .map_err(backend)?
+        {
+            let body: &str = row.try_get(3).map_err(backend)?;
+            if serde_json::from_str::<Value>(body).is_err() {
+                let (coll, ns, key): (String, String, String) = (
+                    row.try_get(0).map_err(backend)?,
+                    row.try_get(1).map_err(backend)?,
+                    row.try_get(2).map_err(backend)?,
+                );
+                problems.push(format!("document {coll}/{ns}/{key} is not valid JSON"));
+            }
+        }
+        for row in client
+            .query("SELECT id, body FROM tasks", &[])
+            .await
+            .map_err(backend)?
+        {
+            if decode::<a2a::types::Task>(row.try_get::<_, &str>(1).map_err(backend)?).is_err() {
+                let id: String = row.try_get(0).map_err(backend)?;
+                problems.push(format!("task {id} is not a readable Task"));
+            }
+        }
+    }
+    Ok(Integrity {
+        checked_objects: checked,
+        problems,
+    })
+}

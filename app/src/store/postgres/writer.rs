@@ -1,0 +1,365 @@
+//! Group commit on PostgreSQL: one writer task owns the write connection.
+//! Commits queue up while it is busy; each turn takes everything queued and
+//! applies each commit inside its own savepoint of one transaction (a commit
+//! that fails its checks is rolled back alone and changes nothing), commits
+//! the transaction, which returns once the server has flushed it to its WAL
+//! (`synchronous_commit` on, `fsync` on), and only then tells every caller
+//! its outcome.
+//!
+//! Several agents may write the same database. Every check is made by the
+//! statement that writes (`UPDATE … WHERE last_seq = expected`, `INSERT … ON
+//! CONFLICT DO NOTHING`), which under READ COMMITTED waits for a concurrent
+//! writer of the same row and then judges its committed result, so an
+//! optimistic check holds across agents. A deadlock between two agents'
+//! transactions costs the commit that lost it a retry, not a failure.
+//!
+//! Each commit that appends task events also announces them on
+//! [`EVENTS_CHANNEL`] (`pg_notify`, delivered when the transaction commits
+//! and dropped with a rolled-back savepoint), which is how other agents
+//! learn of them promptly.
+
+use super::conn::{backend, is_retryable, Conn};
+use super::schema::EVENTS_CHANNEL;
+use crate::store::json::encode;
+use crate::store::{Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskWrite};
+use std::sync::Mutex;
+use tokio::sync::mpsc;
+use tokio_postgres::Config;
+
+/// The most commits one transaction takes, so one turn's latency stays bounded.
+const MAX_BATCH: usize = 256;
+
+/// How often a commit that lost a deadlock to another agent is tried again.
+const RETRIES: usize = 3;
+
+type Job = (Commit, CommitDone);
+
+/// The writer's queue.
+pub(super) struct Writer {
+    // `None` once the store is closing: the writer finishes what is queued.
+    queue: Mutex<Option<mpsc::UnboundedSender<Job>>>,
+    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Writer {
+    /// Starts the writer task on `io` with the connection `conn`.
+    pub(super) fn start(io: &tokio::runtime::Handle, config: Config, conn: Conn) -> Writer {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let task = io.spawn(run(config, conn, rx));
+        Writer {
+            queue: Mutex::new(Some(tx)),
+            task: Mutex::new(Some(task)),
+        }
+    }
+
+    /// Queues `commit`; `done` hears the outcome once it is durable.
+    pub(super) fn submit(&self, commit: Commit, done: CommitDone) {
+        let refused = match self.queue.lock() {
+            Ok(queue) => match queue.as_ref() {
+                Some(queue) => queue.send((commit, done)).err().map(|e| e.0 .1),
+                None => Some(done),
+            },
+            Err(_) => {
+                done(Err(StoreError::Backend(
+                    "postgres writer queue lock poisoned".into(),
+                )));
+                return;
+            }
+        };
+        if let Some(done) = refused {
+            done(Err(StoreError::Backend("the postgres writer has stopped".into())));
+        }
+    }
+
+    /// The writer task, which ends once the queue is closed and drained.
+    pub(super) fn take_task(&self) -> Option<tokio::task::JoinHandle<()>> {
+        self.task.lock().ok()?.take()
+    }
+
+    /// Stops taking commits; those queued are still committed.
+    pub(super) fn close(&self) {
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.take();
+        }
+    }
+}
+
+/// The writer's loop: one transaction per turn until the queue closes. A
+/// connection that broke is reopened for the next turn.
+async fn run(config: Config, conn: Conn, mut rx: mpsc::UnboundedReceiver<Job>) {
+    let mut conn = Some(conn);
+    while let Some(first) = rx.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        if conn.as_ref().is_none_or(Conn::is_closed) {
+            conn = Conn::open(&config).await.ok();
+        }
+        let (commits, dones): (Vec<Commit>, Vec<CommitDone>) = batch.into_iter().unzip();
+        let outcomes = match &conn {
+            Some(conn) => commit_batch(conn, &commits).await,
+            None => failed_all(&commits, StoreError::Backend("postgres: cannot reconnect".into())),
+        };
+        for (done, outcome) in dones.into_iter().zip(outcomes) {
+            done(outcome);
+        }
+    }
+}
+
+fn failed_all(batch: &[Commit], e: StoreError) -> Vec<StoreResult<Committed>> {
+    batch.iter().map(|_| Err(e.clone())).collect()
+}
+
+/// Why one commit did not apply.
+enum Failed {
+    /// It failed its checks, or could not be encoded: final.
+    Store(StoreError),
+    /// The server refused a statement (it may ask for a retry).
+    Server(tokio_postgres::Error),
+}
+
+impl From<StoreError> for Failed {
+    fn from(e: StoreError) -> Self {
+        Failed::Store(e)
+    }
+}
+
+impl From<tokio_postgres::Error> for Failed {
+    fn from(e: tokio_postgres::Error) -> Self {
+        Failed::Server(e)
+    }
+}
+
+/// Applies every commit of `batch` in one durable transaction, each in its
+/// own savepoint; the outcome of each, in order.
+async fn commit_batch(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
+    let client = &conn.client;
+    if let Err(e) = client.batch_execute("BEGIN").await {
+        return failed_all(batch, backend(e));
+    }
+    let mut outcomes = Vec::with_capacity(batch.len());
+    for commit in batch {
+        let mut attempt = 0;
+        let outcome = loop {
+            if let Err(e) = client.batch_execute("SAVEPOINT one_commit").await {
+                let _ = client.batch_execute("ROLLBACK").await;
+                return failed_all(batch, backend(e));
+            }
+            let failed = match apply(conn, commit).await {
+                Ok(applied) => match client.batch_execute("RELEASE SAVEPOINT one_commit").await {
+                    Ok(()) => break Ok(applied),
+                    Err(e) => Failed::Server(e),
+                },
+                Err(failed) => failed,
+            };
+            if let Err(e) = client.batch_execute("ROLLBACK TO SAVEPOINT one_commit").await {
+                let _ = client.batch_execute("ROLLBACK").await;
+                return failed_all(batch, backend(e));
+            }
+            match failed {
+                Failed::Server(e) if is_retryable(&e) && attempt < RETRIES => attempt += 1,
+                Failed::Server(e) => break Err(backend(e)),
+                Failed::Store(e) => break Err(e),
+            }
+        };
+        outcomes.push(outcome);
+    }
+    match client.batch_execute("COMMIT").await {
+        Ok(()) => outcomes,
+        // Nothing of the turn is known to be on disk: every commit failed.
+        Err(e) => failed_all(batch, backend(e)),
+    }
+}
+
+/// One commit: the task write, then the document writes in order.
+async fn apply(conn: &Conn, commit: &Commit) -> Result<Committed, Failed> {
+    let task_rank = match &commit.task {
+        Some(tw) => Some(write_task(conn, tw).await?),
+        None => None,
+    };
+    let mut doc_versions = Vec::with_capacity(commit.docs.len());
+    for (index, write) in commit.docs.iter().enumerate() {
+        doc_versions.push(write_doc(conn, index, write).await?);
+    }
+    Ok(Committed {
+        task_rank,
+        doc_versions,
+    })
+}
+
+const CREATE_TASK: &str =
+    "INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
+     VALUES($1, $2, $3, $4, $5, $6, nextval('task_rank'), $7)
+     ON CONFLICT (id) DO NOTHING RETURNING rank";
+const UPDATE_TASK: &str = "UPDATE tasks SET namespace = $2, context_id = $3, state = $4, status_ts = $5,
+       last_seq = $6, rank = nextval('task_rank'), body = $7
+     WHERE id = $1 AND last_seq = $8 RETURNING rank";
+const TASK_LAST_SEQ: &str = "SELECT last_seq FROM tasks WHERE id = $1";
+const APPEND_EVENT: &str = "INSERT INTO task_events(task_id, seq, body) VALUES($1, $2, $3)";
+const ANNOUNCE: &str = "SELECT pg_notify($1, $2)";
+
+/// Stores the task row (creating it, or updating it if its log still ends
+/// where the writer expects) and appends its events; the rank given.
+async fn write_task(conn: &Conn, tw: &TaskWrite) -> Result<i64, Failed> {
+    let client = &conn.client;
+    let row = &tw.row;
+    let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(row.last_seq) as i64;
+    let body = encode(&row.body)?;
+    let expected = tw.expected_last_seq as i64;
+    let stored = if tw.create {
+        let sql = conn.statement(CREATE_TASK).await?;
+        client
+            .query_opt(
+                &sql,
+                &[
+                    &row.id,
+                    &row.namespace,
+                    &row.context_id,
+                    &row.state,
+                    &row.status_ts,
+                    &last_seq,
+                    &body,
+                ],
+            )
+            .await?
+    } else {
+        let sql = conn.statement(UPDATE_TASK).await?;
+        client
+            .query_opt(
+                &sql,
+                &[
+                    &row.id,
+                    &row.namespace,
+                    &row.context_id,
+                    &row.state,
+                    &row.status_ts,
+                    &last_seq,
+                    &body,
+                    &expected,
+                ],
+            )
+            .await?
+    };
+    let Some(stored) = stored else {
+        let sql = conn.statement(TASK_LAST_SEQ).await?;
+        let found = client.query_opt(&sql, &[&row.id]).await?;
+        return Err(Failed::Store(StoreError::Conflict {
+            index: None,
+            found: match found {
+                Some(r) => Some(r.try_get::<_, i64>(0)? as u64),
+                None => None,
+            },
+        }));
+    };
+    let rank: i64 = stored.try_get(0)?;
+    if !tw.events.is_empty() {
+        let append = conn.statement(APPEND_EVENT).await?;
+        for event in &tw.events {
+            client
+                .execute(&append, &[&row.id, &(event.seq as i64), &encode(&event.body)?])
+                .await?;
+        }
+        let announce = conn.statement(ANNOUNCE).await?;
+        client
+            .execute(
+                &announce,
+                &[&EVENTS_CHANNEL, &announcement(&row.id, last_seq as u64)],
+            )
+            .await?;
+    }
+    Ok(rank)
+}
+
+/// The payload announcing that task `task_id`'s log now ends at `last_seq`.
+pub(super) fn announcement(task_id: &str, last_seq: u64) -> String {
+    format!("{last_seq} {task_id}")
+}
+
+/// The task and sequence number of an announcement.
+pub(super) fn parse_announcement(payload: &str) -> Option<(String, u64)> {
+    let (seq, task_id) = payload.split_once(' ')?;
+    Some((task_id.to_string(), seq.parse().ok()?))
+}
+
+const DOC_VERSION: &str = "SELECT version FROM docs WHERE coll = $1 AND namespace = $2 AND key = $3";
+const PUT_DOC_ANY: &str = "INSERT INTO docs(coll, namespace, key, version, body) VALUES($1, $2, $3, 1, $4)
+     ON CONFLICT (coll, namespace, key) DO UPDATE SET version = docs.version + 1, body = excluded.body
+     RETURNING version";
+const PUT_DOC_ABSENT: &str = "INSERT INTO docs(coll, namespace, key, version, body) VALUES($1, $2, $3, 1, $4)
+     ON CONFLICT (coll, namespace, key) DO NOTHING RETURNING version";
+const PUT_DOC_VERSION: &str = "UPDATE docs SET version = version + 1, body = $4
+     WHERE coll = $1 AND namespace = $2 AND key = $3 AND version = $5 RETURNING version";
+const DELETE_DOC_ANY: &str = "DELETE FROM docs WHERE coll = $1 AND namespace = $2 AND key = $3";
+const DELETE_DOC_VERSION: &str =
+    "DELETE FROM docs WHERE coll = $1 AND namespace = $2 AND key = $3 AND version = $4 RETURNING version";
+
+/// Puts or deletes document write `index` if it finds what it expects; the
+/// document's new version (0 for a deletion).
+async fn write_doc(conn: &Conn, index: usize, write: &DocWrite) -> Result<u64, Failed> {
+    let client = &conn.client;
+    let at = [
+        &write.coll as &(dyn tokio_postgres::types::ToSql + Sync),
+        &write.namespace,
+        &write.key,
+    ];
+    let written: Option<u64> = match (&write.value, write.expect) {
+        (Some(value), expect) => {
+            let body = encode(value)?;
+            let row = match expect {
+                Expect::Any => {
+                    let sql = conn.statement(PUT_DOC_ANY).await?;
+                    client.query_opt(&sql, &[at[0], at[1], at[2], &body]).await?
+                }
+                Expect::Absent => {
+                    let sql = conn.statement(PUT_DOC_ABSENT).await?;
+                    client.query_opt(&sql, &[at[0], at[1], at[2], &body]).await?
+                }
+                Expect::Version(v) => {
+                    let sql = conn.statement(PUT_DOC_VERSION).await?;
+                    client
+                        .query_opt(&sql, &[at[0], at[1], at[2], &body, &(v as i64)])
+                        .await?
+                }
+            };
+            match row {
+                Some(r) => Some(r.try_get::<_, i64>(0)? as u64),
+                None => None,
+            }
+        }
+        (None, Expect::Any) => {
+            let sql = conn.statement(DELETE_DOC_ANY).await?;
+            client.execute(&sql, &at).await?;
+            Some(0)
+        }
+        (None, Expect::Absent) => {
+            // Deleting what must not exist: nothing to do when it does not.
+            None
+        }
+        (None, Expect::Version(v)) => {
+            let sql = conn.statement(DELETE_DOC_VERSION).await?;
+            client
+                .query_opt(&sql, &[at[0], at[1], at[2], &(v as i64)])
+                .await?
+                .map(|_| 0)
+        }
+    };
+    if let Some(version) = written {
+        return Ok(version);
+    }
+    let sql = conn.statement(DOC_VERSION).await?;
+    let found = match client.query_opt(&sql, &at).await? {
+        Some(r) => Some(r.try_get::<_, i64>(0)? as u64),
+        None => None,
+    };
+    if matches!((&write.value, write.expect, found), (None, Expect::Absent, None)) {
+        return Ok(0);
+    }
+    Err(Failed::Store(StoreError::Conflict {
+        index: Some(index),
+        found,
+    }))
+}
