@@ -233,9 +233,7 @@ async fn a_0_3_client_finds_its_endpoint_in_the_card_and_a_1_0_client_gets_the_1
         card["supportedInterfaces"][1],
         json!({"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
     );
-    let request = format!(
-        "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nA2A-Version: 1.0\r\n\r\n"
-    );
+    let request = "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nA2A-Version: 1.0\r\n\r\n";
     let v1_0 = send_raw(server.addr, request.as_bytes())
         .await
         .into_full()

@@ -20,6 +20,9 @@ use hyper::body::Incoming;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+/// Response headers that echo a negotiation back to the client.
+pub(super) type EchoHeaders = Vec<(HeaderName, HeaderValue)>;
+
 /// Media types a request body may be declared as: JSON-RPC's, and the one
 /// spec §11.1 recommends for HTTP+JSON.
 const JSON_MEDIA_TYPES: &[&str] = &["application/json", "application/a2a+json"];
@@ -180,7 +183,7 @@ impl HttpState {
         parts: &http::request::Parts,
         request_id: Option<RequestId>,
         caller: Option<&Authenticated>,
-    ) -> Result<(CallContext, Dialect, Vec<(HeaderName, HeaderValue)>), Error> {
+    ) -> Result<(CallContext, Dialect, EchoHeaders), Error> {
         let version = header_str(&parts.headers, A2A_VERSION_HEADER)
             .or_else(|| query_param(parts.uri.query(), A2A_VERSION_HEADER));
         let dialect =

@@ -2,4 +2,5 @@
 //! The generated half of the contract crate.
 
 pub mod methods;
+#[allow(clippy::large_enum_variant)]
 pub mod types;
