@@ -29,6 +29,12 @@ pub struct DialectMethod {
     /// Decodes the served method's result (or one event) and encodes it in the
     /// dialect; what the dialect cannot express is an internal error.
     pub downgrade_result: fn(Value) -> Result<Value, Error>,
+    /// The reverse of `upgrade_params`: the served method's params in the
+    /// dialect (for a client speaking the dialect to a current server, and to
+    /// check that the conversion round-trips).
+    pub downgrade_params: fn(Value) -> Result<Value, Error>,
+    /// The reverse of `downgrade_result`.
+    pub upgrade_result: fn(Value) -> Result<Value, Error>,
     /// Decodes params into the dialect's Rust type and encodes them again.
     pub roundtrip_params: fn(Value) -> Result<Value, String>,
     /// Decodes a result (or one event) into the dialect's Rust type and encodes it again.

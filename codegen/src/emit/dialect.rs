@@ -42,6 +42,8 @@ pub fn emit(
         let stem = method_type_name(&method.name).to_snake_case();
         let upgrade = format_ident!("upgrade_{stem}");
         let downgrade = format_ident!("downgrade_{stem}");
+        let downgrade_params = format_ident!("downgrade_{stem}_params");
+        let upgrade_result = format_ident!("upgrade_{stem}_result");
         let params = rust(names, &method.params)?;
         let result = rust(names, &method.result)?;
         let current_params = rust(current.type_names, &target.params)?;
@@ -55,6 +57,8 @@ pub fn emit(
         let description = &method.description;
         let upgrade_doc = doc(&format!("`{name}` params → `{serves}` params."));
         let downgrade_doc = doc(&format!("A `{serves}` result (or event) → a `{name}` one."));
+        let downgrade_params_doc = doc(&format!("`{serves}` params → `{name}` params."));
+        let upgrade_result_doc = doc(&format!("A `{name}` result (or event) → a `{serves}` one."));
         functions.push(quote! {
             #upgrade_doc
             fn #upgrade(params: Option<serde_json::Value>) -> Result<serde_json::Value, crate::rpc::Error> {
@@ -63,6 +67,14 @@ pub fn emit(
             #downgrade_doc
             fn #downgrade(result: serde_json::Value) -> Result<serde_json::Value, crate::rpc::Error> {
                 crate::#module_path::convert::downgrade_result::<crate::types::#current_result, super::types::#result>(result)
+            }
+            #downgrade_params_doc
+            fn #downgrade_params(params: serde_json::Value) -> Result<serde_json::Value, crate::rpc::Error> {
+                crate::#module_path::convert::downgrade_result::<crate::types::#current_params, super::types::#params>(params)
+            }
+            #upgrade_result_doc
+            fn #upgrade_result(result: serde_json::Value) -> Result<serde_json::Value, crate::rpc::Error> {
+                crate::#module_path::convert::upgrade_result::<super::types::#result, crate::types::#current_result>(result)
             }
         });
         entries.push(quote! {
@@ -76,6 +88,8 @@ pub fn emit(
                 description: #description,
                 upgrade_params: #upgrade,
                 downgrade_result: #downgrade,
+                downgrade_params: #downgrade_params,
+                upgrade_result: #upgrade_result,
                 roundtrip_params: crate::rpc::roundtrip::<super::types::#params>,
                 roundtrip_result: crate::rpc::roundtrip::<super::types::#result>,
             }

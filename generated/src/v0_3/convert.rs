@@ -19,7 +19,9 @@
 //! - a 0.3 push configuration without an id is the task's default one, whose id
 //!   is the task id (so `tasks/pushNotificationConfig/get` without an id finds it);
 //!   0.3 lists authentication schemes, 1.0 names one: the first;
-//! - 1.0 `TASK_STATE_UNSPECIFIED` is 0.3 `unknown`.
+//! - 1.0 `TASK_STATE_UNSPECIFIED` is 0.3 `unknown`;
+//! - 1.0 has no `stateTransitionHistory` capability (it is dropped); a 1.0
+//!   OAuth 2.0 scheme names one flow (the first of a 0.3 scheme's).
 
 use super::types as v03;
 use crate::rpc::Error;
@@ -79,10 +81,21 @@ where
     serde_json::to_value(downgraded).map_err(internal)
 }
 
+/// Decodes a 0.3 result (or stream event) and encodes it in its 1.0 form.
+pub fn upgrade_result<V03, V1>(result: Value) -> Result<Value, Error>
+where
+    V03: DeserializeOwned,
+    V1: TryFrom<V03, Error = Unconvertible> + Serialize,
+{
+    let result: V03 = serde_json::from_value(result).map_err(internal)?;
+    let upgraded = V1::try_from(result).map_err(internal)?;
+    serde_json::to_value(upgraded).map_err(internal)
+}
+
 fn internal(why: impl std::fmt::Display) -> Error {
     Error::new(
         ErrorKind::InternalError,
-        format!("the answer has no A2A 0.3 form: {why}"),
+        format!("the value has no form in the other A2A version: {why}"),
     )
 }
 
@@ -760,6 +773,414 @@ impl TryFrom<v1::AgentCard> for v03::AgentCard {
             skills,
             supports_authenticated_extended_card: card.capabilities.extended_agent_card,
             url: preferred.url.clone(),
+            version: card.version,
+        })
+    }
+}
+
+// ---- the reverse direction: 1.0 params in 0.3, 0.3 results in 1.0 ---------
+//
+// What a 0.3 client sends a 1.0 server, and what it reads back; the two
+// directions together are what the round-trip tests hold to.
+
+impl TryFrom<v03::Artifact> for v1::Artifact {
+    type Error = Unconvertible;
+    fn try_from(a: v03::Artifact) -> Result<Self, Unconvertible> {
+        Ok(v1::Artifact {
+            artifact_id: a.artifact_id,
+            description: a.description,
+            extensions: a.extensions,
+            metadata: a.metadata,
+            name: a.name,
+            parts: each(a.parts)?,
+        })
+    }
+}
+
+impl TryFrom<v03::TaskStatus> for v1::TaskStatus {
+    type Error = Unconvertible;
+    fn try_from(s: v03::TaskStatus) -> Result<Self, Unconvertible> {
+        Ok(v1::TaskStatus {
+            message: maybe(s.message)?,
+            state: s.state.into(),
+            timestamp: s.timestamp,
+        })
+    }
+}
+
+impl TryFrom<v03::Task> for v1::Task {
+    type Error = Unconvertible;
+    fn try_from(t: v03::Task) -> Result<Self, Unconvertible> {
+        Ok(v1::Task {
+            artifacts: each(t.artifacts)?,
+            context_id: Some(t.context_id),
+            history: each(t.history)?,
+            id: t.id,
+            metadata: t.metadata,
+            status: t.status.try_into()?,
+        })
+    }
+}
+
+impl TryFrom<v03::TaskStatusUpdateEvent> for v1::TaskStatusUpdateEvent {
+    type Error = Unconvertible;
+    fn try_from(e: v03::TaskStatusUpdateEvent) -> Result<Self, Unconvertible> {
+        Ok(v1::TaskStatusUpdateEvent {
+            context_id: e.context_id,
+            metadata: e.metadata,
+            status: e.status.try_into()?,
+            task_id: e.task_id,
+        })
+    }
+}
+
+impl TryFrom<v03::TaskArtifactUpdateEvent> for v1::TaskArtifactUpdateEvent {
+    type Error = Unconvertible;
+    fn try_from(e: v03::TaskArtifactUpdateEvent) -> Result<Self, Unconvertible> {
+        Ok(v1::TaskArtifactUpdateEvent {
+            append: e.append,
+            artifact: e.artifact.try_into()?,
+            context_id: e.context_id,
+            last_chunk: e.last_chunk,
+            metadata: e.metadata,
+            task_id: e.task_id,
+        })
+    }
+}
+
+impl TryFrom<v03::SendMessageResult> for v1::SendMessageResponse {
+    type Error = Unconvertible;
+    fn try_from(r: v03::SendMessageResult) -> Result<Self, Unconvertible> {
+        Ok(match r {
+            v03::SendMessageResult::Task(task) => v1::SendMessageResponse::Task(task.try_into()?),
+            v03::SendMessageResult::Message(m) => v1::SendMessageResponse::Message(m.try_into()?),
+        })
+    }
+}
+
+impl TryFrom<v03::StreamEvent> for v1::StreamResponse {
+    type Error = Unconvertible;
+    fn try_from(e: v03::StreamEvent) -> Result<Self, Unconvertible> {
+        Ok(match e {
+            v03::StreamEvent::Task(task) => v1::StreamResponse::Task(task.try_into()?),
+            v03::StreamEvent::Message(m) => v1::StreamResponse::Message(m.try_into()?),
+            v03::StreamEvent::TaskStatusUpdateEvent(u) => v1::StreamResponse::StatusUpdate(u.try_into()?),
+            v03::StreamEvent::TaskArtifactUpdateEvent(u) => v1::StreamResponse::ArtifactUpdate(u.try_into()?),
+        })
+    }
+}
+
+impl TryFrom<v03::ListTasksResult> for v1::ListTasksResponse {
+    type Error = Unconvertible;
+    fn try_from(r: v03::ListTasksResult) -> Result<Self, Unconvertible> {
+        Ok(v1::ListTasksResponse {
+            next_page_token: r.next_page_token,
+            page_size: r.page_size,
+            tasks: each(r.tasks)?,
+            total_size: r.total_size,
+        })
+    }
+}
+
+impl TryFrom<v03::TaskPushNotificationConfigList> for v1::ListTaskPushNotificationConfigsResponse {
+    type Error = Unconvertible;
+    fn try_from(list: v03::TaskPushNotificationConfigList) -> Result<Self, Unconvertible> {
+        Ok(v1::ListTaskPushNotificationConfigsResponse {
+            configs: each(list.0)?,
+            next_page_token: None,
+        })
+    }
+}
+
+impl TryFrom<v03::NoResult> for v1::Empty {
+    type Error = Unconvertible;
+    fn try_from(_: v03::NoResult) -> Result<Self, Unconvertible> {
+        Ok(v1::Empty {})
+    }
+}
+
+fn downgrade_push_config(c: v1::TaskPushNotificationConfig) -> v03::PushNotificationConfig {
+    v03::PushNotificationConfig {
+        authentication: c
+            .authentication
+            .map(|auth| v03::PushNotificationAuthenticationInfo {
+                credentials: auth.credentials,
+                schemes: vec![auth.scheme],
+            }),
+        id: c.id,
+        token: c.token,
+        url: c.url,
+    }
+}
+
+impl TryFrom<v1::SendMessageRequest> for v03::MessageSendParams {
+    type Error = Unconvertible;
+    fn try_from(r: v1::SendMessageRequest) -> Result<Self, Unconvertible> {
+        Ok(v03::MessageSendParams {
+            configuration: r.configuration.map(|c| v03::MessageSendConfiguration {
+                accepted_output_modes: c.accepted_output_modes,
+                blocking: c.return_immediately.map(|immediately| !immediately),
+                history_length: c.history_length,
+                push_notification_config: c.task_push_notification_config.map(downgrade_push_config),
+            }),
+            message: r.message.try_into()?,
+            metadata: r.metadata,
+        })
+    }
+}
+
+impl TryFrom<v1::GetTaskRequest> for v03::TaskQueryParams {
+    type Error = Unconvertible;
+    fn try_from(r: v1::GetTaskRequest) -> Result<Self, Unconvertible> {
+        Ok(v03::TaskQueryParams {
+            history_length: r.history_length,
+            id: r.id,
+            metadata: None,
+        })
+    }
+}
+
+impl TryFrom<v1::CancelTaskRequest> for v03::TaskIdParams {
+    type Error = Unconvertible;
+    fn try_from(r: v1::CancelTaskRequest) -> Result<Self, Unconvertible> {
+        Ok(v03::TaskIdParams {
+            id: r.id,
+            metadata: r.metadata,
+        })
+    }
+}
+
+impl TryFrom<v1::SubscribeToTaskRequest> for v03::TaskIdParams {
+    type Error = Unconvertible;
+    fn try_from(r: v1::SubscribeToTaskRequest) -> Result<Self, Unconvertible> {
+        Ok(v03::TaskIdParams {
+            id: r.id,
+            metadata: None,
+        })
+    }
+}
+
+impl TryFrom<v1::ListTasksRequest> for v03::ListTasksParams {
+    type Error = Unconvertible;
+    fn try_from(r: v1::ListTasksRequest) -> Result<Self, Unconvertible> {
+        Ok(v03::ListTasksParams {
+            context_id: r.context_id,
+            history_length: r.history_length,
+            include_artifacts: r.include_artifacts,
+            page_size: r.page_size,
+            page_token: r.page_token,
+            status: r.status.map(Into::into),
+            status_timestamp_after: r.status_timestamp_after,
+        })
+    }
+}
+
+impl TryFrom<v1::GetTaskPushNotificationConfigRequest> for v03::GetTaskPushNotificationConfigParams {
+    type Error = Unconvertible;
+    fn try_from(r: v1::GetTaskPushNotificationConfigRequest) -> Result<Self, Unconvertible> {
+        Ok(v03::GetTaskPushNotificationConfigParams {
+            id: r.task_id,
+            metadata: None,
+            push_notification_config_id: Some(r.id),
+        })
+    }
+}
+
+impl TryFrom<v1::ListTaskPushNotificationConfigsRequest> for v03::ListTaskPushNotificationConfigParams {
+    type Error = Unconvertible;
+    fn try_from(r: v1::ListTaskPushNotificationConfigsRequest) -> Result<Self, Unconvertible> {
+        Ok(v03::ListTaskPushNotificationConfigParams {
+            id: r.task_id,
+            metadata: None,
+        })
+    }
+}
+
+impl TryFrom<v1::DeleteTaskPushNotificationConfigRequest> for v03::DeleteTaskPushNotificationConfigParams {
+    type Error = Unconvertible;
+    fn try_from(r: v1::DeleteTaskPushNotificationConfigRequest) -> Result<Self, Unconvertible> {
+        Ok(v03::DeleteTaskPushNotificationConfigParams {
+            id: r.task_id,
+            metadata: None,
+            push_notification_config_id: r.id,
+        })
+    }
+}
+
+impl TryFrom<v1::GetExtendedAgentCardRequest> for v03::NoParams {
+    type Error = Unconvertible;
+    fn try_from(_: v1::GetExtendedAgentCardRequest) -> Result<Self, Unconvertible> {
+        Ok(v03::NoParams {})
+    }
+}
+
+fn upgrade_security(requirements: Vec<HashMap<String, Vec<String>>>) -> Vec<v1::SecurityRequirement> {
+    requirements
+        .into_iter()
+        .map(|r| v1::SecurityRequirement {
+            schemes: Some(
+                r.into_iter()
+                    .map(|(name, list)| (name, v1::StringList { list }))
+                    .collect(),
+            ),
+        })
+        .collect()
+}
+
+impl TryFrom<v03::SecurityScheme> for v1::SecurityScheme {
+    type Error = Unconvertible;
+    fn try_from(s: v03::SecurityScheme) -> Result<Self, Unconvertible> {
+        Ok(match s {
+            v03::SecurityScheme::ApiKeySecurityScheme(k) => {
+                v1::SecurityScheme::ApiKeySecurityScheme(v1::ApiKeySecurityScheme {
+                    description: k.description,
+                    location: k.in_.to_string(),
+                    name: k.name,
+                })
+            }
+            v03::SecurityScheme::HttpAuthSecurityScheme(h) => {
+                v1::SecurityScheme::HttpAuthSecurityScheme(v1::HttpAuthSecurityScheme {
+                    bearer_format: h.bearer_format,
+                    description: h.description,
+                    scheme: h.scheme,
+                })
+            }
+            v03::SecurityScheme::OAuth2SecurityScheme(o) => {
+                let flows = o.flows;
+                // 1.0 names one flow per scheme: the first the 0.3 scheme lists.
+                let flow = if let Some(a) = flows.authorization_code {
+                    v1::OAuthFlows::AuthorizationCode(v1::AuthorizationCodeOAuthFlow {
+                        authorization_url: a.authorization_url,
+                        pkce_required: None,
+                        refresh_url: a.refresh_url,
+                        scopes: a.scopes,
+                        token_url: a.token_url,
+                    })
+                } else if let Some(c) = flows.client_credentials {
+                    v1::OAuthFlows::ClientCredentials(v1::ClientCredentialsOAuthFlow {
+                        refresh_url: c.refresh_url,
+                        scopes: c.scopes,
+                        token_url: c.token_url,
+                    })
+                } else if let Some(i) = flows.implicit {
+                    v1::OAuthFlows::Implicit(v1::ImplicitOAuthFlow {
+                        authorization_url: Some(i.authorization_url),
+                        refresh_url: i.refresh_url,
+                        scopes: Some(i.scopes),
+                    })
+                } else if let Some(p) = flows.password {
+                    v1::OAuthFlows::Password(v1::PasswordOAuthFlow {
+                        refresh_url: p.refresh_url,
+                        scopes: Some(p.scopes),
+                        token_url: Some(p.token_url),
+                    })
+                } else {
+                    return Err(unconvertible("an OAuth 2.0 scheme without flows"));
+                };
+                v1::SecurityScheme::Oauth2SecurityScheme(v1::OAuth2SecurityScheme {
+                    description: o.description,
+                    flows: flow,
+                    oauth2_metadata_url: o.oauth2_metadata_url,
+                })
+            }
+            v03::SecurityScheme::OpenIdConnectSecurityScheme(o) => {
+                v1::SecurityScheme::OpenIdConnectSecurityScheme(v1::OpenIdConnectSecurityScheme {
+                    description: o.description,
+                    open_id_connect_url: o.open_id_connect_url,
+                })
+            }
+            v03::SecurityScheme::MutualTlsSecurityScheme(m) => {
+                v1::SecurityScheme::MtlsSecurityScheme(v1::MutualTlsSecurityScheme {
+                    description: m.description,
+                })
+            }
+        })
+    }
+}
+
+/// The 1.0 form of a 0.3 card: `url` with `preferredTransport` first, then
+/// every further interface, all at version 0.3 (what a 0.3 card describes).
+impl TryFrom<v03::AgentCard> for v1::AgentCard {
+    type Error = Unconvertible;
+    fn try_from(card: v03::AgentCard) -> Result<Self, Unconvertible> {
+        let interface = |url: String, binding: String| v1::AgentInterface {
+            protocol_binding: binding,
+            protocol_version: super::PROTOCOL_VERSION.to_string(),
+            tenant: None,
+            url,
+        };
+        let preferred_binding = card
+            .preferred_transport
+            .clone()
+            .unwrap_or_else(|| v03::TransportProtocol::Jsonrpc.to_string());
+        let mut supported_interfaces = vec![interface(card.url.clone(), preferred_binding.clone())];
+        for extra in card.additional_interfaces {
+            if extra.url != card.url || extra.transport != preferred_binding {
+                supported_interfaces.push(interface(extra.url, extra.transport));
+            }
+        }
+        let security_schemes = match card.security_schemes {
+            None => None,
+            Some(schemes) => Some(
+                schemes
+                    .into_iter()
+                    .map(|(name, scheme)| Ok((name, scheme.try_into()?)))
+                    .collect::<Result<HashMap<_, _>, Unconvertible>>()?,
+            ),
+        };
+        Ok(v1::AgentCard {
+            capabilities: v1::AgentCapabilities {
+                extended_agent_card: card.supports_authenticated_extended_card,
+                extensions: card
+                    .capabilities
+                    .extensions
+                    .into_iter()
+                    .map(|e| v1::AgentExtension {
+                        description: e.description,
+                        params: e.params,
+                        required: e.required,
+                        uri: Some(e.uri),
+                    })
+                    .collect(),
+                push_notifications: card.capabilities.push_notifications,
+                streaming: card.capabilities.streaming,
+            },
+            default_input_modes: card.default_input_modes,
+            default_output_modes: card.default_output_modes,
+            description: card.description,
+            documentation_url: card.documentation_url,
+            icon_url: card.icon_url,
+            name: card.name,
+            provider: card.provider.map(|p| v1::AgentProvider {
+                organization: p.organization,
+                url: p.url,
+            }),
+            security_requirements: upgrade_security(card.security),
+            security_schemes,
+            signatures: card
+                .signatures
+                .into_iter()
+                .map(|s| v1::AgentCardSignature {
+                    header: s.header,
+                    protected: s.protected,
+                    signature: s.signature,
+                })
+                .collect(),
+            skills: card
+                .skills
+                .into_iter()
+                .map(|s| v1::AgentSkill {
+                    description: s.description,
+                    examples: s.examples,
+                    id: s.id,
+                    input_modes: s.input_modes,
+                    name: s.name,
+                    output_modes: s.output_modes,
+                    security_requirements: upgrade_security(s.security),
+                    tags: s.tags,
+                })
+                .collect(),
+            supported_interfaces,
             version: card.version,
         })
     }

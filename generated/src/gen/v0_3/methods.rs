@@ -16,6 +16,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Sends a message to start or continue a task; answers the task (blocking by default) or a direct reply message.",
         upgrade_params: upgrade_message_send,
         downgrade_result: downgrade_message_send,
+        downgrade_params: downgrade_message_send_params,
+        upgrade_result: upgrade_message_send_result,
         roundtrip_params: crate::rpc::roundtrip::<super::types::MessageSendParams>,
         roundtrip_result: crate::rpc::roundtrip::<super::types::SendMessageResult>,
     },
@@ -29,6 +31,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Sends a message and streams the task's events over SSE until it ends or is interrupted.",
         upgrade_params: upgrade_message_stream,
         downgrade_result: downgrade_message_stream,
+        downgrade_params: downgrade_message_stream_params,
+        upgrade_result: upgrade_message_stream_result,
         roundtrip_params: crate::rpc::roundtrip::<super::types::MessageSendParams>,
         roundtrip_result: crate::rpc::roundtrip::<super::types::StreamEvent>,
     },
@@ -42,6 +46,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Reads a task: its status, artifacts and (optionally shortened) history.",
         upgrade_params: upgrade_tasks_get,
         downgrade_result: downgrade_tasks_get,
+        downgrade_params: downgrade_tasks_get_params,
+        upgrade_result: upgrade_tasks_get_result,
         roundtrip_params: crate::rpc::roundtrip::<super::types::TaskQueryParams>,
         roundtrip_result: crate::rpc::roundtrip::<super::types::Task>,
     },
@@ -55,6 +61,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Lists tasks newest first with the filters and cursor pagination of A2A 1.0 ListTasks, in 0.3 shapes.",
         upgrade_params: upgrade_tasks_list,
         downgrade_result: downgrade_tasks_list,
+        downgrade_params: downgrade_tasks_list_params,
+        upgrade_result: upgrade_tasks_list_result,
         roundtrip_params: crate::rpc::roundtrip::<super::types::ListTasksParams>,
         roundtrip_result: crate::rpc::roundtrip::<super::types::ListTasksResult>,
     },
@@ -68,6 +76,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Asks the agent to cancel a task; answers the task in its new state.",
         upgrade_params: upgrade_tasks_cancel,
         downgrade_result: downgrade_tasks_cancel,
+        downgrade_params: downgrade_tasks_cancel_params,
+        upgrade_result: upgrade_tasks_cancel_result,
         roundtrip_params: crate::rpc::roundtrip::<super::types::TaskIdParams>,
         roundtrip_result: crate::rpc::roundtrip::<super::types::Task>,
     },
@@ -81,6 +91,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Re-attaches to the event stream of a task that has not ended; the first event is the task.",
         upgrade_params: upgrade_tasks_resubscribe,
         downgrade_result: downgrade_tasks_resubscribe,
+        downgrade_params: downgrade_tasks_resubscribe_params,
+        upgrade_result: upgrade_tasks_resubscribe_result,
         roundtrip_params: crate::rpc::roundtrip::<super::types::TaskIdParams>,
         roundtrip_result: crate::rpc::roundtrip::<super::types::StreamEvent>,
     },
@@ -94,6 +106,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Registers a webhook for a task's updates; answers the stored configuration.",
         upgrade_params: upgrade_tasks_push_notification_config_set,
         downgrade_result: downgrade_tasks_push_notification_config_set,
+        downgrade_params: downgrade_tasks_push_notification_config_set_params,
+        upgrade_result: upgrade_tasks_push_notification_config_set_result,
         roundtrip_params: crate::rpc::roundtrip::<
             super::types::TaskPushNotificationConfig,
         >,
@@ -111,6 +125,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Reads one push-notification configuration of a task.",
         upgrade_params: upgrade_tasks_push_notification_config_get,
         downgrade_result: downgrade_tasks_push_notification_config_get,
+        downgrade_params: downgrade_tasks_push_notification_config_get_params,
+        upgrade_result: upgrade_tasks_push_notification_config_get_result,
         roundtrip_params: crate::rpc::roundtrip::<
             super::types::GetTaskPushNotificationConfigParams,
         >,
@@ -128,6 +144,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Lists the push-notification configurations of a task.",
         upgrade_params: upgrade_tasks_push_notification_config_list,
         downgrade_result: downgrade_tasks_push_notification_config_list,
+        downgrade_params: downgrade_tasks_push_notification_config_list_params,
+        upgrade_result: upgrade_tasks_push_notification_config_list_result,
         roundtrip_params: crate::rpc::roundtrip::<
             super::types::ListTaskPushNotificationConfigParams,
         >,
@@ -145,6 +163,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Deletes a push-notification configuration of a task; answers null.",
         upgrade_params: upgrade_tasks_push_notification_config_delete,
         downgrade_result: downgrade_tasks_push_notification_config_delete,
+        downgrade_params: downgrade_tasks_push_notification_config_delete_params,
+        upgrade_result: upgrade_tasks_push_notification_config_delete_result,
         roundtrip_params: crate::rpc::roundtrip::<
             super::types::DeleteTaskPushNotificationConfigParams,
         >,
@@ -160,6 +180,8 @@ pub static METHODS: &[crate::rpc::DialectMethod] = &[
         description: "Answers the extended Agent Card of an authenticated client, in the 0.3 shape.",
         upgrade_params: upgrade_agent_get_authenticated_extended_card,
         downgrade_result: downgrade_agent_get_authenticated_extended_card,
+        downgrade_params: downgrade_agent_get_authenticated_extended_card_params,
+        upgrade_result: upgrade_agent_get_authenticated_extended_card_result,
         roundtrip_params: crate::rpc::roundtrip::<super::types::NoParams>,
         roundtrip_result: crate::rpc::roundtrip::<super::types::AgentCard>,
     },
@@ -186,6 +208,24 @@ fn downgrade_message_send(
         super::types::SendMessageResult,
     >(result)
 }
+/// `SendMessage` params → `message/send` params.
+fn downgrade_message_send_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::SendMessageRequest,
+        super::types::MessageSendParams,
+    >(params)
+}
+/// A `message/send` result (or event) → a `SendMessage` one.
+fn upgrade_message_send_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::SendMessageResult,
+        crate::types::SendMessageResponse,
+    >(result)
+}
 /// `message/stream` params → `SendStreamingMessage` params.
 fn upgrade_message_stream(
     params: Option<serde_json::Value>,
@@ -202,6 +242,24 @@ fn downgrade_message_stream(
     crate::v0_3::convert::downgrade_result::<
         crate::types::StreamResponse,
         super::types::StreamEvent,
+    >(result)
+}
+/// `SendStreamingMessage` params → `message/stream` params.
+fn downgrade_message_stream_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::SendMessageRequest,
+        super::types::MessageSendParams,
+    >(params)
+}
+/// A `message/stream` result (or event) → a `SendStreamingMessage` one.
+fn upgrade_message_stream_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::StreamEvent,
+        crate::types::StreamResponse,
     >(result)
 }
 /// `tasks/get` params → `GetTask` params.
@@ -222,6 +280,24 @@ fn downgrade_tasks_get(
         super::types::Task,
     >(result)
 }
+/// `GetTask` params → `tasks/get` params.
+fn downgrade_tasks_get_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::GetTaskRequest,
+        super::types::TaskQueryParams,
+    >(params)
+}
+/// A `tasks/get` result (or event) → a `GetTask` one.
+fn upgrade_tasks_get_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::Task,
+        crate::types::Task,
+    >(result)
+}
 /// `tasks/list` params → `ListTasks` params.
 fn upgrade_tasks_list(
     params: Option<serde_json::Value>,
@@ -238,6 +314,24 @@ fn downgrade_tasks_list(
     crate::v0_3::convert::downgrade_result::<
         crate::types::ListTasksResponse,
         super::types::ListTasksResult,
+    >(result)
+}
+/// `ListTasks` params → `tasks/list` params.
+fn downgrade_tasks_list_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::ListTasksRequest,
+        super::types::ListTasksParams,
+    >(params)
+}
+/// A `tasks/list` result (or event) → a `ListTasks` one.
+fn upgrade_tasks_list_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::ListTasksResult,
+        crate::types::ListTasksResponse,
     >(result)
 }
 /// `tasks/cancel` params → `CancelTask` params.
@@ -258,6 +352,24 @@ fn downgrade_tasks_cancel(
         super::types::Task,
     >(result)
 }
+/// `CancelTask` params → `tasks/cancel` params.
+fn downgrade_tasks_cancel_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::CancelTaskRequest,
+        super::types::TaskIdParams,
+    >(params)
+}
+/// A `tasks/cancel` result (or event) → a `CancelTask` one.
+fn upgrade_tasks_cancel_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::Task,
+        crate::types::Task,
+    >(result)
+}
 /// `tasks/resubscribe` params → `SubscribeToTask` params.
 fn upgrade_tasks_resubscribe(
     params: Option<serde_json::Value>,
@@ -274,6 +386,24 @@ fn downgrade_tasks_resubscribe(
     crate::v0_3::convert::downgrade_result::<
         crate::types::StreamResponse,
         super::types::StreamEvent,
+    >(result)
+}
+/// `SubscribeToTask` params → `tasks/resubscribe` params.
+fn downgrade_tasks_resubscribe_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::SubscribeToTaskRequest,
+        super::types::TaskIdParams,
+    >(params)
+}
+/// A `tasks/resubscribe` result (or event) → a `SubscribeToTask` one.
+fn upgrade_tasks_resubscribe_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::StreamEvent,
+        crate::types::StreamResponse,
     >(result)
 }
 /// `tasks/pushNotificationConfig/set` params → `CreateTaskPushNotificationConfig` params.
@@ -294,6 +424,24 @@ fn downgrade_tasks_push_notification_config_set(
         super::types::TaskPushNotificationConfig,
     >(result)
 }
+/// `CreateTaskPushNotificationConfig` params → `tasks/pushNotificationConfig/set` params.
+fn downgrade_tasks_push_notification_config_set_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::TaskPushNotificationConfig,
+        super::types::TaskPushNotificationConfig,
+    >(params)
+}
+/// A `tasks/pushNotificationConfig/set` result (or event) → a `CreateTaskPushNotificationConfig` one.
+fn upgrade_tasks_push_notification_config_set_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::TaskPushNotificationConfig,
+        crate::types::TaskPushNotificationConfig,
+    >(result)
+}
 /// `tasks/pushNotificationConfig/get` params → `GetTaskPushNotificationConfig` params.
 fn upgrade_tasks_push_notification_config_get(
     params: Option<serde_json::Value>,
@@ -310,6 +458,24 @@ fn downgrade_tasks_push_notification_config_get(
     crate::v0_3::convert::downgrade_result::<
         crate::types::TaskPushNotificationConfig,
         super::types::TaskPushNotificationConfig,
+    >(result)
+}
+/// `GetTaskPushNotificationConfig` params → `tasks/pushNotificationConfig/get` params.
+fn downgrade_tasks_push_notification_config_get_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::GetTaskPushNotificationConfigRequest,
+        super::types::GetTaskPushNotificationConfigParams,
+    >(params)
+}
+/// A `tasks/pushNotificationConfig/get` result (or event) → a `GetTaskPushNotificationConfig` one.
+fn upgrade_tasks_push_notification_config_get_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::TaskPushNotificationConfig,
+        crate::types::TaskPushNotificationConfig,
     >(result)
 }
 /// `tasks/pushNotificationConfig/list` params → `ListTaskPushNotificationConfigs` params.
@@ -330,6 +496,24 @@ fn downgrade_tasks_push_notification_config_list(
         super::types::TaskPushNotificationConfigList,
     >(result)
 }
+/// `ListTaskPushNotificationConfigs` params → `tasks/pushNotificationConfig/list` params.
+fn downgrade_tasks_push_notification_config_list_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::ListTaskPushNotificationConfigsRequest,
+        super::types::ListTaskPushNotificationConfigParams,
+    >(params)
+}
+/// A `tasks/pushNotificationConfig/list` result (or event) → a `ListTaskPushNotificationConfigs` one.
+fn upgrade_tasks_push_notification_config_list_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::TaskPushNotificationConfigList,
+        crate::types::ListTaskPushNotificationConfigsResponse,
+    >(result)
+}
 /// `tasks/pushNotificationConfig/delete` params → `DeleteTaskPushNotificationConfig` params.
 fn upgrade_tasks_push_notification_config_delete(
     params: Option<serde_json::Value>,
@@ -348,6 +532,24 @@ fn downgrade_tasks_push_notification_config_delete(
         super::types::NoResult,
     >(result)
 }
+/// `DeleteTaskPushNotificationConfig` params → `tasks/pushNotificationConfig/delete` params.
+fn downgrade_tasks_push_notification_config_delete_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::DeleteTaskPushNotificationConfigRequest,
+        super::types::DeleteTaskPushNotificationConfigParams,
+    >(params)
+}
+/// A `tasks/pushNotificationConfig/delete` result (or event) → a `DeleteTaskPushNotificationConfig` one.
+fn upgrade_tasks_push_notification_config_delete_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::NoResult,
+        crate::types::Empty,
+    >(result)
+}
 /// `agent/getAuthenticatedExtendedCard` params → `GetExtendedAgentCard` params.
 fn upgrade_agent_get_authenticated_extended_card(
     params: Option<serde_json::Value>,
@@ -364,5 +566,23 @@ fn downgrade_agent_get_authenticated_extended_card(
     crate::v0_3::convert::downgrade_result::<
         crate::types::AgentCard,
         super::types::AgentCard,
+    >(result)
+}
+/// `GetExtendedAgentCard` params → `agent/getAuthenticatedExtendedCard` params.
+fn downgrade_agent_get_authenticated_extended_card_params(
+    params: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::downgrade_result::<
+        crate::types::GetExtendedAgentCardRequest,
+        super::types::NoParams,
+    >(params)
+}
+/// A `agent/getAuthenticatedExtendedCard` result (or event) → a `GetExtendedAgentCard` one.
+fn upgrade_agent_get_authenticated_extended_card_result(
+    result: serde_json::Value,
+) -> Result<serde_json::Value, crate::rpc::Error> {
+    crate::v0_3::convert::upgrade_result::<
+        super::types::AgentCard,
+        crate::types::AgentCard,
     >(result)
 }
