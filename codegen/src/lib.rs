@@ -209,13 +209,17 @@ pub const OUTPUT_DIR: &str = "generated/src/gen";
 pub fn generate_workspace(root: &Path) -> Result<Output> {
     let dir = root.join("schema");
     let schemas = load_schemas(&dir, SCHEMA_FILES)?;
+    generate_with_dialects(&schemas, &load_dialects(&dir)?)
+}
+
+/// Loads the schema of every dialect of the project from `dir`.
+pub fn load_dialects(dir: &Path) -> Result<Vec<(dialect::Dialect, Value)>> {
     let files: Vec<&str> = dialect::DIALECTS.iter().map(|d| d.file).collect();
-    let dialects = dialect::DIALECTS
+    Ok(dialect::DIALECTS
         .iter()
         .copied()
-        .zip(load_schemas(&dir, &files)?.into_iter().map(|(_, schema)| schema))
-        .collect::<Vec<_>>();
-    generate_with_dialects(&schemas, &dialects)
+        .zip(load_schemas(dir, &files)?.into_iter().map(|(_, schema)| schema))
+        .collect())
 }
 
 /// Writes the output, removing generated files that are no longer produced.

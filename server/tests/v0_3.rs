@@ -251,3 +251,50 @@ async fn a_0_3_client_finds_its_endpoint_in_the_card_and_a_1_0_client_gets_the_1
     serde_json::from_value::<a2a::types::AgentCard>(v1_0).expect("a valid 1.0 card");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_0_3_stdio_session_streams_0_3_events_then_answers_the_request() {
+    let mut client = StdioClient::start(loopback_config(), ExampleDispatch::new());
+    client
+        .send(&rpc(
+            json!("init"),
+            "initialize",
+            json!({"protocolVersion": "0.3", "extensions": [], "clientInfo": {"name": "test", "version": "0"}}),
+        ))
+        .await;
+    client.until_response(&json!("init")).await;
+    client
+        .send(&rpc(
+            json!("s"),
+            "message/stream",
+            json!({"message": {"messageId": "m3", "role": "user", "kind": "message", "parts": [{"kind": "text", "text": "hello"}]}}),
+        ))
+        .await;
+    let (answer, notes) = client.until_response(&json!("s")).await;
+    assert_eq!(answer, json!({"jsonrpc": "2.0", "id": "s", "result": null}));
+    let events: Vec<(Value, Value, Value)> = notes
+        .iter()
+        .map(|n| {
+            let p = &n["params"];
+            (
+                p["seq"].clone(),
+                p["event"]["kind"].clone(),
+                p["event"]["final"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            (json!(1), json!("task"), Value::Null),
+            (json!(2), json!("status-update"), json!(false)),
+            (json!(3), json!("artifact-update"), Value::Null),
+            (json!(4), json!("status-update"), json!(true)),
+        ]
+    );
+    // In a 0.3 session a 1.0 name is unknown.
+    client.send(&rpc(json!(9), "GetTask", json!({"id": "x"}))).await;
+    let (unknown, _) = client.until_response(&json!(9)).await;
+    assert_eq!(unknown["error"]["code"], -32601);
+    client.close();
+}
