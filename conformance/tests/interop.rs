@@ -41,7 +41,7 @@ async fn the_official_python_sdk_client_talks_to_our_agent() {
             "{binding}: stdout:\n{stdout}\nstderr:\n{stderr}"
         );
         for step in [
-            &format!("card: CleverAgents (3 interface(s)), over {binding}\n"),
+            &format!("card: CleverAgents (4 interface(s)), over {binding}\n"),
             "send: task ",
             "stream: ",
             "get: ",
