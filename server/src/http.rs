@@ -10,12 +10,10 @@ use crate::auth::Authenticator;
 use crate::card::{self, Binding};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
-use crate::negotiate::{
-    A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
-};
+use crate::negotiate::{self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER};
 use crate::pipeline::Pipeline;
 use crate::sse::ResponseBody;
-use a2a::rpc::{Dispatch, Version};
+use a2a::rpc::Dispatch;
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
@@ -219,15 +217,16 @@ impl HttpState {
     /// The public Agent Card with caching headers; `If-None-Match` with the
     /// current ETag answers 304 without a body.
     fn card(&self, request: &Request<Incoming>) -> Response<ResponseBody> {
-        // The card's form follows the version the client asks for, as every
-        // call's does: 1.0 gets the 1.0 card, anyone else the card with the
-        // 0.3 fields too (an absent version means 0.3).
-        let asks_v1_0 = request
+        // The card's form follows the version the client speaks, by the rule
+        // every call follows (absent means 0.3 unless configured otherwise):
+        // 1.0 gets the 1.0 card, anyone else the card with the 0.3 fields too.
+        let version = request
             .headers()
             .get(A2A_VERSION_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| Version::parse(v.trim()))
-            .is_some_and(|v| Some(v) == Version::parse(PROTOCOL_VERSION));
+            .and_then(|v| v.to_str().ok());
+        let asks_v1_0 =
+            negotiate::protocol_dialect(version, self.config.http.assume_version_when_absent.as_deref())
+                == Ok(Dialect::V1_0);
         let (card_json, card_etag) = if asks_v1_0 {
             (&self.card_json, &self.card_etag)
         } else {
