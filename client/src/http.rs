@@ -131,6 +131,8 @@ impl HttpTransport {
             .inner
             .http
             .get(url)
+            // The card's 1.0 form: without the version it also carries the 0.3 fields.
+            .header(wire::A2A_VERSION_HEADER, wire::PROTOCOL_VERSION)
             .header(ACCEPT, "application/json")
             .timeout(self.inner.config.timeout)
             .send()

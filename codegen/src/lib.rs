@@ -5,6 +5,7 @@
 //! Entry point: [`generate`]. The CLI in `main.rs` writes the result into
 //! `generated/src/gen/` or checks that the committed files are current.
 
+pub mod dialect;
 mod emit;
 pub mod model;
 mod openrpc;
@@ -78,6 +79,16 @@ pub fn load_schemas(dir: &Path, files: &[&str]) -> Result<Vec<(String, Value)>> 
 
 /// Generates the contract crate's sources from already-loaded schemas.
 pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
+    generate_with_dialects(schemas, &[])
+}
+
+/// Generates the contract crate's sources and those of the given dialects
+/// (each schema paired with its [`dialect::Dialect`]), which the current
+/// contracts serve.
+pub fn generate_with_dialects(
+    schemas: &[(String, Value)],
+    dialects: &[(dialect::Dialect, Value)],
+) -> Result<Output> {
     let contracts = schemas
         .iter()
         .map(|(file, schema)| model::Contract::from_schema(file, schema))
@@ -113,8 +124,17 @@ pub fn generate(schemas: &[(String, Value)]) -> Result<Output> {
     for (name, tokens) in emit::emit_all(&contracts, registry.as_ref(), &types.names)? {
         files.insert(format!("{name}.rs"), emit::render(&name, &sources, tokens)?);
     }
-    files.insert("mod.rs".to_string(), emit::module_index(&sources, files.keys())?);
+    let modules: Vec<&str> = dialects.iter().map(|(d, _)| d.module).collect();
+    let index = emit::module_index_with(&sources, files.keys(), &modules)?;
+    files.insert("mod.rs".to_string(), index);
     files.insert(OPENRPC_FILE.to_string(), openrpc);
+    let current = dialect::Current {
+        contracts: &contracts,
+        type_names: &types.names,
+    };
+    for (which, schema) in dialects {
+        files.extend(dialect::generate(*which, schema, &current)?);
+    }
     Ok(Output { files })
 }
 
@@ -187,8 +207,19 @@ pub const OUTPUT_DIR: &str = "generated/src/gen";
 
 /// Generates from the workspace's `schema/` folder.
 pub fn generate_workspace(root: &Path) -> Result<Output> {
-    let schemas = load_schemas(&root.join("schema"), SCHEMA_FILES)?;
-    generate(&schemas)
+    let dir = root.join("schema");
+    let schemas = load_schemas(&dir, SCHEMA_FILES)?;
+    generate_with_dialects(&schemas, &load_dialects(&dir)?)
+}
+
+/// Loads the schema of every dialect of the project from `dir`.
+pub fn load_dialects(dir: &Path) -> Result<Vec<(dialect::Dialect, Value)>> {
+    let files: Vec<&str> = dialect::DIALECTS.iter().map(|d| d.file).collect();
+    Ok(dialect::DIALECTS
+        .iter()
+        .copied()
+        .zip(load_schemas(dir, &files)?.into_iter().map(|(_, schema)| schema))
+        .collect())
 }
 
 /// Writes the output, removing generated files that are no longer produced.
@@ -198,19 +229,17 @@ pub fn write_output(dir: &Path, output: &Output) -> Result<()> {
         move |source| Error::Io { path, source }
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
-        let path = entry.map_err(io(dir))?.path();
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
-        if name.ends_with(".rs") && !output.files.contains_key(&name) {
+    for name in generated_sources(dir) {
+        if !output.files.contains_key(&name) {
+            let path = dir.join(&name);
             std::fs::remove_file(&path).map_err(io(&path))?;
         }
     }
     for (name, text) in &output.files {
         let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
         std::fs::write(&path, text).map_err(io(&path))?;
     }
     Ok(())
@@ -225,14 +254,34 @@ pub fn stale_files(dir: &Path, output: &Output) -> Result<Vec<String>> {
             _ => stale.push(name.clone()),
         }
     }
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            if name.ends_with(".rs") && !output.files.contains_key(&name) {
-                stale.push(name);
-            }
+    for name in generated_sources(dir) {
+        if !output.files.contains_key(&name) {
+            stale.push(name);
         }
     }
     stale.sort();
     Ok(stale)
+}
+
+/// The Rust files in `dir` and in its dialect folders, as paths relative to `dir`.
+fn generated_sources(dir: &Path) -> Vec<String> {
+    let rust_files = |folder: &Path| -> Vec<String> {
+        std::fs::read_dir(folder)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().to_string())
+            .filter(|name| name.ends_with(".rs"))
+            .collect()
+    };
+    let mut names = rust_files(dir);
+    for which in dialect::DIALECTS {
+        let folder = dir.join(which.module);
+        names.extend(
+            rust_files(&folder)
+                .into_iter()
+                .map(|n| format!("{}/{n}", which.module)),
+        );
+    }
+    names
 }

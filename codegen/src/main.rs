@@ -52,7 +52,12 @@ fn usage(message: &str) -> ExitCode {
 
 fn run(root: &Path, files: &[String], check: bool, openrpc: bool) -> codegen::Result<ExitCode> {
     let files: Vec<&str> = files.iter().map(String::as_str).collect();
-    let output = codegen::generate(&codegen::load_schemas(&root.join("schema"), &files)?)?;
+    // The workspace's own schemas come with the dialects they serve.
+    let output = if files == codegen::SCHEMA_FILES {
+        codegen::generate_workspace(root)?
+    } else {
+        codegen::generate(&codegen::load_schemas(&root.join("schema"), &files)?)?
+    };
     if openrpc {
         print!("{}", output.files[codegen::OPENRPC_FILE]);
         return Ok(ExitCode::SUCCESS);

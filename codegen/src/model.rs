@@ -138,6 +138,12 @@ pub struct MethodDef {
     /// The resolved routes (declared or by rule, with tenant variants).
     #[serde(skip)]
     pub routes: Vec<Route>,
+    /// Dialect schemas only: the method of the current protocol that serves this one.
+    #[serde(default)]
+    pub serves: Option<String>,
+    /// Dialect schemas only: further wire names the method answers to.
+    #[serde(default)]
+    pub aliases: Vec<String>,
     pub examples: Vec<Example>,
 }
 
@@ -147,7 +153,8 @@ pub struct MethodDef {
 pub struct Example {
     pub summary: String,
     pub params: Value,
-    #[serde(default)]
+    /// Present, even as `null` (the result of a method answering nothing).
+    #[serde(default, deserialize_with = "present")]
     pub result: Option<Value>,
     #[serde(default)]
     pub events: Option<Vec<Value>>,
@@ -327,6 +334,13 @@ fn check_section(file: &str, at: &str, section: &str) -> Result<()> {
             format!("{at}: `{section}` is not a section number like 3.1.3"),
         ))
     }
+}
+
+/// Reads a present value as `Some`, `null` included; absence is `None` by `default`.
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 fn yes() -> bool {

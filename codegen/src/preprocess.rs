@@ -92,6 +92,14 @@ fn check_refs(owner: &str, value: &Value, names: &[String]) -> Result<()> {
 /// Rewrites the bundled definitions into the shapes typify handles exactly and
 /// records what the post-pass must restore.
 pub fn prepare(definitions: &mut Map<String, Value>, contracts: &[Contract]) -> Result<Notes> {
+    let notes = prepare_types(definitions)?;
+    add_envelopes(definitions, contracts)?;
+    Ok(notes)
+}
+
+/// The rewrites of [`prepare`] without the request envelopes: what a dialect's
+/// payload types need (its requests are decoded by the current contract's).
+pub fn prepare_types(definitions: &mut Map<String, Value>) -> Result<Notes> {
     let mut notes = Notes::default();
     let names: Vec<String> = definitions.keys().cloned().collect();
     for name in names {
@@ -113,6 +121,11 @@ pub fn prepare(definitions: &mut Map<String, Value>, contracts: &[Contract]) -> 
         strip_string_formats(&mut definition);
         definitions.insert(name, definition);
     }
+    Ok(notes)
+}
+
+/// Adds the per-method request envelopes to the prepared definitions.
+fn add_envelopes(definitions: &mut Map<String, Value>, contracts: &[Contract]) -> Result<()> {
     if !definitions.contains_key(REQUEST_ID) {
         return Err(Error::schema(
             "bundle",
@@ -145,7 +158,7 @@ pub fn prepare(definitions: &mut Map<String, Value>, contracts: &[Contract]) -> 
             definitions.insert(envelope_name, envelope);
         }
     }
-    Ok(notes)
+    Ok(())
 }
 
 /// The definition name of a method's request envelope, e.g. `GetTaskRpcRequest`,

@@ -353,6 +353,9 @@ impl HttpConnector {
         let response = http_client(self.timeout)?
             .get(&url)
             .header("Accept", "application/json")
+            // A 1.0 client says so on every request (spec §3.6.1); without it
+            // the card also carries its A2A 0.3 fields.
+            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION)
             .send()
             .await
             .map_err(|e| format!("GET {url} failed: {e}"))?;

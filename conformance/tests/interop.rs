@@ -37,7 +37,7 @@ async fn drive(script: &'static str, url: &str, binding: &'static str) {
         "{script} {binding}: stdout:\n{stdout}\nstderr:\n{stderr}"
     );
     for step in [
-        &format!("card: CleverAgents (3 interface(s)), over {binding}\n"),
+        &format!("card: CleverAgents (4 interface(s)), over {binding}\n"),
         "send: task ",
         "stream: ",
         "get: ",

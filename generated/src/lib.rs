@@ -12,7 +12,9 @@
 //! - [`registry`]: one descriptor per registry kind and [`registry::RegistryEntity`]
 //!   on every entity type, for one generic registry;
 //! - [`client`]: the typed [`rpc::Client`] over any [`rpc::Transport`];
-//! - [`openrpc`]: the OpenRPC document of all of it.
+//! - [`openrpc`]: the OpenRPC document of all of it;
+//! - [`v0_3`]: A2A 0.3 (`schema/a2a-v0.3.json`), served through the 1.0
+//!   handlers by one conversion layer.
 //!
 //! [`rpc`] re-exports the hand-written runtime the generated code stands on
 //! (crate `cleveragents-a2a-runtime`, which knows no generated type; the
@@ -26,6 +28,7 @@ mod generated;
 pub mod openrpc;
 pub mod rpc;
 pub mod schema;
+pub mod v0_3;
 
 pub use errors::ErrorKind;
 pub use generated::{client, errors, handlers, methods, registry, types};

@@ -10,6 +10,9 @@ use std::sync::OnceLock;
 pub const A2A_JSON: &str = include_str!("../../schema/a2a.json");
 /// `schema/cleveragents-ext.json`.
 pub const EXTENSION_JSON: &str = include_str!("../../schema/cleveragents-ext.json");
+/// `schema/a2a-v0.3.json`: A2A 0.3, served through the 1.0 contract (not bundled
+/// with the two above: its definitions are its own).
+pub const A2A_V0_3_JSON: &str = include_str!("../../schema/a2a-v0.3.json");
 
 /// Both documents, parsed, references made local (bundling order: A2A first).
 pub fn documents() -> &'static [Value] {

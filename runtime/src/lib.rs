@@ -12,6 +12,7 @@
 //! - [`protojson`]: serde helpers the generated types use for ProtoJSON;
 //! - [`context`]: versions, principals and the call context;
 //! - [`method`]: method descriptors, the method trait, params decoding;
+//! - [`dialect`]: the method descriptor of an older protocol version served by the current one;
 //! - [`dispatch`]: outcomes, event streams and the JSON-level dispatcher trait;
 //! - [`client`]: the transport trait and typed calls over it;
 //! - [`route`]: one HTTP+JSON route: matching a path, reading a query, rendering a call;
@@ -26,6 +27,7 @@ pub mod access;
 pub mod bundle;
 pub mod client;
 pub mod context;
+pub mod dialect;
 pub mod dispatch;
 pub mod envelope;
 pub mod error;
@@ -38,10 +40,11 @@ pub mod route;
 pub use access::authorize;
 pub use client::{CallError, ClientStream, RawEventStream, Transport};
 pub use context::{CallContext, Principal, Version};
+pub use dialect::{find_dialect_method, DialectMethod};
 pub use dispatch::{to_raw, BoxFuture, Dispatch, Event, EventStream, MapStream, Outcome, RawJson, Stream};
 pub use envelope::{JsonRpcVersion, Notification, Request, RequestId, Response, JSONRPC_VERSION};
 pub use error::{Error, ErrorRegistry, BAD_REQUEST_TYPE, ERROR_INFO_TYPE};
-pub use method::{decode_params, Access, ContractFacts, Method, MethodDescriptor};
+pub use method::{decode_named_params, decode_params, Access, ContractFacts, Method, MethodDescriptor};
 pub use protojson::{
     declared, exactly_one_content, proto_int, proto_int_opt, roundtrip, ConversionError, OneOfContent,
     ProtoEnumRepr,

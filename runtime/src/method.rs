@@ -141,26 +141,35 @@ pub fn decode_params<T: DeserializeOwned>(
     descriptor: &MethodDescriptor<impl ContractFacts>,
     params: Option<Value>,
 ) -> Result<T, Error> {
+    decode_named_params(descriptor.name, descriptor.contract.invalid_params(), params)
+}
+
+/// Decodes the params of the method called `method` as [`decode_params`] does,
+/// answering a mismatch with `invalid_params` (of the caller's registry).
+pub fn decode_named_params<T: DeserializeOwned>(
+    method: &str,
+    invalid_params: impl ErrorRegistry,
+    params: Option<Value>,
+) -> Result<T, Error> {
     let value = params.unwrap_or_else(|| Value::Object(Map::new()));
-    let kind = descriptor.contract.invalid_params();
+    let kind = invalid_params;
     // Every method takes named params; serde would otherwise read an array
     // positionally into the struct's fields.
     if !value.is_object() {
         let description = "params must be a JSON object of named fields";
-        return Err(Error::new(
-            kind,
-            format!("Invalid params for `{}`: {description}", descriptor.name),
-        )
-        .with_field_violation("", description));
+        return Err(
+            Error::new(kind, format!("Invalid params for `{method}`: {description}"))
+                .with_field_violation("", description),
+        );
     }
     serde_path_to_error::deserialize(value).map_err(|error| {
         let field = error.path().to_string();
         let field = if field == "." { String::new() } else { field };
         let description = error.inner().to_string();
         let message = if field.is_empty() {
-            format!("Invalid params for `{}`: {description}", descriptor.name)
+            format!("Invalid params for `{method}`: {description}")
         } else {
-            format!("Invalid params for `{}`: {field}: {description}", descriptor.name)
+            format!("Invalid params for `{method}`: {field}: {description}")
         };
         Error::new(kind, message).with_field_violation(&field, description)
     })

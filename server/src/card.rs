@@ -96,9 +96,18 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
         tenant: None,
     });
     let http = AgentInterface {
-        url: http_url,
+        url: http_url.clone(),
         protocol_binding: JSONRPC_BINDING.into(),
         protocol_version: PROTOCOL_VERSION.into(),
+        tenant: None,
+    };
+    // The same endpoint serves A2A 0.3 (spec §3.6.2: several interfaces of one
+    // transport may differ in version at the same URL); after the 1.0 one, so a
+    // client taking the first interface of a binding gets 1.0.
+    let http_v0_3 = AgentInterface {
+        url: http_url,
+        protocol_binding: JSONRPC_BINDING.into(),
+        protocol_version: a2a::v0_3::PROTOCOL_VERSION.into(),
         tenant: None,
     };
     let stdio = AgentInterface {
@@ -108,8 +117,8 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
         tenant: None,
     };
     let mut interfaces = match binding {
-        Binding::Http => vec![http, stdio],
-        Binding::Stdio => vec![stdio, http],
+        Binding::Http => vec![http, http_v0_3, stdio],
+        Binding::Stdio => vec![stdio, http, http_v0_3],
     };
     interfaces.extend(rest);
     interfaces
@@ -233,6 +242,28 @@ pub fn agent_card(config: &ServerConfig, binding: Binding) -> AgentCard {
         security_requirements,
         signatures: Vec::new(),
     }
+}
+
+/// The public card as served to a client that did not ask for A2A 1.0: the
+/// 1.0 card with the fields of its A2A 0.3 form that 1.0 does not define
+/// (`protocolVersion`, `url`, `preferredTransport`, `additionalInterfaces`,
+/// `supportsAuthenticatedExtendedCard`, `security`) added beside them. A 0.3
+/// client finds its endpoint there and a 1.0 client ignores the fields it does
+/// not know (spec §5: unrecognized fields SHOULD be ignored); where both
+/// versions name a field (`capabilities`, `skills`, `securitySchemes`) the 1.0
+/// form stays. The whole 0.3 form is `agent/getAuthenticatedExtendedCard`'s.
+pub fn agent_card_for_v0_3_clients(card: &AgentCard) -> Result<serde_json::Value, String> {
+    let mut merged = serde_json::to_value(card).map_err(|e| e.to_string())?;
+    let legacy = a2a::v0_3::types::AgentCard::try_from(card.clone()).map_err(|e| e.to_string())?;
+    let legacy = serde_json::to_value(legacy).map_err(|e| e.to_string())?;
+    if let (Some(merged), Some(legacy)) = (merged.as_object_mut(), legacy.as_object()) {
+        for (field, value) in legacy {
+            if !merged.contains_key(field) {
+                merged.insert(field.clone(), value.clone());
+            }
+        }
+    }
+    Ok(merged)
 }
 
 /// The card for authenticated callers: the public card plus the extended skills.

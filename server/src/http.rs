@@ -10,7 +10,7 @@ use crate::auth::Authenticator;
 use crate::card::{self, Binding};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
-use crate::negotiate::{A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER};
+use crate::negotiate::{self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER};
 use crate::pipeline::Pipeline;
 use crate::sse::ResponseBody;
 use a2a::rpc::Dispatch;
@@ -62,6 +62,10 @@ struct HttpState {
     /// Validators of the card (spec §8.6.1): a strong ETag of its exact bytes and
     /// the time it was built.
     card_etag: HeaderValue,
+    /// The card as served to clients that do not ask for 1.0 (see
+    /// [`card::agent_card_for_v0_3_clients`]), with its own entity tag.
+    card_v0_3_json: Bytes,
+    card_v0_3_etag: HeaderValue,
     card_last_modified: HeaderValue,
     streams: StreamSlots,
     shutdown: CancellationToken,
@@ -103,11 +107,18 @@ impl HttpServer {
             let addr = listener.local_addr()?;
             config.agent.public_url = Some(format!("http://{addr}{}", config.http.path));
         }
+        let public_card = card::agent_card(&config, Binding::Http);
         let card_json = Bytes::from(
-            serde_json::to_vec(&card::agent_card(&config, Binding::Http))
-                .map_err(|e| ServerError::Config(format!("agent card: {e}")))?,
+            serde_json::to_vec(&public_card).map_err(|e| ServerError::Config(format!("agent card: {e}")))?,
         );
         let card_etag = HeaderValue::try_from(format!("\"{:016x}\"", fnv1a64(&card_json)))
+            .map_err(|e| ServerError::Config(format!("agent card etag: {e}")))?;
+        let card_v0_3_json = Bytes::from(
+            card::agent_card_for_v0_3_clients(&public_card)
+                .and_then(|card| serde_json::to_vec(&card).map_err(|e| e.to_string()))
+                .map_err(|e| ServerError::Config(format!("agent card for A2A 0.3 clients: {e}")))?,
+        );
+        let card_v0_3_etag = HeaderValue::try_from(format!("\"{:016x}\"", fnv1a64(&card_v0_3_json)))
             .map_err(|e| ServerError::Config(format!("agent card etag: {e}")))?;
         let card_last_modified = HeaderValue::try_from(httpdate::fmt_http_date(std::time::SystemTime::now()))
             .map_err(|e| ServerError::Config(format!("agent card date: {e}")))?;
@@ -116,6 +127,8 @@ impl HttpServer {
             auth,
             card_json,
             card_etag,
+            card_v0_3_json,
+            card_v0_3_etag,
             card_last_modified,
             streams: StreamSlots::new(config.limits.max_streams_per_principal),
             shutdown: CancellationToken::new(),
@@ -204,6 +217,21 @@ impl HttpState {
     /// The public Agent Card with caching headers; `If-None-Match` with the
     /// current ETag answers 304 without a body.
     fn card(&self, request: &Request<Incoming>) -> Response<ResponseBody> {
+        // The card's form follows the version the client speaks, by the rule
+        // every call follows (absent means 0.3 unless configured otherwise):
+        // 1.0 gets the 1.0 card, anyone else the card with the 0.3 fields too.
+        let version = request
+            .headers()
+            .get(A2A_VERSION_HEADER)
+            .and_then(|v| v.to_str().ok());
+        let asks_v1_0 =
+            negotiate::protocol_dialect(version, self.config.http.assume_version_when_absent.as_deref())
+                == Ok(Dialect::V1_0);
+        let (card_json, card_etag) = if asks_v1_0 {
+            (&self.card_json, &self.card_etag)
+        } else {
+            (&self.card_v0_3_json, &self.card_v0_3_etag)
+        };
         let fresh = request
             .headers()
             .get_all(header::IF_NONE_MATCH)
@@ -212,14 +240,14 @@ impl HttpState {
             .flat_map(|v| v.split(','))
             .any(|tag| {
                 let tag = tag.trim();
-                tag == "*" || tag.trim_start_matches("W/") == self.card_etag.to_str().unwrap_or_default()
+                tag == "*" || tag.trim_start_matches("W/") == card_etag.to_str().unwrap_or_default()
             });
         let mut response = if fresh {
             let mut response = Response::new(ResponseBody::full(Bytes::new()));
             *response.status_mut() = StatusCode::NOT_MODIFIED;
             response
         } else {
-            let mut response = Response::new(ResponseBody::full(self.card_json.clone()));
+            let mut response = Response::new(ResponseBody::full(card_json.clone()));
             response
                 .headers_mut()
                 .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -230,7 +258,8 @@ impl HttpState {
         if let Ok(value) = HeaderValue::try_from(max_age) {
             headers.insert(header::CACHE_CONTROL, value);
         }
-        headers.insert(header::ETAG, self.card_etag.clone());
+        headers.insert(header::ETAG, card_etag.clone());
+        headers.insert(header::VARY, HeaderValue::from_static(A2A_VERSION_HEADER));
         headers.insert(header::LAST_MODIFIED, self.card_last_modified.clone());
         response
     }

@@ -18,6 +18,7 @@
 pub mod auth;
 pub mod card;
 pub mod config;
+mod dialect;
 mod error;
 mod http;
 pub mod jsonrpc;

@@ -22,35 +22,73 @@ pub const JSONRPC_BINDING: &str = "JSONRPC";
 /// `protocolBinding` of the HTTP+JSON (REST) interface (spec §11).
 pub const REST_BINDING: &str = "HTTP+JSON";
 
-/// Checks the client's A2A protocol version. `assume` stands in for an absent
-/// or empty value (which the spec reads as 0.3).
-pub(crate) fn check_protocol_version(value: Option<&str>, assume: Option<&str>) -> Result<(), Error> {
+/// The A2A protocol version a call or session speaks: its dialect. Both are
+/// served on the same endpoint by the same handlers; 0.3 calls pass through
+/// the conversion layer (`a2a::v0_3`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// A2A 1.0, the version the handlers speak.
+    #[default]
+    V1_0,
+    /// A2A 0.3: what an absent or empty `A2A-Version` means (spec §3.6.2).
+    V0_3,
+}
+
+impl Dialect {
+    /// The version as the `A2A-Version` header and the stdio `initialize` spell it.
+    pub fn version(self) -> &'static str {
+        match self {
+            Dialect::V1_0 => PROTOCOL_VERSION,
+            Dialect::V0_3 => a2a::v0_3::PROTOCOL_VERSION,
+        }
+    }
+
+    /// True when the dialect serves a streaming method called `method` (by its
+    /// name or, in 0.3, an alias).
+    pub fn streams(self, method: &str) -> bool {
+        match self {
+            Dialect::V1_0 => a2a::find_method(method).is_some_and(|d| d.streaming && d.is_dispatched()),
+            Dialect::V0_3 => a2a::v0_3::find_method(method).is_some_and(|d| d.streaming),
+        }
+    }
+}
+
+/// The versions served, newest first, as error metadata lists them.
+fn supported_versions() -> String {
+    [Dialect::V1_0, Dialect::V0_3].map(Dialect::version).join(",")
+}
+
+/// The dialect of the client's A2A protocol version. `assume` stands in for an
+/// absent or empty value, which otherwise means 0.3 (the spec's rule); any
+/// other version is -32009.
+pub(crate) fn protocol_dialect(value: Option<&str>, assume: Option<&str>) -> Result<Dialect, Error> {
     let value = value.map(str::trim).filter(|v| !v.is_empty());
     let Some(value) = value.or(assume) else {
-        return Err(Error::new(
-            ErrorKind::VersionNotSupported,
-            format!(
-                "No A2A version given, which means 0.3; this agent serves A2A {PROTOCOL_VERSION}: send the header `{A2A_VERSION_HEADER}: {PROTOCOL_VERSION}`"
-            ),
-        )
-        .with_metadata("supportedVersions", PROTOCOL_VERSION));
+        return Ok(Dialect::V0_3);
     };
-    if Version::parse(value).is_some() && Version::parse(value) == Version::parse(PROTOCOL_VERSION) {
-        return Ok(());
+    let requested = Version::parse(value);
+    if let Some(dialect) = [Dialect::V1_0, Dialect::V0_3]
+        .into_iter()
+        .find(|d| requested.is_some() && requested == Version::parse(d.version()))
+    {
+        return Ok(dialect);
     }
     Err(Error::new(
         ErrorKind::VersionNotSupported,
         format!(
-            "A2A version `{}` is not supported; this agent serves {PROTOCOL_VERSION} (header `{A2A_VERSION_HEADER}`)",
-            printable(value)
+            "A2A version `{}` is not supported; this agent serves {} (header `{A2A_VERSION_HEADER}`)",
+            printable(value),
+            supported_versions().replace(',', " and ")
         ),
     )
-    .with_metadata("supportedVersions", PROTOCOL_VERSION))
+    .with_metadata("supportedVersions", supported_versions()))
 }
 
 /// The outcome of negotiation for one call or session.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Negotiated {
+    /// The protocol version the session speaks (stdio `initialize`).
+    pub dialect: Dialect,
     pub activated: Vec<String>,
     /// Negotiated version per contract name (the key `CallContext` uses).
     pub versions: BTreeMap<&'static str, Version>,
@@ -123,12 +161,16 @@ mod tests {
 
     #[test]
     fn protocol_versions() {
-        assert!(check_protocol_version(Some("1.0"), None).is_ok());
+        assert_eq!(protocol_dialect(Some("1.0"), None), Ok(Dialect::V1_0));
+        assert_eq!(protocol_dialect(Some("0.3"), None), Ok(Dialect::V0_3));
+        assert_eq!(protocol_dialect(None, None), Ok(Dialect::V0_3));
+        assert_eq!(protocol_dialect(Some(" "), None), Ok(Dialect::V0_3));
+        assert_eq!(protocol_dialect(Some(""), Some("1.0")), Ok(Dialect::V1_0));
+        let refused = protocol_dialect(Some("2.0"), None).unwrap_err();
+        assert_eq!(refused.code, -32009);
         assert_eq!(
-            check_protocol_version(Some("0.3"), None).unwrap_err().code,
-            -32009
+            refused.message,
+            "A2A version `2.0` is not supported; this agent serves 1.0 and 0.3 (header `A2A-Version`)"
         );
-        assert_eq!(check_protocol_version(None, None).unwrap_err().code, -32009);
-        assert!(check_protocol_version(Some(""), Some("1.0")).is_ok());
     }
 }

@@ -11,9 +11,10 @@
 
 use crate::card::{self, Binding};
 use crate::config::ServerConfig;
+use crate::dialect;
 use crate::error::ServerError;
 use crate::jsonrpc::{self, Request};
-use crate::negotiate::{self, Negotiated, PROTOCOL_VERSION};
+use crate::negotiate::{self, Dialect, Negotiated, PROTOCOL_VERSION};
 use crate::pipeline::Pipeline;
 use a2a::methods::markers;
 use a2a::rpc::{decode_params, CallContext, Dispatch, Error, EventStream, Method, Outcome, RawJson};
@@ -185,7 +186,7 @@ async fn admit(session: &Session, message: &[u8], max_json_depth: usize) -> Opti
     // `stream/resume` is the stdio form of SSE `Last-Event-ID`: it becomes the
     // named streaming call, run with `resume_after`.
     let (request, resume_after) = if request.method == STREAM_RESUME {
-        match resume_request(request) {
+        match resume_request(negotiated.dialect, request) {
             Ok(resumed) => resumed,
             Err(rejected) => {
                 let (id, error) = *rejected;
@@ -198,7 +199,7 @@ async fn admit(session: &Session, message: &[u8], max_json_depth: usize) -> Opti
     } else {
         (request, None)
     };
-    let cancel = match register_stream(session, &request) {
+    let cancel = match register_stream(session, negotiated.dialect, &request) {
         Ok(cancel) => cancel,
         Err(error) => {
             if let Some(id) = &request.id {
@@ -235,11 +236,15 @@ async fn answer_binding_method(session: &Session, request: Request) -> Option<Re
 
 /// Registers a streaming request's cancel token under its id. It happens before
 /// the request runs, so a `stream/cancel` read right after it always finds it.
-fn register_stream(session: &Session, request: &Request) -> Result<Option<CancellationToken>, Error> {
-    let (Some(id), Some(d)) = (&request.id, find_method(&request.method)) else {
+fn register_stream(
+    session: &Session,
+    dialect: Dialect,
+    request: &Request,
+) -> Result<Option<CancellationToken>, Error> {
+    let Some(id) = &request.id else {
         return Ok(None);
     };
-    if !d.streaming {
+    if !dialect.streams(&request.method) {
         return Ok(None);
     }
     let token = CancellationToken::new();
@@ -268,16 +273,26 @@ fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> 
             "The session is already initialized",
         ));
     }
-    if a2a::rpc::Version::parse(&params.protocol_version) != a2a::rpc::Version::parse(PROTOCOL_VERSION) {
+    // The session speaks the version it asks for, once: 1.0, or 0.3 (served
+    // through the conversion layer). The stdio binding has no absent version.
+    let requested = a2a::rpc::Version::parse(&params.protocol_version);
+    let Some(dialect) = [Dialect::V1_0, Dialect::V0_3]
+        .into_iter()
+        .find(|d| requested.is_some() && requested == a2a::rpc::Version::parse(d.version()))
+    else {
         return Err(Error::new(
             ErrorKind::ExtVersionMismatch,
             format!(
-                "A2A protocol version `{}` is not supported; supported: {PROTOCOL_VERSION}",
-                params.protocol_version.chars().take(32).collect::<String>()
+                "A2A protocol version `{}` is not supported; supported: {PROTOCOL_VERSION}, {}",
+                params.protocol_version.chars().take(32).collect::<String>(),
+                Dialect::V0_3.version()
             ),
         ));
-    }
-    let mut negotiated = Negotiated::default();
+    };
+    let mut negotiated = Negotiated {
+        dialect,
+        ..Negotiated::default()
+    };
     let mut activated = Vec::new();
     for request in &params.extensions {
         let Some((contract, uri)) = negotiate::extension_contracts().find(|(_, uri)| *uri == request.uri)
@@ -294,7 +309,7 @@ fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> 
         }
     }
     let result = StdioInitializeResult {
-        protocol_version: PROTOCOL_VERSION.into(),
+        protocol_version: dialect.version().into(),
         extensions: activated,
         agent_card: session.card.clone(),
         server_info: session.server_info.clone(),
@@ -318,7 +333,7 @@ type Refused = (Option<Value>, Error);
 
 /// Unwraps a `stream/resume` into the streaming request it names and the
 /// sequence to resume after; only streaming, dispatched methods qualify.
-fn resume_request(request: Request) -> Result<(Request, Option<u64>), Box<Refused>> {
+fn resume_request(dialect: Dialect, request: Request) -> Result<(Request, Option<u64>), Box<Refused>> {
     let Request {
         id,
         request_id,
@@ -333,8 +348,7 @@ fn resume_request(request: Request) -> Result<(Request, Option<u64>), Box<Refuse
         Ok(resume) => resume,
         Err(error) => return Err(Box::new((id, error))),
     };
-    let streaming = find_method(&resume.method).is_some_and(|d| d.streaming && d.is_dispatched());
-    if !streaming {
+    if !dialect.streams(&resume.method) {
         let description = format!("`{}` is not a streaming method", resume.method);
         let error = Error::new(
             ErrorKind::ExtInvalidParams,
@@ -382,6 +396,7 @@ async fn run_request(session: &Session, admitted: Admitted) {
         method,
         params,
     } = request;
+    let dialect = negotiated.dialect;
     let ctx = CallContext {
         request_id,
         principal: None,
@@ -391,7 +406,7 @@ async fn run_request(session: &Session, admitted: Admitted) {
         activated_extensions: negotiated.activated,
         resume_after,
     };
-    let outcome = session.pipeline.call(ctx, None, &method, params).await;
+    let outcome = dialect::call_in(&session.pipeline, dialect, ctx, None, &method, params).await;
     let Some(id) = id else {
         // A notification: run it, answer nothing.
         return;

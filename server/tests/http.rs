@@ -10,8 +10,15 @@ use serde_json::{json, Value};
 async fn agent_card_is_served_at_both_well_known_paths() {
     let (dispatch, _) = test_router();
     let server = start_http(loopback_config(), dispatch).await;
-    let card = get(server.addr, "/.well-known/agent-card.json").await;
-    let legacy = get(server.addr, "/.well-known/agent.json").await;
+    let get_v1_0 = |path: &str| {
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nA2A-Version: 1.0\r\n\r\n"
+        );
+        let addr = server.addr;
+        async move { send_raw(addr, request.as_bytes()).await.into_full().await }
+    };
+    let card = get_v1_0("/.well-known/agent-card.json").await;
+    let legacy = get_v1_0("/.well-known/agent.json").await;
     assert_eq!(card.status, 200);
     assert_eq!(card.header("content-type"), Some("application/json"));
     assert_eq!(card.json(), legacy.json());
@@ -22,8 +29,11 @@ async fn agent_card_is_served_at_both_well_known_paths() {
         card["supportedInterfaces"][0]["url"],
         format!("http://{}/", server.addr)
     );
+    // The same endpoint serves A2A 0.3, declared after 1.0.
+    assert_eq!(card["supportedInterfaces"][1]["protocolBinding"], "JSONRPC");
+    assert_eq!(card["supportedInterfaces"][1]["protocolVersion"], "0.3");
     assert_eq!(
-        card["supportedInterfaces"][1]["protocolBinding"],
+        card["supportedInterfaces"][2]["protocolBinding"],
         "urn:cleveragents:bindings:stdio:v1"
     );
     let ext = &card["capabilities"]["extensions"][0];
@@ -226,11 +236,14 @@ async fn protocol_version_errors_are_32009() {
     let (dispatch, _) = test_router();
     let server = start_http(loopback_config(), dispatch).await;
     let request = serde_json::to_vec(&rpc(json!(1), "GetTask", json!({"id": "a"}))).unwrap();
-    // No header: read as 0.3, which is not served.
-    let response = send_raw(server.addr, &post_bytes("/", &request, &[], false))
-        .await
-        .into_full()
-        .await;
+    // A version this agent does not serve.
+    let response = send_raw(
+        server.addr,
+        &post_bytes("/", &request, &[("A2A-Version", "0.2")], false),
+    )
+    .await
+    .into_full()
+    .await;
     assert_eq!(response.status, 200);
     let body = response.json();
     assert_eq!(
@@ -240,10 +253,10 @@ async fn protocol_version_errors_are_32009() {
     assert!(body["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("A2A-Version: 1.0"));
+        .contains("serves 1.0 and 0.3"));
     let response = send_raw(
         server.addr,
-        &post_bytes("/", &request, &[("A2A-Version", "0.3")], false),
+        &post_bytes("/", &request, &[("A2A-Version", "9.9")], false),
     )
     .await
     .into_full()

@@ -86,7 +86,7 @@ async fn unsupported_versions_at_initialize_are_32007() {
             json!("p"),
             "initialize",
             json!({
-                "protocolVersion": "0.3", "extensions": [], "clientInfo": {"name": "t", "version": "0"}
+                "protocolVersion": "0.2", "extensions": [], "clientInfo": {"name": "t", "version": "0"}
             }),
         ))
         .await;

@@ -88,10 +88,28 @@ pub fn post(addr: &str, headers: &[(&str, &[u8])], call: &Value) -> Reply {
 /// rather than a panic. A read that waits a minute for a byte counts as failed,
 /// so a hung agent fails a test instead of hanging it.
 pub fn try_post(addr: &str, headers: &[(&str, &[u8])], call: &Value) -> std::io::Result<Reply> {
+    try_post_as(addr, Some("1.0"), headers, call)
+}
+
+/// [`post`] speaking the A2A version `version` (`None`: no `A2A-Version` header).
+#[allow(dead_code)] // not every test binary speaks another version
+pub fn post_as(addr: &str, version: Option<&str>, headers: &[(&str, &[u8])], call: &Value) -> Reply {
+    try_post_as(addr, version, headers, call).unwrap_or_else(|e| panic!("{call}: {e}"))
+}
+
+fn try_post_as(
+    addr: &str,
+    version: Option<&str>,
+    headers: &[(&str, &[u8])],
+    call: &Value,
+) -> std::io::Result<Reply> {
     let broken = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
     let body = serde_json::to_vec(call).expect("encodes");
+    let version = version
+        .map(|v| format!("A2A-Version: {v}\r\n"))
+        .unwrap_or_default();
     let mut request = format!(
-        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n{version}Connection: close\r\nContent-Length: {}\r\n",
         body.len()
     )
     .into_bytes();

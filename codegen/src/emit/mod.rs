@@ -3,6 +3,7 @@
 //! Each reads only the contract model; none contains a method name of its own.
 
 mod client;
+pub mod dialect;
 mod errors;
 mod handlers;
 mod methods;
@@ -117,6 +118,10 @@ const MODULE_DOCS: &[(&str, &str)] = &[
         "Typed client stubs, one per method, over any `Transport`.",
     ),
     (
+        "dialect-methods",
+        "The method table of the dialect: each method, the current method serving it, and the conversions of its calls.",
+    ),
+    (
         "registry",
         "Registry kinds: a descriptor per kind and the `RegistryEntity` trait on every entity type.",
     ),
@@ -152,6 +157,20 @@ pub fn module_index<'a>(sources: &[&str], files: impl Iterator<Item = &'a String
     out.push_str("//! The generated half of the contract crate.\n\n");
     for file in files {
         let module = file.trim_end_matches(".rs");
+        out.push_str(&format!("pub mod {module};\n"));
+    }
+    Ok(out)
+}
+
+/// The `mod.rs` of the current contracts with the dialect modules (each a
+/// folder of its own) declared too.
+pub fn module_index_with<'a>(
+    sources: &[&str],
+    files: impl Iterator<Item = &'a String>,
+    dialects: &[&str],
+) -> Result<String> {
+    let mut out = module_index(sources, files)?;
+    for module in dialects {
         out.push_str(&format!("pub mod {module};\n"));
     }
     Ok(out)

@@ -7,3 +7,4 @@ pub mod handlers;
 pub mod methods;
 pub mod registry;
 pub mod types;
+pub mod v0_3;

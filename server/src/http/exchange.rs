@@ -7,11 +7,11 @@
 use super::HttpState;
 use crate::auth::{AuthFailure, Authenticated};
 use crate::negotiate::{
-    self, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
+    self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
 };
 use crate::sse::{Framing, ResponseBody, SlotGuard, SseBody};
 use a2a::rpc::{CallContext, Error, EventStream, RawJson, RequestId};
-use a2a::{find_method, ErrorKind};
+use a2a::ErrorKind;
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
@@ -19,6 +19,9 @@ use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+/// Response headers that echo a negotiation back to the client.
+pub(super) type EchoHeaders = Vec<(HeaderName, HeaderValue)>;
 
 /// Media types a request body may be declared as: JSON-RPC's, and the one
 /// spec §11.1 recommends for HTTP+JSON.
@@ -177,16 +180,17 @@ impl HttpState {
 
     /// The call context negotiated from the service-parameter headers (protocol
     /// version, activated extensions, extension minor version, `Last-Event-ID`),
-    /// and the headers that echo the negotiation back.
+    /// the dialect the caller speaks, and the headers that echo the negotiation back.
     pub(super) fn call_context(
         &self,
         parts: &http::request::Parts,
         request_id: Option<RequestId>,
         caller: Option<&Authenticated>,
-    ) -> Result<(CallContext, Vec<(HeaderName, HeaderValue)>), Error> {
+    ) -> Result<(CallContext, Dialect, EchoHeaders), Error> {
         let version = header_str(&parts.headers, A2A_VERSION_HEADER)
             .or_else(|| query_param(parts.uri.query(), A2A_VERSION_HEADER));
-        negotiate::check_protocol_version(version, self.config.http.assume_version_when_absent.as_deref())?;
+        let dialect =
+            negotiate::protocol_dialect(version, self.config.http.assume_version_when_absent.as_deref())?;
         let activated = negotiate::activate(
             parts
                 .headers
@@ -231,18 +235,19 @@ impl HttpState {
             activated_extensions: activated,
             resume_after,
         };
-        Ok((ctx, extra))
+        Ok((ctx, dialect, extra))
     }
 
     /// A slot of the caller's stream budget when `method` streams and an answer
     /// is expected; an error when the budget is spent.
     pub(super) fn stream_slot(
         &self,
+        dialect: Dialect,
         method: &str,
         answered: bool,
         caller: Option<&Authenticated>,
     ) -> Result<Option<StreamSlot>, Error> {
-        let streaming = find_method(method).is_some_and(|d| d.streaming && d.is_dispatched());
+        let streaming = dialect.streams(method);
         if !streaming || !answered {
             return Ok(None);
         }

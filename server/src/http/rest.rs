@@ -9,6 +9,7 @@
 use super::exchange::{respond, Answer};
 use super::HttpState;
 use crate::jsonrpc;
+use crate::negotiate::{Dialect, A2A_VERSION_HEADER, PROTOCOL_VERSION};
 use crate::sse::{Framing, ResponseBody};
 use a2a::rpc::rest::{find_route, status_body, RouteLookup};
 use a2a::rpc::{Error, Outcome};
@@ -110,12 +111,24 @@ impl HttpState {
                 .read_query(parts.uri.query().unwrap_or(""), &mut params);
         }
 
-        let (ctx, extra) = match self.call_context(parts, None, caller.as_ref()) {
+        let (ctx, dialect, extra) = match self.call_context(parts, None, caller.as_ref()) {
             Ok(negotiated) => negotiated,
             Err(error) => return error_answer(&error, None),
         };
+        // The HTTP+JSON binding serves A2A 1.0 only; 0.3 is served over JSON-RPC.
+        if dialect != Dialect::V1_0 {
+            let error = Error::new(
+                ErrorKind::VersionNotSupported,
+                format!(
+                    "A2A {} is served over JSON-RPC only; the HTTP+JSON binding serves {PROTOCOL_VERSION}: send the header `{A2A_VERSION_HEADER}: {PROTOCOL_VERSION}`",
+                    dialect.version()
+                ),
+            )
+            .with_metadata("supportedVersions", PROTOCOL_VERSION);
+            return error_answer(&error, None);
+        }
         let method = found.method.name;
-        let slot = match self.stream_slot(method, true, caller.as_ref()) {
+        let slot = match self.stream_slot(dialect, method, true, caller.as_ref()) {
             Ok(slot) => slot,
             Err(error) => {
                 let mut answer = error_answer(&error, Some(StatusCode::TOO_MANY_REQUESTS));

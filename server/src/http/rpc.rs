@@ -11,6 +11,7 @@
 use super::exchange::{respond, Answer};
 use super::HttpState;
 use crate::auth::AuthFailure;
+use crate::dialect;
 use crate::jsonrpc;
 use crate::sse::{Framing, ResponseBody};
 use a2a::rpc::{Error, Outcome, RawJson};
@@ -61,13 +62,14 @@ impl HttpState {
         };
         let id = request.id.clone().unwrap_or(Value::Null);
 
-        let (ctx, extra) = match self.call_context(parts, request.request_id.clone(), caller.as_ref()) {
-            Ok(negotiated) => negotiated,
-            Err(error) => return error_answer(StatusCode::OK, &id, &error),
-        };
+        let (ctx, dialect, extra) =
+            match self.call_context(parts, request.request_id.clone(), caller.as_ref()) {
+                Ok(negotiated) => negotiated,
+                Err(error) => return error_answer(StatusCode::OK, &id, &error),
+            };
 
         // Reserve a stream slot before starting a subscription.
-        let slot = match self.stream_slot(&request.method, request.id.is_some(), caller.as_ref()) {
+        let slot = match self.stream_slot(dialect, &request.method, request.id.is_some(), caller.as_ref()) {
             Ok(slot) => slot,
             Err(error) => {
                 let mut answer = error_answer(StatusCode::TOO_MANY_REQUESTS, &id, &error);
@@ -76,10 +78,15 @@ impl HttpState {
             }
         };
 
-        let outcome = self
-            .pipeline
-            .call(ctx, caller.as_ref(), &request.method, request.params)
-            .await;
+        let outcome = dialect::call_in(
+            &self.pipeline,
+            dialect,
+            ctx,
+            caller.as_ref(),
+            &request.method,
+            request.params,
+        )
+        .await;
         let mut answer = match (request.id.is_some(), outcome) {
             // A notification gets no answer, whatever happened.
             (false, _) => Answer::no_content(),
