@@ -15,7 +15,8 @@
 //!   JSON type → invalid params;
 //! - `bad-enum/<path>`: each enum-typed value in the example (any depth) replaced
 //!   by a name the enum lacks → invalid params;
-//! - `hidden-in-1.0`: a `since: 1.1` method called at extension version 1.0 →
+//! - `hidden-in-<oldest>`: a method newer than the oldest served extension
+//!   version (`since: 1.2` while 1.1 and 1.2 are served) called at that version →
 //!   method not found.
 //!
 //! Plus per contract an unknown method (→ method not found) and the bad
@@ -33,6 +34,7 @@ use crate::rules;
 use crate::schema::{schemas, Schemas};
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
+use a2a::rpc::Version;
 use a2a::{Contract, ErrorKind, MethodDescriptor};
 use serde_json::{json, Value};
 
@@ -170,9 +172,12 @@ fn without_capability(case: &mut Case, capability: &str) {
 /// first and destroyers last, everything else in table order between them.
 fn phase(name: &str) -> u8 {
     let last = name.rsplit('/').next().unwrap_or(name);
-    if matches!(last, "add" | "use" | "set") || last.starts_with("Create") || last.starts_with("Send") {
+    if matches!(last, "add" | "use" | "set" | "create" | "import")
+        || last.starts_with("Create")
+        || last.starts_with("Send")
+    {
         0
-    } else if matches!(last, "remove" | "cancel" | "rollback")
+    } else if matches!(last, "remove" | "cancel" | "rollback" | "delete")
         || last.starts_with("Delete")
         || last.starts_with("Cancel")
     {
@@ -474,7 +479,8 @@ fn versioning_cases(s: &Schemas, app: &Applicability, out: &mut Vec<Case>) {
         let (Some(since), Some(oldest)) = (d.since, d.contract.versions().first()) else {
             continue;
         };
-        if since == *oldest {
+        // A method as old as the oldest served version, or older, is seen by every client.
+        if Version::parse(since) <= Version::parse(oldest) {
             continue;
         }
         let params = s

@@ -63,6 +63,7 @@ impl PushConfigs {
                 Expect::Any,
                 to_json(&config, FAMILY)?,
             )],
+            ..Commit::default()
         };
         self.db.commit_run(FAMILY, commit).await?;
         Ok(config)
@@ -152,6 +153,7 @@ impl PushConfigs {
                 &key,
                 Expect::Version(doc.version),
             )],
+            ..Commit::default()
         };
         self.db.commit_run(FAMILY, commit).await?;
         Ok(Empty {})

@@ -153,6 +153,7 @@ impl TaskEngine {
                 }],
             }),
             docs,
+            ..Commit::default()
         };
         self.commit(
             commit,
@@ -225,6 +226,7 @@ impl TaskEngine {
                 events: rows,
             }),
             docs,
+            ..Commit::default()
         };
         self.commit(
             commit,
