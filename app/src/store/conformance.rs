@@ -260,7 +260,7 @@ fn move_task(id: &str, ctx: &str, state: &str, expected: u64) -> Commit {
             expected_last_seq: expected,
             events: vec![],
         }),
-        docs: vec![],
+        ..Commit::default()
     }
 }
 
@@ -289,6 +289,7 @@ pub fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
     let put = |expect, v| Commit {
         task: None,
         docs: vec![DocWrite::put("actor", "ns", "k", expect, v)],
+        ..Commit::default()
     };
     assert_eq!(
         store
@@ -395,6 +396,7 @@ fn create_with_doc(id: &str, expect: Expect) -> Commit {
             }],
         }),
         docs: vec![DocWrite::put("d", "ns", id, expect, json!(id))],
+        ..Commit::default()
     }
 }
 
