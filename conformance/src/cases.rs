@@ -616,24 +616,31 @@ mod tests {
     }
 
     #[test]
-    fn since_1_1_methods_are_probed_at_1_0() {
+    fn methods_newer_than_the_oldest_served_version_are_probed_at_it() {
         let cases = derive(&["versioning".to_string()], &Applicability::everything());
-        let case = cases
-            .iter()
-            .find(|c| c.id == "versioning/hidden-in-1.0/_cleveragents/plan/list")
-            .expect("plan/list arrived in 1.1");
-        assert_eq!(case.ext_version.as_deref(), Some("1.0"));
-        assert_eq!(
-            case.expect,
-            Expect::Error(
-                ErrorKind::from_reason("urn:cleveragents:extensions:v1", "METHOD_NOT_FOUND")
-                    .expect("registry")
-            )
-        );
-        assert!(
-            !cases.iter().any(|c| c.id.ends_with("/_cleveragents/plan/use")),
-            "1.0 methods are not probed"
-        );
+        for method in ["_cleveragents/session/create", "_cleveragents/events/subscribe"] {
+            let case = cases
+                .iter()
+                .find(|c| c.id == format!("versioning/hidden-in-1.1/{method}"))
+                .expect("the method arrived in 1.2");
+            assert_eq!(case.ext_version.as_deref(), Some("1.1"));
+            assert_eq!(
+                case.expect,
+                Expect::Error(
+                    ErrorKind::from_reason("urn:cleveragents:extensions:v1", "METHOD_NOT_FOUND")
+                        .expect("registry")
+                )
+            );
+        }
+        for (method, since) in [
+            ("_cleveragents/plan/list", "1.1"),
+            ("_cleveragents/plan/use", "1.0"),
+        ] {
+            assert!(
+                !cases.iter().any(|c| c.id.ends_with(&format!("/{method}"))),
+                "{method} ({since}) is seen by every served version"
+            );
+        }
     }
 
     #[test]

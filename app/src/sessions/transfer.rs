@@ -27,7 +27,7 @@ pub(super) fn export(record: &SessionRecord, rows: &[TaskRow]) -> Result<Session
     let mut tasks = Vec::with_capacity(rows.len());
     for row in rows.iter().rev() {
         tasks.push(SessionExportTask {
-            sha256: checksum(&to_json(&row.body, FAMILY)?),
+            task_sha256: checksum(&to_json(&row.body, FAMILY)?),
             task: row.body.clone(),
         });
     }
@@ -63,9 +63,9 @@ pub(super) fn check(document: SessionExport) -> Result<(SessionRecord, Vec<Task>
     let session = document.session;
     let mut tasks = Vec::with_capacity(document.tasks.len());
     for (index, exported) in document.tasks.into_iter().enumerate() {
-        if checksum(&to_json(&exported.task, FAMILY)?) != exported.sha256 {
+        if checksum(&to_json(&exported.task, FAMILY)?) != exported.task_sha256 {
             return Err(FAMILY.invalid_params(
-                &format!("document.tasks[{index}].sha256"),
+                &format!("document.tasks[{index}].taskSha256"),
                 &format!(
                     "does not match task {}: the document was changed after export",
                     exported.task.id

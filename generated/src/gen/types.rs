@@ -15638,10 +15638,12 @@ pub struct SessionExportSession {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SessionExportTask {
-    ///Lowercase hex SHA-256 of the task's canonical JSON (keys sorted, no whitespace).
-    pub sha256: ::std::string::String,
     ///The task as stored, with its full history and artifacts.
     pub task: Task,
+    ///Lowercase hex SHA-256 of the task's canonical JSON (keys sorted, no whitespace).
+    #[serde(rename = "taskSha256")]
+    #[serde(alias = "task_sha256")]
+    pub task_sha256: ::std::string::String,
 }
 ///Params of session/import.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
