@@ -132,7 +132,7 @@ impl TaskTable {
 
     /// Removes task `id` of `namespace` with its log; false when there is none.
     pub(super) fn remove(&mut self, namespace: &str, id: &str) -> bool {
-        if !self.entries.get(id).is_some_and(|e| &*e.namespace == namespace) {
+        if self.entries.get(id).is_none_or(|e| &*e.namespace != namespace) {
             return false;
         }
         match self.entries.remove(id) {
