@@ -828,3 +828,101 @@ fn sqlite_event_order_is_filled_from_an_older_store() {
     let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
     assert_eq!(pairs, strings(&[("t2", 1), ("t1", 1), ("t1", 2)]));
 }
+
+#[test]
+fn postgres_event_order_is_filled_from_an_older_store() {
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    {
+        let store = PgStore::open(&url).expect("open");
+        create(
+            &store,
+            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        );
+        create(
+            &store,
+            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        );
+        append(&store, "t1", "ns", "c", 2);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let downgraded = runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::spawn(connection);
+        // The database as migration 1 left it: no event order yet.
+        client
+            .batch_execute(
+                "DROP TABLE event_order; DROP SEQUENCE event_position; UPDATE schema_version SET version = 1",
+            )
+            .await
+            .map_err(|e| e.to_string())
+    });
+    assert_eq!(downgraded, Ok(()));
+    let store = PgStore::open(&url).expect("reopen migrates");
+    // Each task's events stay in their order; tasks come in the order of their last write.
+    let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
+    assert_eq!(
+        ordered(&store, "ns", 0, 100),
+        strings(&[("t2", 1), ("t1", 1), ("t1", 2)])
+    );
+    // New events are placed after the ones filled in.
+    append(&store, "t2", "ns", "c", 2);
+    assert_eq!(
+        ordered(&store, "ns", 0, 100),
+        strings(&[("t2", 1), ("t1", 1), ("t1", 2), ("t2", 2)])
+    );
+}
+
+#[test]
+fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrently() {
+    const AGENTS: usize = 3;
+    const APPENDS: u64 = 40;
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    let reader = PgStore::open(&url).expect("open the reader");
+    let agents: Vec<_> = (0..AGENTS)
+        .map(|i| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let store = PgStore::open(&url).expect("open an agent");
+                let id = format!("t{i}");
+                create(
+                    &store,
+                    row(&id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+                );
+                for seq in 2..=APPENDS + 1 {
+                    append(&store, &id, "ns", "c", seq);
+                }
+            })
+        })
+        .collect();
+    // Reads on from the last position seen while the agents commit: every
+    // event must be seen exactly once, each task's in order.
+    let wanted = AGENTS * (APPENDS as usize + 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let (mut seen, mut last) = (Vec::new(), 0);
+    while seen.len() < wanted && std::time::Instant::now() < deadline {
+        let page = reader.namespace_events_after("ns", last, 7).unwrap_or_default();
+        if let Some(newest) = page.last() {
+            last = newest.position;
+        }
+        seen.extend(page.into_iter().map(|e| (e.task_id, e.event.seq)));
+    }
+    for agent in agents {
+        assert!(agent.join().is_ok(), "an agent failed");
+    }
+    seen.extend(
+        ordered(&reader, "ns", last, wanted + 1)
+            .into_iter()
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(seen.len(), wanted, "each event seen once");
+    for i in 0..AGENTS {
+        let id = format!("t{i}");
+        let seqs: Vec<u64> = seen.iter().filter(|(t, _)| *t == id).map(|(_, s)| *s).collect();
+        assert_eq!(seqs, (1..=APPENDS + 1).collect::<Vec<_>>(), "task {id}");
+    }
+}
