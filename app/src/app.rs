@@ -5,12 +5,14 @@
 
 pub use crate::config::{AppConfig, ExecutorKind, StoreConfig};
 use crate::context::ContextService;
+use crate::events::EventService;
 use crate::executor::{DefaultExecutor, Executor};
 use crate::health::HealthService;
 use crate::namespaces::NamespaceService;
 use crate::plans::PlanService;
 use crate::push::{PushConfigs, PushDelivery};
 use crate::registry::Registry;
+use crate::sessions::SessionService;
 use crate::store::{MemoryStore, PgStore, SqliteStore, Store, StoreHandle};
 use crate::sync::SyncService;
 use crate::tasks::{TaskEngine, TaskService};
@@ -28,6 +30,8 @@ pub struct App {
     pub(crate) context: ContextService,
     pub(crate) namespaces: NamespaceService,
     pub(crate) health: HealthService,
+    pub(crate) sessions: SessionService,
+    pub(crate) events: EventService,
     pub(crate) config: AppConfig,
 }
 
@@ -87,14 +91,17 @@ impl App {
             ExecutorChoice::Kind(ExecutorKind::Tck) => Arc::new(crate::tck::TckExecutor),
             ExecutorChoice::Custom(executor) => executor,
         };
+        let tasks = TaskService::new(
+            db.clone(),
+            engine.clone(),
+            executor,
+            push.clone(),
+            config.limits.clone(),
+        );
         Arc::new(App {
-            tasks: TaskService::new(
-                db.clone(),
-                engine.clone(),
-                executor,
-                push.clone(),
-                config.limits.clone(),
-            ),
+            sessions: SessionService::new(db.clone(), tasks.clone()),
+            events: EventService::new(db.clone()),
+            tasks,
             push_configs: PushConfigs::new(db.clone(), engine.clone(), push.clone(), config.limits.clone()),
             context: ContextService::new(db.clone(), registry.clone()),
             namespaces: NamespaceService::new(db.clone(), config.members.clone(), started_at),

@@ -389,6 +389,7 @@ impl ContextService {
                 ),
                 DocWrite::put(COLL, &ns, &project, Expect::Any, saved),
             ],
+            ..Commit::default()
         };
         match self.db.commit(commit).await {
             Ok(_) => Ok(report),

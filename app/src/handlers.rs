@@ -188,6 +188,42 @@ impl HealthHandler for App {
     }
 }
 
+impl SessionHandler for App {
+    async fn session_create(&self, ctx: &CallContext, params: SessionCreateParams) -> R<Session> {
+        self.sessions.create(ctx, params).await
+    }
+    async fn session_list(&self, ctx: &CallContext, params: SessionListParams) -> R<SessionList> {
+        self.sessions.list(ctx, params).await
+    }
+    async fn session_show(&self, ctx: &CallContext, params: SessionShowParams) -> R<SessionDetail> {
+        self.sessions.show(ctx, params).await
+    }
+    async fn session_resume(&self, ctx: &CallContext, params: SessionResumeParams) -> R<SessionResume> {
+        self.sessions.resume(ctx, params).await
+    }
+    async fn session_tell(&self, ctx: &CallContext, params: SessionTellParams) -> R<SendMessageResponse> {
+        self.sessions.tell(ctx, params).await
+    }
+    async fn session_delete(&self, ctx: &CallContext, params: SessionDeleteParams) -> R<SessionDeleteResult> {
+        self.sessions.delete(ctx, params).await
+    }
+    async fn session_export(&self, ctx: &CallContext, params: SessionExportParams) -> R<SessionExport> {
+        self.sessions.export(ctx, params).await
+    }
+    async fn session_import(&self, ctx: &CallContext, params: SessionImportParams) -> R<Session> {
+        self.sessions.import(ctx, params).await
+    }
+}
+impl EventsHandler for App {
+    async fn events_subscribe(
+        &self,
+        ctx: &CallContext,
+        params: EventsSubscribeParams,
+    ) -> R<EventStream<DomainEvent>> {
+        self.events.subscribe(ctx, params).await
+    }
+}
+
 /// Every registry kind through one generic implementation: the generated
 /// per-kind methods default to these five.
 impl RegistryHandler for App {

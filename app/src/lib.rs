@@ -16,6 +16,7 @@
 mod app;
 pub mod config;
 pub mod context;
+pub mod events;
 pub mod executor;
 pub mod glob;
 mod handlers;
@@ -25,6 +26,7 @@ pub mod namespaces;
 pub mod plans;
 pub mod push;
 pub mod registry;
+pub mod sessions;
 pub mod store;
 pub mod sync;
 pub mod tasks;

@@ -9,8 +9,8 @@ mod common;
 use a2a::rpc::Access;
 use a2a::Router;
 use app::store::{
-    Commit, Committed, Doc, EventRow, Integrity, MemoryStore, Store, StoreError, StoreResult, TaskPage,
-    TaskQuery, TaskRow,
+    Commit, Committed, Doc, EventRow, Integrity, MemoryStore, OrderedEvent, Store, StoreError, StoreResult,
+    TaskPage, TaskQuery, TaskRow,
 };
 use app::{App, AppConfig};
 use common::{as_principal, call, code, local, names};
@@ -33,6 +33,14 @@ impl Store for Broken {
     }
     fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
         self.0.events_after(namespace, task_id, after)
+    }
+    fn namespace_events_after(
+        &self,
+        namespace: &str,
+        after: u64,
+        limit: usize,
+    ) -> StoreResult<Vec<OrderedEvent>> {
+        self.0.namespace_events_after(namespace, after, limit)
     }
     fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
         self.0.list_tasks(query)
@@ -170,7 +178,7 @@ async fn diagnostics_report_store_versions_and_configuration() {
         json!({
             "a2aProtocolVersion": "1.0",
             "extensionUri": "urn:cleveragents:extensions:v1",
-            "extensionVersions": ["1.0", "1.1"],
+            "extensionVersions": ["1.1", "1.2"],
             "stdioBindingUri": "urn:cleveragents:bindings:stdio:v1",
             "serverVersion": env!("CARGO_PKG_VERSION"),
         })
@@ -229,7 +237,7 @@ async fn diagnostics_run_selected_checks_and_warn_on_private_push_targets() {
     assert!(only_versions.get("configuration").is_none());
     assert_eq!(
         only_versions["versions"]["extensionVersions"],
-        json!(["1.0", "1.1"])
+        json!(["1.1", "1.2"])
     );
 
     let report = call(

@@ -382,6 +382,7 @@ async fn a_plan_running_at_a_crash_resumes_at_start_up() {
         let commit = Commit {
             task: None,
             docs: vec![DocWrite::put("plan", "default", &ids.0, Expect::Any, record)],
+            ..Commit::default()
         };
         app.store().commit(&commit).expect("commit");
         ids

@@ -43,7 +43,7 @@ mod tests {
     fn bundle_holds_both_files_with_local_refs() {
         assert!(definition("Task").is_some());
         assert!(definition("PlanExecution").is_some());
-        let event = definition("StdioStreamEventParams").and_then(|d| d.pointer("/properties/event/$ref"));
+        let event = definition("DomainEvent").and_then(|d| d.pointer("/properties/event/$ref"));
         assert_eq!(event, Some(&Value::String("#/definitions/StreamResponse".into())));
     }
 

@@ -263,11 +263,19 @@ fn check_method(
         }
     }
     if let Some(since) = &method.since {
-        if !info.versions.contains(since) {
-            return Err(Error::schema(
-                file,
-                at(&format!("`since` {since} is not a declared version")),
-            ));
+        // `versions` lists the minor versions served (current and one prior);
+        // a method may be older than all of them, never newer than the newest.
+        let newest = info.versions.iter().filter_map(|v| minor_of(v)).max();
+        match (minor_of(since), newest) {
+            (Some(since), Some(newest)) if since <= newest => {}
+            _ => {
+                return Err(Error::schema(
+                    file,
+                    at(&format!(
+                        "`since` {since} is not a version up to the newest declared"
+                    )),
+                ))
+            }
         }
     }
     match (method.binding.is_some(), method.access.as_deref()) {
@@ -381,4 +389,10 @@ fn ordered_section<T: for<'de> Deserialize<'de>>(
                 .map_err(|e| Error::schema(file, format!("{key}.{name}: {e}")))
         })
         .collect()
+}
+
+/// `"1.2"` as `(1, 2)`; anything else is `None`.
+fn minor_of(version: &str) -> Option<(u32, u32)> {
+    let (major, minor) = version.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }

@@ -89,11 +89,20 @@ fn method_without_example_is_rejected() {
 }
 
 #[test]
-fn since_must_be_a_declared_version() {
+fn since_must_not_be_newer_than_the_newest_version() {
     let error = generation_error(|s| s[1].1["x-methods"]["_mini/archive/put"]["since"] = "2.0".into());
     assert_eq!(
         error,
-        "mini-ext.json: x-methods._mini/archive/put: `since` 2.0 is not a declared version"
+        "mini-ext.json: x-methods._mini/archive/put: `since` 2.0 is not a version up to the newest declared"
+    );
+}
+
+#[test]
+fn since_must_be_a_version() {
+    let error = generation_error(|s| s[1].1["x-methods"]["_mini/archive/put"]["since"] = "soon".into());
+    assert_eq!(
+        error,
+        "mini-ext.json: x-methods._mini/archive/put: `since` soon is not a version up to the newest declared"
     );
 }
 

@@ -15,7 +15,8 @@
 //!   JSON type → invalid params;
 //! - `bad-enum/<path>`: each enum-typed value in the example (any depth) replaced
 //!   by a name the enum lacks → invalid params;
-//! - `hidden-in-1.0`: a `since: 1.1` method called at extension version 1.0 →
+//! - `hidden-in-<oldest>`: a method newer than the oldest served extension
+//!   version (`since: 1.2` while 1.1 and 1.2 are served) called at that version →
 //!   method not found.
 //!
 //! Plus per contract an unknown method (→ method not found) and the bad
@@ -33,6 +34,7 @@ use crate::rules;
 use crate::schema::{schemas, Schemas};
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
+use a2a::rpc::Version;
 use a2a::{Contract, ErrorKind, MethodDescriptor};
 use serde_json::{json, Value};
 
@@ -170,9 +172,12 @@ fn without_capability(case: &mut Case, capability: &str) {
 /// first and destroyers last, everything else in table order between them.
 fn phase(name: &str) -> u8 {
     let last = name.rsplit('/').next().unwrap_or(name);
-    if matches!(last, "add" | "use" | "set") || last.starts_with("Create") || last.starts_with("Send") {
+    if matches!(last, "add" | "use" | "set" | "create" | "import")
+        || last.starts_with("Create")
+        || last.starts_with("Send")
+    {
         0
-    } else if matches!(last, "remove" | "cancel" | "rollback")
+    } else if matches!(last, "remove" | "cancel" | "rollback" | "delete")
         || last.starts_with("Delete")
         || last.starts_with("Cancel")
     {
@@ -474,7 +479,8 @@ fn versioning_cases(s: &Schemas, app: &Applicability, out: &mut Vec<Case>) {
         let (Some(since), Some(oldest)) = (d.since, d.contract.versions().first()) else {
             continue;
         };
-        if since == *oldest {
+        // A method as old as the oldest served version, or older, is seen by every client.
+        if Version::parse(since) <= Version::parse(oldest) {
             continue;
         }
         let params = s
@@ -610,24 +616,31 @@ mod tests {
     }
 
     #[test]
-    fn since_1_1_methods_are_probed_at_1_0() {
+    fn methods_newer_than_the_oldest_served_version_are_probed_at_it() {
         let cases = derive(&["versioning".to_string()], &Applicability::everything());
-        let case = cases
-            .iter()
-            .find(|c| c.id == "versioning/hidden-in-1.0/_cleveragents/plan/list")
-            .expect("plan/list arrived in 1.1");
-        assert_eq!(case.ext_version.as_deref(), Some("1.0"));
-        assert_eq!(
-            case.expect,
-            Expect::Error(
-                ErrorKind::from_reason("urn:cleveragents:extensions:v1", "METHOD_NOT_FOUND")
-                    .expect("registry")
-            )
-        );
-        assert!(
-            !cases.iter().any(|c| c.id.ends_with("/_cleveragents/plan/use")),
-            "1.0 methods are not probed"
-        );
+        for method in ["_cleveragents/session/create", "_cleveragents/events/subscribe"] {
+            let case = cases
+                .iter()
+                .find(|c| c.id == format!("versioning/hidden-in-1.1/{method}"))
+                .expect("the method arrived in 1.2");
+            assert_eq!(case.ext_version.as_deref(), Some("1.1"));
+            assert_eq!(
+                case.expect,
+                Expect::Error(
+                    ErrorKind::from_reason("urn:cleveragents:extensions:v1", "METHOD_NOT_FOUND")
+                        .expect("registry")
+                )
+            );
+        }
+        for (method, since) in [
+            ("_cleveragents/plan/list", "1.1"),
+            ("_cleveragents/plan/use", "1.0"),
+        ] {
+            assert!(
+                !cases.iter().any(|c| c.id.ends_with(&format!("/{method}"))),
+                "{method} ({since}) is seen by every served version"
+            );
+        }
     }
 
     #[test]

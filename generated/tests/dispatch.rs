@@ -47,6 +47,8 @@ impl ContextHandler for Backend {}
 impl SyncHandler for Backend {}
 impl NamespaceHandler for Backend {}
 impl HealthHandler for Backend {}
+impl SessionHandler for Backend {}
+impl EventsHandler for Backend {}
 
 fn router() -> Router<Backend> {
     Router::new(Arc::new(Backend))

@@ -44,6 +44,8 @@ impl ContextHandler for MemoryHandler {}
 impl SyncHandler for MemoryHandler {}
 impl NamespaceHandler for MemoryHandler {}
 impl HealthHandler for MemoryHandler {}
+impl SessionHandler for MemoryHandler {}
+impl EventsHandler for MemoryHandler {}
 
 /// The baseline: parse the JSON-RPC body, answer its params as the result.
 async fn start_baseline() -> SocketAddr {

@@ -67,6 +67,8 @@ impl ContextHandler for Demo {}
 impl SyncHandler for Demo {}
 impl NamespaceHandler for Demo {}
 impl HealthHandler for Demo {}
+impl SessionHandler for Demo {}
+impl EventsHandler for Demo {}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

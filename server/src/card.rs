@@ -38,6 +38,12 @@ const SERVICE_SKILLS: &[(&str, &str, &str, &str, &[&str])] = &[
     ("namespace", "namespaces", "Namespaces",
      "Lists namespaces, shows one and lists its members and their roles.",
      &["namespaces", "access"]),
+    ("session", "sessions", "Sessions",
+     "Creates, lists, shows, resumes, tells, deletes, exports and imports sessions: A2A contexts with their tasks and plans.",
+     &["sessions", "tasks"]),
+    ("events", "domain-events", "Domain events",
+     "Streams the namespace's plan, tool, validation and session events, filtered by plan, session and type, resumable from a cursor.",
+     &["events", "streaming"]),
     ("health", "diagnostics", "Health and diagnostics",
      "Reports component health and runs diagnostics: store integrity, contract versions and configuration.",
      &["health", "diagnostics"]),
@@ -148,7 +154,7 @@ fn extensions() -> Vec<AgentExtension> {
             Some(AgentExtension {
                 uri: Some(uri.into()),
                 description: Some(
-                    "CleverAgents plans, registries, context, sync, namespaces, health and diagnostics."
+                    "CleverAgents plans, registries, context, sync, namespaces, sessions, domain events, health and diagnostics."
                         .into(),
                 ),
                 required: Some(false),

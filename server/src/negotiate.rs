@@ -11,7 +11,7 @@ pub const A2A_VERSION_HEADER: &str = a2a::rpc::declared(Contract::A2a.version_he
 /// HTTP header carrying the extensions a client activates (comma-separated URIs).
 pub const A2A_EXTENSIONS_HEADER: &str = a2a::rpc::declared(Contract::A2a.extensions_header());
 /// HTTP header carrying the minor version of `urn:cleveragents:extensions:v1`
-/// the client speaks (`1.0` or `1.1`); the newest when absent. Echoed back.
+/// the client speaks (`1.1` or `1.2`); the newest when absent. Echoed back.
 pub const EXTENSION_VERSION_HEADER: &str = a2a::rpc::declared(Contract::Cleveragents.version_header());
 /// The A2A protocol version served.
 pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_version());
@@ -148,15 +148,17 @@ mod tests {
     #[test]
     fn minor_versions() {
         assert_eq!(
-            negotiate_minor(Contract::Cleveragents, Some("1.0")).ok(),
-            Version::parse("1.0")
+            negotiate_minor(Contract::Cleveragents, Some("1.1")).ok(),
+            Version::parse("1.1")
         );
         assert_eq!(
             negotiate_minor(Contract::Cleveragents, None).ok(),
-            Version::parse("1.1")
+            Version::parse("1.2")
         );
-        let err = negotiate_minor(Contract::Cleveragents, Some("1.2")).unwrap_err();
-        assert_eq!(err.code, -32007);
+        for retired_or_unknown in ["1.0", "1.3"] {
+            let err = negotiate_minor(Contract::Cleveragents, Some(retired_or_unknown)).unwrap_err();
+            assert_eq!(err.code, -32007);
+        }
     }
 
     #[test]

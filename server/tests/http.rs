@@ -38,7 +38,7 @@ async fn agent_card_is_served_at_both_well_known_paths() {
     );
     let ext = &card["capabilities"]["extensions"][0];
     assert_eq!(ext["uri"], "urn:cleveragents:extensions:v1");
-    assert_eq!(ext["params"]["versions"], json!(["1.0", "1.1"]));
+    assert_eq!(ext["params"]["versions"], json!(["1.1", "1.2"]));
     assert!(ext["params"]["methods"]
         .as_array()
         .unwrap()
@@ -58,6 +58,8 @@ async fn agent_card_is_served_at_both_well_known_paths() {
             "context",
             "sync",
             "namespaces",
+            "sessions",
+            "domain-events",
             "diagnostics"
         ]
     );
@@ -279,20 +281,38 @@ async fn extension_minor_versions_are_negotiated() {
     let (dispatch, _) = test_router();
     let server = start_http(loopback_config(), dispatch).await;
     let list = rpc(json!(1), "_cleveragents/plan/list", json!({}));
-    // Unsupported minor.
-    let response = post(server.addr, &list, &[("CleverAgents-Extension-Version", "1.2")]).await;
-    assert_eq!(response.status, 200);
-    assert_eq!(
-        error_of(&response.json()),
-        (
-            -32007,
-            "urn:cleveragents:extensions:v1".into(),
-            "VERSION_MISMATCH".into()
+    // A retired minor (1.0, before the current and the prior) and an unknown one.
+    for retired_or_unknown in ["1.0", "1.3"] {
+        let response = post(
+            server.addr,
+            &list,
+            &[("CleverAgents-Extension-Version", retired_or_unknown)],
         )
-    );
-    // 1.0 clients do not see 1.1 methods.
-    let response = post(server.addr, &list, &[("CleverAgents-Extension-Version", "1.0")]).await;
-    assert_eq!(response.header("cleveragents-extension-version"), Some("1.0"));
+        .await;
+        assert_eq!(response.status, 200);
+        let answer = response.json();
+        assert_eq!(
+            error_of(&answer),
+            (
+                -32007,
+                "urn:cleveragents:extensions:v1".into(),
+                "VERSION_MISMATCH".into()
+            )
+        );
+        assert_eq!(
+            answer["error"]["data"][0]["metadata"]["supportedVersions"],
+            "1.1,1.2"
+        );
+    }
+    // 1.1 clients do not see 1.2 methods.
+    let sessions = rpc(json!(2), "_cleveragents/session/list", json!({}));
+    let response = post(
+        server.addr,
+        &sessions,
+        &[("CleverAgents-Extension-Version", "1.1")],
+    )
+    .await;
+    assert_eq!(response.header("cleveragents-extension-version"), Some("1.1"));
     assert_eq!(
         error_of(&response.json()),
         (
@@ -320,7 +340,7 @@ async fn extension_minor_versions_are_negotiated() {
         example_result("_cleveragents/plan/list")
     );
     let response = post(server.addr, &list, &[]).await;
-    assert_eq!(response.header("cleveragents-extension-version"), Some("1.1"));
+    assert_eq!(response.header("cleveragents-extension-version"), Some("1.2"));
     assert!(response.json()["result"].is_object());
     server.stop().await;
 }

@@ -10,13 +10,13 @@ use serde_json::{json, Value};
 async fn initialize_negotiates_and_returns_the_card() {
     let (dispatch, _) = test_router();
     let mut client = StdioClient::start(server::ServerConfig::default(), dispatch);
-    let response = client.initialize(Some("1.0")).await;
+    let response = client.initialize(Some("1.1")).await;
     let result = &response["result"];
     assert_eq!(response["jsonrpc"], "2.0");
     assert_eq!(result["protocolVersion"], "1.0");
     assert_eq!(
         result["extensions"],
-        json!([{"uri": "urn:cleveragents:extensions:v1", "version": "1.0"}])
+        json!([{"uri": "urn:cleveragents:extensions:v1", "version": "1.1"}])
     );
     assert_eq!(result["serverInfo"]["name"], "cleveragents-server");
     let card = &result["agentCard"];
@@ -30,9 +30,9 @@ async fn initialize_negotiates_and_returns_the_card() {
         "local mode declares no security"
     );
     serde_json::from_value::<a2a::types::StdioInitializeResult>(result.clone()).expect("valid result");
-    // Negotiated 1.0: 1.1 methods are invisible.
+    // Negotiated 1.1: 1.2 methods are invisible.
     client
-        .send(&rpc(json!(2), "_cleveragents/plan/list", json!({})))
+        .send(&rpc(json!(2), "_cleveragents/session/list", json!({})))
         .await;
     let (response, _) = client.until_response(&json!(2)).await;
     assert_eq!(
@@ -72,7 +72,12 @@ async fn requests_before_initialize_are_refused() {
 async fn unsupported_versions_at_initialize_are_32007() {
     let (dispatch, _) = test_router();
     let mut client = StdioClient::start(server::ServerConfig::default(), dispatch);
-    let response = client.initialize(Some("1.2")).await;
+    // 1.0 was retired when 1.2 arrived: only the current minor and the prior are served.
+    let response = client.initialize(Some("1.0")).await;
+    assert_eq!(
+        response["error"]["data"][0]["metadata"]["supportedVersions"],
+        "1.1,1.2"
+    );
     assert_eq!(
         error_of(&response),
         (
@@ -94,7 +99,7 @@ async fn unsupported_versions_at_initialize_are_32007() {
     assert_eq!(response["error"]["code"], -32007);
     // Still uninitialized: a correct initialize now succeeds with the newest minor.
     let response = client.initialize(None).await;
-    assert_eq!(response["result"]["extensions"][0]["version"], "1.1");
+    assert_eq!(response["result"]["extensions"][0]["version"], "1.2");
 }
 
 #[tokio::test]

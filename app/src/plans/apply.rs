@@ -252,6 +252,7 @@ async fn write_revision(
             ),
             record::put(ns, rec, plan_version)?,
         ],
+        ..Commit::default()
     };
     record::commit(plans, commit, &rec.plan.id).await?;
     Ok(summary)

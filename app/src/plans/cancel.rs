@@ -56,6 +56,7 @@ pub(crate) async fn task_cancelled(plans: &PlanService, ns: &str, plan_id: &str)
         let commit = Commit {
             task: None,
             docs: vec![doc],
+            ..Commit::default()
         };
         let _ = record::commit(plans, commit, plan_id).await;
     }

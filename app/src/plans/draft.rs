@@ -156,6 +156,7 @@ pub(crate) async fn create_plan(plans: &PlanService, ns: &str, params: PlanUsePa
             Expect::Absent,
             to_json(&record, FAMILY)?,
         )],
+        ..Commit::default()
     };
     plans.db.commit_run(FAMILY, commit).await?;
     Ok(plan)

@@ -249,6 +249,7 @@ pub(crate) async fn save(
     let commit = Commit {
         task: None,
         docs: vec![put(ns, record, version)?],
+        ..Commit::default()
     };
     match plans.db.commit(commit).await {
         Ok(_) => Ok(()),

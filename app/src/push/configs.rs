@@ -76,6 +76,7 @@ impl PushConfigs {
                 Expect::Any,
                 to_json(&config, FAMILY)?,
             )],
+            ..Commit::default()
         };
         self.db.commit_run(FAMILY, commit).await?;
         Ok(config)
@@ -185,6 +186,7 @@ impl PushConfigs {
                 &key,
                 Expect::Version(doc.version),
             )],
+            ..Commit::default()
         };
         self.db.commit_run(FAMILY, commit).await?;
         Ok(Empty {})

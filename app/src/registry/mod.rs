@@ -155,7 +155,15 @@ impl Registry {
                 Value::Object(entity),
             ),
         );
-        match self.db.commit(Commit { task: None, docs }).await {
+        match self
+            .db
+            .commit(Commit {
+                task: None,
+                docs,
+                ..Commit::default()
+            })
+            .await
+        {
             Ok(_) => {}
             Err(StoreError::Conflict { .. }) => {
                 return Err(Error::new(
@@ -228,7 +236,15 @@ impl Registry {
                 Value::Object(entity),
             ),
         );
-        match self.db.commit(Commit { task: None, docs }).await {
+        match self
+            .db
+            .commit(Commit {
+                task: None,
+                docs,
+                ..Commit::default()
+            })
+            .await
+        {
             Ok(_) => {}
             Err(StoreError::Conflict {
                 index: Some(0),
@@ -259,6 +275,7 @@ impl Registry {
         let commit = Commit {
             task: None,
             docs: vec![delete],
+            ..Commit::default()
         };
         match self.db.commit(commit).await {
             Ok(_) => Ok(RegistryRemoveResult {

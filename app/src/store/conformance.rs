@@ -47,6 +47,7 @@ fn create(store: &dyn Store, r: TaskRow) {
             }],
         }),
         docs: vec![],
+        ..Commit::default()
     };
     assert!(store.commit(&commit).is_ok());
 }
@@ -70,6 +71,7 @@ pub fn task_create_update_and_events(store: &dyn Store) {
             events: vec![],
         }),
         docs: vec![],
+        ..Commit::default()
     };
     assert_eq!(
         store.commit(&again),
@@ -103,6 +105,7 @@ pub fn task_create_update_and_events(store: &dyn Store) {
             ],
         }),
         docs: vec![],
+        ..Commit::default()
     };
     assert!(store.commit(&update).is_ok());
     // A stale writer (expects seq 1, the log is at 3) is refused.
@@ -257,7 +260,7 @@ fn move_task(id: &str, ctx: &str, state: &str, expected: u64) -> Commit {
             expected_last_seq: expected,
             events: vec![],
         }),
-        docs: vec![],
+        ..Commit::default()
     }
 }
 
@@ -286,6 +289,7 @@ pub fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
     let put = |expect, v| Commit {
         task: None,
         docs: vec![DocWrite::put("actor", "ns", "k", expect, v)],
+        ..Commit::default()
     };
     assert_eq!(
         store
@@ -320,6 +324,7 @@ pub fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
             DocWrite::put("actor", "ns", "other", Expect::Absent, json!("x")),
             DocWrite::put("actor", "ns", "k", Expect::Version(1), json!(3)),
         ],
+        ..Commit::default()
     };
     assert_eq!(
         store.commit(&mixed),
@@ -334,6 +339,7 @@ pub fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
     let del = Commit {
         task: None,
         docs: vec![DocWrite::delete("actor", "ns", "k", Expect::Version(2))],
+        ..Commit::default()
     };
     assert_eq!(store.commit(&del).map(|c| c.doc_versions), Ok(vec![0]));
     assert_eq!(store.get_doc("actor", "ns", "k"), Ok(None));
@@ -344,7 +350,13 @@ pub fn list_docs_by_prefix_and_cursor(store: &dyn Store) {
         .iter()
         .map(|k| DocWrite::put("c", "ns", k, Expect::Absent, json!(k)))
         .collect();
-    assert!(store.commit(&Commit { task: None, docs }).is_ok());
+    assert!(store
+        .commit(&Commit {
+            task: None,
+            docs,
+            ..Commit::default()
+        })
+        .is_ok());
     let keys = |docs: Vec<Doc>| docs.into_iter().map(|d| d.key).collect::<Vec<_>>();
     assert_eq!(
         store.list_docs("c", "ns", "p/", None, 10).map(keys),
@@ -384,6 +396,7 @@ fn create_with_doc(id: &str, expect: Expect) -> Commit {
             }],
         }),
         docs: vec![DocWrite::put("d", "ns", id, expect, json!(id))],
+        ..Commit::default()
     }
 }
 
@@ -468,6 +481,155 @@ pub fn submitted_commits_stand_alone(store: &dyn Store) {
     assert_eq!(ids, newest_first);
 }
 
+/// Appends event `seq` to task `id` (at `expected`) in a commit of its own.
+fn append(store: &dyn Store, id: &str, ns: &str, ctx: &str, seq: u64) {
+    let commit = Commit {
+        task: Some(TaskWrite {
+            row: row(id, ns, ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:01.000Z"),
+            create: false,
+            expected_last_seq: seq - 1,
+            events: vec![EventRow {
+                seq,
+                body: event(id, seq),
+            }],
+        }),
+        ..Commit::default()
+    };
+    assert!(store.commit(&commit).is_ok());
+}
+
+/// `(position order, task, seq)` of a namespace's events after `after`.
+fn ordered(store: &dyn Store, ns: &str, after: u64, limit: usize) -> Vec<(String, u64)> {
+    let events = store.namespace_events_after(ns, after, limit).unwrap_or_default();
+    assert!(
+        events.windows(2).all(|w| w[0].position < w[1].position),
+        "positions grow"
+    );
+    events.into_iter().map(|e| (e.task_id, e.event.seq)).collect()
+}
+
+pub fn namespace_events_follow_the_order_of_appends(store: &dyn Store) {
+    create(
+        store,
+        row(
+            "a",
+            "ns",
+            "c1",
+            "TASK_STATE_SUBMITTED",
+            "2024-01-01T00:00:00.000Z",
+        ),
+    );
+    create(
+        store,
+        row(
+            "x",
+            "other",
+            "c9",
+            "TASK_STATE_SUBMITTED",
+            "2024-01-01T00:00:00.000Z",
+        ),
+    );
+    create(
+        store,
+        row(
+            "b",
+            "ns",
+            "c2",
+            "TASK_STATE_SUBMITTED",
+            "2024-01-01T00:00:00.000Z",
+        ),
+    );
+    append(store, "a", "ns", "c1", 2);
+    append(store, "x", "other", "c9", 2);
+    append(store, "b", "ns", "c2", 2);
+    append(store, "a", "ns", "c1", 3);
+    let all = ordered(store, "ns", 0, 100);
+    let pairs = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
+    assert_eq!(all, pairs(&[("a", 1), ("b", 1), ("a", 2), ("b", 2), ("a", 3)]));
+    assert_eq!(ordered(store, "other", 0, 100), pairs(&[("x", 1), ("x", 2)]));
+    assert_eq!(ordered(store, "nobody", 0, 100), vec![]);
+    // Reading on from any position gives exactly the rest, page by page.
+    let events = store.namespace_events_after("ns", 0, 100).unwrap_or_default();
+    let third = events[2].position;
+    assert_eq!(ordered(store, "ns", third, 100), pairs(&[("b", 2), ("a", 3)]));
+    assert_eq!(
+        ordered(store, "ns", events[0].position, 2),
+        pairs(&[("b", 1), ("a", 2)])
+    );
+    assert_eq!(events[1].context_id, "c2");
+    assert_eq!(events[1].event.body, StreamResponse::Task(task("b", "first")));
+    assert_eq!(ordered(store, "ns", events[4].position, 100), vec![]);
+}
+
+pub fn deleted_tasks_take_their_events_and_counts_along(store: &dyn Store) {
+    create(
+        store,
+        row("a", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+    );
+    create(
+        store,
+        row("b", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+    );
+    create(
+        store,
+        row("c", "ns", "d", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+    );
+    append(store, "a", "ns", "c", 2);
+    let newest = store
+        .namespace_events_after("ns", 0, 100)
+        .ok()
+        .and_then(|e| e.last().map(|e| e.position))
+        .unwrap_or_default();
+    let doc = DocWrite::put("sessions", "ns", "c", Expect::Absent, json!({ "n": 1 }));
+    assert!(store
+        .commit(&Commit {
+            docs: vec![doc],
+            ..Commit::default()
+        })
+        .is_ok());
+    let delete = |ns: &str, id: &str| TaskDelete {
+        namespace: ns.into(),
+        id: id.into(),
+    };
+    let commit = Commit {
+        docs: vec![DocWrite::delete("sessions", "ns", "c", Expect::Version(1))],
+        // "b" of another namespace and "zz" are not there: left alone.
+        delete_tasks: vec![
+            delete("ns", "a"),
+            delete("other", "b"),
+            delete("ns", "b"),
+            delete("ns", "zz"),
+        ],
+        ..Commit::default()
+    };
+    assert_eq!(store.commit(&commit).map(|c| c.deleted_tasks), Ok(2));
+    assert_eq!(store.get_task("ns", "a"), Ok(None));
+    assert_eq!(store.events_after("ns", "a", 0), Ok(vec![]));
+    assert_eq!(store.get_doc("sessions", "ns", "c"), Ok(None));
+    assert_eq!(ordered(store, "ns", 0, 100), vec![("c".to_string(), 1)]);
+    assert_eq!(context_totals(store, "c"), Ok((0, 0, 0)));
+    let page = store.list_tasks(&TaskQuery {
+        namespace: "ns".into(),
+        state: Some("TASK_STATE_SUBMITTED".into()),
+        limit: 10,
+        ..Default::default()
+    });
+    assert_eq!(page.map(|p| (p.total, p.rows.len())), Ok((1, 1)));
+    // A failed check deletes nothing.
+    let refused = Commit {
+        docs: vec![DocWrite::delete("sessions", "ns", "c", Expect::Version(7))],
+        delete_tasks: vec![delete("ns", "c")],
+        ..Commit::default()
+    };
+    assert!(store.commit(&refused).is_err());
+    assert!(matches!(store.get_task("ns", "c"), Ok(Some(_))));
+    // Positions are never given twice, even after the newest were deleted.
+    append(store, "c", "ns", "d", 2);
+    let after = store.namespace_events_after("ns", 0, 100).unwrap_or_default();
+    assert_eq!(after.len(), 2);
+    assert!(after[1].position > newest, "{after:?} after {newest}");
+}
+
 macro_rules! store_suite {
     ($name:ident, $make:expr) => {
         mod $name {
@@ -500,6 +662,16 @@ macro_rules! store_suite {
             fn submitted_commits_stand_alone() {
                 let (store, _dir) = store();
                 super::submitted_commits_stand_alone(&*store);
+            }
+            #[test]
+            fn namespace_events_follow_the_order_of_appends() {
+                let (store, _dir) = store();
+                super::namespace_events_follow_the_order_of_appends(&*store);
+            }
+            #[test]
+            fn deleted_tasks_take_their_events_and_counts_along() {
+                let (store, _dir) = store();
+                super::deleted_tasks_take_their_events_and_counts_along(&*store);
             }
             #[test]
             fn integrity_is_clean() {
@@ -559,7 +731,7 @@ fn sqlite_context_counts_are_filled_from_an_older_store() {
     {
         // The store as migration 2 left it: no per-context counts yet.
         let conn = rusqlite::Connection::open(&path).expect("raw open");
-        conn.execute_batch("DROP TABLE context_counts; PRAGMA user_version = 2;")
+        conn.execute_batch("DROP TABLE context_counts; DROP TABLE event_order; PRAGMA user_version = 2;")
             .expect("downgrade");
     }
     let store = SqliteStore::open(&path).expect("reopen migrates");
@@ -626,4 +798,131 @@ fn postgres_announces_appended_events_to_every_store_on_the_database() {
     assert_eq!(heard, Ok(Some(wanted)));
     // What the notice announces is in the table, for the other store too.
     assert_eq!(follower.events_after("ns", "t", 0).map(|e| e.len()), Ok(1));
+}
+
+#[test]
+fn sqlite_event_order_is_filled_from_an_older_store() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    {
+        let store = SqliteStore::open(&path).expect("open");
+        create(
+            &store,
+            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        );
+        create(
+            &store,
+            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        );
+        append(&store, "t1", "ns", "c", 2);
+    }
+    {
+        // The store as migration 3 left it: no event order yet.
+        let conn = rusqlite::Connection::open(&path).expect("raw open");
+        conn.execute_batch("DROP TABLE event_order; PRAGMA user_version = 3;")
+            .expect("downgrade");
+    }
+    let store = SqliteStore::open(&path).expect("reopen migrates");
+    // Each task's events stay in their order; tasks come in the order of their last write.
+    let pairs = ordered(&store, "ns", 0, 100);
+    let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
+    assert_eq!(pairs, strings(&[("t2", 1), ("t1", 1), ("t1", 2)]));
+}
+
+#[test]
+fn postgres_event_order_is_filled_from_an_older_store() {
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    {
+        let store = PgStore::open(&url).expect("open");
+        create(
+            &store,
+            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        );
+        create(
+            &store,
+            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        );
+        append(&store, "t1", "ns", "c", 2);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let downgraded = runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::spawn(connection);
+        // The database as migration 1 left it: no event order yet.
+        client
+            .batch_execute(
+                "DROP TABLE event_order; DROP SEQUENCE event_position; UPDATE schema_version SET version = 1",
+            )
+            .await
+            .map_err(|e| e.to_string())
+    });
+    assert_eq!(downgraded, Ok(()));
+    let store = PgStore::open(&url).expect("reopen migrates");
+    // Each task's events stay in their order; tasks come in the order of their last write.
+    let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
+    assert_eq!(
+        ordered(&store, "ns", 0, 100),
+        strings(&[("t2", 1), ("t1", 1), ("t1", 2)])
+    );
+    // New events are placed after the ones filled in.
+    append(&store, "t2", "ns", "c", 2);
+    assert_eq!(
+        ordered(&store, "ns", 0, 100),
+        strings(&[("t2", 1), ("t1", 1), ("t1", 2), ("t2", 2)])
+    );
+}
+
+#[test]
+fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrently() {
+    const AGENTS: usize = 3;
+    const APPENDS: u64 = 40;
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    let reader = PgStore::open(&url).expect("open the reader");
+    let agents: Vec<_> = (0..AGENTS)
+        .map(|i| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let store = PgStore::open(&url).expect("open an agent");
+                let id = format!("t{i}");
+                create(
+                    &store,
+                    row(&id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+                );
+                for seq in 2..=APPENDS + 1 {
+                    append(&store, &id, "ns", "c", seq);
+                }
+            })
+        })
+        .collect();
+    // Reads on from the last position seen while the agents commit: every
+    // event must be seen exactly once, each task's in order.
+    let wanted = AGENTS * (APPENDS as usize + 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let (mut seen, mut last) = (Vec::new(), 0);
+    while seen.len() < wanted && std::time::Instant::now() < deadline {
+        let page = reader.namespace_events_after("ns", last, 7).unwrap_or_default();
+        if let Some(newest) = page.last() {
+            last = newest.position;
+        }
+        seen.extend(page.into_iter().map(|e| (e.task_id, e.event.seq)));
+    }
+    for agent in agents {
+        assert!(agent.join().is_ok(), "an agent failed");
+    }
+    seen.extend(
+        ordered(&reader, "ns", last, wanted + 1)
+            .into_iter()
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(seen.len(), wanted, "each event seen once");
+    for i in 0..AGENTS {
+        let id = format!("t{i}");
+        let seqs: Vec<u64> = seen.iter().filter(|(t, _)| *t == id).map(|(_, s)| *s).collect();
+        assert_eq!(seqs, (1..=APPENDS + 1).collect::<Vec<_>>(), "task {id}");
+    }
 }

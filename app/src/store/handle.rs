@@ -9,16 +9,29 @@ use super::{Commit, Committed, Store, StoreError, StoreResult};
 use crate::util::Family;
 use a2a::rpc::Error;
 use std::sync::Arc;
+use tokio::sync::watch;
 
 /// A shared, cloneable handle on the store.
 #[derive(Clone)]
 pub struct StoreHandle {
     store: Arc<dyn Store>,
+    /// Counts the durable commits that appended task events, so a namespace
+    /// event stream wakes when there is something new to read.
+    appended: Arc<watch::Sender<u64>>,
 }
 
 impl StoreHandle {
     pub fn new(store: Arc<dyn Store>) -> Self {
-        StoreHandle { store }
+        StoreHandle {
+            store,
+            appended: Arc::new(watch::channel(0).0),
+        }
+    }
+
+    /// Changes after every durable commit that appended task events through
+    /// this handle (or a clone of it).
+    pub fn appended(&self) -> watch::Receiver<u64> {
+        self.appended.subscribe()
     }
 
     /// The store itself (for diagnostics and tests).
@@ -40,6 +53,15 @@ impl StoreHandle {
     /// Commits and waits until the commit is durable; the store error is
     /// kept, so callers can map conflicts.
     pub async fn commit(&self, commit: Commit) -> StoreResult<Committed> {
+        let appends = commit.task.as_ref().is_some_and(|t| !t.events.is_empty());
+        let outcome = self.commit_quietly(commit).await;
+        if appends && outcome.is_ok() {
+            self.appended.send_modify(|n| *n = n.wrapping_add(1));
+        }
+        outcome
+    }
+
+    async fn commit_quietly(&self, commit: Commit) -> StoreResult<Committed> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.store.submit(
             commit,
@@ -54,6 +76,29 @@ impl StoreHandle {
                 "the store dropped a commit unanswered".into(),
             ))
         })
+    }
+
+    /// Deletes the tasks `ids` of `namespace` with their events, and applies
+    /// `docs`, in one commit; how many tasks were deleted.
+    pub async fn delete_tasks(
+        &self,
+        namespace: &str,
+        ids: Vec<String>,
+        docs: Vec<super::DocWrite>,
+    ) -> StoreResult<u64> {
+        let delete_tasks = ids
+            .into_iter()
+            .map(|id| super::TaskDelete {
+                namespace: namespace.to_string(),
+                id,
+            })
+            .collect();
+        let commit = Commit {
+            task: None,
+            docs,
+            delete_tasks,
+        };
+        Ok(self.commit(commit).await?.deleted_tasks)
     }
 
     /// Commits like [`StoreHandle::commit`]; a failure is an internal error of `family`.

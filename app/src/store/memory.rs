@@ -16,6 +16,11 @@ struct State {
     tasks: TaskTable,
     docs: BTreeMap<DocKey, (u64, Value)>,
     rank: i64,
+    /// Per namespace: (position, task id, seq) of every appended event, in
+    /// position order; the bodies stay in the task table.
+    event_order: HashMap<String, Vec<(u64, String, u64)>>,
+    /// The last position given.
+    position: u64,
 }
 
 /// A store that lives in this process only.
@@ -109,6 +114,16 @@ impl MemoryStore {
                 row.last_seq = last.seq;
             }
             task_rank = Some(row.rank);
+            let mut positions = Vec::with_capacity(tw.events.len());
+            for event in &tw.events {
+                state.position += 1;
+                positions.push((state.position, row.id.clone(), event.seq));
+            }
+            state
+                .event_order
+                .entry(row.namespace.clone())
+                .or_default()
+                .extend(positions);
             state.tasks.put(row, events);
         }
         for (write, version) in commit.docs.into_iter().zip(&versions) {
@@ -122,9 +137,19 @@ impl MemoryStore {
                 }
             }
         }
+        let mut deleted_tasks = 0;
+        for delete in &commit.delete_tasks {
+            if state.tasks.remove(&delete.namespace, &delete.id) {
+                deleted_tasks += 1;
+                if let Some(order) = state.event_order.get_mut(&delete.namespace) {
+                    order.retain(|(_, task_id, _)| *task_id != delete.id);
+                }
+            }
+        }
         Ok(Committed {
             task_rank,
             doc_versions: versions,
+            deleted_tasks,
         })
     }
 }
@@ -149,6 +174,31 @@ impl Store for MemoryStore {
 
     fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
         self.lock()?.tasks.events_after(namespace, task_id, after)
+    }
+
+    fn namespace_events_after(
+        &self,
+        namespace: &str,
+        after: u64,
+        limit: usize,
+    ) -> StoreResult<Vec<OrderedEvent>> {
+        let state = self.lock()?;
+        let Some(order) = state.event_order.get(namespace) else {
+            return Ok(vec![]);
+        };
+        let start = order.partition_point(|(position, _, _)| *position <= after);
+        let mut out = Vec::new();
+        for (position, task_id, seq) in order[start..].iter().take(limit) {
+            if let Some((context_id, event)) = state.tasks.event(namespace, task_id, *seq)? {
+                out.push(OrderedEvent {
+                    position: *position,
+                    task_id: task_id.clone(),
+                    context_id,
+                    event,
+                });
+            }
+        }
+        Ok(out)
     }
 
     fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {

@@ -85,6 +85,18 @@ pub struct EventRow {
     pub body: StreamResponse,
 }
 
+/// One task event in the store-wide order of appends (the namespace event stream).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OrderedEvent {
+    /// Position of the append: it grows with every event appended anywhere in
+    /// the store and is never given twice, so it orders the events of a
+    /// namespace (with gaps where other namespaces' events fall).
+    pub position: u64,
+    pub task_id: String,
+    pub context_id: String,
+    pub event: EventRow,
+}
+
 /// A task change inside a commit.
 #[derive(Clone, Debug)]
 pub struct TaskWrite {
@@ -146,19 +158,30 @@ pub struct Doc {
     pub value: Value,
 }
 
+/// A task to delete inside a commit, with its event log (a task of another
+/// namespace, or one already gone, is left alone).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskDelete {
+    pub namespace: String,
+    pub id: String,
+}
+
 /// One atomic unit of change.
 #[derive(Clone, Debug, Default)]
 pub struct Commit {
     pub task: Option<TaskWrite>,
     pub docs: Vec<DocWrite>,
+    /// Applied after the task write and the documents.
+    pub delete_tasks: Vec<TaskDelete>,
 }
 
-/// What a commit did: the rank given to the task and each document's new
-/// version (0 for deletions), in order.
+/// What a commit did: the rank given to the task, each document's new
+/// version (0 for deletions), in order, and how many tasks it deleted.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Committed {
     pub task_rank: Option<i64>,
     pub doc_versions: Vec<u64>,
+    pub deleted_tasks: u64,
 }
 
 /// Filters and cursor of a task listing; results are newest first (by rank).
@@ -261,6 +284,17 @@ pub trait Store: Send + Sync + 'static {
     /// `after`, in order (none for a task of another namespace).
     fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>>;
     fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage>;
+    /// Events of every task of `namespace` whose position is above `after`,
+    /// in position order, at most `limit`. Positions are given in commit order,
+    /// so a reader never sees a position while an earlier one of a commit not
+    /// yet visible could still appear below it: reading on from the last
+    /// position seen misses nothing and repeats nothing.
+    fn namespace_events_after(
+        &self,
+        namespace: &str,
+        after: u64,
+        limit: usize,
+    ) -> StoreResult<Vec<OrderedEvent>>;
     fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>>;
     /// Documents of a collection in a namespace whose key starts with `prefix`,
     /// in key order, after the key `after` (exclusive), at most `limit`.

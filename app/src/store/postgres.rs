@@ -186,6 +186,18 @@ impl Store for PgStore {
         self.read(move |conn| async move { reads::events_after(&conn, &namespace, &task_id, after).await })
     }
 
+    fn namespace_events_after(
+        &self,
+        namespace: &str,
+        after: u64,
+        limit: usize,
+    ) -> StoreResult<Vec<OrderedEvent>> {
+        let namespace = namespace.to_string();
+        self.read(
+            move |conn| async move { reads::namespace_events_after(&conn, &namespace, after, limit).await },
+        )
+    }
+
     fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
         let query = query.clone();
         self.read(move |conn| async move { reads::list_tasks(&conn, &query).await })

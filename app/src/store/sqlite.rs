@@ -76,6 +76,22 @@ const MIGRATIONS: &[&str] = &[
             (SELECT namespace, context_id FROM tasks GROUP BY namespace, context_id HAVING COUNT(*) >= 2)
         GROUP BY namespace, context_id, state;
 ",
+    "
+    -- Every appended task event in one store-wide order, which the namespace
+    -- event stream reads by position; the bodies stay in task_events (an event
+    -- is stored once). AUTOINCREMENT: a position is never given twice, even
+    -- after the newest events are deleted with their tasks.
+    CREATE TABLE event_order (
+        position  INTEGER PRIMARY KEY AUTOINCREMENT,
+        namespace TEXT NOT NULL,
+        task_id   TEXT NOT NULL,
+        seq       INTEGER NOT NULL
+    );
+    CREATE INDEX event_order_by_namespace ON event_order(namespace, position);
+    INSERT INTO event_order(namespace, task_id, seq)
+        SELECT t.namespace, e.task_id, e.seq FROM task_events e JOIN tasks t ON t.id = e.task_id
+        ORDER BY t.rank, e.seq;
+",
 ];
 
 /// A store in one SQLite database: one writer thread (group commit) and a
@@ -155,6 +171,51 @@ impl Store for SqliteStore {
             .and_then(|mut stmt| stmt.query_row([id, namespace], task_from_row).optional())
             .map_err(backend)?
             .transpose()
+        })
+    }
+
+    fn namespace_events_after(
+        &self,
+        namespace: &str,
+        after: u64,
+        limit: usize,
+    ) -> StoreResult<Vec<OrderedEvent>> {
+        self.readers.with(|conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT o.position, o.task_id, t.context_id, e.seq, e.body FROM event_order o \
+                     JOIN task_events e ON e.task_id = o.task_id AND e.seq = o.seq \
+                     JOIN tasks t ON t.id = o.task_id \
+                     WHERE o.namespace = ?1 AND o.position > ?2 ORDER BY o.position LIMIT ?3",
+                )
+                .map_err(backend)?;
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let after = i64::try_from(after).unwrap_or(i64::MAX);
+            let rows = stmt
+                .query_map(params![namespace, after, limit], |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, String>(4)?,
+                    ))
+                })
+                .map_err(backend)?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (position, task_id, context_id, seq, body) = row.map_err(backend)?;
+                out.push(OrderedEvent {
+                    position: position as u64,
+                    task_id,
+                    context_id,
+                    event: EventRow {
+                        seq: seq as u64,
+                        body: decode(&body)?,
+                    },
+                });
+            }
+            Ok(out)
         })
     }
 

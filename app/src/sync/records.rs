@@ -51,7 +51,11 @@ impl SyncService {
     }
 
     pub(super) async fn commit(&self, docs: Vec<DocWrite>, what: &str) -> Result<(), Error> {
-        let commit = Commit { task: None, docs };
+        let commit = Commit {
+            task: None,
+            docs,
+            ..Commit::default()
+        };
         match self.db.commit(commit).await {
             Ok(_) => Ok(()),
             Err(StoreError::Conflict { .. }) => Err(Error::new(

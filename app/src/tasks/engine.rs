@@ -224,6 +224,7 @@ impl TaskEngine {
                 }],
             }),
             docs,
+            ..Commit::default()
         };
         self.commit(
             commit,
@@ -295,6 +296,7 @@ impl TaskEngine {
                 events: rows,
             }),
             docs,
+            ..Commit::default()
         };
         self.commit(
             commit,

@@ -115,7 +115,7 @@ fn call_args() -> Vec<Arg> {
             .global(true)
             .value_name("MINOR")
             .help(format!(
-                "Minor version of {} to speak (e.g. 1.0) [default: newest]",
+                "Minor version of {} to speak (e.g. 1.1) [default: newest]",
                 a2a::rpc::declared(a2a::Contract::Cleveragents.extension_uri())
             )),
         Arg::new("timeout")

@@ -160,6 +160,10 @@ fn field_value(field: &Field, matches: &ArgMatches) -> Result<Option<Value>, Str
 /// Accepts an enum's wire name or its short form, case-insensitively
 /// (`completed` or `TASK_STATE_COMPLETED`).
 pub fn enum_value(names: &[String], given: &str, flag: &str) -> Result<String, String> {
+    // Enums of dotted event names (`tool.invoked`) are given as they are.
+    if let Some(exact) = names.iter().find(|n| n.as_str() == given.trim()) {
+        return Ok(exact.clone());
+    }
     let wanted = given.trim().to_ascii_uppercase().replace('-', "_");
     if let Some(exact) = names.iter().find(|n| **n == wanted) {
         return Ok(exact.clone());
@@ -229,6 +233,26 @@ mod tests {
         );
         assert_eq!(params.pointer("/message/role"), Some(&json!("ROLE_USER")));
         assert_eq!(params.pointer("/message/contextId"), Some(&json!("c1")));
+    }
+
+    #[test]
+    fn dotted_enum_names_and_short_flags() {
+        let params = params_for(
+            "_cleveragents/events/subscribe",
+            &[
+                "--plan",
+                "p1",
+                "--type",
+                "tool.invoked",
+                "--type",
+                "plan.error",
+                "--follow",
+            ],
+        );
+        assert_eq!(
+            params,
+            Ok(json!({ "planId": "p1", "types": ["tool.invoked", "plan.error"], "follow": true }))
+        );
     }
 
     #[test]

@@ -216,9 +216,24 @@ fn domain_event(update: &Value) -> Option<String> {
     }
 }
 
-/// One line for one stream event (a StreamResponse; anything else is shown as
-/// compact JSON).
+/// One line for one stream event (a StreamResponse, or a namespace domain
+/// event wrapping one; anything else is shown as compact JSON).
 pub fn event_line(seq: Option<u64>, event: &Value) -> String {
+    if let (Some(kind), Some(inner)) = (event.get("type").and_then(Value::as_str), event.get("event")) {
+        let task = event.get("taskId").and_then(Value::as_str).unwrap_or("?");
+        let mut line = format!("{kind} task {task}");
+        if let Some(task_seq) = event.get("taskSeq").and_then(Value::as_u64) {
+            let _ = write!(line, "#{task_seq}");
+        }
+        if let Some(plan) = event.get("planId").and_then(Value::as_str) {
+            let _ = write!(line, " plan {plan}");
+        }
+        let _ = write!(line, ": {}", event_line(None, inner));
+        return match seq {
+            Some(seq) => format!("#{seq} {line}"),
+            None => line,
+        };
+    }
     let body = if let Some(task) = event.get("task") {
         let id = task.get("id").and_then(Value::as_str).unwrap_or("?");
         let state = task
@@ -291,6 +306,17 @@ mod tests {
         assert_eq!(
             result_text(&nested),
             "plan:\n  id: p\n  state: RUNNING\ntaskId: t\n"
+        );
+    }
+
+    #[test]
+    fn domain_event_lines() {
+        let event = json!({"cursor": 42, "type": "tool.invoked", "sessionId": "s", "taskId": "t", "taskSeq": 3, "planId": "p",
+            "event": {"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_WORKING"},
+                      "metadata": {"urn:cleveragents:extensions:v1": {"event": "tool.invoked"}}}}});
+        assert_eq!(
+            event_line(Some(42), &event),
+            "#42 tool.invoked task t#3 plan p: status working [tool.invoked]"
         );
     }
 

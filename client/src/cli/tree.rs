@@ -276,7 +276,14 @@ pub fn method_command(name: String, method: &'static MethodDescriptor) -> Comman
         );
     }
     let mut index = 1;
-    for field in fields(method.params_type) {
+    let all_fields = fields(method.params_type);
+    let mut taken: Vec<String> = all_fields
+        .iter()
+        .map(|f| kebab(&f.name))
+        .chain(RESERVED.iter().map(|r| r.to_string()))
+        .chain(["context-id", "task-id"].map(str::to_string))
+        .collect();
+    for field in all_fields {
         let flag = kebab(&field.name);
         if field.positional {
             let mut arg = Arg::new(field.name.clone())
@@ -306,10 +313,18 @@ pub fn method_command(name: String, method: &'static MethodDescriptor) -> Comman
             }
             continue;
         }
-        if RESERVED.contains(&flag.as_str()) {
+        // `--follow` is the CLI's own only where it follows a task the answer names.
+        let own_follow = flag == "follow" && !can_follow(method);
+        if RESERVED.contains(&flag.as_str()) && !own_follow {
             continue;
         }
-        let mut arg = Arg::new(field.name.clone()).long(flag).help(field.help.clone());
+        let mut arg = Arg::new(field.name.clone())
+            .long(flag.clone())
+            .help(field.help.clone());
+        if let Some(short) = shorter_flag(&flag, &field.kind).filter(|f| !taken.contains(f)) {
+            taken.push(short.clone());
+            arg = arg.visible_alias(short);
+        }
         arg = match &field.kind {
             Kind::Bool => arg.action(ArgAction::SetTrue),
             Kind::List(_) => arg.action(ArgAction::Append).value_name("VALUE"),
@@ -324,6 +339,21 @@ pub fn method_command(name: String, method: &'static MethodDescriptor) -> Comman
         command = command.arg(arg);
     }
     command
+}
+
+/// A shorter spelling accepted for a flag: `--plan` for `--plan-id`, and the
+/// singular of a repeatable flag (`--type T --type U` for `--types`).
+fn shorter_flag(flag: &str, kind: &Kind) -> Option<String> {
+    if let Some(stem) = flag.strip_suffix("-id").filter(|s| !s.is_empty()) {
+        return Some(stem.to_string());
+    }
+    match kind {
+        Kind::List(_) => flag
+            .strip_suffix('s')
+            .filter(|s| s.len() > 1 && !s.ends_with('s'))
+            .map(str::to_string),
+        _ => None,
+    }
 }
 
 /// The part of an enum name after its type prefix (`TASK_STATE_COMPLETED` →

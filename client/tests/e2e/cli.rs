@@ -241,8 +241,8 @@ pub fn cli_error_exit_codes() {
             "{args:?}"
         );
     }
-    // plan/list arrived in 1.1: a 1.0 session does not have it.
-    let run = agents(&["--extension-version", "1.0", "plan", "list"]);
+    // session/list arrived in 1.2: a 1.1 session does not have it.
+    let run = agents(&["--extension-version", "1.1", "session", "list"]);
     assert_eq!(run.code, 8);
     assert!(
         run.stderr.starts_with("error: ") && run.stderr.ends_with("(METHOD_NOT_FOUND)\n"),
@@ -250,10 +250,12 @@ pub fn cli_error_exit_codes() {
         run.stderr
     );
     assert_eq!(run.stderr.lines().count(), 1);
-    // An unsupported minor version is refused at initialize.
-    let run = agents(&["--extension-version", "1.9", "health", "check"]);
-    assert_eq!(run.code, 8);
-    assert!(run.stderr.ends_with("(VERSION_MISMATCH)\n"), "{}", run.stderr);
+    // An unsupported minor version (unknown, or retired as 1.0 is) is refused at initialize.
+    for version in ["1.9", "1.0"] {
+        let run = agents(&["--extension-version", version, "health", "check"]);
+        assert_eq!(run.code, 8);
+        assert!(run.stderr.ends_with("(VERSION_MISMATCH)\n"), "{}", run.stderr);
+    }
     // Unknown command: clap's usage error.
     assert_eq!(agents(&["bogus"]).code, 2);
     // Server mode: no token, wrong token, nobody listening.

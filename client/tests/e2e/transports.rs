@@ -100,11 +100,22 @@ pub fn http_client_typed_calls_and_negotiation() {
             .collect()
             .await;
         assert_eq!(Some(events), ex["SendStreamingMessage"].events);
-        // Extension 1.0 does not have plan/list (since 1.1).
-        let old = http_client(Some("1.0"), Some(TOKEN));
-        match old.plan_list(typed(&ex["_cleveragents/plan/list"].params)).await {
+        // Extension 1.1 does not have session/list (since 1.2); 1.0 is no longer served.
+        let old = http_client(Some("1.1"), Some(TOKEN));
+        match old
+            .session_list(typed(&ex["_cleveragents/session/list"].params))
+            .await
+        {
             Err(CallError::Rpc(e)) => assert_eq!(e.kind(), Some(ErrorKind::ExtMethodNotFound)),
             other => panic!("expected method-not-found, got {other:?}"),
+        }
+        let retired = http_client(Some("1.0"), Some(TOKEN));
+        match retired
+            .plan_list(typed(&ex["_cleveragents/plan/list"].params))
+            .await
+        {
+            Err(CallError::Rpc(e)) => assert_eq!(e.kind(), Some(ErrorKind::ExtVersionMismatch)),
+            other => panic!("expected version mismatch, got {other:?}"),
         }
         // No credentials: 401 surfaces as the typed auth error.
         let anonymous = http_client(None, None);

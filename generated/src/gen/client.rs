@@ -698,7 +698,79 @@ impl<T: crate::rpc::Transport> Client<T> {
     ) -> ::std::result::Result<crate::types::DiagnosticsReport, crate::rpc::CallError> {
         self.call::<crate::methods::markers::DiagnosticsRun>(params).await
     }
-    /// `initialize`: Opens a stdio session (binding urn:cleveragents:bindings:stdio:v1): negotiates the A2A protocol version and the extensions once and returns the Agent Card. Must be the first request; no other request is served before it. ExtVersionMismatch when the protocol version or the requested minor version of urn:cleveragents:extensions:v1 is not supported (the server supports 1.0 and 1.1); ExtInvalidState when the session is already initialized.
+    /// `_cleveragents/session/create`: Creates a session: a new A2A context with a title and client metadata. Its id is usable as `contextId` in SendMessage and as `sessionId` of the other session methods.
+    pub async fn session_create(
+        &self,
+        params: crate::types::SessionCreateParams,
+    ) -> ::std::result::Result<crate::types::Session, crate::rpc::CallError> {
+        self.call::<crate::methods::markers::SessionCreate>(params).await
+    }
+    /// `_cleveragents/session/list`: Lists sessions, newest first (by creation time), filtered by title and by whether they wait for input.
+    pub async fn session_list(
+        &self,
+        params: crate::types::SessionListParams,
+    ) -> ::std::result::Result<crate::types::SessionList, crate::rpc::CallError> {
+        self.call::<crate::methods::markers::SessionList>(params).await
+    }
+    /// `_cleveragents/session/show`: Returns a session with its tasks (newest first), the plans run in it, its last activity and whether a task waits for input.
+    pub async fn session_show(
+        &self,
+        params: crate::types::SessionShowParams,
+    ) -> ::std::result::Result<crate::types::SessionDetail, crate::rpc::CallError> {
+        self.call::<crate::methods::markers::SessionShow>(params).await
+    }
+    /// `_cleveragents/session/resume`: Returns what a client needs to continue a session: the newest task waiting for input, if any, and the latest messages.
+    pub async fn session_resume(
+        &self,
+        params: crate::types::SessionResumeParams,
+    ) -> ::std::result::Result<crate::types::SessionResume, crate::rpc::CallError> {
+        self.call::<crate::methods::markers::SessionResume>(params).await
+    }
+    /// `_cleveragents/session/tell`: Sends a message into a session: exactly SendMessage with the session as contextId (a taskId in the message continues that task). ExtInvalidParams when the message names another contextId; ExtInvalidState when it continues a terminal task; ExtNotFound for an unknown session or task.
+    pub async fn session_tell(
+        &self,
+        params: crate::types::SessionTellParams,
+    ) -> ::std::result::Result<
+        crate::types::SendMessageResponse,
+        crate::rpc::CallError,
+    > {
+        self.call::<crate::methods::markers::SessionTell>(params).await
+    }
+    /// `_cleveragents/session/delete`: Deletes a session and its tasks (with their events). ExtInvalidState while one of its tasks is not in a terminal state, unless `force`.
+    pub async fn session_delete(
+        &self,
+        params: crate::types::SessionDeleteParams,
+    ) -> ::std::result::Result<
+        crate::types::SessionDeleteResult,
+        crate::rpc::CallError,
+    > {
+        self.call::<crate::methods::markers::SessionDelete>(params).await
+    }
+    /// `_cleveragents/session/export`: Writes a session as one self-contained, versioned JSON document: the session, its tasks with history and artifacts, its plan links, and a SHA-256 checksum of the session and of each task.
+    pub async fn session_export(
+        &self,
+        params: crate::types::SessionExportParams,
+    ) -> ::std::result::Result<crate::types::SessionExport, crate::rpc::CallError> {
+        self.call::<crate::methods::markers::SessionExport>(params).await
+    }
+    /// `_cleveragents/session/import`: Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance). Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task is of another context, or the format or its version is unknown.
+    pub async fn session_import(
+        &self,
+        params: crate::types::SessionImportParams,
+    ) -> ::std::result::Result<crate::types::Session, crate::rpc::CallError> {
+        self.call::<crate::methods::markers::SessionImport>(params).await
+    }
+    /// `_cleveragents/events/subscribe`: Streams the domain events of a namespace, filtered by plan, session and event types, in the order of their cursors (causal order within a task and so within a plan). Each event carries its namespace-wide cursor; a subscription resumed after a cursor (`after`, SSE Last-Event-ID, stdio `stream/resume`) gets every later matching event exactly once. Without `follow` the stream ends after the events stored now.
+    pub async fn events_subscribe(
+        &self,
+        params: crate::types::EventsSubscribeParams,
+    ) -> ::std::result::Result<
+        crate::rpc::ClientStream<crate::types::DomainEvent>,
+        crate::rpc::CallError,
+    > {
+        self.subscribe::<crate::methods::markers::EventsSubscribe>(params).await
+    }
+    /// `initialize`: Opens a stdio session (binding urn:cleveragents:bindings:stdio:v1): negotiates the A2A protocol version and the extensions once and returns the Agent Card. Must be the first request; no other request is served before it. ExtVersionMismatch when the protocol version or the requested minor version of urn:cleveragents:extensions:v1 is not supported (the server supports 1.2 and 1.1); ExtInvalidState when the session is already initialized.
     pub async fn initialize(
         &self,
         params: crate::types::StdioInitializeParams,

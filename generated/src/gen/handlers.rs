@@ -1492,15 +1492,201 @@ pub trait HealthHandler: Send + Sync {
         }
     }
 }
+/// Service `session` of the `cleveragents` contract: Sessions: A2A contexts with a title, their tasks and plans, resumed, told, deleted, exported and imported.
+pub trait SessionHandler: Send + Sync {
+    /// `_cleveragents/session/create`: Creates a session: a new A2A context with a title and client metadata. Its id is usable as `contextId` in SendMessage and as `sessionId` of the other session methods.
+    ///
+    /// The default answers method-not-found.
+    fn session_create(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::SessionCreateParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<crate::types::Session, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    <crate::methods::markers::SessionCreate as crate::rpc::Method>::descriptor(),
+                ),
+            )
+        }
+    }
+    /// `_cleveragents/session/list`: Lists sessions, newest first (by creation time), filtered by title and by whether they wait for input.
+    ///
+    /// The default answers method-not-found.
+    fn session_list(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::SessionListParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<crate::types::SessionList, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    <crate::methods::markers::SessionList as crate::rpc::Method>::descriptor(),
+                ),
+            )
+        }
+    }
+    /// `_cleveragents/session/show`: Returns a session with its tasks (newest first), the plans run in it, its last activity and whether a task waits for input.
+    ///
+    /// The default answers method-not-found.
+    fn session_show(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::SessionShowParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<crate::types::SessionDetail, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    <crate::methods::markers::SessionShow as crate::rpc::Method>::descriptor(),
+                ),
+            )
+        }
+    }
+    /// `_cleveragents/session/resume`: Returns what a client needs to continue a session: the newest task waiting for input, if any, and the latest messages.
+    ///
+    /// The default answers method-not-found.
+    fn session_resume(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::SessionResumeParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<crate::types::SessionResume, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    <crate::methods::markers::SessionResume as crate::rpc::Method>::descriptor(),
+                ),
+            )
+        }
+    }
+    /// `_cleveragents/session/tell`: Sends a message into a session: exactly SendMessage with the session as contextId (a taskId in the message continues that task). ExtInvalidParams when the message names another contextId; ExtInvalidState when it continues a terminal task; ExtNotFound for an unknown session or task.
+    ///
+    /// The default answers method-not-found.
+    fn session_tell(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::SessionTellParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::types::SendMessageResponse,
+            crate::rpc::Error,
+        >,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    <crate::methods::markers::SessionTell as crate::rpc::Method>::descriptor(),
+                ),
+            )
+        }
+    }
+    /// `_cleveragents/session/delete`: Deletes a session and its tasks (with their events). ExtInvalidState while one of its tasks is not in a terminal state, unless `force`.
+    ///
+    /// The default answers method-not-found.
+    fn session_delete(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::SessionDeleteParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::types::SessionDeleteResult,
+            crate::rpc::Error,
+        >,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    <crate::methods::markers::SessionDelete as crate::rpc::Method>::descriptor(),
+                ),
+            )
+        }
+    }
+    /// `_cleveragents/session/export`: Writes a session as one self-contained, versioned JSON document: the session, its tasks with history and artifacts, its plan links, and a SHA-256 checksum of the session and of each task.
+    ///
+    /// The default answers method-not-found.
+    fn session_export(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::SessionExportParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<crate::types::SessionExport, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    <crate::methods::markers::SessionExport as crate::rpc::Method>::descriptor(),
+                ),
+            )
+        }
+    }
+    /// `_cleveragents/session/import`: Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance). Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task is of another context, or the format or its version is unknown.
+    ///
+    /// The default answers method-not-found.
+    fn session_import(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::SessionImportParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<crate::types::Session, crate::rpc::Error>,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    <crate::methods::markers::SessionImport as crate::rpc::Method>::descriptor(),
+                ),
+            )
+        }
+    }
+}
+/// Service `events` of the `cleveragents` contract: The namespace's domain events as one filtered, resumable stream.
+pub trait EventsHandler: Send + Sync {
+    /// `_cleveragents/events/subscribe` (streaming): Streams the domain events of a namespace, filtered by plan, session and event types, in the order of their cursors (causal order within a task and so within a plan). Each event carries its namespace-wide cursor; a subscription resumed after a cursor (`after`, SSE Last-Event-ID, stdio `stream/resume`) gets every later matching event exactly once. Without `follow` the stream ends after the events stored now.
+    ///
+    /// The default answers method-not-found.
+    fn events_subscribe(
+        &self,
+        ctx: &crate::rpc::CallContext,
+        params: crate::types::EventsSubscribeParams,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::rpc::EventStream<crate::types::DomainEvent>,
+            crate::rpc::Error,
+        >,
+    > + Send {
+        let _ = (ctx, params);
+        async {
+            Err(
+                crate::rpc::Error::unimplemented(
+                    <crate::methods::markers::EventsSubscribe as crate::rpc::Method>::descriptor(),
+                ),
+            )
+        }
+    }
+}
 /// Everything a backend implements: all service traits. Implement each
 /// trait (an empty `impl` keeps every default) and hand the backend to
 /// [`Router::new`].
-pub trait Handler: MessagingHandler + PushConfigHandler + AgentCardHandler + PlanHandler + RegistryHandler + ContextHandler + SyncHandler + NamespaceHandler + HealthHandler + 'static {}
+pub trait Handler: MessagingHandler + PushConfigHandler + AgentCardHandler + PlanHandler + RegistryHandler + ContextHandler + SyncHandler + NamespaceHandler + HealthHandler + SessionHandler + EventsHandler + 'static {}
 impl<T> Handler for T
 where
     T: MessagingHandler + PushConfigHandler + AgentCardHandler + PlanHandler
         + RegistryHandler + ContextHandler + SyncHandler + NamespaceHandler
-        + HealthHandler + 'static,
+        + HealthHandler + SessionHandler + EventsHandler + 'static,
 {}
 /// Routes a decoded JSON-RPC call to the handler method of its wire name.
 pub struct Router<H> {
@@ -2581,6 +2767,114 @@ impl<H: Handler> Router<H> {
                 };
                 crate::rpc::Outcome::from_result(
                     self.handler.diagnostics_run(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/create" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionCreateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_create(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/resume" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionResumeParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_resume(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/tell" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionTellParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_tell(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/delete" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionDeleteParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_delete(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/export" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionExportParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_export(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/import" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionImportParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_import(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/events/subscribe" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::EventsSubscribeParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_stream(
+                    self.handler.events_subscribe(&ctx, params).await,
                     crate::errors::ErrorKind::InternalError,
                 )
             }

@@ -66,7 +66,7 @@ impl Contract {
     pub const fn versions(self) -> &'static [&'static str] {
         match self {
             Self::A2a => &[],
-            Self::Cleveragents => &["1.0", "1.1"],
+            Self::Cleveragents => &["1.1", "1.2"],
         }
     }
     /// The params field naming the namespace a call of the contract targets, if any.
@@ -3414,6 +3414,310 @@ pub static METHODS: &[MethodDescriptor] = &[
         >,
     },
     MethodDescriptor {
+        name: "_cleveragents/session/create",
+        contract: Contract::Cleveragents,
+        service: "session",
+        params_type: "SessionCreateParams",
+        result_type: "Session",
+        streaming: false,
+        notification: false,
+        binding: None,
+        capability: None,
+        spec_section: None,
+        access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/session/create",
+                body: true,
+                query: &[],
+            },
+        ],
+        since: Some("1.2"),
+        errors: &[
+            crate::errors::ErrorKind::ExtNotFound,
+            crate::errors::ErrorKind::ExtAuthRequired,
+            crate::errors::ErrorKind::ExtAuthForbidden,
+            crate::errors::ErrorKind::ExtVersionMismatch,
+            crate::errors::ErrorKind::ExtInvalidParams,
+        ],
+        description: "Creates a session: a new A2A context with a title and client metadata. Its id is usable as `contextId` in SendMessage and as `sessionId` of the other session methods.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionCreateParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::Session>,
+        roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionCreateRpcRequest>,
+    },
+    MethodDescriptor {
+        name: "_cleveragents/session/list",
+        contract: Contract::Cleveragents,
+        service: "session",
+        params_type: "SessionListParams",
+        result_type: "SessionList",
+        streaming: false,
+        notification: false,
+        binding: None,
+        capability: None,
+        spec_section: None,
+        access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/session/list",
+                body: true,
+                query: &[],
+            },
+        ],
+        since: Some("1.2"),
+        errors: &[
+            crate::errors::ErrorKind::ExtNotFound,
+            crate::errors::ErrorKind::ExtAuthRequired,
+            crate::errors::ErrorKind::ExtVersionMismatch,
+            crate::errors::ErrorKind::ExtInvalidParams,
+        ],
+        description: "Lists sessions, newest first (by creation time), filtered by title and by whether they wait for input.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionListParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::SessionList>,
+        roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionListRpcRequest>,
+    },
+    MethodDescriptor {
+        name: "_cleveragents/session/show",
+        contract: Contract::Cleveragents,
+        service: "session",
+        params_type: "SessionShowParams",
+        result_type: "SessionDetail",
+        streaming: false,
+        notification: false,
+        binding: None,
+        capability: None,
+        spec_section: None,
+        access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/session/show",
+                body: true,
+                query: &[],
+            },
+        ],
+        since: Some("1.2"),
+        errors: &[
+            crate::errors::ErrorKind::ExtNotFound,
+            crate::errors::ErrorKind::ExtAuthRequired,
+            crate::errors::ErrorKind::ExtVersionMismatch,
+        ],
+        description: "Returns a session with its tasks (newest first), the plans run in it, its last activity and whether a task waits for input.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionShowParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::SessionDetail>,
+        roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionShowRpcRequest>,
+    },
+    MethodDescriptor {
+        name: "_cleveragents/session/resume",
+        contract: Contract::Cleveragents,
+        service: "session",
+        params_type: "SessionResumeParams",
+        result_type: "SessionResume",
+        streaming: false,
+        notification: false,
+        binding: None,
+        capability: None,
+        spec_section: None,
+        access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/session/resume",
+                body: true,
+                query: &[],
+            },
+        ],
+        since: Some("1.2"),
+        errors: &[
+            crate::errors::ErrorKind::ExtNotFound,
+            crate::errors::ErrorKind::ExtAuthRequired,
+            crate::errors::ErrorKind::ExtVersionMismatch,
+            crate::errors::ErrorKind::ExtInvalidParams,
+        ],
+        description: "Returns what a client needs to continue a session: the newest task waiting for input, if any, and the latest messages.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionResumeParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::SessionResume>,
+        roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionResumeRpcRequest>,
+    },
+    MethodDescriptor {
+        name: "_cleveragents/session/tell",
+        contract: Contract::Cleveragents,
+        service: "session",
+        params_type: "SessionTellParams",
+        result_type: "SendMessageResponse",
+        streaming: false,
+        notification: false,
+        binding: None,
+        capability: None,
+        spec_section: None,
+        access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/session/tell",
+                body: true,
+                query: &[],
+            },
+        ],
+        since: Some("1.2"),
+        errors: &[
+            crate::errors::ErrorKind::ExtNotFound,
+            crate::errors::ErrorKind::ExtAuthRequired,
+            crate::errors::ErrorKind::ExtAuthForbidden,
+            crate::errors::ErrorKind::ExtVersionMismatch,
+            crate::errors::ErrorKind::ExtInvalidParams,
+            crate::errors::ErrorKind::ExtInvalidState,
+            crate::errors::ErrorKind::ExtPlanError,
+        ],
+        description: "Sends a message into a session: exactly SendMessage with the session as contextId (a taskId in the message continues that task). ExtInvalidParams when the message names another contextId; ExtInvalidState when it continues a terminal task; ExtNotFound for an unknown session or task.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionTellParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::SendMessageResponse>,
+        roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionTellRpcRequest>,
+    },
+    MethodDescriptor {
+        name: "_cleveragents/session/delete",
+        contract: Contract::Cleveragents,
+        service: "session",
+        params_type: "SessionDeleteParams",
+        result_type: "SessionDeleteResult",
+        streaming: false,
+        notification: false,
+        binding: None,
+        capability: None,
+        spec_section: None,
+        access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/session/delete",
+                body: true,
+                query: &[],
+            },
+        ],
+        since: Some("1.2"),
+        errors: &[
+            crate::errors::ErrorKind::ExtNotFound,
+            crate::errors::ErrorKind::ExtAuthRequired,
+            crate::errors::ErrorKind::ExtAuthForbidden,
+            crate::errors::ErrorKind::ExtVersionMismatch,
+            crate::errors::ErrorKind::ExtInvalidState,
+        ],
+        description: "Deletes a session and its tasks (with their events). ExtInvalidState while one of its tasks is not in a terminal state, unless `force`.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionDeleteParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::SessionDeleteResult>,
+        roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionDeleteRpcRequest>,
+    },
+    MethodDescriptor {
+        name: "_cleveragents/session/export",
+        contract: Contract::Cleveragents,
+        service: "session",
+        params_type: "SessionExportParams",
+        result_type: "SessionExport",
+        streaming: false,
+        notification: false,
+        binding: None,
+        capability: None,
+        spec_section: None,
+        access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/session/export",
+                body: true,
+                query: &[],
+            },
+        ],
+        since: Some("1.2"),
+        errors: &[
+            crate::errors::ErrorKind::ExtNotFound,
+            crate::errors::ErrorKind::ExtAuthRequired,
+            crate::errors::ErrorKind::ExtVersionMismatch,
+        ],
+        description: "Writes a session as one self-contained, versioned JSON document: the session, its tasks with history and artifacts, its plan links, and a SHA-256 checksum of the session and of each task.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionExportParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::SessionExport>,
+        roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionExportRpcRequest>,
+    },
+    MethodDescriptor {
+        name: "_cleveragents/session/import",
+        contract: Contract::Cleveragents,
+        service: "session",
+        params_type: "SessionImportParams",
+        result_type: "Session",
+        streaming: false,
+        notification: false,
+        binding: None,
+        capability: None,
+        spec_section: None,
+        access: Some(crate::rpc::Access::Writer),
+        namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/session/import",
+                body: true,
+                query: &[],
+            },
+        ],
+        since: Some("1.2"),
+        errors: &[
+            crate::errors::ErrorKind::ExtNotFound,
+            crate::errors::ErrorKind::ExtAuthRequired,
+            crate::errors::ErrorKind::ExtAuthForbidden,
+            crate::errors::ErrorKind::ExtVersionMismatch,
+            crate::errors::ErrorKind::ExtAlreadyExists,
+            crate::errors::ErrorKind::ExtInvalidParams,
+        ],
+        description: "Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance). Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task is of another context, or the format or its version is unknown.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionImportParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::Session>,
+        roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionImportRpcRequest>,
+    },
+    MethodDescriptor {
+        name: "_cleveragents/events/subscribe",
+        contract: Contract::Cleveragents,
+        service: "events",
+        params_type: "EventsSubscribeParams",
+        result_type: "DomainEvent",
+        streaming: true,
+        notification: false,
+        binding: None,
+        capability: None,
+        spec_section: None,
+        access: Some(crate::rpc::Access::Reader),
+        namespaced: true,
+        http: &[
+            crate::rpc::HttpRoute {
+                verb: "POST",
+                path: "/_cleveragents/events/subscribe",
+                body: true,
+                query: &[],
+            },
+        ],
+        since: Some("1.2"),
+        errors: &[
+            crate::errors::ErrorKind::ExtNotFound,
+            crate::errors::ErrorKind::ExtAuthRequired,
+            crate::errors::ErrorKind::ExtVersionMismatch,
+            crate::errors::ErrorKind::ExtInvalidParams,
+        ],
+        description: "Streams the domain events of a namespace, filtered by plan, session and event types, in the order of their cursors (causal order within a task and so within a plan). Each event carries its namespace-wide cursor; a subscription resumed after a cursor (`after`, SSE Last-Event-ID, stdio `stream/resume`) gets every later matching event exactly once. Without `follow` the stream ends after the events stored now.",
+        roundtrip_params: crate::rpc::roundtrip::<crate::types::EventsSubscribeParams>,
+        roundtrip_result: crate::rpc::roundtrip::<crate::types::DomainEvent>,
+        roundtrip_request: crate::rpc::roundtrip::<
+            crate::types::EventsSubscribeRpcRequest,
+        >,
+    },
+    MethodDescriptor {
         name: "initialize",
         contract: Contract::Cleveragents,
         service: "stdio",
@@ -3432,7 +3736,7 @@ pub static METHODS: &[MethodDescriptor] = &[
             crate::errors::ErrorKind::ExtVersionMismatch,
             crate::errors::ErrorKind::ExtInvalidState,
         ],
-        description: "Opens a stdio session (binding urn:cleveragents:bindings:stdio:v1): negotiates the A2A protocol version and the extensions once and returns the Agent Card. Must be the first request; no other request is served before it. ExtVersionMismatch when the protocol version or the requested minor version of urn:cleveragents:extensions:v1 is not supported (the server supports 1.0 and 1.1); ExtInvalidState when the session is already initialized.",
+        description: "Opens a stdio session (binding urn:cleveragents:bindings:stdio:v1): negotiates the A2A protocol version and the extensions once and returns the Agent Card. Must be the first request; no other request is served before it. ExtVersionMismatch when the protocol version or the requested minor version of urn:cleveragents:extensions:v1 is not supported (the server supports 1.2 and 1.1); ExtInvalidState when the session is already initialized.",
         roundtrip_params: crate::rpc::roundtrip::<crate::types::StdioInitializeParams>,
         roundtrip_result: crate::rpc::roundtrip::<crate::types::StdioInitializeResult>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::InitializeRpcRequest>,
@@ -3453,7 +3757,7 @@ pub static METHODS: &[MethodDescriptor] = &[
         http: &[],
         since: Some("1.0"),
         errors: &[],
-        description: "Server-to-client notification carrying one event of a streaming request (SendStreamingMessage, SubscribeToTask). Events of one stream arrive in order with seq 1, 2, 3, ...; the stream ends with the ordinary JSON-RPC response to the originating request id.",
+        description: "Server-to-client notification carrying one event of a streaming request (SendStreamingMessage, SubscribeToTask, _cleveragents/events/subscribe). Events of one stream arrive in order with seq 1, 2, 3, ...; the stream ends with the ordinary JSON-RPC response to the originating request id.",
         roundtrip_params: crate::rpc::roundtrip::<crate::types::StdioStreamEventParams>,
         roundtrip_result: crate::rpc::roundtrip::<crate::types::NoResult>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::StreamEventRpcRequest>,
@@ -3590,10 +3894,19 @@ pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
         "_cleveragents/namespace/members" => Some(&METHODS[83usize]),
         "_cleveragents/health/check" => Some(&METHODS[84usize]),
         "_cleveragents/diagnostics/run" => Some(&METHODS[85usize]),
-        "initialize" => Some(&METHODS[86usize]),
-        "stream/event" => Some(&METHODS[87usize]),
-        "stream/cancel" => Some(&METHODS[88usize]),
-        "stream/resume" => Some(&METHODS[89usize]),
+        "_cleveragents/session/create" => Some(&METHODS[86usize]),
+        "_cleveragents/session/list" => Some(&METHODS[87usize]),
+        "_cleveragents/session/show" => Some(&METHODS[88usize]),
+        "_cleveragents/session/resume" => Some(&METHODS[89usize]),
+        "_cleveragents/session/tell" => Some(&METHODS[90usize]),
+        "_cleveragents/session/delete" => Some(&METHODS[91usize]),
+        "_cleveragents/session/export" => Some(&METHODS[92usize]),
+        "_cleveragents/session/import" => Some(&METHODS[93usize]),
+        "_cleveragents/events/subscribe" => Some(&METHODS[94usize]),
+        "initialize" => Some(&METHODS[95usize]),
+        "stream/event" => Some(&METHODS[96usize]),
+        "stream/cancel" => Some(&METHODS[97usize]),
+        "stream/resume" => Some(&METHODS[98usize]),
         _ => None,
     }
 }
@@ -4651,7 +4964,115 @@ pub mod markers {
             &super::METHODS[85usize]
         }
     }
-    /// `initialize`: Opens a stdio session (binding urn:cleveragents:bindings:stdio:v1): negotiates the A2A protocol version and the extensions once and returns the Agent Card. Must be the first request; no other request is served before it. ExtVersionMismatch when the protocol version or the requested minor version of urn:cleveragents:extensions:v1 is not supported (the server supports 1.0 and 1.1); ExtInvalidState when the session is already initialized.
+    /// `_cleveragents/session/create`: Creates a session: a new A2A context with a title and client metadata. Its id is usable as `contextId` in SendMessage and as `sessionId` of the other session methods.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SessionCreate;
+    impl crate::rpc::Method for SessionCreate {
+        const NAME: &'static str = "_cleveragents/session/create";
+        type Params = crate::types::SessionCreateParams;
+        type Result = crate::types::Session;
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
+            &super::METHODS[86usize]
+        }
+    }
+    /// `_cleveragents/session/list`: Lists sessions, newest first (by creation time), filtered by title and by whether they wait for input.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SessionList;
+    impl crate::rpc::Method for SessionList {
+        const NAME: &'static str = "_cleveragents/session/list";
+        type Params = crate::types::SessionListParams;
+        type Result = crate::types::SessionList;
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
+            &super::METHODS[87usize]
+        }
+    }
+    /// `_cleveragents/session/show`: Returns a session with its tasks (newest first), the plans run in it, its last activity and whether a task waits for input.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SessionShow;
+    impl crate::rpc::Method for SessionShow {
+        const NAME: &'static str = "_cleveragents/session/show";
+        type Params = crate::types::SessionShowParams;
+        type Result = crate::types::SessionDetail;
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
+            &super::METHODS[88usize]
+        }
+    }
+    /// `_cleveragents/session/resume`: Returns what a client needs to continue a session: the newest task waiting for input, if any, and the latest messages.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SessionResume;
+    impl crate::rpc::Method for SessionResume {
+        const NAME: &'static str = "_cleveragents/session/resume";
+        type Params = crate::types::SessionResumeParams;
+        type Result = crate::types::SessionResume;
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
+            &super::METHODS[89usize]
+        }
+    }
+    /// `_cleveragents/session/tell`: Sends a message into a session: exactly SendMessage with the session as contextId (a taskId in the message continues that task). ExtInvalidParams when the message names another contextId; ExtInvalidState when it continues a terminal task; ExtNotFound for an unknown session or task.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SessionTell;
+    impl crate::rpc::Method for SessionTell {
+        const NAME: &'static str = "_cleveragents/session/tell";
+        type Params = crate::types::SessionTellParams;
+        type Result = crate::types::SendMessageResponse;
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
+            &super::METHODS[90usize]
+        }
+    }
+    /// `_cleveragents/session/delete`: Deletes a session and its tasks (with their events). ExtInvalidState while one of its tasks is not in a terminal state, unless `force`.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SessionDelete;
+    impl crate::rpc::Method for SessionDelete {
+        const NAME: &'static str = "_cleveragents/session/delete";
+        type Params = crate::types::SessionDeleteParams;
+        type Result = crate::types::SessionDeleteResult;
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
+            &super::METHODS[91usize]
+        }
+    }
+    /// `_cleveragents/session/export`: Writes a session as one self-contained, versioned JSON document: the session, its tasks with history and artifacts, its plan links, and a SHA-256 checksum of the session and of each task.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SessionExport;
+    impl crate::rpc::Method for SessionExport {
+        const NAME: &'static str = "_cleveragents/session/export";
+        type Params = crate::types::SessionExportParams;
+        type Result = crate::types::SessionExport;
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
+            &super::METHODS[92usize]
+        }
+    }
+    /// `_cleveragents/session/import`: Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance). Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task is of another context, or the format or its version is unknown.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SessionImport;
+    impl crate::rpc::Method for SessionImport {
+        const NAME: &'static str = "_cleveragents/session/import";
+        type Params = crate::types::SessionImportParams;
+        type Result = crate::types::Session;
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
+            &super::METHODS[93usize]
+        }
+    }
+    /// `_cleveragents/events/subscribe`: Streams the domain events of a namespace, filtered by plan, session and event types, in the order of their cursors (causal order within a task and so within a plan). Each event carries its namespace-wide cursor; a subscription resumed after a cursor (`after`, SSE Last-Event-ID, stdio `stream/resume`) gets every later matching event exactly once. Without `follow` the stream ends after the events stored now.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct EventsSubscribe;
+    impl crate::rpc::Method for EventsSubscribe {
+        const NAME: &'static str = "_cleveragents/events/subscribe";
+        type Params = crate::types::EventsSubscribeParams;
+        type Result = crate::types::DomainEvent;
+        type Contract = super::Contract;
+        fn descriptor() -> &'static super::MethodDescriptor {
+            &super::METHODS[94usize]
+        }
+    }
+    /// `initialize`: Opens a stdio session (binding urn:cleveragents:bindings:stdio:v1): negotiates the A2A protocol version and the extensions once and returns the Agent Card. Must be the first request; no other request is served before it. ExtVersionMismatch when the protocol version or the requested minor version of urn:cleveragents:extensions:v1 is not supported (the server supports 1.2 and 1.1); ExtInvalidState when the session is already initialized.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     pub struct Initialize;
     impl crate::rpc::Method for Initialize {
@@ -4660,10 +5081,10 @@ pub mod markers {
         type Result = crate::types::StdioInitializeResult;
         type Contract = super::Contract;
         fn descriptor() -> &'static super::MethodDescriptor {
-            &super::METHODS[86usize]
+            &super::METHODS[95usize]
         }
     }
-    /// `stream/event`: Server-to-client notification carrying one event of a streaming request (SendStreamingMessage, SubscribeToTask). Events of one stream arrive in order with seq 1, 2, 3, ...; the stream ends with the ordinary JSON-RPC response to the originating request id.
+    /// `stream/event`: Server-to-client notification carrying one event of a streaming request (SendStreamingMessage, SubscribeToTask, _cleveragents/events/subscribe). Events of one stream arrive in order with seq 1, 2, 3, ...; the stream ends with the ordinary JSON-RPC response to the originating request id.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     pub struct StreamEvent;
     impl crate::rpc::Method for StreamEvent {
@@ -4672,7 +5093,7 @@ pub mod markers {
         type Result = crate::types::NoResult;
         type Contract = super::Contract;
         fn descriptor() -> &'static super::MethodDescriptor {
-            &super::METHODS[87usize]
+            &super::METHODS[96usize]
         }
     }
     /// `stream/cancel`: Stops the stream of a streaming request: no further stream/event notifications are sent for it and the originating request is answered at once with its ordinary final response. Cancelling a stream does not cancel the task (use CancelTask).
@@ -4684,7 +5105,7 @@ pub mod markers {
         type Result = crate::types::StdioStreamCancelResult;
         type Contract = super::Contract;
         fn descriptor() -> &'static super::MethodDescriptor {
-            &super::METHODS[88usize]
+            &super::METHODS[97usize]
         }
     }
     /// `stream/resume`: Calls a streaming method so that it continues after `lastEventId`: the events arrive as `stream/event` notifications for this request's id, and the stream ends with the response to it, as for any streaming request. Stdio-binding method.
@@ -4696,7 +5117,7 @@ pub mod markers {
         type Result = crate::types::StreamResponse;
         type Contract = super::Contract;
         fn descriptor() -> &'static super::MethodDescriptor {
-            &super::METHODS[89usize]
+            &super::METHODS[98usize]
         }
     }
 }

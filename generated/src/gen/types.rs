@@ -2541,6 +2541,118 @@ pub struct DiffStats {
     #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub lines_deleted: i32,
 }
+///One domain event of a namespace: a persisted task event, with the cursor that orders every event of the namespace.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct DomainEvent {
+    ///Position of the event in its namespace: larger is later; gaps are possible. Pass the last one seen as `after` (or Last-Event-ID, or stdio `lastEventId`) to continue after it.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
+    pub cursor: i64,
+    ///The task event itself, as SubscribeToTask delivers it.
+    pub event: StreamResponse,
+    ///Plan the event belongs to, for plan events.
+    #[serde(rename = "planId", skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(alias = "plan_id")]
+    pub plan_id: ::std::option::Option<::std::string::String>,
+    ///Session (contextId) of the task.
+    #[serde(rename = "sessionId")]
+    #[serde(alias = "session_id")]
+    pub session_id: ::std::string::String,
+    ///Task the event belongs to.
+    #[serde(rename = "taskId")]
+    #[serde(alias = "task_id")]
+    pub task_id: ::std::string::String,
+    ///Per-task sequence number of the event.
+    #[serde(rename = "taskSeq")]
+    #[serde(alias = "task_seq")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
+    pub task_seq: i64,
+    ///Kind of the event.
+    #[serde(rename = "type")]
+    pub type_: DomainEventType,
+}
+///Kind of a namespace domain event: the plan events task events name in their metadata, and `session.message` for a message that opened a task in a session.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum DomainEventType {
+    #[serde(rename = "plan.phase_changed")]
+    PlanPhaseChanged,
+    #[serde(rename = "plan.state_changed")]
+    PlanStateChanged,
+    #[serde(rename = "plan.decision_made")]
+    PlanDecisionMade,
+    #[serde(rename = "tool.invoked")]
+    ToolInvoked,
+    #[serde(rename = "tool.completed")]
+    ToolCompleted,
+    #[serde(rename = "validation.completed")]
+    ValidationCompleted,
+    #[serde(rename = "plan.apply_completed")]
+    PlanApplyCompleted,
+    #[serde(rename = "plan.error")]
+    PlanError,
+    #[serde(rename = "session.message")]
+    SessionMessage,
+}
+impl ::std::fmt::Display for DomainEventType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::PlanPhaseChanged => f.write_str("plan.phase_changed"),
+            Self::PlanStateChanged => f.write_str("plan.state_changed"),
+            Self::PlanDecisionMade => f.write_str("plan.decision_made"),
+            Self::ToolInvoked => f.write_str("tool.invoked"),
+            Self::ToolCompleted => f.write_str("tool.completed"),
+            Self::ValidationCompleted => f.write_str("validation.completed"),
+            Self::PlanApplyCompleted => f.write_str("plan.apply_completed"),
+            Self::PlanError => f.write_str("plan.error"),
+            Self::SessionMessage => f.write_str("session.message"),
+        }
+    }
+}
+impl ::std::str::FromStr for DomainEventType {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "plan.phase_changed" => Ok(Self::PlanPhaseChanged),
+            "plan.state_changed" => Ok(Self::PlanStateChanged),
+            "plan.decision_made" => Ok(Self::PlanDecisionMade),
+            "tool.invoked" => Ok(Self::ToolInvoked),
+            "tool.completed" => Ok(Self::ToolCompleted),
+            "validation.completed" => Ok(Self::ValidationCompleted),
+            "plan.apply_completed" => Ok(Self::PlanApplyCompleted),
+            "plan.error" => Ok(Self::PlanError),
+            "session.message" => Ok(Self::SessionMessage),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for DomainEventType {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for DomainEventType {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
 ///An empty result (google.protobuf.Empty, serialized as {}).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct Empty {}
@@ -2609,6 +2721,152 @@ impl ::std::convert::TryFrom<&str> for ErrorInfoType {
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for ErrorInfoType {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///Params of events/subscribe. Filters combine with AND.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct EventsSubscribeParams {
+    ///Only events whose cursor is greater (exclusive); 0 or absent: from the first. SSE `Last-Event-ID` and the `lastEventId` of stdio `stream/resume` override it when greater.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub after: ::std::option::Option<i64>,
+    ///Keep the stream open for events as they happen (default false: the stream ends after the events stored now).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub follow: ::std::option::Option<bool>,
+    ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub namespace: ::std::option::Option<::std::string::String>,
+    ///Only events of this plan.
+    #[serde(rename = "planId", skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(alias = "plan_id")]
+    pub plan_id: ::std::option::Option<::std::string::String>,
+    ///Only events of this session (contextId).
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    #[serde(alias = "session_id")]
+    pub session_id: ::std::option::Option<::std::string::String>,
+    ///Only events of these types (all when absent or empty).
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    pub types: ::std::vec::Vec<DomainEventType>,
+}
+///A JSON-RPC request calling `_cleveragents/events/subscribe`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct EventsSubscribeRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: EventsSubscribeRpcRequestJsonrpc,
+    ///The method name.
+    pub method: EventsSubscribeRpcRequestMethod,
+    ///The method's parameters.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<EventsSubscribeParams>,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum EventsSubscribeRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for EventsSubscribeRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for EventsSubscribeRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for EventsSubscribeRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String>
+for EventsSubscribeRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum EventsSubscribeRpcRequestMethod {
+    #[serde(rename = "_cleveragents/events/subscribe")]
+    CleveragentsEventsSubscribe,
+}
+impl ::std::fmt::Display for EventsSubscribeRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::CleveragentsEventsSubscribe => {
+                f.write_str("_cleveragents/events/subscribe")
+            }
+        }
+    }
+}
+impl ::std::str::FromStr for EventsSubscribeRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "_cleveragents/events/subscribe" => Ok(Self::CleveragentsEventsSubscribe),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for EventsSubscribeRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for EventsSubscribeRpcRequestMethod {
     type Error = crate::rpc::ConversionError;
     fn try_from(
         value: ::std::string::String,
@@ -14595,6 +14853,1282 @@ for SendStreamingMessageRpcRequestMethod {
         value.parse()
     }
 }
+///A session: an A2A context with a title. Its id is the `contextId` of every task and message in it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct Session {
+    ///True when one of its tasks is in TASK_STATE_INPUT_REQUIRED.
+    #[serde(rename = "awaitingInput")]
+    #[serde(alias = "awaiting_input")]
+    pub awaiting_input: bool,
+    ///When the session was created (kept by export and import).
+    #[serde(rename = "createdAt")]
+    #[serde(alias = "created_at")]
+    pub created_at: ::std::string::String,
+    ///Session id (server-assigned UUID), usable as `contextId` in SendMessage.
+    pub id: ::std::string::String,
+    ///Latest status time of its tasks, or the creation time when it has none.
+    #[serde(rename = "lastActivityAt")]
+    #[serde(alias = "last_activity_at")]
+    pub last_activity_at: ::std::string::String,
+    ///Client data given at creation.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    ///Namespace the session belongs to.
+    pub namespace: ::std::string::String,
+    ///Number of tasks in the session.
+    #[serde(rename = "taskCount")]
+    #[serde(alias = "task_count")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
+    pub task_count: i32,
+    ///Human-readable title given at creation.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+}
+///Params of session/create.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct SessionCreateParams {
+    ///Client data kept with the session.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub namespace: ::std::option::Option<::std::string::String>,
+    ///Human-readable title, at most 200 characters.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+}
+///A JSON-RPC request calling `_cleveragents/session/create`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionCreateRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: SessionCreateRpcRequestJsonrpc,
+    ///The method name.
+    pub method: SessionCreateRpcRequestMethod,
+    ///The method's parameters.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<SessionCreateParams>,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionCreateRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for SessionCreateRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionCreateRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionCreateRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionCreateRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionCreateRpcRequestMethod {
+    #[serde(rename = "_cleveragents/session/create")]
+    CleveragentsSessionCreate,
+}
+impl ::std::fmt::Display for SessionCreateRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::CleveragentsSessionCreate => {
+                f.write_str("_cleveragents/session/create")
+            }
+        }
+    }
+}
+impl ::std::str::FromStr for SessionCreateRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "_cleveragents/session/create" => Ok(Self::CleveragentsSessionCreate),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionCreateRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionCreateRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///Params of session/delete.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionDeleteParams {
+    ///Delete even while a task of the session is not in a terminal state (such tasks are deleted with the rest). Default false: ExtInvalidState then.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub force: ::std::option::Option<bool>,
+    ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub namespace: ::std::option::Option<::std::string::String>,
+    ///Identifier of the session (its A2A contextId).
+    #[serde(rename = "sessionId")]
+    #[serde(alias = "session_id")]
+    pub session_id: ::std::string::String,
+}
+///Result of session/delete.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionDeleteResult {
+    ///Number of its tasks deleted with it.
+    #[serde(rename = "deletedTasks")]
+    #[serde(alias = "deleted_tasks")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
+    pub deleted_tasks: i32,
+    ///The deleted session.
+    #[serde(rename = "sessionId")]
+    #[serde(alias = "session_id")]
+    pub session_id: ::std::string::String,
+}
+///A JSON-RPC request calling `_cleveragents/session/delete`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionDeleteRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: SessionDeleteRpcRequestJsonrpc,
+    ///The method name.
+    pub method: SessionDeleteRpcRequestMethod,
+    ///The method's parameters.
+    pub params: SessionDeleteParams,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionDeleteRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for SessionDeleteRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionDeleteRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionDeleteRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionDeleteRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionDeleteRpcRequestMethod {
+    #[serde(rename = "_cleveragents/session/delete")]
+    CleveragentsSessionDelete,
+}
+impl ::std::fmt::Display for SessionDeleteRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::CleveragentsSessionDelete => {
+                f.write_str("_cleveragents/session/delete")
+            }
+        }
+    }
+}
+impl ::std::str::FromStr for SessionDeleteRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "_cleveragents/session/delete" => Ok(Self::CleveragentsSessionDelete),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionDeleteRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionDeleteRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///Result of session/show: the session, its tasks (newest first) and the plans run in it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionDetail {
+    ///Plans run in it, newest first, one entry per plan.
+    pub plans: ::std::vec::Vec<SessionPlanLink>,
+    ///The session.
+    pub session: Session,
+    ///Its tasks, newest first.
+    pub tasks: ::std::vec::Vec<SessionTask>,
+}
+///A self-contained, versioned export of one session: the session, its tasks with history and artifacts, its plan links and their checksums. session/import recreates it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionExport {
+    ///When the document was written.
+    #[serde(rename = "exportedAt")]
+    #[serde(alias = "exported_at")]
+    pub exported_at: ::std::string::String,
+    ///Always `urn:cleveragents:session-export`.
+    pub format: SessionExportFormat,
+    ///Version of the document format; this server writes and reads 1.
+    #[serde(rename = "formatVersion")]
+    #[serde(alias = "format_version")]
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
+    pub format_version: i32,
+    ///Plans run in the session (links; the plans themselves stay with their registry).
+    pub plans: ::std::vec::Vec<SessionPlanLink>,
+    pub session: SessionExportSession,
+    ///Lowercase hex SHA-256 of the canonical JSON of `session`.
+    #[serde(rename = "sessionSha256")]
+    #[serde(alias = "session_sha256")]
+    pub session_sha256: ::std::string::String,
+    ///Its tasks, oldest first.
+    pub tasks: ::std::vec::Vec<SessionExportTask>,
+}
+///Format identifier of a session export document.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionExportFormat {
+    #[serde(rename = "urn:cleveragents:session-export")]
+    UrnCleveragentsSessionExport,
+}
+impl ::std::fmt::Display for SessionExportFormat {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::UrnCleveragentsSessionExport => {
+                f.write_str("urn:cleveragents:session-export")
+            }
+        }
+    }
+}
+impl ::std::str::FromStr for SessionExportFormat {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "urn:cleveragents:session-export" => Ok(Self::UrnCleveragentsSessionExport),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionExportFormat {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionExportFormat {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///Params of session/export.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionExportParams {
+    ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub namespace: ::std::option::Option<::std::string::String>,
+    ///Identifier of the session (its A2A contextId).
+    #[serde(rename = "sessionId")]
+    #[serde(alias = "session_id")]
+    pub session_id: ::std::string::String,
+}
+///A JSON-RPC request calling `_cleveragents/session/export`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionExportRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: SessionExportRpcRequestJsonrpc,
+    ///The method name.
+    pub method: SessionExportRpcRequestMethod,
+    ///The method's parameters.
+    pub params: SessionExportParams,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionExportRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for SessionExportRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionExportRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionExportRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionExportRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionExportRpcRequestMethod {
+    #[serde(rename = "_cleveragents/session/export")]
+    CleveragentsSessionExport,
+}
+impl ::std::fmt::Display for SessionExportRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::CleveragentsSessionExport => {
+                f.write_str("_cleveragents/session/export")
+            }
+        }
+    }
+}
+impl ::std::str::FromStr for SessionExportRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "_cleveragents/session/export" => Ok(Self::CleveragentsSessionExport),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionExportRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionExportRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The session's own fields.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionExportSession {
+    ///Creation time.
+    #[serde(rename = "createdAt")]
+    #[serde(alias = "created_at")]
+    pub created_at: ::std::string::String,
+    ///Session id.
+    pub id: ::std::string::String,
+    ///Client data.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    ///Title.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+}
+///One task of an exported session: the task (with its history and artifacts) and its checksum.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionExportTask {
+    ///The task as stored, with its full history and artifacts.
+    pub task: Task,
+    ///Lowercase hex SHA-256 of the task's canonical JSON (keys sorted, no whitespace).
+    #[serde(rename = "taskSha256")]
+    #[serde(alias = "task_sha256")]
+    pub task_sha256: ::std::string::String,
+}
+///Params of session/import.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionImportParams {
+    ///A document written by session/export.
+    pub document: SessionExport,
+    ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub namespace: ::std::option::Option<::std::string::String>,
+}
+///A JSON-RPC request calling `_cleveragents/session/import`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionImportRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: SessionImportRpcRequestJsonrpc,
+    ///The method name.
+    pub method: SessionImportRpcRequestMethod,
+    ///The method's parameters.
+    pub params: SessionImportParams,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionImportRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for SessionImportRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionImportRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionImportRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionImportRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionImportRpcRequestMethod {
+    #[serde(rename = "_cleveragents/session/import")]
+    CleveragentsSessionImport,
+}
+impl ::std::fmt::Display for SessionImportRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::CleveragentsSessionImport => {
+                f.write_str("_cleveragents/session/import")
+            }
+        }
+    }
+}
+impl ::std::str::FromStr for SessionImportRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "_cleveragents/session/import" => Ok(Self::CleveragentsSessionImport),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionImportRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionImportRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///One page of sessions, newest first (by creation time).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionList {
+    ///The sessions of this page.
+    pub items: ::std::vec::Vec<Session>,
+    ///Cursor for the next page; absent when this page is the last one.
+    #[serde(
+        rename = "nextCursor",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    #[serde(alias = "next_cursor")]
+    pub next_cursor: ::std::option::Option<::std::string::String>,
+}
+///Params of session/list. Filters combine with AND.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct SessionListParams {
+    ///Only sessions that wait (true) or do not wait (false) for input.
+    #[serde(
+        rename = "awaitingInput",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    #[serde(alias = "awaiting_input")]
+    pub awaiting_input: ::std::option::Option<bool>,
+    ///Opaque cursor taken from the `nextCursor` of the previous page; absent for the first page.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
+    ///Maximum number of items to return, 1 to 100 (default 50). The server may return fewer.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub limit: ::std::option::Option<i32>,
+    ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub namespace: ::std::option::Option<::std::string::String>,
+    ///Only sessions whose title contains this text (case-insensitive).
+    #[serde(
+        rename = "titleContains",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    #[serde(alias = "title_contains")]
+    pub title_contains: ::std::option::Option<::std::string::String>,
+}
+///A JSON-RPC request calling `_cleveragents/session/list`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionListRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: SessionListRpcRequestJsonrpc,
+    ///The method name.
+    pub method: SessionListRpcRequestMethod,
+    ///The method's parameters.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<SessionListParams>,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionListRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for SessionListRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionListRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionListRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionListRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionListRpcRequestMethod {
+    #[serde(rename = "_cleveragents/session/list")]
+    CleveragentsSessionList,
+}
+impl ::std::fmt::Display for SessionListRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::CleveragentsSessionList => f.write_str("_cleveragents/session/list"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionListRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "_cleveragents/session/list" => Ok(Self::CleveragentsSessionList),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionListRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionListRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///A plan run in a session: its id and the task of its newest revision there.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionPlanLink {
+    ///Identifier of the plan.
+    #[serde(rename = "planId")]
+    #[serde(alias = "plan_id")]
+    pub plan_id: ::std::string::String,
+    ///Plan revision the task runs.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
+    pub revision: i64,
+    ///A2A task id of that revision in the session.
+    #[serde(rename = "taskId")]
+    #[serde(alias = "task_id")]
+    pub task_id: ::std::string::String,
+}
+///What a client needs to continue a session: the task that waits for input, if any, and the latest messages.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionResume {
+    ///The newest task in TASK_STATE_INPUT_REQUIRED; reply to it with its taskId. Absent when none waits.
+    #[serde(
+        rename = "pendingTask",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    #[serde(alias = "pending_task")]
+    pub pending_task: ::std::option::Option<Task>,
+    ///The latest messages of the session's task histories, oldest first.
+    #[serde(rename = "recentMessages")]
+    #[serde(alias = "recent_messages")]
+    pub recent_messages: ::std::vec::Vec<Message>,
+    ///The session.
+    pub session: Session,
+}
+///Params of session/resume.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionResumeParams {
+    ///How many of the latest messages to return, 1 to 100 (default 20).
+    #[serde(
+        rename = "messageLimit",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    #[serde(alias = "message_limit")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub message_limit: ::std::option::Option<i32>,
+    ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub namespace: ::std::option::Option<::std::string::String>,
+    ///Identifier of the session (its A2A contextId).
+    #[serde(rename = "sessionId")]
+    #[serde(alias = "session_id")]
+    pub session_id: ::std::string::String,
+}
+///A JSON-RPC request calling `_cleveragents/session/resume`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionResumeRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: SessionResumeRpcRequestJsonrpc,
+    ///The method name.
+    pub method: SessionResumeRpcRequestMethod,
+    ///The method's parameters.
+    pub params: SessionResumeParams,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionResumeRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for SessionResumeRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionResumeRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionResumeRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionResumeRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionResumeRpcRequestMethod {
+    #[serde(rename = "_cleveragents/session/resume")]
+    CleveragentsSessionResume,
+}
+impl ::std::fmt::Display for SessionResumeRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::CleveragentsSessionResume => {
+                f.write_str("_cleveragents/session/resume")
+            }
+        }
+    }
+}
+impl ::std::str::FromStr for SessionResumeRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "_cleveragents/session/resume" => Ok(Self::CleveragentsSessionResume),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionResumeRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionResumeRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///Params of session/show.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionShowParams {
+    ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub namespace: ::std::option::Option<::std::string::String>,
+    ///Identifier of the session (its A2A contextId).
+    #[serde(rename = "sessionId")]
+    #[serde(alias = "session_id")]
+    pub session_id: ::std::string::String,
+}
+///A JSON-RPC request calling `_cleveragents/session/show`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionShowRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: SessionShowRpcRequestJsonrpc,
+    ///The method name.
+    pub method: SessionShowRpcRequestMethod,
+    ///The method's parameters.
+    pub params: SessionShowParams,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionShowRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for SessionShowRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionShowRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionShowRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionShowRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionShowRpcRequestMethod {
+    #[serde(rename = "_cleveragents/session/show")]
+    CleveragentsSessionShow,
+}
+impl ::std::fmt::Display for SessionShowRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::CleveragentsSessionShow => f.write_str("_cleveragents/session/show"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionShowRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "_cleveragents/session/show" => Ok(Self::CleveragentsSessionShow),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionShowRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionShowRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///One task of a session, as session/show lists it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionTask {
+    ///Plan the task runs, when it runs one.
+    #[serde(rename = "planId", skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(alias = "plan_id")]
+    pub plan_id: ::std::option::Option<::std::string::String>,
+    ///Current state of the task.
+    pub state: TaskState,
+    ///A2A task id.
+    #[serde(rename = "taskId")]
+    #[serde(alias = "task_id")]
+    pub task_id: ::std::string::String,
+    ///Time of the task's current status.
+    #[serde(rename = "updatedAt")]
+    #[serde(alias = "updated_at")]
+    pub updated_at: ::std::string::String,
+}
+///Params of session/tell: a message into the session, sent as SendMessage with the session as contextId.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionTellParams {
+    ///Options of the send, as for SendMessage.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub configuration: ::std::option::Option<SendMessageConfiguration>,
+    ///The message. Its contextId, when given, must be the session id.
+    pub message: Message,
+    ///Custom key/value data for this request, as for SendMessage.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    ///Namespace the request acts in; defaults to the caller's default namespace (`default` in local mode). A namespace the caller cannot read is reported as not found (ExtNotFound), never as forbidden.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub namespace: ::std::option::Option<::std::string::String>,
+    ///Identifier of the session (its A2A contextId).
+    #[serde(rename = "sessionId")]
+    #[serde(alias = "session_id")]
+    pub session_id: ::std::string::String,
+}
+///A JSON-RPC request calling `_cleveragents/session/tell`.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionTellRpcRequest {
+    ///Request identifier echoed in the response.
+    pub id: JsonrpcId,
+    ///JSON-RPC protocol version; always `2.0`.
+    pub jsonrpc: SessionTellRpcRequestJsonrpc,
+    ///The method name.
+    pub method: SessionTellRpcRequestMethod,
+    ///The method's parameters.
+    pub params: SessionTellParams,
+}
+///JSON-RPC protocol version; always `2.0`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionTellRpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    X20,
+}
+impl ::std::fmt::Display for SessionTellRpcRequestJsonrpc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X20 => f.write_str("2.0"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionTellRpcRequestJsonrpc {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "2.0" => Ok(Self::X20),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionTellRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionTellRpcRequestJsonrpc {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+///The method name.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionTellRpcRequestMethod {
+    #[serde(rename = "_cleveragents/session/tell")]
+    CleveragentsSessionTell,
+}
+impl ::std::fmt::Display for SessionTellRpcRequestMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::CleveragentsSessionTell => f.write_str("_cleveragents/session/tell"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionTellRpcRequestMethod {
+    type Err = crate::rpc::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        match value {
+            "_cleveragents/session/tell" => Ok(Self::CleveragentsSessionTell),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionTellRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionTellRpcRequestMethod {
+    type Error = crate::rpc::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
+        value.parse()
+    }
+}
 ///A capability advertised by actors (and in the Agent Card as an AgentSkill).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Skill {
@@ -14783,8 +16317,8 @@ pub struct StdioStreamCancelResult {
 ///Params of the `stream/event` notification: one event of a streaming request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct StdioStreamEventParams {
-    ///The event.
-    pub event: StreamResponse,
+    ///The event: a StreamResponse for the A2A streams, a DomainEvent for _cleveragents/events/subscribe (the streaming method's declared result).
+    pub event: ::serde_json::Value,
     ///Id of the streaming request the event belongs to.
     #[serde(rename = "requestId")]
     #[serde(alias = "request_id")]
@@ -14792,7 +16326,7 @@ pub struct StdioStreamEventParams {
     ///Sequence number within the stream, starting at 1 and increasing by 1.
     #[serde(deserialize_with = "crate::rpc::proto_int")]
     pub seq: i64,
-    ///The producer's sequence number of the event (for task streams, the task's persisted event sequence), when it has one. Pass the last one seen as `lastEventId` of `stream/resume` to continue after it.
+    ///The producer's sequence number of the event (for task streams, the task's persisted event sequence; for events/subscribe, the event's cursor), when it has one. Pass the last one seen as `lastEventId` of `stream/resume` to continue after it.
     #[serde(rename = "taskSeq", skip_serializing_if = "::std::option::Option::is_none")]
     #[serde(alias = "task_seq")]
     #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]

@@ -248,6 +248,8 @@ impl ContextHandler for TestHandler {}
 impl SyncHandler for TestHandler {}
 impl NamespaceHandler for TestHandler {}
 impl HealthHandler for TestHandler {}
+impl SessionHandler for TestHandler {}
+impl EventsHandler for TestHandler {}
 
 pub fn test_router() -> (Arc<dyn Dispatch>, Arc<Probe>) {
     let probe = Arc::new(Probe::default());

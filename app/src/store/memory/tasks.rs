@@ -130,6 +130,20 @@ impl TaskTable {
         self.entries.insert(entry.id.clone(), entry);
     }
 
+    /// Removes task `id` of `namespace` with its log; false when there is none.
+    pub(super) fn remove(&mut self, namespace: &str, id: &str) -> bool {
+        if self.entries.get(id).is_none_or(|e| &*e.namespace != namespace) {
+            return false;
+        }
+        match self.entries.remove(id) {
+            Some(entry) => {
+                self.unindex(&entry);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn index(&mut self, entry: &Entry) {
         self.by_namespace
             .entry(entry.namespace.clone())
@@ -169,6 +183,23 @@ impl TaskTable {
             .filter(|(seq, _)| *seq > after)
             .map(|(seq, text)| decode(text).map(|body| EventRow { seq: *seq, body }))
             .collect()
+    }
+
+    /// Event `seq` of task `id` of `namespace`, with the task's context.
+    pub(super) fn event(
+        &self,
+        namespace: &str,
+        id: &str,
+        seq: u64,
+    ) -> StoreResult<Option<(String, EventRow)>> {
+        let Some(entry) = self.entries.get(id).filter(|e| &*e.namespace == namespace) else {
+            return Ok(None);
+        };
+        let Ok(index) = entry.events.binary_search_by_key(&seq, |(s, _)| *s) else {
+            return Ok(None);
+        };
+        let body = decode(&entry.events[index].1)?;
+        Ok(Some((entry.context.to_string(), EventRow { seq, body })))
     }
 
     pub(super) fn list(&self, query: &TaskQuery) -> TaskPage {

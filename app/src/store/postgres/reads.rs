@@ -4,7 +4,7 @@
 
 use super::conn::{backend, Conn};
 use crate::store::json::decode;
-use crate::store::{Doc, EventRow, Integrity, StoreResult, TaskPage, TaskQuery, TaskRow};
+use crate::store::{Doc, EventRow, Integrity, OrderedEvent, StoreResult, TaskPage, TaskQuery, TaskRow};
 use serde_json::Value;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
@@ -63,6 +63,44 @@ pub(super) async fn events_after(
             Ok(EventRow {
                 seq: row.try_get::<_, i64>(0).map_err(backend)? as u64,
                 body: decode(row.try_get::<_, &str>(1).map_err(backend)?)?,
+            })
+        })
+        .collect()
+}
+
+/// The events of a namespace after position `after`, in position order: one
+/// range scan of the order's (namespace, position) index.
+pub(super) async fn namespace_events_after(
+    conn: &Conn,
+    namespace: &str,
+    after: u64,
+    limit: usize,
+) -> StoreResult<Vec<OrderedEvent>> {
+    let sql = conn
+        .statement(
+            "SELECT o.position, o.task_id, t.context_id, e.seq, e.body FROM event_order o \
+             JOIN task_events e ON e.task_id = o.task_id AND e.seq = o.seq \
+             JOIN tasks t ON t.id = o.task_id \
+             WHERE o.namespace = $1 AND o.position > $2 ORDER BY o.position LIMIT $3",
+        )
+        .await?;
+    let after = i64::try_from(after).unwrap_or(i64::MAX);
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let rows = conn
+        .client
+        .query(&sql, &[&namespace, &after, &limit])
+        .await
+        .map_err(backend)?;
+    rows.iter()
+        .map(|row| {
+            Ok(OrderedEvent {
+                position: row.try_get::<_, i64>(0).map_err(backend)? as u64,
+                task_id: row.try_get(1).map_err(backend)?,
+                context_id: row.try_get(2).map_err(backend)?,
+                event: EventRow {
+                    seq: row.try_get::<_, i64>(3).map_err(backend)? as u64,
+                    body: decode(row.try_get::<_, &str>(4).map_err(backend)?)?,
+                },
             })
         })
         .collect()

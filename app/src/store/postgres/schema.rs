@@ -17,7 +17,8 @@ pub(super) const EVENTS_CHANNEL: &str = "cleveragents_task_events";
 const MIGRATION_LOCK: i64 = 0x636c_6576_6572;
 
 /// Migrations in order.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE tasks (
         id         TEXT PRIMARY KEY,
         namespace  TEXT COLLATE \"C\" NOT NULL,
@@ -47,7 +48,39 @@ const MIGRATIONS: &[&str] = &["
     );
     -- The recency rank of task writes, shared by every agent on the database.
     CREATE SEQUENCE task_rank;
-"];
+",
+    "
+    -- Every appended task event in one store-wide order, which the namespace
+    -- event stream reads by position; the bodies stay in task_events (an event
+    -- is stored once). Positions come from a sequence, so none is given twice,
+    -- even after the newest events are deleted with their tasks; the writer
+    -- takes them under EVENT_ORDER_LOCK, so they also become visible in order.
+    CREATE SEQUENCE event_position;
+    CREATE TABLE event_order (
+        position  BIGINT PRIMARY KEY,
+        namespace TEXT COLLATE \"C\" NOT NULL,
+        task_id   TEXT NOT NULL,
+        seq       BIGINT NOT NULL
+    );
+    CREATE INDEX event_order_by_namespace ON event_order(namespace, position);
+    CREATE INDEX event_order_by_task ON event_order(task_id);
+    -- The events already stored, each task's in order, tasks in the order of
+    -- their last write.
+    INSERT INTO event_order(position, namespace, task_id, seq)
+        SELECT row_number() OVER (ORDER BY t.rank, e.seq), t.namespace, e.task_id, e.seq
+        FROM task_events e JOIN tasks t ON t.id = e.task_id;
+    SELECT setval('event_position', COALESCE(MAX(position), 0) + 1, false) FROM event_order;
+",
+];
+
+/// Held by every transaction that appends task events, from the moment it
+/// takes their positions until it commits (an arbitrary, fixed advisory lock
+/// key). A sequence alone would not order the stream: two agents' commits
+/// may take positions 7 and 8 and the one holding 8 commit first, so a reader
+/// that saw 8 would skip 7. Under the lock, positions are taken by one
+/// transaction at a time, and the lock is released only once that
+/// transaction is visible, so every position is visible before any larger.
+pub(super) const EVENT_ORDER_LOCK: i64 = 0x636c_6576_6f72;
 
 /// Brings the schema to the newest version, in one transaction.
 pub(super) async fn migrate(conn: &Conn) -> StoreResult<()> {

@@ -17,11 +17,18 @@
 //! [`EVENTS_CHANNEL`] (`pg_notify`, delivered when the transaction commits
 //! and dropped with a rolled-back savepoint), which is how other agents
 //! learn of them promptly.
+//!
+//! Events get their store-wide positions under [`EVENT_ORDER_LOCK`], taken
+//! by the first commit of a turn that appends events and held until the
+//! turn's transaction commits, so positions become visible in the order they
+//! were given (see the lock's docs).
 
 use super::conn::{backend, is_retryable, Conn};
-use super::schema::EVENTS_CHANNEL;
+use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
 use crate::store::json::encode;
-use crate::store::{Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskWrite};
+use crate::store::{
+    Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskDelete, TaskWrite,
+};
 use std::sync::Mutex;
 use tokio::sync::mpsc;
 use tokio_postgres::Config;
@@ -142,6 +149,9 @@ async fn commit_batch(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committe
         return failed_all(batch, backend(e));
     }
     let mut outcomes = Vec::with_capacity(batch.len());
+    // Whether the transaction itself (not a savepoint that may yet be rolled
+    // back, which would release it) holds the event order lock.
+    let mut ordering = false;
     for commit in batch {
         let mut attempt = 0;
         let outcome = loop {
@@ -149,9 +159,12 @@ async fn commit_batch(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committe
                 let _ = client.batch_execute("ROLLBACK").await;
                 return failed_all(batch, backend(e));
             }
-            let failed = match apply(conn, commit).await {
+            let failed = match apply(conn, commit, ordering).await {
                 Ok(applied) => match client.batch_execute("RELEASE SAVEPOINT one_commit").await {
-                    Ok(()) => break Ok(applied),
+                    Ok(()) => {
+                        ordering |= appends_events(commit);
+                        break Ok(applied);
+                    }
                     Err(e) => Failed::Server(e),
                 },
                 Err(failed) => failed,
@@ -175,20 +188,50 @@ async fn commit_batch(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committe
     }
 }
 
-/// One commit: the task write, then the document writes in order.
-async fn apply(conn: &Conn, commit: &Commit) -> Result<Committed, Failed> {
+fn appends_events(commit: &Commit) -> bool {
+    commit.task.as_ref().is_some_and(|tw| !tw.events.is_empty())
+}
+
+/// One commit: the task write, then the document writes in order, then the
+/// task deletions. `ordering`: the transaction already holds the event order
+/// lock.
+async fn apply(conn: &Conn, commit: &Commit, ordering: bool) -> Result<Committed, Failed> {
     let task_rank = match &commit.task {
-        Some(tw) => Some(write_task(conn, tw).await?),
+        Some(tw) => Some(write_task(conn, tw, ordering).await?),
         None => None,
     };
     let mut doc_versions = Vec::with_capacity(commit.docs.len());
     for (index, write) in commit.docs.iter().enumerate() {
         doc_versions.push(write_doc(conn, index, write).await?);
     }
+    let mut deleted_tasks = 0;
+    for delete in &commit.delete_tasks {
+        if delete_task(conn, delete).await? {
+            deleted_tasks += 1;
+        }
+    }
     Ok(Committed {
         task_rank,
         doc_versions,
+        deleted_tasks,
     })
+}
+
+/// Removes the task with its events and their positions, in one statement;
+/// false when the namespace holds no such task. The task counts are counted
+/// from the tasks on every listing, so there are none to adjust.
+const DELETE_TASK: &str = "WITH gone AS (DELETE FROM tasks WHERE id = $1 AND namespace = $2 RETURNING id),
+       events AS (DELETE FROM task_events WHERE task_id IN (SELECT id FROM gone)),
+       positions AS (DELETE FROM event_order WHERE task_id IN (SELECT id FROM gone))
+     SELECT COUNT(*) FROM gone";
+
+async fn delete_task(conn: &Conn, delete: &TaskDelete) -> Result<bool, Failed> {
+    let sql = conn.statement(DELETE_TASK).await?;
+    let row = conn
+        .client
+        .query_one(&sql, &[&delete.id, &delete.namespace])
+        .await?;
+    Ok(row.try_get::<_, i64>(0)? > 0)
 }
 
 const CREATE_TASK: &str =
@@ -199,12 +242,18 @@ const UPDATE_TASK: &str = "UPDATE tasks SET namespace = $2, context_id = $3, sta
        last_seq = $6, rank = nextval('task_rank'), body = $7
      WHERE id = $1 AND last_seq = $8 RETURNING rank";
 const TASK_LAST_SEQ: &str = "SELECT last_seq FROM tasks WHERE id = $1";
-const APPEND_EVENT: &str = "INSERT INTO task_events(task_id, seq, body) VALUES($1, $2, $3)";
+/// Stores an event and gives it the next position (under the event order lock).
+const APPEND_EVENT: &str = "WITH stored AS (
+       INSERT INTO task_events(task_id, seq, body) VALUES($1, $2, $3) RETURNING task_id, seq)
+     INSERT INTO event_order(position, namespace, task_id, seq)
+       SELECT nextval('event_position'), $4, task_id, seq FROM stored";
+const LOCK_EVENT_ORDER: &str = "SELECT pg_advisory_xact_lock($1)";
 const ANNOUNCE: &str = "SELECT pg_notify($1, $2)";
 
 /// Stores the task row (creating it, or updating it if its log still ends
-/// where the writer expects) and appends its events; the rank given.
-async fn write_task(conn: &Conn, tw: &TaskWrite) -> Result<i64, Failed> {
+/// where the writer expects) and appends its events, taking the event order
+/// lock first unless the transaction holds it (`ordering`); the rank given.
+async fn write_task(conn: &Conn, tw: &TaskWrite, ordering: bool) -> Result<i64, Failed> {
     let client = &conn.client;
     let row = &tw.row;
     let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(row.last_seq) as i64;
@@ -257,10 +306,24 @@ async fn write_task(conn: &Conn, tw: &TaskWrite) -> Result<i64, Failed> {
     };
     let rank: i64 = stored.try_get(0)?;
     if !tw.events.is_empty() {
+        if !ordering {
+            // Taken again by each commit until one is kept: a savepoint
+            // rolled back releases what it took.
+            let lock = conn.statement(LOCK_EVENT_ORDER).await?;
+            client.execute(&lock, &[&EVENT_ORDER_LOCK]).await?;
+        }
         let append = conn.statement(APPEND_EVENT).await?;
         for event in &tw.events {
             client
-                .execute(&append, &[&row.id, &(event.seq as i64), &encode(&event.body)?])
+                .execute(
+                    &append,
+                    &[
+                        &row.id,
+                        &(event.seq as i64),
+                        &encode(&event.body)?,
+                        &row.namespace,
+                    ],
+                )
                 .await?;
         }
         let announce = conn.statement(ANNOUNCE).await?;

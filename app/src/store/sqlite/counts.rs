@@ -15,7 +15,8 @@ use std::sync::Mutex;
 pub(super) struct Delta {
     pub from: Option<(String, String)>,
     pub namespace: String,
-    pub to: String,
+    /// `None` when the task was deleted.
+    pub to: Option<String>,
 }
 
 pub(super) struct TaskCounts {
@@ -55,7 +56,9 @@ impl TaskCounts {
             if let Some((namespace, state)) = &delta.from {
                 counts.remove(namespace, state);
             }
-            counts.add(&delta.namespace.as_str().into(), &delta.to.as_str().into(), 1);
+            if let Some(to) = &delta.to {
+                counts.add(&delta.namespace.as_str().into(), &to.as_str().into(), 1);
+            }
         }
     }
 

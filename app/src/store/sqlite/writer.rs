@@ -9,7 +9,9 @@
 use super::counts::{Delta, TaskCounts};
 use super::rows::backend;
 use crate::store::json::encode;
-use crate::store::{Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskWrite};
+use crate::store::{
+    Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskDelete, TaskWrite,
+};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -135,11 +137,7 @@ fn commit_batch(
 
 /// One commit: the task write, then the document writes in order; what it
 /// does to the task counts.
-fn apply(
-    conn: &Connection,
-    rank: &mut RankCounter,
-    commit: &Commit,
-) -> StoreResult<(Committed, Option<Delta>)> {
+fn apply(conn: &Connection, rank: &mut RankCounter, commit: &Commit) -> StoreResult<(Committed, Vec<Delta>)> {
     let (task_rank, delta) = match &commit.task {
         Some(tw) => {
             let (rank, delta) = write_task(conn, rank.next(), tw)?;
@@ -151,13 +149,53 @@ fn apply(
     for (index, write) in commit.docs.iter().enumerate() {
         versions.push(write_doc(conn, index, write)?);
     }
+    let mut deltas: Vec<Delta> = delta.into_iter().collect();
+    for delete in &commit.delete_tasks {
+        deltas.extend(delete_task(conn, delete)?);
+    }
     Ok((
         Committed {
             task_rank,
             doc_versions: versions,
+            deleted_tasks: deltas.iter().filter(|d| d.to.is_none()).count() as u64,
         },
-        delta,
+        deltas,
     ))
+}
+
+/// Deletes one task with its events and their places in the event order;
+/// what it does to the counts, `None` when there was no such task.
+fn delete_task(conn: &Connection, delete: &TaskDelete) -> StoreResult<Option<Delta>> {
+    let stored: Option<(String, String)> = conn
+        .prepare_cached("SELECT context_id, state FROM tasks WHERE id = ?1 AND namespace = ?2")
+        .and_then(|mut stmt| {
+            stmt.query_row(params![delete.id, delete.namespace], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()
+        })
+        .map_err(backend)?;
+    let Some((context, state)) = stored else {
+        return Ok(None);
+    };
+    for sql in [
+        "DELETE FROM event_order WHERE task_id = ?1",
+        "DELETE FROM task_events WHERE task_id = ?1",
+        "DELETE FROM tasks WHERE id = ?1",
+    ] {
+        conn.prepare_cached(sql)
+            .and_then(|mut stmt| stmt.execute([&delete.id]))
+            .map_err(backend)?;
+    }
+    let context = (&delete.namespace, &context);
+    if counted(conn, context)? {
+        count_out(conn, context, &state)?;
+    }
+    Ok(Some(Delta {
+        namespace: delete.namespace.clone(),
+        from: Some((delete.namespace.clone(), state)),
+        to: None,
+    }))
 }
 
 /// The recency rank of task writes: kept in memory by the writer, saved once
@@ -247,9 +285,15 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64,
     let mut append = conn
         .prepare_cached("INSERT INTO task_events(task_id, seq, body) VALUES(?1, ?2, ?3)")
         .map_err(backend)?;
+    let mut order = conn
+        .prepare_cached("INSERT INTO event_order(namespace, task_id, seq) VALUES(?1, ?2, ?3)")
+        .map_err(backend)?;
     for event in &tw.events {
         append
             .execute(params![tw.row.id, event.seq as i64, encode(&event.body)?])
+            .map_err(backend)?;
+        order
+            .execute(params![tw.row.namespace, tw.row.id, event.seq as i64])
             .map_err(backend)?;
     }
     let context = (&tw.row.namespace, &tw.row.context_id);
@@ -267,7 +311,7 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64,
     let delta = Delta {
         namespace: tw.row.namespace.clone(),
         from,
-        to: tw.row.state.clone(),
+        to: Some(tw.row.state.clone()),
     };
     Ok((rank, delta))
 }
