@@ -199,7 +199,7 @@ async fn the_a2a_contract_never_calls_an_extension_method() {
         "{text}"
     );
     assert!(
-        text.contains("note  [http] groups plan, registry, context, sync, namespace, health belong to the extension, which is not gated under contract a2a"),
+        text.contains("note  [http] groups plan, registry, context, sync, namespace, health, session, events belong to the extension, which is not gated under contract a2a"),
         "{text}"
     );
     let seen = common::Recorder::calls(&calls);
