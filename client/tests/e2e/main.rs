@@ -19,7 +19,9 @@ use cli::{
     cli_every_command_json_over_rest, cli_every_command_json_over_stdio, cli_openrpc_over_both_transports,
     cli_text_output_and_follow, cli_uses_the_local_admin_key_for_a_loopback_server,
 };
-use resume::{http_retries_reads_only, http_stream_resumes_from_last_seq};
+use resume::{
+    http_answers_over_the_limit_are_refused, http_retries_reads_only, http_stream_resumes_from_last_seq,
+};
 use transports::{
     http_client_typed_calls_and_negotiation, rest_client_typed_calls_streams_and_errors,
     stdio_client_calls_streams_and_shuts_down,
@@ -44,6 +46,10 @@ fn main() {
             rest_client_typed_calls_streams_and_errors,
         ),
         ("http_retries_reads_only", http_retries_reads_only),
+        (
+            "http_answers_over_the_limit_are_refused",
+            http_answers_over_the_limit_are_refused,
+        ),
         (
             "http_stream_resumes_from_last_seq",
             http_stream_resumes_from_last_seq,
