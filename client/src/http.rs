@@ -48,6 +48,9 @@ pub struct HttpConfig {
     /// Largest answer body read (a card, a unary answer); a larger one is a
     /// transport error, so no server can make the client hold without end.
     pub max_answer_bytes: usize,
+    /// When set, the Agent Card the transport reads must carry a signature by
+    /// one of these keys that verifies (spec §8.4), or the read fails.
+    pub trusted_card_keys: Option<crate::TrustedKeys>,
 }
 
 impl HttpConfig {
@@ -65,6 +68,7 @@ impl HttpConfig {
             backoff: Duration::from_millis(200),
             max_resumes: 3,
             max_answer_bytes: 64 << 20,
+            trusted_card_keys: None,
         }
     }
 }
@@ -150,7 +154,14 @@ impl HttpTransport {
         let bytes = read_bounded(response, self.inner.config.max_answer_bytes)
             .await
             .map_err(|attempt| attempt.error)?;
-        serde_json::from_slice(&bytes).map_err(|e| CallError::Decode(format!("agent card: {e}")))
+        let card: Value =
+            serde_json::from_slice(&bytes).map_err(|e| CallError::Decode(format!("agent card: {e}")))?;
+        if let Some(trusted) = &self.inner.config.trusted_card_keys {
+            trusted
+                .verify(&card)
+                .map_err(|e| CallError::Decode(format!("agent card: {e}")))?;
+        }
+        Ok(card)
     }
 
     /// A REST transport to the server `config.endpoint` names: at the URL of

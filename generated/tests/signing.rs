@@ -98,9 +98,13 @@ fn security_schemes_are_pruned_through_their_one_of() {
 fn members_sort_by_utf16_code_units_and_numbers_take_ecmascript_form() {
     // RFC 8785 §3.2.3's sorting example: UTF-16 order puts U+1F600 (D83D DE00)
     // before U+FB33, where UTF-8 order would not.
+    // Numbers as JSON text: RFC 8785's own examples include more digits than an f64 keeps.
+    let numbers: Value =
+        serde_json::from_str("[1e21, 1.5e-7, 2.0, 0.000001, -0.0, 333333333.33333329, 10, -7]")
+            .expect("numbers");
     let card = json!({
         "x-sorting": {"\u{20ac}": 1, "\r": 2, "\u{fb33}": 3, "1": 4, "\u{1f600}": 5, "\u{80}": 6, "\u{f6}": 7},
-        "x-numbers": [1e21, 1.5e-7, 2.0, 0.000001, -0.0, 333333333.33333329, 10, -7],
+        "x-numbers": numbers,
         "x-escapes": "\u{1}\t\"\\/\u{e9}"
     });
     assert_eq!(

@@ -58,6 +58,23 @@ pub struct AgentInfo {
     pub extended_skills: Vec<AgentSkill>,
     /// Capability flags; they also gate the methods that need them.
     pub capabilities: CapabilityFlags,
+    /// Keys the Agent Card is signed with (spec §8.4); none, unsigned.
+    pub card_signing_keys: Vec<CardSigningKey>,
+}
+
+/// A key that signs the Agent Card (JWS over its canonical form, spec §8.4).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardSigningKey {
+    /// The JWS `kid`: verifiers find the public key by it.
+    pub kid: String,
+    /// `ES256` (P-256 key) or `RS256` (RSA key).
+    pub algorithm: String,
+    /// The private key, PEM (PKCS#8, or SEC1/PKCS#1) in this file.
+    pub private_key_file: std::path::PathBuf,
+    /// The JWS `jku`: where verifiers may fetch the public keys (a JWKS).
+    #[serde(default)]
+    pub jku: Option<String>,
 }
 
 impl Default for AgentInfo {
@@ -81,6 +98,7 @@ impl Default for AgentInfo {
             skills: None,
             extended_skills: Vec::new(),
             capabilities: CapabilityFlags::default(),
+            card_signing_keys: Vec::new(),
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::config::ServerConfig;
 use crate::error::ServerError;
 use crate::negotiate::{self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER};
 use crate::pipeline::Pipeline;
+use crate::signing::CardSigner;
 use crate::sse::ResponseBody;
 use a2a::rpc::Dispatch;
 use bytes::Bytes;
@@ -126,15 +127,20 @@ impl HttpServer {
             let addr = v0_3.local_addr()?;
             config.agent.v0_3_public_url = Some(format!("http://{addr}{}", config.http.path));
         }
-        let public_card = card::agent_card(&config, Binding::Http);
+        let signer = CardSigner::from_config(&config.agent.card_signing_keys)?;
+        let mut public_card = card::agent_card(&config, Binding::Http);
+        signer.sign(&mut public_card)?;
         let card_json = Bytes::from(
             serde_json::to_vec(&public_card).map_err(|e| ServerError::Config(format!("agent card: {e}")))?,
         );
         let card_etag = HeaderValue::try_from(format!("\"{:016x}\"", fnv1a64(&card_json)))
             .map_err(|e| ServerError::Config(format!("agent card etag: {e}")))?;
+        // Signed over its own content, the 0.3 fields included.
+        let mut card_v0_3 = card::agent_card_for_v0_3_clients(&public_card)
+            .map_err(|e| ServerError::Config(format!("agent card for A2A 0.3 clients: {e}")))?;
+        signer.sign_json(&mut card_v0_3)?;
         let card_v0_3_json = Bytes::from(
-            card::agent_card_for_v0_3_clients(&public_card)
-                .and_then(|card| serde_json::to_vec(&card).map_err(|e| e.to_string()))
+            serde_json::to_vec(&card_v0_3)
                 .map_err(|e| ServerError::Config(format!("agent card for A2A 0.3 clients: {e}")))?,
         );
         let card_v0_3_etag = HeaderValue::try_from(format!("\"{:016x}\"", fnv1a64(&card_v0_3_json)))
@@ -142,7 +148,7 @@ impl HttpServer {
         let card_last_modified = HeaderValue::try_from(httpdate::fmt_http_date(std::time::SystemTime::now()))
             .map_err(|e| ServerError::Config(format!("agent card date: {e}")))?;
         let state = HttpState {
-            pipeline: Pipeline::new(&config, dispatch, Binding::Http),
+            pipeline: Pipeline::new(&config, dispatch, Binding::Http, &signer)?,
             auth,
             card_json,
             card_etag,

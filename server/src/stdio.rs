@@ -16,6 +16,7 @@ use crate::error::ServerError;
 use crate::jsonrpc::{self, Request};
 use crate::negotiate::{self, Dialect, Negotiated, PROTOCOL_VERSION};
 use crate::pipeline::Pipeline;
+use crate::signing::CardSigner;
 use a2a::methods::markers;
 use a2a::rpc::{decode_params, CallContext, Dispatch, Error, EventStream, Method, Outcome, RawJson};
 use a2a::types::{
@@ -56,10 +57,17 @@ struct Session {
 }
 
 impl Session {
-    fn new(config: &ServerConfig, dispatch: Arc<dyn Dispatch>, out: mpsc::Sender<Vec<u8>>) -> Session {
-        Session {
-            pipeline: Pipeline::new(config, dispatch, Binding::Stdio),
-            card: card::agent_card(config, Binding::Stdio),
+    fn new(
+        config: &ServerConfig,
+        dispatch: Arc<dyn Dispatch>,
+        out: mpsc::Sender<Vec<u8>>,
+    ) -> Result<Session, ServerError> {
+        let signer = CardSigner::from_config(&config.agent.card_signing_keys)?;
+        let mut card = card::agent_card(config, Binding::Stdio);
+        signer.sign(&mut card)?;
+        Ok(Session {
+            pipeline: Pipeline::new(config, dispatch, Binding::Stdio, &signer)?,
+            card,
             server_info: StdioImplementationInfo {
                 name: config.agent.implementation_name.clone(),
                 version: config.agent.version.clone(),
@@ -67,7 +75,7 @@ impl Session {
             negotiated: OnceLock::new(),
             streams: Mutex::new(HashMap::new()),
             out,
-        }
+        })
     }
 
     async fn send(&self, encoded: Vec<u8>) {
@@ -94,9 +102,9 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (out, rx) = mpsc::channel::<Vec<u8>>(1024);
+    let session = Arc::new(Session::new(config, dispatch, out)?);
     // Buffered: lines queued together leave in one write.
     let writer = tokio::spawn(write_lines(tokio::io::BufWriter::new(output), rx));
-    let session = Arc::new(Session::new(config, dispatch, out));
     let limits = &config.limits;
     let permits = Arc::new(Semaphore::new(limits.max_stdio_in_flight.max(1)));
     let mut tasks = JoinSet::new();

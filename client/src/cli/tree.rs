@@ -435,7 +435,11 @@ pub fn method_commands() -> Vec<Command> {
         .into_iter()
         .map(|node| {
             if node.name == "card" {
-                let mut command = Command::new("card").about("Show the agent's public Agent Card");
+                let mut command = Command::new("card")
+                    .about("Show the agent's public Agent Card")
+                    .arg(Arg::new("verify").long("verify").action(ArgAction::SetTrue).help(
+                        "Check its signatures against --trusted-keys first (exit 5 when they do not verify)",
+                    ));
                 for child in node.children {
                     command = command.subcommand(child.into_command());
                 }

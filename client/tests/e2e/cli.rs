@@ -353,3 +353,51 @@ pub fn cli_uses_the_local_admin_key_for_a_loopback_server() {
     assert!(run.stderr.contains("AUTH_REQUIRED"), "{}", run.stderr);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `agents card --verify` checks the card's signatures against a JWK Set
+/// over stdio and HTTP: the signers' keys verify, an impostor's key under the
+/// same kid does not (exit 5), and without keys it is a usage error.
+pub fn cli_card_verify_checks_signatures() {
+    let signers = crate::agent::test_key("card-signers.jwks.json");
+    let impostor = crate::agent::test_key("impostor.jwks.json");
+    let signers = signers.to_str().expect("path");
+    let impostor = impostor.to_str().expect("path");
+    let mut http = server_args();
+    http.extend(["--json".into(), "card".into(), "--verify".into()]);
+    let http: Vec<&str> = http.iter().map(String::as_str).collect();
+    let stdio = ["--json", "card", "--verify"];
+    for (mode, args) in [("stdio", &stdio[..]), ("http", &http[..])] {
+        let mut with = vec!["--trusted-keys", signers];
+        with.extend_from_slice(args);
+        let run = agents(&with);
+        assert_eq!(run.code, 0, "{mode}: {}", run.stderr);
+        assert_eq!(
+            run.stderr.trim(),
+            "verified: signed by test-es256, test-rs256",
+            "{mode}"
+        );
+        let card: Value = serde_json::from_str(run.stdout.trim()).expect("card JSON");
+        assert_eq!(card["signatures"].as_array().map(Vec::len), Some(2), "{mode}");
+
+        let mut with = vec!["--trusted-keys", impostor];
+        with.extend_from_slice(args);
+        let run = agents(&with);
+        assert_eq!(run.code, 5, "{mode}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(
+                "the Agent Card's signature by `test-es256` does not verify: the card is not what was signed"
+            ),
+            "{mode}: {}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty(), "{mode}: an unverified card is not printed");
+
+        let run = agents(args);
+        assert_eq!(run.code, 2, "{mode}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("card --verify needs --trusted-keys"),
+            "{mode}: {}",
+            run.stderr
+        );
+    }
+}
