@@ -14,7 +14,8 @@
 //!   abstract `*_push_config(s)` (§4.1), with the 0.3-style
 //!   `pushNotificationConfig` wrapper's members lifted into the params;
 //! - `taskId`/`contextId` beside the message of a send → inside the message
-//!   (where A2A 1.0 has them, and where §4.3 puts them);
+//!   (where A2A 1.0 has them, and where §4.3 puts them), in an operation's
+//!   params and in a raw JSON-RPC body of a send method alike;
 //! - a raw JSON-RPC body whose `params.message` has no `messageId` gets one,
 //!   as §12.4 requires of abstract operations;
 //! - `items: [ … ]` among an array's operators → the array pattern it lists
@@ -25,6 +26,8 @@
 //!
 //! Everything else stays as written (and is reported as the grammar judges it).
 
+use a2a::methods::markers;
+use a2a::rpc::Method;
 use serde_json::{json, Map, Value};
 
 /// The draft files' names for the push operations, and the abstract names.
@@ -35,6 +38,8 @@ const OPERATION_ALIASES: [(&str, &str); 4] = [
     ("delete_push_notification_config", "delete_push_config"),
 ];
 const SEND_OPERATIONS: [&str; 2] = ["send_message", "send_streaming_message"];
+/// The JSON-RPC methods of the send operations, for raw bodies.
+const SEND_METHODS: [&str; 2] = [markers::SendMessage::NAME, markers::SendStreamingMessage::NAME];
 /// Where a rewritten `expect_error` lists several error types (not a member
 /// of the grammar: a test written with it is an error unless read as draft).
 pub const ERROR_TYPE_ONE_OF: &str = "x-draft-error-types";
@@ -152,17 +157,34 @@ fn lift_push_config(step: &mut Map<String, Value>, note: &mut impl FnMut(&str)) 
 
 fn move_message_ids(step: &mut Map<String, Value>, note: &mut impl FnMut(&str)) {
     let op = step.get("operation").and_then(Value::as_str).unwrap_or_default();
-    if !SEND_OPERATIONS.contains(&op) {
+    if SEND_OPERATIONS.contains(&op) {
+        if let Some(params) = step.get_mut("params").and_then(Value::as_object_mut) {
+            move_into_message(params, "params", note);
+        }
         return;
     }
-    let Some(params) = step.get_mut("params").and_then(Value::as_object_mut) else {
+    let Some(body) = step.get_mut("raw").and_then(|r| r.get_mut("body")) else {
         return;
     };
+    let method = body.get("method").and_then(Value::as_str).unwrap_or_default();
+    if !SEND_METHODS.contains(&method) {
+        return;
+    }
+    if let Some(params) = body.get_mut("params").and_then(Value::as_object_mut) {
+        move_into_message(params, "the raw body's params", note);
+    }
+}
+
+/// `taskId` and `contextId` of a send's params moved into its message.
+fn move_into_message(params: &mut Map<String, Value>, at: &str, note: &mut impl FnMut(&str)) {
     for key in ["taskId", "contextId"] {
+        if !params.contains_key(key) || !params.get("message").is_some_and(Value::is_object) {
+            continue;
+        }
         let Some(value) = params.remove(key) else { continue };
         if let Some(message) = params.get_mut("message").and_then(Value::as_object_mut) {
             message.entry(key).or_insert(value);
-            note(&format!("params.{key} moved into the message"));
+            note(&format!("{at}.{key} moved into the message"));
         }
     }
 }
@@ -286,7 +308,11 @@ mod tests {
              "expect": {"status": "error", "error": {"exists": true}}},
             {"id": "d", "raw": {"method": "POST", "path": "/",
              "body": {"params": {"message": {"parts": []}}}},
-             "expect": {"body": {"list": {"type": "array", "items": [{"a": 1}]}}}}
+             "expect": {"body": {"list": {"type": "array", "items": [{"a": 1}]}}}},
+            {"id": "e", "raw": {"method": "POST", "path": "/",
+             "body": {"method": markers::SendMessage::NAME,
+                      "params": {"taskId": "t2", "message": {"messageId": "m", "parts": []}}}},
+             "expect": {"status": 200}}
         ]});
         let (test, notes) = normalize(&written);
         let steps = &test["steps"];
@@ -306,7 +332,9 @@ mod tests {
             steps[3]["expect"]["body"]["list"],
             json!({"all_of": [{"type": "array"}, [{"a": 1}]]})
         );
-        assert_eq!(notes.len(), 9, "{notes:?}");
+        assert_eq!(steps[4]["raw"]["body"]["params"]["message"]["taskId"], "t2");
+        assert!(steps[4]["raw"]["body"]["params"].get("taskId").is_none());
+        assert_eq!(notes.len(), 10, "{notes:?}");
 
         let each = json!({"id": "T", "steps": [
             {"id": "card", "operation": "get_agent_card", "params": {"extended": true},
