@@ -22,7 +22,10 @@
 //!   (§5.2), combined with the other operators by `all_of`; `items: {…}` (every
 //!   element) in an `expect.body` → a step assertion `all` over that array (§5.5);
 //! - `expect_error.code: {one_of: [names]}` → any of those error types;
-//! - `get_agent_card` with `extended: true` → `get_extended_agent_card`.
+//! - `get_agent_card` with `extended: true` → `get_extended_agent_card`;
+//! - `{{webhookUrl}}`, which no draft document defines, where a push config
+//!   needs the URL notifications are delivered to → the runner's
+//!   `{{webhook.url}}`, the test then needing `webhook_endpoint` (§3.2).
 //!
 //! Everything else stays as written (and is reported as the grammar judges it).
 
@@ -44,10 +47,15 @@ const SEND_METHODS: [&str; 2] = [markers::SendMessage::NAME, markers::SendStream
 /// of the grammar: a test written with it is an error unless read as draft).
 pub const ERROR_TYPE_ONE_OF: &str = "x-draft-error-types";
 
+/// The draft files' name for the runner's webhook URL, and the grammar's.
+const DRAFT_WEBHOOK_URL: &str = "{{webhookUrl}}";
+const WEBHOOK_URL: &str = "{{webhook.url}}";
+
 /// The test rewritten into the grammar's form, and a note per rewrite.
 pub fn normalize(test: &Value) -> (Value, Vec<String>) {
     let mut test = test.clone();
     let mut notes = Vec::new();
+    webhook_url(&mut test, &mut notes);
     if let Some(steps) = test.get_mut("steps").and_then(Value::as_array_mut) {
         for step in steps.iter_mut().filter_map(Value::as_object_mut) {
             let id = step.get("id").and_then(Value::as_str).unwrap_or("?").to_string();
@@ -70,6 +78,46 @@ pub fn normalize(test: &Value) -> (Value, Vec<String>) {
         }
     }
     (test, notes)
+}
+
+/// `{{webhookUrl}}` in the steps → the runner's webhook, which the test
+/// then requires.
+fn webhook_url(test: &mut Value, notes: &mut Vec<String>) {
+    let Some(steps) = test.get_mut("steps") else {
+        return;
+    };
+    if !replace_text(steps, DRAFT_WEBHOOK_URL, WEBHOOK_URL) {
+        return;
+    }
+    if let Some(test) = test.as_object_mut() {
+        let requirements = test.entry("runner_requirements").or_insert_with(|| json!([]));
+        if let Some(list) = requirements.as_array_mut() {
+            let wanted = json!("webhook_endpoint");
+            if !list.contains(&wanted) {
+                list.push(wanted);
+            }
+        }
+    }
+    notes.push(format!(
+        "{DRAFT_WEBHOOK_URL} read as {WEBHOOK_URL}, the test needing a webhook_endpoint"
+    ));
+}
+
+/// Replaces `from` by `to` in every string of `tree`; true when one changed.
+fn replace_text(tree: &mut Value, from: &str, to: &str) -> bool {
+    match tree {
+        Value::String(text) if text.contains(from) => {
+            *text = text.replace(from, to);
+            true
+        }
+        Value::Object(map) => map
+            .values_mut()
+            .fold(false, |changed, v| replace_text(v, from, to) | changed),
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |changed, v| replace_text(v, from, to) | changed),
+        _ => false,
+    }
 }
 
 fn rename_operation(step: &mut Map<String, Value>, note: &mut impl FnMut(&str)) {
@@ -344,6 +392,13 @@ mod tests {
         ]});
         let (test, _) = normalize(&each);
         let card = &test["steps"][0];
+        let hook = json!({"id": "H", "steps": [
+            {"id": "set", "operation": "create_push_config",
+             "params": {"taskId": "t", "url": DRAFT_WEBHOOK_URL}}]});
+        let (hook, notes) = normalize(&hook);
+        assert_eq!(hook["steps"][0]["params"]["url"], WEBHOOK_URL);
+        assert_eq!(hook["runner_requirements"], json!(["webhook_endpoint"]));
+        assert_eq!(notes.len(), 1, "{notes:?}");
         assert_eq!(card["operation"], "get_extended_agent_card");
         assert_eq!(card["expect"]["body"]["skills"], json!({"type": "array"}));
         assert_eq!(
