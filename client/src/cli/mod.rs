@@ -513,6 +513,50 @@ mod tests {
         command().debug_assert();
     }
 
+    /// The method and params a command line asks for.
+    fn asked(args: &[&str]) -> Option<(&'static str, Value)> {
+        let matches = command()
+            .try_get_matches_from(std::iter::once("agents").chain(args.iter().copied()))
+            .ok()?;
+        match action(&matches)? {
+            Action::Method(method, sub) => Some((method.name, params::build(method, sub).ok()?)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn events_is_the_event_stream_with_or_without_subscribe() {
+        let flags = [
+            "--plan",
+            "p1",
+            "--session",
+            "s1",
+            "--type",
+            "tool.invoked",
+            "--type",
+            "plan.error",
+            "--follow",
+        ];
+        let expected = Some((
+            a2a::methods::markers::EventsSubscribe::NAME,
+            json!({ "planId": "p1", "sessionId": "s1", "types": ["tool.invoked", "plan.error"], "follow": true }),
+        ));
+        let short: Vec<&str> = std::iter::once("events").chain(flags).collect();
+        assert_eq!(asked(&short), expected);
+        let long: Vec<&str> = ["--json", "events", "subscribe"]
+            .into_iter()
+            .chain(flags)
+            .collect();
+        assert_eq!(asked(&long), expected);
+        assert_eq!(
+            asked(&["events"]).map(|(_, params)| params),
+            Some(json!({})),
+            "no filter: every event stored now"
+        );
+        // A group of several methods still needs one of them.
+        assert_eq!(asked(&["session"]), None);
+    }
+
     #[test]
     fn follow_targets() {
         assert_eq!(followed_task(&json!({"taskId": "t"})).as_deref(), Some("t"));

@@ -200,6 +200,63 @@ pub fn cli_text_output_and_follow() {
     );
 }
 
+/// `agents events …` is the namespace event stream (`events subscribe`): the
+/// same events over stdio and HTTP, as JSON lines with `--json` and one text
+/// line per event otherwise.
+pub fn cli_events_command() {
+    let ex = examples();
+    let expected = ex["_cleveragents/events/subscribe"]
+        .events
+        .clone()
+        .unwrap_or_default();
+    let filter = ["--type", "session.message"];
+    for mode in [vec![], server_args()] {
+        for command in [&["events"][..], &["events", "subscribe"][..]] {
+            let mut args: Vec<&str> = mode.iter().map(String::as_str).collect();
+            args.push("--json");
+            args.extend(command);
+            args.extend(filter);
+            let run = agents(&args);
+            let lines: Vec<Value> = run
+                .stdout
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("JSON line"))
+                .collect();
+            assert_eq!(
+                (run.code, run.stderr.as_str(), &lines),
+                (0, "", &expected),
+                "{args:?}"
+            );
+        }
+        let mut args: Vec<&str> = mode.iter().map(String::as_str).collect();
+        args.extend([
+            "events",
+            "--plan",
+            "p1",
+            "--type",
+            "tool.invoked",
+            "--type",
+            "plan.error",
+            "--follow",
+        ]);
+        let run = agents(&args);
+        let task = "9d3e5f7a-1b2c-4d6e-8f0a-2b4c6d8e0f13";
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (
+                0,
+                format!("#1 session.message task {task}#1: task {task} submitted\n").as_str(),
+                ""
+            ),
+            "{args:?}"
+        );
+    }
+    // A type the schema does not name is a usage error, before any call.
+    let run = agents(&["events", "--type", "plan.bogus"]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+}
+
 pub fn cli_error_exit_codes() {
     let cases: Vec<(Vec<String>, i32, String)> = vec![
         (

@@ -15,7 +15,7 @@ mod transports;
 
 use agent::{run_stdio_agent, AGENT_ENV};
 use cli::{
-    cli_card_and_completions, cli_card_verify_checks_signatures, cli_error_exit_codes,
+    cli_card_and_completions, cli_card_verify_checks_signatures, cli_error_exit_codes, cli_events_command,
     cli_every_command_json_over_http, cli_every_command_json_over_rest, cli_every_command_json_over_stdio,
     cli_openrpc_over_both_transports, cli_text_output_and_follow,
     cli_uses_the_local_admin_key_for_a_loopback_server,
@@ -59,6 +59,7 @@ fn main() {
             "http_stream_resumes_from_last_seq",
             http_stream_resumes_from_last_seq,
         ),
+        ("cli_events_command", cli_events_command),
         (
             "cli_every_command_json_over_stdio",
             cli_every_command_json_over_stdio,
