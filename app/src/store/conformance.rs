@@ -367,6 +367,8 @@ pub fn list_docs_by_prefix_and_cursor(store: &dyn Store) {
         Ok(vec!["p/2".into()])
     );
     assert_eq!(store.list_docs("c", "ns", "", None, 10).map(|d| d.len()), Ok(5));
+    // No limit at all (a scan of every document) is a limit too.
+    assert_eq!(store.list_docs("c", "ns", "", None, usize::MAX).map(|d| d.len()), Ok(5));
     assert_eq!(
         store.list_docs("c", "other", "", None, 10).map(|d| d.len()),
         Ok(0)
