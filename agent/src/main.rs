@@ -59,6 +59,8 @@ struct PushFile {
     allow_list: Vec<String>,
     max_attempts: Option<u32>,
     initial_backoff_ms: Option<u64>,
+    /// How long a claimed delivery stays this agent's without renewal.
+    lease_ms: Option<u64>,
 }
 
 enum Mode {
@@ -307,6 +309,7 @@ fn push_config(file: &PushFile) -> PushConfig {
             .map(Duration::from_millis)
             .unwrap_or(defaults.initial_backoff),
         timeout: defaults.timeout,
+        lease: file.lease_ms.map(Duration::from_millis).unwrap_or(defaults.lease),
     }
 }
 

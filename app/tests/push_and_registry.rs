@@ -87,6 +87,7 @@ async fn push_delivers_every_event_in_order_with_retry() {
             max_attempts: 3,
             initial_backoff: Duration::from_millis(10),
             timeout: Duration::from_secs(5),
+            ..PushConfig::default()
         },
         ..Default::default()
     };

@@ -1,5 +1,6 @@
 //! The live machinery of tasks: per-task serialization, sequence numbers,
-//! fan-out to subscribers and the hand-off to push delivery.
+//! fan-out to subscribers, and the outbox rows of push delivery written with
+//! the events.
 //!
 //! Every change to a task runs under that task's async lock: load, apply,
 //! give each event the next per-task sequence number, commit task and events
@@ -223,6 +224,7 @@ impl TaskEngine {
                     body: event.clone(),
                 }],
             }),
+            fanout: Some(crate::push::fanout(&id)),
             docs,
             ..Commit::default()
         };
@@ -233,15 +235,20 @@ impl TaskEngine {
         )
         .await?;
         let rx = live.subscribe(namespace, 1);
-        self.push.enqueue(namespace, &id, 1, &event);
         Ok((Event::with_seq(1, event), rx))
     }
 
     /// Commits a task change; a conflicting document write is `conflict`
-    /// with `message`, and changes nothing.
+    /// with `message`, and changes nothing. The deliveries its events owe are
+    /// in the outbox with them; the deliverer hears of them at once.
     async fn commit(&self, commit: Commit, conflict: ErrorKind, message: &str) -> Result<(), Error> {
         match self.db.commit(commit).await {
-            Ok(_) => Ok(()),
+            Ok(committed) => {
+                if committed.deliveries_owed > 0 {
+                    self.push.wake();
+                }
+                Ok(())
+            }
             Err(StoreError::Conflict { index: Some(_), .. }) => Err(Error::new(conflict, message)),
             Err(other) => Err(FAMILY.internal(other.to_string())),
         }
@@ -295,6 +302,7 @@ impl TaskEngine {
                 expected_last_seq,
                 events: rows,
             }),
+            fanout: Some(crate::push::fanout(task_id)),
             docs,
             ..Commit::default()
         };
@@ -324,11 +332,6 @@ impl TaskEngine {
             live.fan_out(missed);
         }
         live.fan_out(&events);
-        for event in &events {
-            if let Some(seq) = event.seq {
-                self.push.enqueue(namespace, task_id, seq, &event.data);
-            }
-        }
         if is_terminal(task.status.state) {
             live.subscribers.clear();
         }
