@@ -47,6 +47,7 @@ struct FileConfig {
     /// Keep everything in memory (nothing survives a restart).
     memory: bool,
     push: PushFile,
+    plans: PlansFile,
     /// Bounds on what one caller can make the application hold.
     task_limits: app::limits::DomainLimits,
     /// Sync remotes: name → base URL.
@@ -60,6 +61,13 @@ struct PushFile {
     max_attempts: Option<u32>,
     initial_backoff_ms: Option<u64>,
     /// How long a claimed delivery stays this agent's without renewal.
+    lease_ms: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PlansFile {
+    /// How long a plan's run stays this agent's without renewal.
     lease_ms: Option<u64>,
 }
 
@@ -226,6 +234,7 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
         members,
         sync_remotes: file.sync_remotes,
         limits: file.task_limits,
+        plan_lease: file.plans.lease_ms.map(Duration::from_millis),
         ..Default::default()
     };
     Ok(Settings {
