@@ -429,6 +429,7 @@ fn a_plan_whose_agent_is_killed_mid_run_is_finished_once_by_another() {
         }
     }
     agents[0].kill();
+    let killed = Instant::now();
     let status = result(&watcher, "_cleveragents/plan/status", json!({"planId": plan_id}));
     assert_eq!(
         status["plan"]["state"], "PLAN_STATE_RUNNING",
@@ -442,6 +443,10 @@ fn a_plan_whose_agent_is_killed_mid_run_is_finished_once_by_another() {
         }
         assert!(!is_state(&event, "TASK_STATE_FAILED"), "{event}");
     }
+    eprintln!(
+        "plan takeover: finished by another agent {:?} after its runner was killed (lease 2 s)",
+        killed.elapsed()
+    );
     let log = whole_log(&agents[2].addr(), &task_id);
     let mut completed: BTreeMap<String, usize> = BTreeMap::new();
     let mut finished = 0;

@@ -274,6 +274,7 @@ fn pending_deliveries_survive_a_kill_and_are_made_after_a_restart() {
     agent.kill();
     assert!(receiver.posts().iter().all(|p| p.status == 503));
     receiver.set(Mode::Accept);
+    let restarted = Instant::now();
     let agent = ServerAgent::start_with(&["--data-dir", data_arg, "--config", &config]);
     let logs: BTreeMap<String, BTreeMap<u64, Value>> = tasks
         .iter()
@@ -283,6 +284,11 @@ fn pending_deliveries_survive_a_kill_and_are_made_after_a_restart() {
     let posts = receiver.wait_for("every acknowledged event delivered after the restart", |posts| {
         all_delivered(posts, &logs)
     });
+    eprintln!(
+        "outbox after a restart: {} events of {TASKS} tasks delivered within {:?} of it",
+        logs.values().map(BTreeMap::len).sum::<usize>(),
+        restarted.elapsed()
+    );
     let per_event = check_posts(&posts, &logs);
     // The first event of each task was tried before the kill and again after it.
     for task_id in &tasks {
@@ -356,11 +362,16 @@ fn a_delivery_whose_agent_is_killed_is_made_by_another_after_the_lease() {
     assert_eq!(held.len(), 1, "{held:#?}");
     assert_eq!((held[0].seq, held[0].status), (1, 0));
     holder.kill();
+    let killed = Instant::now();
     receiver.set(Mode::Accept);
     let logs = BTreeMap::from([(task_id.clone(), log)]);
     receiver.wait_for("delivered by the other agent", |posts| {
         all_delivered(posts, &logs)
     });
+    eprintln!(
+        "push takeover: every event delivered by the other agent {:?} after the holder was killed (lease 3 s)",
+        killed.elapsed()
+    );
     let store = PgStore::open(&url).expect("open the database");
     wait_until_outbox_empty(&store, std::slice::from_ref(&task_id));
     let per_event = check_posts(&receiver.posts(), &logs);
