@@ -109,6 +109,15 @@ impl MemoryStore {
             Some(tw) => TaskTable::encode(&tw.events)?,
             None => vec![],
         };
+        // Whether each retry comes from its row's lease holder, asked before
+        // anything changes so a failure changes nothing.
+        let mut holders = Vec::with_capacity(commit.deliveries.len());
+        for change in &commit.deliveries {
+            holders.push(match change {
+                DeliveryChange::Retry { key, holder, .. } => self.leases.holds(key, holder)?,
+                _ => true,
+            });
+        }
         let mut task_rank = None;
         let fanout = commit
             .task
@@ -191,18 +200,18 @@ impl MemoryStore {
                     .retain(|key, _| !(key.namespace == delete.namespace && key.task_id == delete.id));
             }
         }
-        for change in &commit.deliveries {
+        for (change, by_holder) in commit.deliveries.iter().zip(holders) {
             match change {
                 DeliveryChange::Done(key) => {
                     state.outbox.remove(key);
                 }
                 DeliveryChange::Retry {
                     key,
-                    holder,
                     attempts,
                     next_attempt_ms,
+                    ..
                 } => {
-                    if self.leases.holds(key, holder)? {
+                    if by_holder {
                         if let Some(row) = state.outbox.get_mut(key) {
                             row.1 = *attempts;
                             row.2 = *next_attempt_ms;
