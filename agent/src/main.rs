@@ -52,6 +52,7 @@ struct FileConfig {
     /// Keep everything in memory (nothing survives a restart).
     memory: bool,
     push: PushFile,
+    plans: PlansFile,
     /// Bounds on what one caller can make the application hold.
     task_limits: app::limits::DomainLimits,
     /// Sync remotes: name → base URL.
@@ -64,6 +65,15 @@ struct PushFile {
     allow_list: Vec<String>,
     max_attempts: Option<u32>,
     initial_backoff_ms: Option<u64>,
+    /// How long a claimed delivery stays this agent's without renewal.
+    lease_ms: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PlansFile {
+    /// How long a plan's run stays this agent's without renewal.
+    lease_ms: Option<u64>,
 }
 
 enum Mode {
@@ -241,6 +251,7 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
         members,
         sync_remotes: file.sync_remotes,
         limits: file.task_limits,
+        plan_lease: file.plans.lease_ms.map(Duration::from_millis),
         ..Default::default()
     };
     Ok(Settings {
@@ -324,6 +335,7 @@ fn push_config(file: &PushFile) -> PushConfig {
             .map(Duration::from_millis)
             .unwrap_or(defaults.initial_backoff),
         timeout: defaults.timeout,
+        lease: file.lease_ms.map(Duration::from_millis).unwrap_or(defaults.lease),
     }
 }
 

@@ -356,3 +356,126 @@ fn example_spec(kind: &RegistryKindDescriptor) -> Value {
         })
         .expect("the schema has an example")
 }
+
+/// Steps of the plan the kill test runs: enough that its run is still under
+/// way when its agent is killed as soon as the run has begun.
+const PLAN_STEPS: usize = 150;
+
+/// The extension URI under which plan task events name their domain event.
+const EXTENSION: &str = "urn:cleveragents:extensions:v1";
+
+/// An agent on the database at `url` whose plan runs are leased for `lease_ms`.
+fn leasing_agent(url: &str, dir: &std::path::Path, lease_ms: u64) -> ServerAgent {
+    let config = dir.join("config.json");
+    std::fs::write(&config, json!({"plans": {"lease_ms": lease_ms}}).to_string()).expect("config");
+    ServerAgent::start_with(&[
+        "--database-url",
+        url,
+        "--executor",
+        "tck",
+        "--config",
+        config.to_str().expect("utf-8 path"),
+    ])
+}
+
+/// The domain event a plan task event names, with its fields.
+fn domain_event(event: &Value) -> Option<&Value> {
+    event["statusUpdate"]["metadata"]
+        .get(EXTENSION)
+        .or_else(|| event["artifactUpdate"]["metadata"].get(EXTENSION))
+}
+
+#[test]
+fn a_plan_whose_agent_is_killed_mid_run_is_finished_once_by_another() {
+    let url = TestCluster::fresh_database();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut agents = [
+        leasing_agent(&url, dir.path(), 2_000),
+        leasing_agent(&url, dir.path(), 2_000),
+        leasing_agent(&url, dir.path(), 2_000),
+    ];
+    let (runner, watcher) = (agents[0].addr(), agents[1].addr());
+    result(
+        &runner,
+        "_cleveragents/registry/projects/add",
+        json!({"project": {"name": "site", "files": [
+            {"path": "README.md", "mediaType": "text/markdown", "text": "# Site\n"}]}}),
+    );
+    let steps: Vec<Value> = (0..PLAN_STEPS)
+        .map(|i| {
+            json!({"id": format!("s{i}"), "name": format!("Step {i}"), "tool": "template",
+                        "arguments": {"template": format!("step {i}")}})
+        })
+        .collect();
+    result(
+        &runner,
+        "_cleveragents/registry/actions/add",
+        json!({"action": {"name": "many", "steps": steps}}),
+    );
+    let plan = result(
+        &runner,
+        "_cleveragents/plan/use",
+        json!({"action": "many", "project": "site"}),
+    );
+    let plan_id = plan["id"].as_str().expect("plan id").to_string();
+    let execution = result(&runner, "_cleveragents/plan/execute", json!({"planId": plan_id}));
+    let task_id = execution["taskId"].as_str().expect("task id").to_string();
+    // Followed on another agent; the runner dies as soon as a step is done.
+    let follower = Follower::start(&watcher, &task_id, None);
+    loop {
+        let (_, event) = follower.next();
+        if domain_event(&event).is_some_and(|d| d["event"] == "tool.completed") {
+            break;
+        }
+    }
+    agents[0].kill();
+    let killed = Instant::now();
+    let status = result(&watcher, "_cleveragents/plan/status", json!({"planId": plan_id}));
+    assert_eq!(
+        status["plan"]["state"], "PLAN_STATE_RUNNING",
+        "the run was under way when its agent died"
+    );
+    // Another agent takes the run over once its lease has expired, and finishes it.
+    loop {
+        let (_, event) = follower.next();
+        if is_state(&event, "TASK_STATE_COMPLETED") {
+            break;
+        }
+        assert!(!is_state(&event, "TASK_STATE_FAILED"), "{event}");
+    }
+    eprintln!(
+        "plan takeover: finished by another agent {:?} after its runner was killed (lease 2 s)",
+        killed.elapsed()
+    );
+    let log = whole_log(&agents[2].addr(), &task_id);
+    let mut completed: BTreeMap<String, usize> = BTreeMap::new();
+    let mut finished = 0;
+    for event in log.values() {
+        let Some(domain) = domain_event(event) else {
+            continue;
+        };
+        if domain["event"] == "tool.completed" {
+            *completed
+                .entry(domain["stepId"].as_str().unwrap_or_default().to_string())
+                .or_default() += 1;
+        }
+        if domain["event"] == "plan.state_changed" && domain["state"] == "PLAN_STATE_COMPLETED" {
+            finished += 1;
+        }
+    }
+    assert_eq!(finished, 1, "the plan completed once");
+    assert_eq!(completed.len(), PLAN_STEPS, "every step completed");
+    assert!(
+        completed.values().all(|n| *n == 1),
+        "each step completed once: {completed:?}"
+    );
+    let status = result(
+        &agents[2].addr(),
+        "_cleveragents/plan/status",
+        json!({"planId": plan_id}),
+    );
+    assert_eq!(status["plan"]["state"], "PLAN_STATE_COMPLETED");
+    assert!(status["steps"].as_array().is_some_and(
+        |s| s.len() == PLAN_STEPS && s.iter().all(|s| s["state"] == "PLAN_STEP_STATE_SUCCEEDED")
+    ));
+}

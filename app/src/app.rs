@@ -85,7 +85,12 @@ impl App {
         let sync = SyncService::new(db.clone(), registry.clone(), config.sync_remotes.clone());
         let engine = TaskEngine::new(db.clone(), push.clone());
         let started_at = crate::util::now();
-        let plans = PlanService::new(db.clone(), registry.clone(), engine.clone());
+        let plans = PlanService::new(
+            db.clone(),
+            registry.clone(),
+            engine.clone(),
+            config.plan_lease.unwrap_or(crate::plans::lease::DEFAULT_LEASE),
+        );
         let executor: Arc<dyn Executor> = match executor {
             ExecutorChoice::Kind(ExecutorKind::Default) => Arc::new(DefaultExecutor::new(plans.clone())),
             ExecutorChoice::Kind(ExecutorKind::Tck) => Arc::new(crate::tck::TckExecutor),

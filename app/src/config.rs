@@ -65,4 +65,8 @@ pub struct AppConfig {
     pub reported_settings: Vec<(String, String, String, bool)>,
     /// Configured sync remotes (name → base URL).
     pub sync_remotes: BTreeMap<String, String>,
+    /// How long a plan's run stays an agent's without a renewal: when the
+    /// agent dies, another agent on the shared store takes the run over
+    /// this long after its last renewal (`None`: 30 s).
+    pub plan_lease: Option<std::time::Duration>,
 }

@@ -226,6 +226,12 @@ impl HealthService {
                 false,
             ),
             entry(
+                "push.leaseMs",
+                c.push.lease.as_millis().to_string(),
+                Default,
+                false,
+            ),
+            entry(
                 "agentCard.extended",
                 c.extended_agent_card.is_some().to_string(),
                 Default,

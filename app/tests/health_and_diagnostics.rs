@@ -9,8 +9,8 @@ mod common;
 use a2a::rpc::Access;
 use a2a::Router;
 use app::store::{
-    Commit, Committed, Doc, EventRow, Integrity, MemoryStore, OrderedEvent, Store, StoreError, StoreResult,
-    TaskPage, TaskQuery, TaskRow,
+    Commit, Committed, Delivery, Doc, EventRow, Integrity, MemoryStore, OrderedEvent, Store, StoreError,
+    StoreResult, TaskPage, TaskQuery, TaskRow,
 };
 use app::{App, AppConfig};
 use common::{as_principal, call, code, local, names};
@@ -69,6 +69,21 @@ impl Store for Broken {
     }
     fn namespaces(&self) -> StoreResult<Vec<String>> {
         self.0.namespaces()
+    }
+    fn claim_deliveries(
+        &self,
+        holder: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        self.0.claim_deliveries(holder, now_ms, lease_until_ms, limit)
+    }
+    fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64> {
+        self.0.renew_deliveries(holder, lease_until_ms)
+    }
+    fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
+        self.0.pending_deliveries(namespace, task_id)
     }
     fn check_integrity(&self, deep: bool) -> StoreResult<Integrity> {
         Ok(Integrity {

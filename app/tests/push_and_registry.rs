@@ -87,6 +87,7 @@ async fn push_delivers_every_event_in_order_with_retry() {
             max_attempts: 3,
             initial_backoff: Duration::from_millis(10),
             timeout: Duration::from_secs(5),
+            ..PushConfig::default()
         },
         ..Default::default()
     };
@@ -224,6 +225,61 @@ async fn push_configs_refuse_loopback_unless_allow_listed_and_crud_works() {
     )
     .await;
     assert_eq!(missing.err().map(|e| e.code), Some(-32001));
+}
+
+#[tokio::test]
+async fn deleting_a_push_config_drops_what_it_was_still_owed() {
+    // A webhook nobody answers on, retried only after a long wait: every
+    // event stays owed until the configuration goes.
+    let config = AppConfig {
+        push: PushConfig {
+            allow_list: vec!["127.0.0.1".into()],
+            max_attempts: 1000,
+            initial_backoff: Duration::from_secs(600),
+            ..PushConfig::default()
+        },
+        ..Default::default()
+    };
+    let app = App::open(StoreConfig::Memory, config).expect("app");
+    let router = Router::new(app.clone());
+    let ctx = CallContext::default();
+    let sent = call(
+        &router,
+        &ctx,
+        "SendMessage",
+        json!({
+            "message": { "messageId": "m1", "role": "ROLE_USER", "parts": [{ "text": "hi" }] },
+            "configuration": { "taskPushNotificationConfig": { "id": "hook", "url": "http://127.0.0.1:9/hook" } }
+        }),
+    )
+    .await
+    .expect("send");
+    let task_id = sent["task"]["id"].as_str().expect("task id").to_string();
+    let owed = |app: &App| {
+        app.store()
+            .pending_deliveries(a2a::DEFAULT_NAMESPACE, &task_id)
+            .expect("pending deliveries")
+            .into_iter()
+            .map(|d| (d.key.config_id, d.key.seq))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        owed(&app),
+        vec![
+            ("hook".to_string(), 1),
+            ("hook".to_string(), 2),
+            ("hook".to_string(), 3)
+        ]
+    );
+    call(
+        &router,
+        &ctx,
+        "DeleteTaskPushNotificationConfig",
+        json!({ "taskId": task_id, "id": "hook" }),
+    )
+    .await
+    .expect("delete");
+    assert_eq!(owed(&app), vec![]);
 }
 
 fn ext_reason(r: Result<Value, a2a::Error>) -> Option<(i64, String)> {

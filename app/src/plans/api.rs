@@ -155,8 +155,25 @@ impl PlanService {
 
     /// Restarts the runners of plans left RUNNING (by a crash or a shutdown
     /// mid-run); the agent calls it once at start-up. A step that was under
-    /// way runs again from its start. Returns how many runs were resumed.
+    /// way runs again from its start. On a store shared with other agents,
+    /// only runs whose lease expired are taken over, and a sweep keeps taking
+    /// over those whose agent dies later (every third of the lease). Returns
+    /// how many runs were resumed now.
     pub async fn resume_plans(&self) -> Result<usize, Error> {
-        execute::resume(self).await
+        let resumed = execute::resume(self, true).await?;
+        if self.shared_store {
+            let plans = self.clone();
+            tokio::spawn(async move {
+                let mut sweep = tokio::time::interval(plans.lease / 3);
+                sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                sweep.tick().await;
+                loop {
+                    sweep.tick().await;
+                    // A failed sweep is tried again on the next tick.
+                    let _ = execute::resume(&plans, false).await;
+                }
+            });
+        }
+        Ok(resumed)
     }
 }

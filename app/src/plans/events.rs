@@ -92,6 +92,7 @@ pub(crate) async fn emit(
         .task_id
         .clone()
         .ok_or_else(|| FAMILY.internal("a running plan without a task"))?;
+    plans.stamp_lease(rec);
     let doc = record::put(ns, rec, *ver)?;
     plans
         .engine

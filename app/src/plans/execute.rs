@@ -4,7 +4,8 @@
 //! plan under the extension URI; its first plan event is `plan.created`) in
 //! the same commit that makes the plan RUNNING, and hands it to a detached runner ([`super::runner`]). Plans left
 //! RUNNING by a crash are handed to runners again at start-up
-//! ([`App::resume_plans`]).
+//! ([`App::resume_plans`]), and on a shared store, once their run lease has
+//! expired, by a periodic sweep.
 
 use super::events::{created, plan_metadata};
 use super::field;
@@ -111,6 +112,7 @@ pub(crate) async fn execute(
     let task_id = util::new_id();
     let now = util::now();
     rec.start_running(&task_id, now.clone());
+    plans.stamp_lease(&mut rec);
     let task = Task {
         id: task_id.clone(),
         context_id: Some(rec.plan.context_id.clone()),
@@ -139,9 +141,11 @@ pub(crate) async fn execute(
 }
 
 /// Restarts the runners of plans left RUNNING (by a crash or a shutdown
-/// mid-run). A step that was under way runs again from its start. Returns
-/// how many runs were resumed.
-pub(crate) async fn resume(plans: &PlanService) -> Result<usize, Error> {
+/// mid-run). A step that was under way runs again from its start. At
+/// `start_up` on a store only this process opens, every RUNNING plan is
+/// resumed (whoever ran it is gone); otherwise only those whose run lease
+/// has expired (see [`super::lease`]). Returns how many runs were resumed.
+pub(crate) async fn resume(plans: &PlanService, start_up: bool) -> Result<usize, Error> {
     let namespaces = plans.db.run(FAMILY, |s| s.namespaces())?;
     let mut resumed = 0;
     for ns in namespaces {
@@ -154,8 +158,12 @@ pub(crate) async fn resume(plans: &PlanService) -> Result<usize, Error> {
             let Ok(rec) = from_json::<PlanRecord>(doc.value, FAMILY) else {
                 continue;
             };
-            if rec.plan.state == PlanState::Running && rec.plan.task_id.is_some() {
-                spawn_run(plans, ns.clone(), rec.plan.id.clone())?;
+            let orphaned = (start_up && !plans.shared_store) || plans.run_abandoned(&rec);
+            if rec.plan.state == PlanState::Running
+                && rec.plan.task_id.is_some()
+                && orphaned
+                && spawn_run(plans, ns.clone(), rec.plan.id.clone())?
+            {
                 resumed += 1;
             }
         }

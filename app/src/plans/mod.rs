@@ -34,7 +34,9 @@
 //! failing step or ERROR validation ends with `plan.error` (task FAILED).
 //!
 //! A plan's operations are serialized by a per-plan lock, always taken
-//! before the task's lock.
+//! before the task's lock. On a store shared by several agents, a running
+//! plan is run by one agent at a time, which holds a lease on the run
+//! ([`lease`]).
 
 mod api;
 pub mod apply;
@@ -43,6 +45,7 @@ pub mod diff;
 pub mod draft;
 pub mod events;
 pub mod execute;
+pub mod lease;
 pub mod outcome;
 pub mod prompt;
 pub mod query;
@@ -64,8 +67,9 @@ use crate::store::StoreHandle;
 use crate::tasks::TaskEngine;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The plan service. Clones share the per-plan locks.
 #[derive(Clone)]
@@ -76,16 +80,50 @@ pub struct PlanService {
     pub(crate) engine: TaskEngine,
     /// Per-plan locks serializing a plan's operations ([`record::guard`]).
     locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+    /// This agent's name as the holder of run leases.
+    pub(crate) holder: Arc<str>,
+    /// How long a run stays this agent's without a renewal.
+    pub(crate) lease: Duration,
+    /// True when other agents may share the store (and so run its plans).
+    pub(crate) shared_store: bool,
+    /// The plans a runner of this agent is driving.
+    running: Arc<Mutex<HashSet<String>>>,
 }
 
 impl PlanService {
-    pub fn new(db: StoreHandle, registry: Registry, engine: TaskEngine) -> Self {
+    /// The plan service; a run this agent starts is leased for `lease`.
+    pub fn new(db: StoreHandle, registry: Registry, engine: TaskEngine, lease: Duration) -> Self {
+        let shared_store = db.store().appended().is_some();
         PlanService {
             db,
             registry,
             engine,
             locks: Arc::default(),
+            holder: crate::util::new_id().into(),
+            lease: lease::clamp(lease),
+            shared_store,
+            running: Arc::default(),
         }
+    }
+
+    /// Marks plan `plan_id` as driven by a runner of this agent; false when
+    /// one already is.
+    pub(crate) fn begin_run(&self, plan_id: &str) -> bool {
+        self.running
+            .lock()
+            .is_ok_and(|mut running| running.insert(plan_id.to_string()))
+    }
+
+    /// The runner of plan `plan_id` has ended.
+    pub(crate) fn end_run(&self, plan_id: &str) {
+        if let Ok(mut running) = self.running.lock() {
+            running.remove(plan_id);
+        }
+    }
+
+    /// True while a runner of this agent drives plan `plan_id`.
+    pub(crate) fn runs_here(&self, plan_id: &str) -> bool {
+        self.running.lock().is_ok_and(|running| running.contains(plan_id))
     }
 }
 

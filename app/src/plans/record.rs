@@ -111,6 +111,20 @@ pub struct ExecState {
     pub answered: Vec<String>,
     #[serde(default)]
     pub prompts: u32,
+    /// Which agent runs the plan while it is RUNNING, and until when
+    /// ([`super::lease`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<RunLease>,
+}
+
+/// The lease of a running plan's run (see [`super::lease`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunLease {
+    /// The agent whose runner drives the plan.
+    pub holder: String,
+    /// Milliseconds since the Unix epoch after which another agent may take the run over.
+    pub until_ms: i64,
 }
 
 /// True when plan/cancel may move a plan in `state` to CANCELLED.

@@ -3,12 +3,14 @@
 //! (with the profile's autoApply) the apply.
 //!
 //! A runner holds the plan's lock for one step at a time and stops when it
-//! finds the plan no longer RUNNING (waiting for an answer, cancelled), so a
-//! resumed or answered plan simply gets a new runner. Every change it makes
+//! finds the plan no longer RUNNING (waiting for an answer, cancelled) or
+//! run by another agent (which took the run over, see [`super::lease`]), so
+//! a resumed or answered plan simply gets a new runner. Every change it makes
 //! travels with the task event announcing it (`events::emit`).
 
 use super::events::{emit, tool_fields, Out};
 use super::field;
+use super::lease;
 use super::outcome::{step_failed, validate_into, StepEnd};
 use super::record::{self, load, PlanRecord};
 use super::template::render_value;
@@ -30,7 +32,9 @@ async fn fail_plan(plans: &PlanService, ns: &str, plan_id: &str, message: &str) 
     let Ok((mut rec, mut ver)) = load(plans, ns, plan_id).await else {
         return;
     };
-    if rec.plan.state != PlanState::Running {
+    // Another agent that took the run over (the error may be this runner's
+    // write losing to its) keeps it.
+    if rec.plan.state != PlanState::Running || plans.run_held_elsewhere(&rec) {
         return;
     }
     rec.fail(message, None);
@@ -55,11 +59,23 @@ pub(crate) async fn run_plan(plans: &PlanService, ns: &str, plan_id: &str) {
     }
 }
 
-/// Runs [`run_plan`] detached.
-pub(crate) fn spawn_run(plans: &PlanService, ns: String, plan_id: String) -> Result<(), Error> {
+/// Runs [`run_plan`] detached, with its lease kept on a shared store; false
+/// (nothing started) when a runner of this agent already drives the plan.
+pub(crate) fn spawn_run(plans: &PlanService, ns: String, plan_id: String) -> Result<bool, Error> {
+    if !plans.begin_run(&plan_id) {
+        return Ok(false);
+    }
     let plans = plans.clone();
-    tokio::spawn(async move { run_plan(&plans, &ns, &plan_id).await });
-    Ok(())
+    tokio::spawn(async move {
+        if plans.shared_store {
+            let keeper = plans.clone();
+            let (ns, plan_id) = (ns.clone(), plan_id.clone());
+            tokio::spawn(async move { lease::keep(&keeper, &ns, &plan_id).await });
+        }
+        run_plan(&plans, &ns, &plan_id).await;
+        plans.end_run(&plan_id);
+    });
+    Ok(true)
 }
 
 async fn drive(plans: &PlanService, ns: &str, plan_id: &str) -> Result<(), Error> {
@@ -67,7 +83,8 @@ async fn drive(plans: &PlanService, ns: &str, plan_id: &str) -> Result<(), Error
     loop {
         let _guard = record::guard(plans, plan_id).await?;
         let (mut rec, mut ver) = load(plans, ns, plan_id).await?;
-        if rec.plan.state != PlanState::Running {
+        // Stops when the plan waits or ended, or another agent runs it.
+        if rec.plan.state != PlanState::Running || plans.run_held_elsewhere(&rec) {
             return Ok(());
         }
         if !rec.exec.started {

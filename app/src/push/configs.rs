@@ -3,7 +3,7 @@
 
 use super::{config_key, configs_prefix, PushDelivery, COLL, FAMILY};
 use crate::limits::{exceeded, DomainLimits};
-use crate::store::{Commit, DocWrite, Expect, StoreHandle};
+use crate::store::{Commit, DeliveryChange, DocWrite, Expect, StoreHandle};
 use crate::tasks::TaskEngine;
 use crate::util::{self, from_json, namespace, to_json};
 use a2a::rpc::{CallContext, Error};
@@ -186,6 +186,12 @@ impl PushConfigs {
                 &key,
                 Expect::Version(doc.version),
             )],
+            // What the webhook was still owed goes with it.
+            deliveries: vec![DeliveryChange::DropTarget {
+                namespace: namespace.clone(),
+                task_id: request.task_id.clone(),
+                config_id: Some(request.id.clone()),
+            }],
             ..Commit::default()
         };
         self.db.commit_run(FAMILY, commit).await?;

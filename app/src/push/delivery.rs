@@ -1,19 +1,47 @@
-//! Push delivery: each committed task event is queued on that task's ordered delivery queue;
-//! a worker per task POSTs the StreamResponse to every configuration of the
-//! task, in order, with the token header and bounded retries with exponential
-//! backoff. Targets on loopback, private, link-local or otherwise internal
-//! addresses are refused (when the URL is registered and again after DNS
-//! resolution, and redirects are not followed) unless their host is
-//! allow-listed.
+//! Push delivery from the persisted outbox. The commit that appends a task
+//! event also records one outbox row per webhook of the task
+//! ([`fanout`](super::fanout)), so an acknowledged event's deliveries are as
+//! durable as the event. A deliverer per agent leases due rows from the
+//! store ([`Store::claim_deliveries`]), POSTs each row's StreamResponse with
+//! the token header and the event's sequence number
+//! ([`SEQUENCE_HEADER`]), and commits the outcome: the row goes once
+//! delivered (or given up), or waits for its next attempt with exponential
+//! backoff. Delivery is at least once: an agent that dies between a POST and
+//! its commit leaves the row to be delivered again, after its lease expires,
+//! by whichever agent then claims it, with the same sequence number, so a
+//! receiver can drop the duplicate. While an agent lives it renews its
+//! leases, so nobody else delivers what it is delivering. A webhook gets a
+//! task's events in order: only the oldest pending row of each (task,
+//! webhook) is ever due.
+//!
+//! Targets on loopback, private, link-local or otherwise internal addresses
+//! are refused (when the URL is registered and again after DNS resolution,
+//! and redirects are not followed) unless their host is allow-listed.
 
-use super::{configs_prefix, COLL};
-use crate::store::{Doc, Store};
-use a2a::types::{StreamResponse, TaskPushNotificationConfig};
-use std::collections::HashMap;
+use super::{config_key, COLL};
+use crate::store::{Commit, Delivery, DeliveryChange, Store};
+use a2a::types::TaskPushNotificationConfig;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tokio::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::Notify;
+
+/// The header that carries the delivered event's per-task sequence number
+/// (the number an SSE `id:` and `Last-Event-ID` use): a redelivery repeats
+/// it, so a receiver drops what it has already had.
+pub const SEQUENCE_HEADER: &str = "X-CleverAgents-Event-Sequence";
+
+/// The most deliveries one agent has in flight at once.
+const MAX_IN_FLIGHT: usize = 64;
+
+/// How often the outbox is read when nothing wakes the deliverer: for
+/// retries falling due, and for rows other agents left (their lease expired).
+const POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// The shortest lease: renewed every third of it, a shorter one would keep
+/// the deliverer busy renewing.
+const MIN_LEASE: Duration = Duration::from_millis(300);
 
 /// Delivery policy.
 #[derive(Clone, Debug)]
@@ -26,6 +54,10 @@ pub struct PushConfig {
     /// Delay before the first retry; doubled for each further one.
     pub initial_backoff: Duration,
     pub timeout: Duration,
+    /// How long a claimed delivery stays this agent's without a renewal:
+    /// after an agent dies, another takes its deliveries over this long after
+    /// its last renewal (renewed every third of it).
+    pub lease: Duration,
 }
 
 impl Default for PushConfig {
@@ -35,6 +67,7 @@ impl Default for PushConfig {
             max_attempts: 4,
             initial_backoff: Duration::from_millis(200),
             timeout: Duration::from_secs(10),
+            lease: Duration::from_secs(30),
         }
     }
 }
@@ -78,34 +111,35 @@ impl PushConfig {
     }
 }
 
-struct Job {
-    namespace: String,
-    task_id: String,
-    body: serde_json::Value,
-    last: bool,
-}
-
-/// What every delivery worker shares: one HTTP client (its connection pool
-/// and TLS roots are built once), the policy and the store.
+/// What the deliverer and every delivery in flight share: one HTTP client
+/// (its connection pool and TLS roots are built once), the policy, the store
+/// and this agent's name as a lease holder.
 struct Shared {
     store: Arc<dyn Store>,
     config: PushConfig,
     client: Option<reqwest::Client>,
+    holder: String,
+    in_flight: AtomicUsize,
+    /// Wakes the deliverer: rows were written, or a delivery finished.
+    wake: Arc<Notify>,
 }
 
-impl Shared {
-    /// Up to `limit` push configurations of a task (none when unreadable).
-    fn configs(&self, namespace: &str, task_id: &str, limit: usize) -> Vec<Doc> {
-        self.store
-            .list_docs(COLL, namespace, &configs_prefix(task_id), None, limit)
-            .unwrap_or_default()
-    }
-}
-
-/// The delivery machinery.
+/// The delivery machinery of one agent.
 pub struct PushDelivery {
     shared: Arc<Shared>,
-    queues: Mutex<HashMap<String, mpsc::UnboundedSender<Job>>>,
+    started: AtomicBool,
+}
+
+/// Milliseconds since the Unix epoch, the outbox's clock.
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
 fn is_internal(ip: IpAddr) -> bool {
@@ -135,20 +169,39 @@ fn is_internal(ip: IpAddr) -> bool {
 }
 
 impl PushDelivery {
-    pub fn new(store: Arc<dyn Store>, config: PushConfig) -> Self {
+    /// The deliverer on `store`; it starts (within a runtime) at once, so
+    /// rows left by an earlier run or another agent are delivered.
+    pub fn new(store: Arc<dyn Store>, mut config: PushConfig) -> Self {
+        config.lease = config.lease.max(MIN_LEASE);
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(config.timeout)
             .build()
             .ok();
-        PushDelivery {
+        let delivery = PushDelivery {
             shared: Arc::new(Shared {
                 store,
                 config,
                 client,
+                holder: crate::util::new_id(),
+                in_flight: AtomicUsize::new(0),
+                wake: Arc::new(Notify::new()),
             }),
-            queues: Mutex::new(HashMap::new()),
+            started: AtomicBool::new(false),
+        };
+        delivery.start();
+        delivery
+    }
+
+    /// Starts the deliverer once, when there is a runtime to run it on.
+    fn start(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if self.shared.client.is_none() || self.started.swap(true, Ordering::AcqRel) {
+            return;
         }
+        runtime.spawn(deliverer(Arc::downgrade(&self.shared), self.shared.wake.clone()));
     }
 
     /// Checks a webhook URL as registered; the reason when refused.
@@ -156,73 +209,150 @@ impl PushDelivery {
         self.shared.config.check_url(url)
     }
 
-    /// Health probe: the number of tasks with a delivery queue, or why
-    /// delivery cannot work.
+    /// Health probe: the number of deliveries in flight, or why delivery
+    /// cannot work.
     pub fn probe(&self) -> Result<usize, String> {
         if self.shared.client.is_none() {
             return Err("the HTTP client could not be built; webhooks are not called".into());
         }
-        self.queues
-            .lock()
-            .map(|queues| queues.len())
-            .map_err(|_| "the delivery queue lock is poisoned".to_string())
+        Ok(self.shared.in_flight.load(Ordering::Relaxed))
     }
 
-    /// Queues an event of a task for delivery to its webhooks. A task with
-    /// no push configuration (the common case) costs one indexed read.
-    pub fn enqueue(&self, namespace: &str, task_id: &str, _seq: u64, event: &StreamResponse) {
-        let last = match event {
-            StreamResponse::Task(t) => crate::tasks::is_terminal(t.status.state),
-            StreamResponse::StatusUpdate(s) => crate::tasks::is_terminal(s.status.state),
-            _ => false,
-        };
-        // The store is read outside the queue lock, which every task's
-        // events pass through.
-        let queued = self.queues.lock().is_ok_and(|q| q.contains_key(task_id));
-        if !queued && self.shared.configs(namespace, task_id, 1).is_empty() {
-            return;
-        }
-        let Ok(body) = serde_json::to_value(event) else {
-            return;
-        };
-        let Ok(mut queues) = self.queues.lock() else {
+    /// Tells the deliverer that a commit recorded deliveries.
+    pub fn wake(&self) {
+        self.start();
+        self.shared.wake.notify_one();
+    }
+}
+
+/// The deliverer's loop, until the agent's delivery machinery is gone:
+/// renews this agent's leases, claims what is due (as many as may be in
+/// flight), and starts a delivery for each.
+async fn deliverer(shared: Weak<Shared>, wake: Arc<Notify>) {
+    let mut renewed = std::time::Instant::now();
+    loop {
+        let Some(s) = shared.upgrade() else {
             return;
         };
-        let job = Job {
-            namespace: namespace.into(),
-            task_id: task_id.into(),
-            body,
-            last,
-        };
-        let sender = queues.entry(task_id.to_string()).or_insert_with(|| {
-            let (tx, rx) = mpsc::unbounded_channel();
-            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(worker(self.shared.clone(), rx));
+        let poll = POLL_INTERVAL.min(s.config.lease / 3);
+        let now = now_ms();
+        let lease = millis(s.config.lease);
+        if renewed.elapsed() >= s.config.lease / 3 {
+            renewed = std::time::Instant::now();
+            if s.in_flight.load(Ordering::Relaxed) > 0 {
+                let _ = s.store.renew_deliveries(&s.holder, now.saturating_add(lease));
             }
-            tx
-        });
-        let _ = sender.send(job);
-        if last {
-            // The worker drains what is queued and ends.
-            queues.remove(task_id);
+        }
+        let room = MAX_IN_FLIGHT.saturating_sub(s.in_flight.load(Ordering::Relaxed));
+        if room > 0 {
+            let claimed = s
+                .store
+                .claim_deliveries(&s.holder, now, now.saturating_add(lease), room)
+                .unwrap_or_default();
+            for delivery in claimed {
+                s.in_flight.fetch_add(1, Ordering::Relaxed);
+                tokio::spawn(deliver_one(s.clone(), delivery));
+            }
+        }
+        drop(s);
+        tokio::select! {
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(poll) => {}
         }
     }
 }
 
-async fn worker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Job>) {
-    let Some(client) = shared.client.clone() else {
-        return;
+/// What one attempt came to.
+enum Attempt {
+    Delivered,
+    /// Will not improve on retry (no such webhook any more, a refused
+    /// target, a client error other than throttling).
+    Refused,
+    Failed,
+}
+
+/// Makes one attempt at `delivery` and commits its outcome.
+async fn deliver_one(shared: Arc<Shared>, delivery: Delivery) {
+    let attempts = delivery.attempts.saturating_add(1);
+    let change = match attempt(&shared, &delivery).await {
+        Attempt::Delivered | Attempt::Refused => DeliveryChange::Done(delivery.key),
+        Attempt::Failed if attempts >= shared.config.max_attempts.max(1) => {
+            DeliveryChange::Done(delivery.key)
+        }
+        Attempt::Failed => {
+            let doublings = (attempts - 1).min(30);
+            let delay = shared.config.initial_backoff.saturating_mul(1 << doublings);
+            DeliveryChange::Retry {
+                key: delivery.key,
+                holder: shared.holder.clone(),
+                attempts,
+                next_attempt_ms: now_ms().saturating_add(millis(delay)),
+            }
+        }
     };
-    while let Some(job) = rx.recv().await {
-        for doc in shared.configs(&job.namespace, &job.task_id, 1000) {
-            let Ok(target) = serde_json::from_value::<TaskPushNotificationConfig>(doc.value) else {
-                continue;
-            };
-            deliver(&client, &shared.config, &target, &job.body).await;
+    let commit = Commit {
+        deliveries: vec![change],
+        ..Commit::default()
+    };
+    let done = shared.clone();
+    // A failed commit leaves the row leased until the lease expires; it is
+    // then delivered again, which at-least-once allows.
+    shared.store.submit(
+        commit,
+        Box::new(move |_| {
+            done.in_flight.fetch_sub(1, Ordering::Relaxed);
+            done.wake.notify_one();
+        }),
+    );
+}
+
+/// POSTs `delivery` to its webhook once.
+async fn attempt(shared: &Shared, delivery: &Delivery) -> Attempt {
+    let Some(client) = &shared.client else {
+        return Attempt::Failed;
+    };
+    let key = &delivery.key;
+    let doc = match shared
+        .store
+        .get_doc(COLL, &key.namespace, &config_key(&key.task_id, &key.config_id))
+    {
+        Ok(Some(doc)) => doc,
+        Ok(None) => return Attempt::Refused,
+        Err(_) => return Attempt::Failed,
+    };
+    let Ok(target) = serde_json::from_value::<TaskPushNotificationConfig>(doc.value) else {
+        return Attempt::Refused;
+    };
+    let Ok(url) = reqwest::Url::parse(&target.url) else {
+        return Attempt::Refused;
+    };
+    if shared.config.check_url(&target.url).is_err() || !resolves_safely(&shared.config, &url).await {
+        return Attempt::Refused;
+    }
+    let Ok(payload) = serde_json::to_vec(&delivery.body) else {
+        return Attempt::Refused;
+    };
+    let mut request = client
+        .post(url)
+        .header("Content-Type", "application/a2a+json")
+        .header(SEQUENCE_HEADER, key.seq.to_string())
+        .body(payload);
+    if let Some(token) = &target.token {
+        request = request.header("X-A2A-Notification-Token", token);
+    }
+    if let Some(auth) = &target.authentication {
+        let value = match &auth.credentials {
+            Some(c) => format!("{} {c}", auth.scheme),
+            None => auth.scheme.clone(),
+        };
+        request = request.header("Authorization", value);
+    }
+    match request.send().await {
+        Ok(response) if response.status().is_success() => Attempt::Delivered,
+        Ok(response) if response.status().is_client_error() && response.status().as_u16() != 429 => {
+            Attempt::Refused
         }
-        if job.last {
-            break;
-        }
+        _ => Attempt::Failed,
     }
 }
 
@@ -240,50 +370,4 @@ async fn resolves_safely(config: &PushConfig, url: &reqwest::Url) -> bool {
         Err(_) => return false,
     };
     !addrs.is_empty() && addrs.iter().all(|a| !is_internal(a.ip()))
-}
-
-async fn deliver(
-    client: &reqwest::Client,
-    config: &PushConfig,
-    target: &TaskPushNotificationConfig,
-    body: &serde_json::Value,
-) {
-    let Ok(url) = reqwest::Url::parse(&target.url) else {
-        return;
-    };
-    if config.check_url(&target.url).is_err() || !resolves_safely(config, &url).await {
-        return;
-    }
-    let Ok(payload) = serde_json::to_vec(body) else {
-        return;
-    };
-    let mut delay = config.initial_backoff;
-    for attempt in 1..=config.max_attempts.max(1) {
-        let mut request = client
-            .post(url.clone())
-            .header("Content-Type", "application/a2a+json")
-            .body(payload.clone());
-        if let Some(token) = &target.token {
-            request = request.header("X-A2A-Notification-Token", token);
-        }
-        if let Some(auth) = &target.authentication {
-            let value = match &auth.credentials {
-                Some(c) => format!("{} {c}", auth.scheme),
-                None => auth.scheme.clone(),
-            };
-            request = request.header("Authorization", value);
-        }
-        match request.send().await {
-            Ok(response) if response.status().is_success() => return,
-            // A client error other than throttling will not improve on retry.
-            Ok(response) if response.status().is_client_error() && response.status().as_u16() != 429 => {
-                return
-            }
-            _ => {}
-        }
-        if attempt < config.max_attempts {
-            tokio::time::sleep(delay).await;
-            delay = delay.saturating_mul(2);
-        }
-    }
 }

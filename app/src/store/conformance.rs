@@ -367,6 +367,11 @@ pub fn list_docs_by_prefix_and_cursor(store: &dyn Store) {
         Ok(vec!["p/2".into()])
     );
     assert_eq!(store.list_docs("c", "ns", "", None, 10).map(|d| d.len()), Ok(5));
+    // No limit at all (a scan of every document) is a limit too.
+    assert_eq!(
+        store.list_docs("c", "ns", "", None, usize::MAX).map(|d| d.len()),
+        Ok(5)
+    );
     assert_eq!(
         store.list_docs("c", "other", "", None, 10).map(|d| d.len()),
         Ok(0)
@@ -696,6 +701,230 @@ pub fn deleted_tasks_take_their_events_and_counts_along(store: &dyn Store) {
     assert!(after[1].position > newest, "{after:?} after {newest}");
 }
 
+/// The fan-out of the outbox tests: targets are documents `t/<id>` of `hooks`.
+fn hooks(task_id: &str) -> Fanout {
+    Fanout {
+        coll: "hooks".into(),
+        prefix: format!("{task_id}/"),
+    }
+}
+
+fn hook(ns: &str, key: &str) -> DocWrite {
+    DocWrite::put("hooks", ns, key, Expect::Any, json!({ "url": key }))
+}
+
+/// `(target, seq, attempts)` of a task's pending deliveries.
+fn pending(store: &dyn Store, ns: &str, id: &str) -> Vec<(String, u64, u32)> {
+    store
+        .pending_deliveries(ns, id)
+        .expect("pending deliveries")
+        .into_iter()
+        .map(|d| (d.key.config_id, d.key.seq, d.attempts))
+        .collect()
+}
+
+/// `(task, target, seq)` of what `holder` claims at `now` until `until`, sorted.
+fn claim(store: &dyn Store, holder: &str, now: i64, until: i64) -> Vec<(String, String, u64)> {
+    let mut claimed: Vec<_> = store
+        .claim_deliveries(holder, now, until, 100)
+        .expect("claim")
+        .into_iter()
+        .map(|d| (d.key.task_id, d.key.config_id, d.key.seq))
+        .collect();
+    claimed.sort();
+    claimed
+}
+
+fn key(id: &str, target: &str, seq: u64) -> DeliveryKey {
+    DeliveryKey {
+        namespace: "ns".into(),
+        task_id: id.into(),
+        config_id: target.into(),
+        seq,
+    }
+}
+
+fn deliveries(changes: Vec<DeliveryChange>) -> Commit {
+    Commit {
+        deliveries: changes,
+        ..Commit::default()
+    }
+}
+
+fn triples(items: &[(&str, &str, u64)]) -> Vec<(String, String, u64)> {
+    items
+        .iter()
+        .map(|(t, c, s)| (t.to_string(), c.to_string(), *s))
+        .collect()
+}
+
+/// A task `id` created with two targets in the same commit (and documents
+/// that are no targets of it: another task's, another namespace's).
+fn create_with_hooks(store: &dyn Store, id: &str) -> StoreResult<Committed> {
+    let r = row(id, "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z");
+    store.commit(&Commit {
+        task: Some(TaskWrite {
+            row: r,
+            create: true,
+            expected_last_seq: 0,
+            events: vec![EventRow {
+                seq: 1,
+                body: StreamResponse::Task(task(id, "first")),
+            }],
+        }),
+        fanout: Some(hooks(id)),
+        docs: vec![
+            hook("ns", &format!("{id}/w1")),
+            hook("ns", &format!("{id}/w2")),
+            hook("ns", &format!("{id}x/w9")),
+            hook("other", &format!("{id}/w9")),
+        ],
+        ..Commit::default()
+    })
+}
+
+/// Appends events `from..=to` to task `id` in one commit that owes deliveries.
+fn append_owing(store: &dyn Store, id: &str, from: u64, to: u64) -> StoreResult<Committed> {
+    store.commit(&Commit {
+        task: Some(TaskWrite {
+            row: row(id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:01.000Z"),
+            create: false,
+            expected_last_seq: from - 1,
+            events: (from..=to)
+                .map(|seq| EventRow {
+                    seq,
+                    body: event(id, seq),
+                })
+                .collect(),
+        }),
+        fanout: Some(hooks(id)),
+        ..Commit::default()
+    })
+}
+
+pub fn outbox_rows_are_written_with_their_events(store: &dyn Store) {
+    assert_eq!(create_with_hooks(store, "t").map(|c| c.deliveries_owed), Ok(2));
+    let rows = store.pending_deliveries("ns", "t").expect("pending");
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].key, key("t", "w1", 1));
+    assert_eq!(rows[0].body, StreamResponse::Task(task("t", "first")));
+    assert_eq!((rows[0].attempts, rows[0].next_attempt_ms), (0, 0));
+    assert_eq!(append_owing(store, "t", 2, 3).map(|c| c.deliveries_owed), Ok(4));
+    assert_eq!(
+        pending(store, "ns", "t"),
+        vec![
+            ("w1".into(), 1, 0),
+            ("w1".into(), 2, 0),
+            ("w1".into(), 3, 0),
+            ("w2".into(), 1, 0),
+            ("w2".into(), 2, 0),
+            ("w2".into(), 3, 0)
+        ]
+    );
+    assert_eq!(
+        store.pending_deliveries("ns", "t").expect("pending")[2].body,
+        event("t", 3)
+    );
+    // A commit refused by its checks owes nothing; one without a fan-out neither.
+    assert!(append_owing(store, "t", 3, 3).is_err());
+    append(store, "t", "ns", "c", 4);
+    assert_eq!(pending(store, "ns", "t").len(), 6);
+    assert_eq!(store.pending_deliveries("other", "t"), Ok(vec![]));
+    assert_eq!(store.pending_deliveries("ns", "tx"), Ok(vec![]));
+    // A task without targets owes nothing.
+    create(
+        store,
+        row(
+            "bare",
+            "ns",
+            "c",
+            "TASK_STATE_SUBMITTED",
+            "2024-01-01T00:00:00.000Z",
+        ),
+    );
+    assert_eq!(
+        append_owing(store, "bare", 2, 2).map(|c| c.deliveries_owed),
+        Ok(0)
+    );
+}
+
+pub fn outbox_claims_lease_each_targets_oldest_row_once(store: &dyn Store) {
+    assert!(create_with_hooks(store, "t").is_ok());
+    assert!(append_owing(store, "t", 2, 2).is_ok());
+    // Only the oldest row of each target is due.
+    assert_eq!(
+        claim(store, "a", 1000, 2000),
+        triples(&[("t", "w1", 1), ("t", "w2", 1)])
+    );
+    assert_eq!(claim(store, "b", 1000, 2000), vec![], "leased to a");
+    assert_eq!(claim(store, "a", 1000, 2000), vec![], "already in flight");
+    assert!(store
+        .commit(&deliveries(vec![DeliveryChange::Done(key("t", "w1", 1))]))
+        .is_ok());
+    assert_eq!(claim(store, "b", 1500, 5000), triples(&[("t", "w1", 2)]));
+    // A retry by anyone but the holder changes nothing.
+    let retry = |holder: &str| DeliveryChange::Retry {
+        key: key("t", "w2", 1),
+        holder: holder.into(),
+        attempts: 1,
+        next_attempt_ms: 3000,
+    };
+    assert!(store.commit(&deliveries(vec![retry("b")])).is_ok());
+    assert_eq!(pending(store, "ns", "t")[1], ("w2".into(), 1, 0));
+    assert_eq!(claim(store, "b", 1500, 2500), vec![]);
+    assert!(store.commit(&deliveries(vec![retry("a")])).is_ok());
+    assert_eq!(pending(store, "ns", "t")[1], ("w2".into(), 1, 1));
+    assert_eq!(claim(store, "b", 2900, 4000), vec![], "not due yet");
+    let due = store.claim_deliveries("b", 3000, 4000, 100).expect("claim");
+    assert_eq!(due.len(), 1);
+    assert_eq!(
+        (due[0].key.clone(), due[0].attempts, due[0].next_attempt_ms),
+        (key("t", "w2", 1), 1, 3000)
+    );
+    // Renewed leases hold; expired ones are anybody's.
+    assert_eq!(store.renew_deliveries("b", 10_000), Ok(2));
+    assert_eq!(store.renew_deliveries("nobody", 10_000), Ok(0));
+    assert_eq!(claim(store, "a", 5000, 6000), vec![]);
+    assert_eq!(
+        claim(store, "a", 10_000, 20_000),
+        triples(&[("t", "w1", 2), ("t", "w2", 1)])
+    );
+    // The limit bounds a claim.
+    assert!(create_with_hooks(store, "u").is_ok());
+    assert_eq!(
+        store.claim_deliveries("c", 10_000, 20_000, 1).map(|d| d.len()),
+        Ok(1)
+    );
+}
+
+pub fn outbox_rows_go_with_their_target_or_task(store: &dyn Store) {
+    assert!(create_with_hooks(store, "t").is_ok());
+    assert!(append_owing(store, "t", 2, 2).is_ok());
+    assert!(create_with_hooks(store, "u").is_ok());
+    let drop = |id: &str, target: Option<&str>| DeliveryChange::DropTarget {
+        namespace: "ns".into(),
+        task_id: id.into(),
+        config_id: target.map(str::to_string),
+    };
+    assert!(store.commit(&deliveries(vec![drop("t", Some("w2"))])).is_ok());
+    assert_eq!(
+        pending(store, "ns", "t"),
+        vec![("w1".into(), 1, 0), ("w1".into(), 2, 0)]
+    );
+    assert!(store.commit(&deliveries(vec![drop("u", None)])).is_ok());
+    assert_eq!(pending(store, "ns", "u"), vec![]);
+    let commit = Commit {
+        delete_tasks: vec![TaskDelete {
+            namespace: "ns".into(),
+            id: "t".into(),
+        }],
+        ..Commit::default()
+    };
+    assert_eq!(store.commit(&commit).map(|c| c.deleted_tasks), Ok(1));
+    assert_eq!(pending(store, "ns", "t"), vec![]);
+    assert_eq!(claim(store, "a", 1000, 2000), vec![]);
+}
+
 macro_rules! store_suite {
     ($name:ident, $make:expr) => {
         mod $name {
@@ -743,6 +972,21 @@ macro_rules! store_suite {
             fn deleted_tasks_take_their_events_and_counts_along() {
                 let (store, _dir) = store();
                 super::deleted_tasks_take_their_events_and_counts_along(&*store);
+            }
+            #[test]
+            fn outbox_rows_are_written_with_their_events() {
+                let (store, _dir) = store();
+                super::outbox_rows_are_written_with_their_events(&*store);
+            }
+            #[test]
+            fn outbox_claims_lease_each_targets_oldest_row_once() {
+                let (store, _dir) = store();
+                super::outbox_claims_lease_each_targets_oldest_row_once(&*store);
+            }
+            #[test]
+            fn outbox_rows_go_with_their_target_or_task() {
+                let (store, _dir) = store();
+                super::outbox_rows_go_with_their_target_or_task(&*store);
             }
             #[test]
             fn integrity_is_clean() {
@@ -802,7 +1046,7 @@ fn sqlite_context_counts_are_filled_from_an_older_store() {
     {
         // The store as migration 2 left it: no per-context counts yet.
         let conn = rusqlite::Connection::open(&path).expect("raw open");
-        conn.execute_batch("DROP TABLE context_counts; DROP TABLE event_order; PRAGMA user_version = 2;")
+        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE context_counts; DROP TABLE event_order; PRAGMA user_version = 2;")
             .expect("downgrade");
     }
     let store = SqliteStore::open(&path).expect("reopen migrates");
@@ -890,7 +1134,7 @@ fn sqlite_event_order_is_filled_from_an_older_store() {
     {
         // The store as migration 3 left it: no event order yet.
         let conn = rusqlite::Connection::open(&path).expect("raw open");
-        conn.execute_batch("DROP TABLE event_order; PRAGMA user_version = 3;")
+        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE event_order; PRAGMA user_version = 3;")
             .expect("downgrade");
     }
     let store = SqliteStore::open(&path).expect("reopen migrates");
@@ -927,7 +1171,7 @@ fn postgres_event_order_is_filled_from_an_older_store() {
         // The database as migration 1 left it: no event order yet.
         client
             .batch_execute(
-                "DROP TABLE event_order; DROP SEQUENCE event_position; UPDATE schema_version SET version = 1",
+                "DROP TABLE push_outbox; DROP TABLE event_order; DROP SEQUENCE event_position; UPDATE schema_version SET version = 1",
             )
             .await
             .map_err(|e| e.to_string())
@@ -996,4 +1240,68 @@ fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrently() {
         let seqs: Vec<u64> = seen.iter().filter(|(t, _)| *t == id).map(|(_, s)| *s).collect();
         assert_eq!(seqs, (1..=APPENDS + 1).collect::<Vec<_>>(), "task {id}");
     }
+}
+
+#[test]
+fn sqlite_outbox_survives_reopen_and_leases_do_not() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    {
+        let store = SqliteStore::open(&path).expect("open");
+        assert!(create_with_hooks(&store, "t").is_ok());
+        assert_eq!(claim(&store, "a", 1000, i64::MAX).len(), 2);
+    }
+    // The process that held the leases is gone with them.
+    let store = SqliteStore::open(&path).expect("reopen");
+    assert_eq!(
+        claim(&store, "b", 1000, 2000),
+        triples(&[("t", "w1", 1), ("t", "w2", 1)])
+    );
+}
+
+#[test]
+fn postgres_outbox_rows_are_claimed_once_across_stores() {
+    const TASKS: usize = 24;
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    let first = PgStore::open(&url).expect("open");
+    for i in 0..TASKS {
+        assert!(create_with_hooks(&first, &format!("t{i}")).is_ok());
+    }
+    // Two agents claim at once, a few rows at a time, under leases that
+    // outlast the test: no row may be claimed twice.
+    let claimers: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|holder| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let store = PgStore::open(&url).expect("open an agent");
+                let mut got = Vec::new();
+                loop {
+                    let batch = store.claim_deliveries(holder, 1000, i64::MAX, 3).expect("claim");
+                    if batch.is_empty() {
+                        return got;
+                    }
+                    got.extend(batch.into_iter().map(|d| d.key));
+                }
+            })
+        })
+        .collect();
+    let mut all: Vec<DeliveryKey> = claimers
+        .into_iter()
+        .flat_map(|c| c.join().expect("a claimer failed"))
+        .collect();
+    let claimed = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(
+        (claimed, all.len()),
+        (2 * TASKS, 2 * TASKS),
+        "each row claimed exactly once"
+    );
+    // A lease held by another store keeps the row until it expires.
+    let second = PgStore::open(&url).expect("open");
+    assert!(create_with_hooks(&first, "late").is_ok());
+    assert_eq!(claim(&first, "a", 1000, 2000).len(), 2);
+    assert_eq!(claim(&second, "b", 1999, 3000), vec![]);
+    assert_eq!(claim(&second, "b", 2000, 3000).len(), 2);
 }

@@ -94,9 +94,9 @@ impl StoreHandle {
             })
             .collect();
         let commit = Commit {
-            task: None,
             docs,
             delete_tasks,
+            ..Commit::default()
         };
         Ok(self.commit(commit).await?.deleted_tasks)
     }

@@ -4,6 +4,7 @@
 mod ranks;
 mod tasks;
 
+use super::leases::Leases;
 use super::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard};
@@ -21,12 +22,15 @@ struct State {
     event_order: HashMap<String, Vec<(u64, String, u64)>>,
     /// The last position given.
     position: u64,
+    /// The push outbox: each pending row's event, attempts and next attempt time.
+    outbox: BTreeMap<DeliveryKey, (StreamResponse, u32, i64)>,
 }
 
 /// A store that lives in this process only.
 #[derive(Default)]
 pub struct MemoryStore {
     state: Mutex<State>,
+    leases: Leases,
 }
 
 impl MemoryStore {
@@ -105,7 +109,30 @@ impl MemoryStore {
             Some(tw) => TaskTable::encode(&tw.events)?,
             None => vec![],
         };
+        // Whether each retry comes from its row's lease holder, asked before
+        // anything changes so a failure changes nothing.
+        let mut holders = Vec::with_capacity(commit.deliveries.len());
+        for change in &commit.deliveries {
+            holders.push(match change {
+                DeliveryChange::Retry { key, holder, .. } => self.leases.holds(key, holder)?,
+                _ => true,
+            });
+        }
         let mut task_rank = None;
+        let fanout = commit
+            .task
+            .as_ref()
+            .zip(commit.fanout.as_ref())
+            .map(|(tw, fanout)| {
+                let events: Vec<(u64, StreamResponse)> =
+                    tw.events.iter().map(|e| (e.seq, e.body.clone())).collect();
+                (
+                    tw.row.namespace.clone(),
+                    tw.row.id.clone(),
+                    fanout.clone(),
+                    events,
+                )
+            });
         if let Some(tw) = commit.task {
             state.rank += 1;
             let mut row = tw.row;
@@ -137,6 +164,30 @@ impl MemoryStore {
                 }
             }
         }
+        let mut deliveries_owed = 0;
+        if let Some((namespace, task_id, fanout, events)) = fanout {
+            let start = (fanout.coll.clone(), namespace.clone(), fanout.prefix.clone());
+            let targets: Vec<String> = state
+                .docs
+                .range(start..)
+                .take_while(|((c, n, k), _)| {
+                    *c == fanout.coll && *n == namespace && k.starts_with(&fanout.prefix)
+                })
+                .map(|((_, _, k), _)| k[fanout.prefix.len()..].to_string())
+                .collect();
+            for config_id in targets {
+                for (seq, body) in &events {
+                    let key = DeliveryKey {
+                        namespace: namespace.clone(),
+                        task_id: task_id.clone(),
+                        config_id: config_id.clone(),
+                        seq: *seq,
+                    };
+                    state.outbox.insert(key, (body.clone(), 0, 0));
+                    deliveries_owed += 1;
+                }
+            }
+        }
         let mut deleted_tasks = 0;
         for delete in &commit.delete_tasks {
             if state.tasks.remove(&delete.namespace, &delete.id) {
@@ -144,12 +195,46 @@ impl MemoryStore {
                 if let Some(order) = state.event_order.get_mut(&delete.namespace) {
                     order.retain(|(_, task_id, _)| *task_id != delete.id);
                 }
+                state
+                    .outbox
+                    .retain(|key, _| !(key.namespace == delete.namespace && key.task_id == delete.id));
             }
         }
+        for (change, by_holder) in commit.deliveries.iter().zip(holders) {
+            match change {
+                DeliveryChange::Done(key) => {
+                    state.outbox.remove(key);
+                }
+                DeliveryChange::Retry {
+                    key,
+                    attempts,
+                    next_attempt_ms,
+                    ..
+                } => {
+                    if by_holder {
+                        if let Some(row) = state.outbox.get_mut(key) {
+                            row.1 = *attempts;
+                            row.2 = *next_attempt_ms;
+                        }
+                    }
+                }
+                DeliveryChange::DropTarget {
+                    namespace,
+                    task_id,
+                    config_id,
+                } => state.outbox.retain(|key, _| {
+                    !(key.namespace == *namespace
+                        && key.task_id == *task_id
+                        && config_id.as_ref().is_none_or(|c| *c == key.config_id))
+                }),
+            }
+        }
+        self.leases.release(&commit.deliveries);
         Ok(Committed {
             task_rank,
             doc_versions: versions,
             deleted_tasks,
+            deliveries_owed,
         })
     }
 }
@@ -275,6 +360,69 @@ impl Store for MemoryStore {
         let mut set: BTreeSet<String> = state.tasks.namespaces().map(str::to_string).collect();
         set.extend(state.docs.keys().map(|(_, n, _)| n.clone()));
         Ok(set.into_iter().collect())
+    }
+
+    fn claim_deliveries(
+        &self,
+        holder: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        let state = self.lock()?;
+        // The outbox is ordered by (namespace, task, target, seq): the first
+        // row of each (task, target) is its head, the only one that may be due.
+        let mut heads: Vec<(&DeliveryKey, i64)> = Vec::new();
+        for (key, (_, _, next)) in &state.outbox {
+            let same_target = heads.last().is_some_and(|(head, _)| {
+                head.namespace == key.namespace
+                    && head.task_id == key.task_id
+                    && head.config_id == key.config_id
+            });
+            if !same_target {
+                heads.push((key, *next));
+            }
+        }
+        heads.retain(|(_, next)| *next <= now_ms);
+        heads.sort_by_key(|(_, next)| *next);
+        let taken = self.leases.take(
+            heads.into_iter().map(|(key, _)| key.clone()),
+            holder,
+            now_ms,
+            lease_until_ms,
+            limit,
+        )?;
+        Ok(taken
+            .into_iter()
+            .filter_map(|key| {
+                let (body, attempts, next) = state.outbox.get(&key)?.clone();
+                Some(Delivery {
+                    key,
+                    body,
+                    attempts,
+                    next_attempt_ms: next,
+                })
+            })
+            .collect())
+    }
+
+    fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64> {
+        self.leases.renew(holder, lease_until_ms)
+    }
+
+    fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
+        let state = self.lock()?;
+        Ok(state
+            .outbox
+            .iter()
+            .filter(|(key, _)| key.namespace == namespace && key.task_id == task_id)
+            .map(|(key, (body, attempts, next))| Delivery {
+                key: key.clone(),
+                body: body.clone(),
+                attempts: *attempts,
+                next_attempt_ms: *next,
+            })
+            .collect())
     }
 
     fn check_integrity(&self, _deep: bool) -> StoreResult<Integrity> {

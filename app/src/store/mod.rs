@@ -17,14 +17,21 @@
 //!   key)`, which hold registry entities, plans, project revisions, push
 //!   configurations and settings.
 //!
+//! - **the push outbox**: one row per task event still to be delivered to one
+//!   webhook, written by the commit that appends the event ([`Fanout`]), so an
+//!   acknowledged event's deliveries are as durable as the event itself.
+//!
 //! Every change goes through [`Store::commit`], which applies a task change and
 //! any number of document writes in **one atomic, durable transaction**, with
 //! optimistic version checks, so a state change and its event are either both
-//! on disk before the caller is answered or neither is.
+//! on disk before the caller is answered or neither is. Only the outbox's
+//! leases are taken outside a commit ([`Store::claim_deliveries`]): a lease
+//! is a promise between live agents, not state that must survive.
 
 mod counts;
 mod handle;
 mod json;
+mod leases;
 pub mod memory;
 pub mod postgres;
 pub mod sqlite;
@@ -166,22 +173,84 @@ pub struct TaskDelete {
     pub id: String,
 }
 
+/// Which deliveries the events of a task write owe: one outbox row per
+/// appended event and per document of collection `coll` in the task's
+/// namespace whose key starts with `prefix`, as the commit leaves those
+/// documents (one written by the same commit counts). The rest of the key
+/// names the target ([`Delivery::config_id`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fanout {
+    pub coll: String,
+    pub prefix: String,
+}
+
+/// Names one outbox row: an event of a task, owed to one target.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DeliveryKey {
+    pub namespace: String,
+    pub task_id: String,
+    pub config_id: String,
+    pub seq: u64,
+}
+
+/// One pending push delivery (an outbox row).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delivery {
+    pub key: DeliveryKey,
+    /// The event, as appended.
+    pub body: StreamResponse,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// Not to be tried before this instant (milliseconds since the Unix epoch).
+    pub next_attempt_ms: i64,
+}
+
+/// A change to the outbox inside a commit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeliveryChange {
+    /// Delivered, or given up: the row goes.
+    Done(DeliveryKey),
+    /// Failed: `holder` gives its lease up, and the row waits until
+    /// `next_attempt_ms` with `attempts` made. Ignored unless `holder`
+    /// still holds the row's lease (another agent took it over).
+    Retry {
+        key: DeliveryKey,
+        holder: String,
+        attempts: u32,
+        next_attempt_ms: i64,
+    },
+    /// A target went (or, with no `config_id`, every target of the task):
+    /// its pending rows go.
+    DropTarget {
+        namespace: String,
+        task_id: String,
+        config_id: Option<String>,
+    },
+}
+
 /// One atomic unit of change.
 #[derive(Clone, Debug, Default)]
 pub struct Commit {
     pub task: Option<TaskWrite>,
+    /// The outbox rows the task write's events owe (see [`Fanout`]).
+    pub fanout: Option<Fanout>,
     pub docs: Vec<DocWrite>,
-    /// Applied after the task write and the documents.
+    /// Applied after the task write and the documents; a deleted task's
+    /// outbox rows go with it.
     pub delete_tasks: Vec<TaskDelete>,
+    /// Applied last.
+    pub deliveries: Vec<DeliveryChange>,
 }
 
 /// What a commit did: the rank given to the task, each document's new
-/// version (0 for deletions), in order, and how many tasks it deleted.
+/// version (0 for deletions), in order, how many tasks it deleted, and how
+/// many outbox rows its events owe.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Committed {
     pub task_rank: Option<i64>,
     pub doc_versions: Vec<u64>,
     pub deleted_tasks: u64,
+    pub deliveries_owed: u64,
 }
 
 /// Filters and cursor of a task listing; results are newest first (by rank).
@@ -261,6 +330,18 @@ impl Appended {
     }
 }
 
+/// The least string above every string that starts with `prefix` (its last
+/// character raised by one), so a prefix can be matched as a key range;
+/// `None` when there is none (an empty prefix, or one ending in the last
+/// character of a range).
+pub(crate) fn prefix_end(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    let last = chars.pop()?;
+    let next = (last as u32 + 1..=char::MAX as u32).find_map(char::from_u32)?;
+    chars.push(next);
+    Some(chars.into_iter().collect())
+}
+
 /// Told the outcome of a submitted commit, once it is durable or has failed.
 pub type CommitDone = Box<dyn FnOnce(StoreResult<Committed>) + Send>;
 
@@ -320,6 +401,25 @@ pub trait Store: Send + Sync + 'static {
     fn namespaces(&self) -> StoreResult<Vec<String>>;
     /// Checks the store's consistency; `deep` also decodes every value.
     fn check_integrity(&self, deep: bool) -> StoreResult<Integrity>;
+    /// Leases to `holder` until `lease_until_ms` up to `limit` outbox rows due
+    /// at `now_ms` and not leased to anybody else, and returns them. Only the
+    /// oldest pending row of each (task, target) is ever due, so one target
+    /// gets a task's events in order. A row stays leased until a commit
+    /// finishes it ([`DeliveryChange`]) or its lease expires; a store only
+    /// this process opens keeps its leases in memory, so a restart finds
+    /// every row free. Times are milliseconds since the Unix epoch.
+    fn claim_deliveries(
+        &self,
+        holder: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>>;
+    /// Extends every lease `holder` holds to `lease_until_ms`; how many.
+    fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64>;
+    /// The pending outbox rows of task `task_id` of `namespace`, in (target,
+    /// sequence) order.
+    fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>>;
     /// Notices of task events appended by other processes sharing the
     /// store, for a store that can be shared (`None`: only this process
     /// writes it, and the task engine already knows every event). A notice

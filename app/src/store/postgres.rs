@@ -7,6 +7,7 @@
 //! - [`schema`](schema.rs): the numbered migrations;
 //! - [`writer`](writer.rs): group commit, durable before any caller is answered;
 //! - [`reads`](reads.rs): the queries behind the trait's reads;
+//! - [`outbox`](outbox.rs): the push outbox and its leases across agents;
 //! - [`listen`](listen.rs): LISTEN/NOTIFY, how an agent learns of the task
 //!   events other agents append.
 //!
@@ -19,6 +20,7 @@ pub mod cluster;
 mod conn;
 mod io;
 mod listen;
+mod outbox;
 mod reads;
 mod schema;
 mod writer;
@@ -243,6 +245,29 @@ impl Store for PgStore {
 
     fn check_integrity(&self, deep: bool) -> StoreResult<Integrity> {
         self.read(move |conn| async move { reads::check_integrity(&conn, deep).await })
+    }
+
+    fn claim_deliveries(
+        &self,
+        holder: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        let holder = holder.to_string();
+        self.read(
+            move |conn| async move { outbox::claim(&conn, &holder, now_ms, lease_until_ms, limit).await },
+        )
+    }
+
+    fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64> {
+        let holder = holder.to_string();
+        self.read(move |conn| async move { outbox::renew(&conn, &holder, lease_until_ms).await })
+    }
+
+    fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
+        let (namespace, task_id) = (namespace.to_string(), task_id.to_string());
+        self.read(move |conn| async move { outbox::pending(&conn, &namespace, &task_id).await })
     }
 
     fn appended(&self) -> Option<broadcast::Receiver<Appended>> {

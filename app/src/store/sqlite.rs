@@ -4,11 +4,13 @@
 //! tracked in `PRAGMA user_version`.
 
 mod counts;
+mod outbox;
 mod readers;
 mod rows;
 mod writer;
 
 use super::json::decode;
+use super::leases::Leases;
 use super::*;
 use counts::TaskCounts;
 use readers::Readers;
@@ -92,6 +94,22 @@ const MIGRATIONS: &[&str] = &[
         SELECT t.namespace, e.task_id, e.seq FROM task_events e JOIN tasks t ON t.id = e.task_id
         ORDER BY t.rank, e.seq;
 ",
+    "
+    -- The push outbox: one row per task event still owed to one webhook,
+    -- written in the transaction that appends the event and deleted once
+    -- delivered or given up. Leases are held in memory by the one process
+    -- that opens the database.
+    CREATE TABLE push_outbox (
+        namespace       TEXT NOT NULL,
+        task_id         TEXT NOT NULL,
+        config_id       TEXT NOT NULL,
+        seq             INTEGER NOT NULL,
+        body            TEXT NOT NULL,
+        attempts        INTEGER NOT NULL,
+        next_attempt_ms INTEGER NOT NULL,
+        PRIMARY KEY (namespace, task_id, config_id, seq)
+    ) WITHOUT ROWID;
+",
 ];
 
 /// A store in one SQLite database: one writer thread (group commit) and a
@@ -100,6 +118,7 @@ pub struct SqliteStore {
     writer: Writer,
     readers: Readers,
     counts: Arc<TaskCounts>,
+    leases: Arc<Leases>,
 }
 
 impl SqliteStore {
@@ -117,6 +136,7 @@ impl SqliteStore {
             writer: Writer::start(conn, counts.clone())?,
             readers: Readers::new(path),
             counts,
+            leases: Arc::default(),
         })
     }
 }
@@ -159,8 +179,59 @@ impl Store for SqliteStore {
             .unwrap_or_else(|_| Err(StoreError::Backend("the sqlite writer dropped a commit".into())))
     }
 
-    fn submit(&self, commit: Commit, done: CommitDone) {
-        self.writer.submit(commit, done);
+    fn submit(&self, mut commit: Commit, done: CommitDone) {
+        if commit.deliveries.is_empty() {
+            return self.writer.submit(commit, done);
+        }
+        // A retry by a holder whose lease lapsed (and may be another's now)
+        // changes nothing; the leases finished go once the commit is durable.
+        commit.deliveries.retain(|change| match change {
+            DeliveryChange::Retry { key, holder, .. } => self.leases.holds(key, holder).unwrap_or(false),
+            _ => true,
+        });
+        let (leases, changes) = (self.leases.clone(), commit.deliveries.clone());
+        self.writer.submit(
+            commit,
+            Box::new(move |outcome| {
+                if outcome.is_ok() {
+                    leases.release(&changes);
+                }
+                done(outcome)
+            }),
+        );
+    }
+
+    fn claim_deliveries(
+        &self,
+        holder: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        let due = self.readers.with(|conn| outbox::due_heads(conn, now_ms))?;
+        let taken = self.leases.take(due, holder, now_ms, lease_until_ms, limit)?;
+        let mut claimed = Vec::with_capacity(taken.len());
+        for key in taken {
+            match self.readers.with(|conn| outbox::row(conn, &key)) {
+                Ok(Some(row)) => claimed.push(row),
+                // Finished meanwhile, or unreadable: not in flight after all.
+                Ok(None) => self.leases.release(&[DeliveryChange::Done(key)]),
+                Err(e) => {
+                    self.leases.release(&[DeliveryChange::Done(key)]);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(claimed)
+    }
+
+    fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64> {
+        self.leases.renew(holder, lease_until_ms)
+    }
+
+    fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
+        self.readers
+            .with(|conn| outbox::pending(conn, namespace, task_id))
     }
 
     fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {

@@ -1,5 +1,6 @@
 //! The live machinery of tasks: per-task serialization, sequence numbers,
-//! fan-out to subscribers and the hand-off to push delivery.
+//! fan-out to subscribers, and the outbox rows of push delivery written with
+//! the events.
 //!
 //! Every change to a task runs under that task's async lock: load, apply,
 //! give each event the next per-task sequence number, commit task and events
@@ -249,7 +250,6 @@ impl TaskEngine {
             rows.push(EventRow { seq, body });
         }
         let last_seq = rows.len() as u64;
-        let pushed = rows.clone();
         let commit = Commit {
             task: Some(TaskWrite {
                 row: TaskRow::new(namespace, task, last_seq),
@@ -257,6 +257,7 @@ impl TaskEngine {
                 expected_last_seq: 0,
                 events: rows,
             }),
+            fanout: Some(crate::push::fanout(&id)),
             docs,
             ..Commit::default()
         };
@@ -267,17 +268,20 @@ impl TaskEngine {
         )
         .await?;
         let rx = live.subscribe(namespace, last_seq);
-        for row in &pushed {
-            self.push.enqueue(namespace, &id, row.seq, &row.body);
-        }
         Ok((Event::with_seq(1, event), rx))
     }
 
     /// Commits a task change; a conflicting document write is `conflict`
-    /// with `message`, and changes nothing.
+    /// with `message`, and changes nothing. The deliveries its events owe are
+    /// in the outbox with them; the deliverer hears of them at once.
     async fn commit(&self, commit: Commit, conflict: ErrorKind, message: &str) -> Result<(), Error> {
         match self.db.commit(commit).await {
-            Ok(_) => Ok(()),
+            Ok(committed) => {
+                if committed.deliveries_owed > 0 {
+                    self.push.wake();
+                }
+                Ok(())
+            }
             Err(StoreError::Conflict { index: Some(_), .. }) => Err(Error::new(conflict, message)),
             Err(other) => Err(FAMILY.internal(other.to_string())),
         }
@@ -331,6 +335,7 @@ impl TaskEngine {
                 expected_last_seq,
                 events: rows,
             }),
+            fanout: Some(crate::push::fanout(task_id)),
             docs,
             ..Commit::default()
         };
@@ -360,11 +365,6 @@ impl TaskEngine {
             live.fan_out(missed);
         }
         live.fan_out(&events);
-        for event in &events {
-            if let Some(seq) = event.seq {
-                self.push.enqueue(namespace, task_id, seq, &event.data);
-            }
-        }
         if is_terminal(task.status.state) {
             live.subscribers.clear();
         }

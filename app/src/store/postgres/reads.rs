@@ -125,7 +125,9 @@ pub(super) async fn list_tasks(conn: &Conn, query: &TaskQuery) -> StoreResult<Ta
     if let Some(rank) = query.before_rank {
         and(&mut filter, &mut args, "rank <", Box::new(rank));
     }
-    args.push(Box::new((query.limit as i64).saturating_add(1)));
+    args.push(Box::new(
+        i64::try_from(query.limit).unwrap_or(i64::MAX).saturating_add(1),
+    ));
     let page_sql = format!(
         "SELECT {TASK_COLUMNS} FROM tasks WHERE {filter} ORDER BY rank DESC LIMIT ${}",
         args.len()
@@ -201,7 +203,15 @@ pub(super) async fn list_docs(
         .await?;
     let rows = conn
         .client
-        .query(&sql, &[&coll, &namespace, &lower, &(limit as i64)])
+        .query(
+            &sql,
+            &[
+                &coll,
+                &namespace,
+                &lower,
+                &i64::try_from(limit).unwrap_or(i64::MAX),
+            ],
+        )
         .await
         .map_err(backend)?;
     let mut out = Vec::with_capacity(rows.len());

@@ -71,6 +71,25 @@ const MIGRATIONS: &[&str] = &[
         FROM task_events e JOIN tasks t ON t.id = e.task_id;
     SELECT setval('event_position', COALESCE(MAX(position), 0) + 1, false) FROM event_order;
 ",
+    "
+    -- The push outbox: one row per task event still owed to one webhook,
+    -- written in the transaction that appends the event and deleted once
+    -- delivered or given up. An agent leases a row (holder, lease expiry)
+    -- while it delivers; another takes it only once the lease has expired.
+    CREATE TABLE push_outbox (
+        namespace       TEXT COLLATE \"C\" NOT NULL,
+        task_id         TEXT NOT NULL,
+        config_id       TEXT COLLATE \"C\" NOT NULL,
+        seq             BIGINT NOT NULL,
+        body            TEXT NOT NULL,
+        attempts        INTEGER NOT NULL DEFAULT 0,
+        next_attempt_ms BIGINT NOT NULL DEFAULT 0,
+        holder          TEXT,
+        lease_until_ms  BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (namespace, task_id, config_id, seq)
+    );
+    CREATE INDEX push_outbox_by_holder ON push_outbox(holder) WHERE holder IS NOT NULL;
+",
 ];
 
 /// Held by every transaction that appends task events, from the moment it

@@ -24,10 +24,12 @@
 //! were given (see the lock's docs).
 
 use super::conn::{backend, is_retryable, Conn};
+use super::outbox;
 use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
 use crate::store::json::encode;
 use crate::store::{
-    Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskDelete, TaskWrite,
+    prefix_end, Commit, CommitDone, Committed, DeliveryChange, DocWrite, Expect, Fanout, StoreError,
+    StoreResult, TaskDelete, TaskWrite,
 };
 use std::sync::Mutex;
 use tokio::sync::mpsc;
@@ -204,16 +206,25 @@ async fn apply(conn: &Conn, commit: &Commit, ordering: bool) -> Result<Committed
     for (index, write) in commit.docs.iter().enumerate() {
         doc_versions.push(write_doc(conn, index, write).await?);
     }
+    // After the documents: a target written by this commit is owed its events too.
+    let deliveries_owed = match (&commit.task, &commit.fanout) {
+        (Some(tw), Some(fanout)) => fan_out(conn, tw, fanout).await?,
+        _ => 0,
+    };
     let mut deleted_tasks = 0;
     for delete in &commit.delete_tasks {
         if delete_task(conn, delete).await? {
             deleted_tasks += 1;
         }
     }
+    for change in &commit.deliveries {
+        change_outbox(conn, change).await?;
+    }
     Ok(Committed {
         task_rank,
         doc_versions,
         deleted_tasks,
+        deliveries_owed,
     })
 }
 
@@ -231,7 +242,85 @@ async fn delete_task(conn: &Conn, delete: &TaskDelete) -> Result<bool, Failed> {
         .client
         .query_one(&sql, &[&delete.id, &delete.namespace])
         .await?;
-    Ok(row.try_get::<_, i64>(0)? > 0)
+    let deleted = row.try_get::<_, i64>(0)? > 0;
+    if deleted {
+        let sql = conn.statement(outbox::DROP_TASK).await?;
+        conn.client
+            .execute(&sql, &[&delete.namespace, &delete.id])
+            .await?;
+    }
+    Ok(deleted)
+}
+
+/// Records the outbox rows the task write's events owe; how many.
+async fn fan_out(conn: &Conn, tw: &TaskWrite, fanout: &Fanout) -> Result<u64, Failed> {
+    let Some(first) = tw.events.first() else {
+        return Ok(0);
+    };
+    let sql = conn.statement(outbox::FAN_OUT).await?;
+    let owed = conn
+        .client
+        .execute(
+            &sql,
+            &[
+                &tw.row.namespace,
+                &tw.row.id,
+                &fanout.prefix,
+                &(first.seq as i64),
+                &fanout.coll,
+                &prefix_end(&fanout.prefix),
+            ],
+        )
+        .await?;
+    Ok(owed)
+}
+
+/// Applies one outbox change (a retry only by the lease's holder).
+async fn change_outbox(conn: &Conn, change: &DeliveryChange) -> Result<(), Failed> {
+    let client = &conn.client;
+    match change {
+        DeliveryChange::Done(key) => {
+            let sql = conn.statement(outbox::DONE).await?;
+            client
+                .execute(
+                    &sql,
+                    &[&key.namespace, &key.task_id, &key.config_id, &(key.seq as i64)],
+                )
+                .await?;
+        }
+        DeliveryChange::Retry {
+            key,
+            holder,
+            attempts,
+            next_attempt_ms,
+        } => {
+            let sql = conn.statement(outbox::RETRY).await?;
+            let attempts = i32::try_from(*attempts).unwrap_or(i32::MAX);
+            client
+                .execute(
+                    &sql,
+                    &[
+                        &key.namespace,
+                        &key.task_id,
+                        &key.config_id,
+                        &(key.seq as i64),
+                        holder,
+                        &attempts,
+                        next_attempt_ms,
+                    ],
+                )
+                .await?;
+        }
+        DeliveryChange::DropTarget {
+            namespace,
+            task_id,
+            config_id,
+        } => {
+            let sql = conn.statement(outbox::DROP_TARGET).await?;
+            client.execute(&sql, &[namespace, task_id, config_id]).await?;
+        }
+    }
+    Ok(())
 }
 
 const CREATE_TASK: &str =

@@ -7,6 +7,7 @@
 //! costs what it did before.
 
 use super::counts::{Delta, TaskCounts};
+use super::outbox;
 use super::rows::backend;
 use crate::store::json::encode;
 use crate::store::{
@@ -149,15 +150,24 @@ fn apply(conn: &Connection, rank: &mut RankCounter, commit: &Commit) -> StoreRes
     for (index, write) in commit.docs.iter().enumerate() {
         versions.push(write_doc(conn, index, write)?);
     }
+    // After the documents: a target written by this commit is owed its events too.
+    let deliveries_owed = match (&commit.task, &commit.fanout) {
+        (Some(tw), Some(fanout)) => outbox::fan_out(conn, tw, fanout)?,
+        _ => 0,
+    };
     let mut deltas: Vec<Delta> = delta.into_iter().collect();
     for delete in &commit.delete_tasks {
         deltas.extend(delete_task(conn, delete)?);
+    }
+    for change in &commit.deliveries {
+        outbox::apply(conn, change)?;
     }
     Ok((
         Committed {
             task_rank,
             doc_versions: versions,
             deleted_tasks: deltas.iter().filter(|d| d.to.is_none()).count() as u64,
+            deliveries_owed,
         },
         deltas,
     ))
@@ -187,6 +197,7 @@ fn delete_task(conn: &Connection, delete: &TaskDelete) -> StoreResult<Option<Del
             .and_then(|mut stmt| stmt.execute([&delete.id]))
             .map_err(backend)?;
     }
+    outbox::drop_task(conn, &delete.namespace, &delete.id)?;
     let context = (&delete.namespace, &context);
     if counted(conn, context)? {
         count_out(conn, context, &state)?;
