@@ -2,6 +2,8 @@
 //! copy), with `jsonschema` validators compiled once per definition and
 //! cached: the suite validates every result against the definition the method
 //! table names, and derives its negative cases from the same definitions.
+//! A2A 0.3 has a set of its own ([`schemas_v0_3`]): its definitions share
+//! names with 1.0's (`Task`, `AgentCard`) in another shape.
 
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -11,6 +13,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// validator cache.
 pub struct Schemas {
     definitions: &'static Map<String, Value>,
+    /// The one document of a dialect (A2A 0.3), whose `x-methods` and
+    /// `x-errors` are its own; `None` for the contract's two files, which the
+    /// contract crate looks methods up in.
+    dialect: Option<&'static Value>,
     validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
 }
 
@@ -20,14 +26,53 @@ pub fn schemas() -> &'static Schemas {
     static SCHEMAS: OnceLock<Schemas> = OnceLock::new();
     SCHEMAS.get_or_init(|| Schemas {
         definitions: a2a::schema::definitions(),
+        dialect: None,
         validators: Mutex::new(HashMap::new()),
+    })
+}
+
+/// The A2A 0.3 schema (`schema/a2a-v0.3.json`, the contract crate's embedded copy).
+pub fn schemas_v0_3() -> &'static Schemas {
+    static DOCUMENT: OnceLock<Value> = OnceLock::new();
+    static SCHEMAS: OnceLock<Schemas> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        let document = DOCUMENT.get_or_init(|| {
+            // The crate was generated from this very file (its drift gate checks
+            // it); an unreadable copy yields an empty schema rather than a panic.
+            let mut document = serde_json::from_str(a2a::schema::A2A_V0_3_JSON).unwrap_or(Value::Null);
+            a2a::schema::localize_refs(&mut document);
+            document
+        });
+        static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
+        let definitions = document
+            .get("definitions")
+            .and_then(Value::as_object)
+            .unwrap_or_else(|| EMPTY.get_or_init(Map::new));
+        Schemas {
+            definitions,
+            dialect: Some(document),
+            validators: Mutex::new(HashMap::new()),
+        }
     })
 }
 
 impl Schemas {
     /// The `x-methods` entry of a wire method name, from whichever file has it.
     pub fn method(&self, name: &str) -> Option<&Map<String, Value>> {
-        a2a::schema::method_entry(name)
+        match self.dialect {
+            Some(document) => document.get("x-methods")?.get(name)?.as_object(),
+            None => a2a::schema::method_entry(name),
+        }
+    }
+
+    /// The JSON-RPC code of error `name` of a dialect's registry (`x-errors`).
+    pub fn dialect_error_code(&self, name: &str) -> Option<i64> {
+        self.dialect?.get("x-errors")?.get(name)?.get("code")?.as_i64()
+    }
+
+    /// The `x-capabilities` entry of a dialect.
+    pub fn dialect_capability(&self, name: &str) -> Option<&Map<String, Value>> {
+        self.dialect?.get("x-capabilities")?.get(name)?.as_object()
     }
 
     /// The examples of a method (`params` plus `result` or `events`).
