@@ -92,13 +92,14 @@ fn table() -> Vec<Entry> {
 }
 
 impl Entry {
-    /// The requirement on this agent, and the capability as its card declares it.
+    /// The requirement on this agent (the scenario's own: without the
+    /// capability it checks the refusals the same sections define), and the
+    /// capability as its card declares it.
     fn applied(&self, app: &Applicability) -> (Requirement, Option<CapabilityUse>) {
-        let requirement = match self.capability {
-            Some(c) if !app.declares(c) => rules::v0_3(Level::Must, "5.5.2"),
-            _ => self.requirement.clone(),
-        };
-        (requirement, app.dependency(self.capability, Contract::A2a))
+        (
+            self.requirement.clone(),
+            app.dependency(self.capability, Contract::A2a),
+        )
     }
 }
 
