@@ -44,6 +44,9 @@ const INITIALIZE: &str = <markers::Initialize as Method>::NAME;
 const STREAM_EVENT: &str = <markers::StreamEvent as Method>::NAME;
 const STREAM_CANCEL: &str = <markers::StreamCancel as Method>::NAME;
 const STREAM_RESUME: &str = <markers::StreamResume as Method>::NAME;
+/// The member of the `initialize` result that carries the Agent Card
+/// (`StdioInitializeResult.agentCard`).
+const INITIALIZE_CARD_FIELD: &str = "agentCard";
 
 struct Session {
     pipeline: Pipeline,
@@ -314,8 +317,23 @@ fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> 
         agent_card: session.card.clone(),
         server_info: session.server_info.clone(),
     };
-    let value = serde_json::to_value(result)
+    let mut value = serde_json::to_value(result)
         .map_err(|e| Error::new(ErrorKind::ExtInternalError, format!("initialize result: {e}")))?;
+    if dialect == Dialect::V0_3 {
+        // A 0.3 session reads the card as HTTP serves it to a 0.3 client: the
+        // 0.3 fields it looks for (`url`, `preferredTransport`,
+        // `protocolVersion`, `additionalInterfaces`) beside the 1.0 ones, so
+        // the result is still the binding's `StdioInitializeResult`.
+        let legacy = card::agent_card_for_v0_3_clients(&session.card).map_err(|e| {
+            Error::new(
+                ErrorKind::ExtInternalError,
+                format!("the 0.3 form of the card: {e}"),
+            )
+        })?;
+        if let Some(result) = value.as_object_mut() {
+            result.insert(INITIALIZE_CARD_FIELD.into(), legacy);
+        }
+    }
     // Two `initialize` requests are read in order, so a lost race is impossible;
     // still, never overwrite.
     if session.negotiated.set(negotiated).is_err() {
