@@ -96,25 +96,36 @@ impl Schemas {
 
     /// The validator of definition `name`, compiled on first use.
     pub fn validator(&self, name: &str) -> Result<Arc<jsonschema::Validator>, String> {
+        if !self.definitions.contains_key(name) {
+            return Err(format!("the schemas have no definition `{name}`"));
+        }
+        self.validator_at(&format!("/definitions/{name}"))
+    }
+
+    /// The validator of the schema at JSON pointer `pointer` of the bundle
+    /// (`/definitions/AgentCard/properties/url`), compiled on first use.
+    fn validator_at(&self, pointer: &str) -> Result<Arc<jsonschema::Validator>, String> {
         let mut cache = self
             .validators
             .lock()
             .map_err(|_| "validator cache poisoned".to_string())?;
-        if let Some(v) = cache.get(name) {
+        if let Some(v) = cache.get(pointer) {
             return Ok(v.clone());
         }
-        if !self.definitions.contains_key(name) {
-            return Err(format!("the schemas have no definition `{name}`"));
+        let definitions = Value::Object(self.definitions.clone());
+        let inner = pointer.strip_prefix("/definitions").unwrap_or(pointer);
+        if definitions.pointer(inner).is_none() {
+            return Err(format!("the schemas have nothing at `{pointer}`"));
         }
         let root = json!({
             "$schema": "http://json-schema.org/draft-07/schema#",
-            "definitions": Value::Object(self.definitions.clone()),
-            "$ref": format!("#/definitions/{name}"),
+            "definitions": definitions,
+            "$ref": format!("#{pointer}"),
         });
         let validator =
-            jsonschema::validator_for(&root).map_err(|e| format!("cannot compile `{name}`: {e}"))?;
+            jsonschema::validator_for(&root).map_err(|e| format!("cannot compile `{pointer}`: {e}"))?;
         let validator = Arc::new(validator);
-        cache.insert(name.to_string(), validator.clone());
+        cache.insert(pointer.to_string(), validator.clone());
         Ok(validator)
     }
 
@@ -122,6 +133,17 @@ impl Schemas {
     /// its JSON pointer, when it does not.
     pub fn validate(&self, name: &str, instance: &Value) -> Result<(), Vec<String>> {
         let validator = self.validator(name).map_err(|e| vec![e])?;
+        Self::violations(&validator, instance)
+    }
+
+    /// Validates `instance` against property `property` of definition `name`.
+    pub fn validate_property(&self, name: &str, property: &str, instance: &Value) -> Result<(), Vec<String>> {
+        let pointer = format!("/definitions/{name}/properties/{property}");
+        let validator = self.validator_at(&pointer).map_err(|e| vec![e])?;
+        Self::violations(&validator, instance)
+    }
+
+    fn violations(validator: &jsonschema::Validator, instance: &Value) -> Result<(), Vec<String>> {
         let errors: Vec<String> = validator
             .iter_errors(instance)
             .take(5)

@@ -170,6 +170,12 @@ pub trait Connector: Send + Sync {
     fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
         Box::pin(async { None })
     }
+    /// The Agent Card as the binding serves it to an A2A 0.3 client, for
+    /// bindings that serve it apart from any session (HTTP: the well-known URI
+    /// without `A2A-Version`); `None` where a 0.3 session's handshake gives it.
+    fn agent_card_v0_3(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
+        Box::pin(async { None })
+    }
     /// False for a message this binding has no form for (HTTP+JSON has no
     /// JSON-RPC envelope): its case does not apply to the binding and is not run.
     fn expresses(&self, _message: &crate::cases::Message) -> bool {
@@ -382,13 +388,22 @@ impl HttpConnector {
     }
 
     pub(crate) async fn fetch_card(&self) -> Result<Value, String> {
+        // A 1.0 client says so on every request (spec §3.6.1); without it
+        // the card also carries its A2A 0.3 fields.
+        self.fetch_card_as(Some(PROTOCOL_VERSION)).await
+    }
+
+    /// GETs the Agent Card with `A2A-Version: version` (`None`: no header,
+    /// as a 0.3 client asks).
+    async fn fetch_card_as(&self, version: Option<&str>) -> Result<Value, String> {
         let url = self.card_location()?;
-        let response = http_client(self.timeout)?
+        let mut request = http_client(self.timeout)?
             .get(&url)
-            .header("Accept", "application/json")
-            // A 1.0 client says so on every request (spec §3.6.1); without it
-            // the card also carries its A2A 0.3 fields.
-            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION)
+            .header("Accept", "application/json");
+        if let Some(version) = version {
+            request = request.header(A2A_VERSION_HEADER, version);
+        }
+        let response = request
             .send()
             .await
             .map_err(|e| format!("GET {url} failed: {e}"))?;
@@ -420,6 +435,9 @@ impl Connector for HttpConnector {
     }
     fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
         Box::pin(async move { Some(self.fetch_card().await) })
+    }
+    fn agent_card_v0_3(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
+        Box::pin(async move { Some(self.fetch_card_as(None).await) })
     }
 }
 

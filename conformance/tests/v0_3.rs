@@ -43,6 +43,10 @@ async fn our_agent_passes_the_0_3_group_with_every_method_and_alias_exercised() 
             assert_eq!(example["method"], wire);
         }
     }
+    assert_eq!(
+        case(&report, "v0_3/agent-card")["detail"],
+        "0.3 fields protocolVersion, url, preferredTransport, additionalInterfaces, supportsAuthenticatedExtendedCard valid; url is the 0.3 interface's"
+    );
     let get = case(&report, "v0_3/tasks/get/example-1");
     assert_eq!(
         (&get["level"], &get["section"]),
@@ -100,13 +104,18 @@ async fn an_agent_that_reads_an_absent_version_as_1_0_fails_the_0_3_group() {
         text.contains("FAIL  [http] v0_3/scenarios/stream-order (MUST A2A 0.3 §7.2): message/stream: expected a stream, got error -32601 METHOD_NOT_FOUND@a2a-protocol.org \"Method not found: `message/stream`\"\n"),
         "{text}"
     );
+    // Asked without a version, the card is the 1.0 one too.
+    assert!(
+        text.contains("FAIL  [http] v0_3/agent-card (MUST A2A 0.3 §5.5): the card lacks `protocolVersion`, which a 0.3 card requires\n"),
+        "{text}"
+    );
     // Read as 1.0, the 1.0 name is found (and its 0.3 params are invalid).
     assert!(
         text.contains("WARN  [http] v0_3/current-name/GetTask (strict A2A 0.3 §8.1): expected error -32601 METHOD_NOT_FOUND@a2a-protocol.org, got -32602 INVALID_PARAMS@a2a-protocol.org"),
         "{text}"
     );
     assert!(
-        text.contains("\nhttp: 90 cases: 1 passed, 75 failed, 14 warnings, 0 expected failures, 0 stale baseline entries — FAIL\n"),
+        text.contains("\nhttp: 91 cases: 1 passed, 76 failed, 14 warnings, 0 expected failures, 0 stale baseline entries — FAIL\n"),
         "{text}"
     );
 }

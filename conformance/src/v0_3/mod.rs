@@ -304,11 +304,107 @@ fn without_capability(case: &mut Case, capability: &str) {
     };
 }
 
+/// The id of the case on the Agent Card a 0.3 client reads.
+fn card_case_id() -> String {
+    format!("{V0_3_GROUP}/agent-card")
+}
+
+/// What the card case holds an agent to: the 0.3 card's own fields (§5.5).
+fn card_requirement() -> Requirement {
+    rules::v0_3(Level::Must, "5.5")
+}
+
+/// Judges the Agent Card as served to a 0.3 client: each field only the 0.3
+/// card defines (`protocolVersion`, `url`, `preferredTransport`, …, from the
+/// two schemas' `AgentCard`s) is valid by the 0.3 schema, the ones it requires
+/// are there, its `protocolVersion` is 0.3 and its `url` is that of an
+/// interface the card lists at 0.3. Fields both versions define may keep
+/// their 1.0 form (a 0.3 reader ignores what it does not know), so they are
+/// the 1.0 case's to check.
+fn check_card(card: &Value) -> Result<String, String> {
+    let s = schemas_v0_3();
+    let definition = serving(markers::GetExtendedAgentCard::NAME)?.result_type;
+    let current = markers::GetExtendedAgentCard::descriptor().result_type;
+    let properties = |s: &Schemas, name: &str| -> Vec<String> {
+        s.definition(name)
+            .and_then(|d| d.get("properties"))
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let shared = properties(crate::schema::schemas(), current);
+    let required: Vec<&str> = s
+        .definition(definition)
+        .and_then(|d| d.get("required"))
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut present = Vec::new();
+    for field in properties(s, definition).iter().filter(|f| !shared.contains(f)) {
+        match card.get(field) {
+            Some(value) => {
+                s.validate_property(definition, field, value).map_err(|errors| {
+                    format!("the card's `{field}` is no 0.3 `{field}`: {}", errors.join("; "))
+                })?;
+                present.push(field.clone());
+            }
+            None if required.contains(&field.as_str()) => {
+                return Err(format!("the card lacks `{field}`, which a 0.3 card requires"))
+            }
+            None => {}
+        }
+    }
+    let version = card
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !is_version_0_3(version) {
+        return Err(format!("the card's protocolVersion is `{version}`, not 0.3"));
+    }
+    let url = card.get("url").cloned().unwrap_or(Value::Null);
+    let listed = card
+        .get("supportedInterfaces")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|i| {
+            i.get("url") == Some(&url)
+                && i.get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .is_some_and(is_version_0_3)
+        });
+    if !listed {
+        return Err(format!("the card's url {url} is no interface it lists at 0.3"));
+    }
+    Ok(format!(
+        "0.3 fields {} valid; url is the 0.3 interface's",
+        present.join(", ")
+    ))
+}
+
+/// The case on the card a 0.3 client reads (HTTP: fetched without
+/// `A2A-Version`; stdio: the 0.3 session's `initialize` result).
+fn card_case(card: Option<Result<Value, String>>, started: Instant) -> CaseResult {
+    let requirement = card_requirement();
+    let id = card_case_id();
+    let subject = Subject {
+        id: &id,
+        group: V0_3_GROUP,
+        method: None,
+        requirement: &requirement,
+        capability: None,
+    };
+    let card = card.unwrap_or_else(|| Err("the 0.3 session's handshake carried no Agent Card".into()));
+    let verdict = Verdict::of(card.as_ref().map_err(String::clone).and_then(check_card));
+    let observed = observe(&card.map_or_else(Answer::Broken, Answer::Result));
+    CaseResult::new(subject, &verdict, observed, started.elapsed().as_millis() as u64)
+}
+
 /// The cases and scenarios of the group with the requirement each holds an
 /// agent to (for listing cases).
 pub fn listing(app: &Applicability) -> Vec<(String, Requirement)> {
-    let mut listed: Vec<(String, Requirement)> =
-        derive(app).into_iter().map(|c| (c.id, c.requirement)).collect();
+    let mut listed = vec![(card_case_id(), card_requirement())];
+    listed.extend(derive(app).into_iter().map(|c| (c.id, c.requirement)));
     listed.extend(scenarios::listing(app));
     listed
 }
@@ -363,6 +459,12 @@ pub async fn run(connector: &dyn Connector, main: &Session, app: &Applicability)
             return ran;
         }
     };
+    let t0 = Instant::now();
+    let card = match connector.agent_card_v0_3().await {
+        Some(card) => Some(card),
+        None => session.transport.agent_card().map(Ok),
+    };
+    ran.results.push(card_case(card, t0));
     let fixture = Fixture::create(&session).await;
     for case in derive(app) {
         let t0 = Instant::now();
