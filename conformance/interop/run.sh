@@ -10,9 +10,10 @@
 #   conformance/interop/run.sh --binding HTTP+JSON             # the REST binding (default JSONRPC)
 #   conformance/interop/run.sh --protocol 0.3                  # the 0.3 client (JSON-RPC only)
 #
-# Each SDK is installed into its own venv under target/ (A2A_INTEROP_VENV
-# overrides), pinned (A2A_SDK_VERSION, default below per protocol) and reused
-# on later runs. Every network step and the client run are bounded by timeouts.
+# Each SDK is installed into its own venv under target/, pinned (defaults
+# below) and reused on later runs; A2A_INTEROP_VENV and A2A_SDK_VERSION
+# override the 1.0 client's, A2A_INTEROP_V03_VENV and A2A_SDK_V03_VERSION the
+# 0.3 client's. Every network step and the client run are bounded by timeouts.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -39,8 +40,8 @@ case "$protocol" in
     client=(client.py "$binding") ;;
   0.3)
     [ "$binding" = "JSONRPC" ] || { echo "run.sh: the 0.3 client is driven over JSONRPC only" >&2; exit 2; }
-    sdk_version="${A2A_SDK_VERSION:-0.3.26}"
-    venv="${A2A_INTEROP_VENV:-$root/target/a2a-interop-v03-venv}"
+    sdk_version="${A2A_SDK_V03_VERSION:-0.3.26}"
+    venv="${A2A_INTEROP_V03_VENV:-$root/target/a2a-interop-v03-venv}"
     client=(client_v03.py) ;;
   *) echo "run.sh: unknown protocol $protocol (1.0 or 0.3)" >&2; exit 2 ;;
 esac
