@@ -5,7 +5,8 @@
 //! cleveragents-agent --stdio                      # local mode (NDJSON on stdin/stdout)
 //! cleveragents-agent --listen 127.0.0.1:9999      # server mode (HTTP JSON-RPC + SSE)
 //!   [--data-dir DIR] [--config FILE.json] [--executor default|tck] [--memory]
-//!   [--database-url postgres://USER@HOST:PORT/DB] [--admin-key] [--insecure-no-auth]
+//!   [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR]
+//!   [--admin-key] [--insecure-no-auth]
 //! ```
 //!
 //! The store is SQLite in the data directory unless `--database-url` (or
@@ -17,9 +18,13 @@
 //! authenticates with it, `--insecure-no-auth` serves anonymous callers on any
 //! address.
 //!
+//! `--listen-v0-3 ADDR` adds an address for A2A 0.3 clients: its Agent Card
+//! carries the 0.3 fields, and the main address then serves the plain 1.0
+//! card (server crate README, "One origin or two").
+//!
 //! Settings come from, in increasing precedence: defaults, the JSON config
 //! file (`--config` or `CLEVERAGENTS_CONFIG`), environment variables
-//! (`CLEVERAGENTS_DATA_DIR`, `CLEVERAGENTS_DATABASE_URL`, `CLEVERAGENTS_LISTEN`, `CLEVERAGENTS_EXECUTOR`,
+//! (`CLEVERAGENTS_DATA_DIR`, `CLEVERAGENTS_DATABASE_URL`, `CLEVERAGENTS_LISTEN`, `CLEVERAGENTS_LISTEN_V0_3`, `CLEVERAGENTS_EXECUTOR`,
 //! `CLEVERAGENTS_PUSH_ALLOW_LIST` comma-separated), then the command line.
 //! Logs go to stderr; in stdio mode stdout carries protocol only.
 
@@ -67,7 +72,7 @@ enum Mode {
 }
 
 fn usage() -> &'static str {
-    "usage: cleveragents-agent (--stdio | --listen ADDR) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--admin-key] [--insecure-no-auth]"
+    "usage: cleveragents-agent (--stdio | --listen ADDR) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR] [--admin-key] [--insecure-no-auth]"
 }
 
 fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
@@ -93,6 +98,8 @@ struct Args {
     admin_key: bool,
     /// Serve anonymous callers on a non-loopback address.
     insecure_no_auth: bool,
+    /// A second address, for A2A 0.3 clients (`http.v0_3_listen`).
+    listen_v0_3: Option<String>,
 }
 
 /// Everything the agent starts with, settled from every source.
@@ -131,6 +138,9 @@ fn parse_args() -> Result<Option<Args>, String> {
         memory: false,
         admin_key: false,
         insecure_no_auth: false,
+        listen_v0_3: std::env::var("CLEVERAGENTS_LISTEN_V0_3")
+            .ok()
+            .filter(|a| !a.is_empty()),
     };
     if let Ok(listen) = std::env::var("CLEVERAGENTS_LISTEN") {
         args.mode = Some(Mode::Listen(listen));
@@ -144,6 +154,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         match arg.as_str() {
             "--stdio" => args.mode = Some(Mode::Stdio),
             "--listen" => args.mode = Some(Mode::Listen(value("--listen")?)),
+            "--listen-v0-3" => args.listen_v0_3 = Some(value("--listen-v0-3")?),
             "--data-dir" => args.data_dir = Some(PathBuf::from(value("--data-dir")?)),
             "--database-url" => args.database_url = Some(value("--database-url")?),
             "--config" => args.config_path = Some(PathBuf::from(value("--config")?)),
@@ -202,6 +213,12 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
     };
     let mut server_config = file.server;
     server_config.auth.insecure_no_auth |= args.insecure_no_auth;
+    if let Some(addr) = &args.listen_v0_3 {
+        server_config.http.v0_3_listen = Some(
+            addr.parse()
+                .map_err(|e| format!("invalid --listen-v0-3 address `{addr}`: {e}"))?,
+        );
+    }
     if args.admin_key {
         if let StoreConfig::Memory = store {
             return Err(
@@ -360,6 +377,9 @@ async fn start_transport(
             // The bound address, so `--listen 127.0.0.1:0` is usable by scripts and tests.
             let bound = server.local_addr().map_err(|e| e.to_string())?;
             eprintln!("cleveragents-agent: listening on http://{bound}/");
+            if let Some(v0_3) = server.v0_3_local_addr().map_err(|e| e.to_string())? {
+                eprintln!("cleveragents-agent: serving A2A 0.3 clients' Agent Card on http://{v0_3}/");
+            }
             server.serve(shutdown_signal()).await.map_err(|e| e.to_string())
         }
     }

@@ -23,8 +23,9 @@ use serde_json::{json, Value};
 
 const EXT: &str = "urn:cleveragents:extensions:v1";
 
-/// The domain events of the run up to input-required, by sequence number 2..=4.
-const BEFORE: [&str; 3] = [
+/// The domain events of the run up to input-required, by sequence number 2..=5.
+const BEFORE: [&str; 4] = [
+    "status:TASK_STATE_SUBMITTED:plan.created",
     "status:TASK_STATE_WORKING:plan.phase_changed",
     "status:TASK_STATE_WORKING:tool.invoked",
     "status:TASK_STATE_INPUT_REQUIRED:plan.state_changed",
@@ -165,7 +166,7 @@ async fn lifecycle<T: Transport>(client: &Client<T>) -> Value {
         snapshot.starts_with("task:"),
         "the first event is the Task: {snapshot}"
     );
-    // Whatever followed the snapshot is the tail of BEFORE (seq 2..=4), in order.
+    // Whatever followed the snapshot is the tail of BEFORE (seq 2..=5), in order.
     let skipped = BEFORE.len() - tail.len();
     let expected_tail: Vec<(Option<u64>, String)> = BEFORE
         .iter()
@@ -253,13 +254,13 @@ async fn lifecycle<T: Transport>(client: &Client<T>) -> Value {
 
 fn expected_after() -> Value {
     json!([
-        { "seq": 5, "event": "status:TASK_STATE_WORKING:plan.state_changed", "planState": "PLAN_STATE_RUNNING" },
-        { "seq": 6, "event": "status:TASK_STATE_WORKING:plan.decision_made", "planState": null },
-        { "seq": 7, "event": "status:TASK_STATE_WORKING:tool.completed", "planState": null },
-        { "seq": 8, "event": "status:TASK_STATE_WORKING:tool.invoked", "planState": null },
-        { "seq": 9, "event": "artifact:NOTES.md:tool.completed", "planState": null },
-        { "seq": 10, "event": "status:TASK_STATE_WORKING:plan.phase_changed", "planState": null },
-        { "seq": 11, "event": "status:TASK_STATE_COMPLETED:plan.state_changed", "planState": "PLAN_STATE_COMPLETED" },
+        { "seq": 6, "event": "status:TASK_STATE_WORKING:plan.state_changed", "planState": "PLAN_STATE_RUNNING" },
+        { "seq": 7, "event": "status:TASK_STATE_WORKING:plan.decision_made", "planState": null },
+        { "seq": 8, "event": "status:TASK_STATE_WORKING:tool.completed", "planState": null },
+        { "seq": 9, "event": "status:TASK_STATE_WORKING:tool.invoked", "planState": null },
+        { "seq": 10, "event": "artifact:NOTES.md:tool.completed", "planState": null },
+        { "seq": 11, "event": "status:TASK_STATE_WORKING:plan.phase_changed", "planState": null },
+        { "seq": 12, "event": "status:TASK_STATE_COMPLETED:plan.state_changed", "planState": "PLAN_STATE_COMPLETED" },
     ])
 }
 

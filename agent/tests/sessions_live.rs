@@ -82,7 +82,7 @@ async fn watched_run<T: Transport>(client: &Client<T>) -> Run {
         .transport()
         .subscribe(
             SUBSCRIBE,
-            json!({ "planId": plan_id, "types": ["tool.invoked", "tool.completed", "plan.state_changed"], "follow": true }),
+            json!({ "planId": plan_id, "types": ["plan.created", "tool.invoked", "tool.completed", "plan.state_changed"], "follow": true }),
         )
         .await
         .expect("subscribe");
@@ -122,7 +122,7 @@ async fn watched_run<T: Transport>(client: &Client<T>) -> Run {
     let rest = drain(
         client,
         SUBSCRIBE,
-        json!({ "planId": plan_id, "types": ["tool.invoked", "tool.completed", "plan.state_changed"], "after": cursors[2] }),
+        json!({ "planId": plan_id, "types": ["plan.created", "tool.invoked", "tool.completed", "plan.state_changed"], "after": cursors[2] }),
     )
     .await;
 
@@ -184,13 +184,14 @@ async fn drain<T: Transport>(client: &Client<T>, method: &'static str, params: V
 
 fn expected_followed() -> Vec<(String, u64)> {
     [
-        ("tool.invoked", 3),
-        ("plan.state_changed", 4),
+        ("plan.created", 2),
+        ("tool.invoked", 4),
         ("plan.state_changed", 5),
-        ("tool.completed", 7),
-        ("tool.invoked", 8),
-        ("tool.completed", 9),
-        ("plan.state_changed", 11),
+        ("plan.state_changed", 6),
+        ("tool.completed", 8),
+        ("tool.invoked", 9),
+        ("tool.completed", 10),
+        ("plan.state_changed", 12),
     ]
     .iter()
     .map(|(t, s)| (t.to_string(), *s))
@@ -208,7 +209,7 @@ async fn a_session_is_watched_resumed_and_moved_over_stdio_and_http() {
         &local,
         "stream/resume",
         json!({ "method": SUBSCRIBE, "lastEventId": run.cursors[2],
-                "params": { "planId": run.plan_id, "types": ["tool.invoked", "tool.completed", "plan.state_changed"] } }),
+                "params": { "planId": run.plan_id, "types": ["plan.created", "tool.invoked", "tool.completed", "plan.state_changed"] } }),
     )
     .await;
     assert_eq!(resumed, run.followed[3..]);
@@ -258,11 +259,20 @@ async fn a_session_is_watched_resumed_and_moved_over_stdio_and_http() {
     )
     .await;
     assert_eq!(moved, original);
+    // The imported tasks brought their event logs: the plan's events are in
+    // the HTTP agent's stream, under their own sequence numbers.
+    let imported_events = drain(
+        &remote,
+        SUBSCRIBE,
+        json!({ "planId": run.plan_id, "types": ["plan.created", "tool.invoked", "tool.completed", "plan.state_changed"] }),
+    )
+    .await;
+    assert_eq!(imported_events, run.followed);
 
     // SSE: Last-Event-ID resumes the raw stream after that cursor.
     let plan_id = &remote_run.plan_id;
     let request = json!({ "jsonrpc": "2.0", "id": 9, "method": SUBSCRIBE,
-                          "params": { "planId": plan_id, "types": ["tool.invoked", "tool.completed", "plan.state_changed"] } });
+                          "params": { "planId": plan_id, "types": ["plan.created", "tool.invoked", "tool.completed", "plan.state_changed"] } });
     let addr = agent.addr();
     let full = post(&addr, &[("A2A-Version", b"1.0")], &request).events();
     let cut = full[2].0.expect("SSE id");

@@ -81,7 +81,7 @@ impl App {
     fn compose(store: Arc<dyn Store>, config: AppConfig, executor: ExecutorChoice) -> Arc<App> {
         let db = StoreHandle::new(store.clone());
         let push = Arc::new(PushDelivery::new(store.clone(), config.push.clone()));
-        let registry = Registry::new(db.clone());
+        let registry = Registry::new(db.clone(), config.limits.clone());
         let sync = SyncService::new(db.clone(), registry.clone(), config.sync_remotes.clone());
         let engine = TaskEngine::new(db.clone(), push.clone());
         let started_at = crate::util::now();

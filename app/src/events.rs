@@ -168,10 +168,12 @@ fn extension_part(metadata: Option<&Map<String, Value>>) -> Option<&Map<String, 
 
 /// The domain event a stored task event is, if any: a plan event its metadata
 /// names, or `session.message` for a message that opened a task (the task
-/// snapshot) or an agent's status message outside a plan's events.
+/// snapshot holding it) or an agent's status message outside a plan's events.
+/// The snapshot of a task no message opened (`plan/execute` makes one) is
+/// none: its plan announces itself with `plan.created` next.
 fn domain_event(row: &OrderedEvent) -> Option<DomainEvent> {
     let (metadata, is_message) = match &row.event.body {
-        StreamResponse::Task(task) => (task.metadata.as_ref(), true),
+        StreamResponse::Task(task) => (task.metadata.as_ref(), !task.history.is_empty()),
         StreamResponse::StatusUpdate(update) => (update.metadata.as_ref(), update.status.message.is_some()),
         StreamResponse::ArtifactUpdate(update) => (update.metadata.as_ref(), false),
         StreamResponse::Message(message) => (message.metadata.as_ref(), true),
@@ -183,7 +185,7 @@ fn domain_event(row: &OrderedEvent) -> Option<DomainEvent> {
         .and_then(|name| DomainEventType::from_str(name).ok());
     let type_ = match (named, &row.event.body) {
         (Some(kind), _) => kind,
-        (None, StreamResponse::Task(_) | StreamResponse::Message(_)) => DomainEventType::SessionMessage,
+        (None, StreamResponse::Message(_)) => DomainEventType::SessionMessage,
         (None, _) if is_message => DomainEventType::SessionMessage,
         (None, _) => return None,
     };

@@ -11,6 +11,11 @@
 //! The messageId wins when both name a behaviour. A message continuing a
 //! task opened by `tck-multi-turn` keeps the task input-required until its
 //! text starts with `done`, which completes it.
+//!
+//! The v0.3 a2a-tck names no behaviour: it numbers its messages
+//! `<purpose>-message-id-<uuid>` and expects the task they open to stay open,
+//! to be continued, cancelled and read with its history; such a message opens
+//! a `tck-multi-turn` conversation.
 
 use crate::executor::{message_text, text_part, ExecRequest, Executor, Start, TaskHandle};
 use a2a::rpc::{BoxFuture, Error};
@@ -88,9 +93,20 @@ fn first_text(message: &Message) -> Option<&str> {
     }
 }
 
-/// The behaviour one message names by itself (messageId, then text).
+/// How the v0.3 a2a-tck numbers its messages: `…-message-id-<uuid>`.
+const V0_3_TCK_MESSAGE_ID: &str = "-message-id-";
+
+/// The behaviour one message names by itself (messageId, then text, then the
+/// v0.3 TCK's numbering).
 fn named_by(message: &Message) -> Option<&'static str> {
-    prefix_of(&message.message_id).or_else(|| first_text(message).and_then(prefix_of))
+    prefix_of(&message.message_id)
+        .or_else(|| first_text(message).and_then(prefix_of))
+        .or_else(|| {
+            message
+                .message_id
+                .contains(V0_3_TCK_MESSAGE_ID)
+                .then_some("tck-multi-turn")
+        })
 }
 
 /// The behaviour a request asks for ("" for none: complete with a message).

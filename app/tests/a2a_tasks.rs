@@ -539,6 +539,62 @@ async fn tck_executor_scenarios() {
     );
 }
 
+/// The v0.3 a2a-tck numbers its messages `<purpose>-message-id-<uuid>` and
+/// expects the task to stay open: continued, read with its history, cancelled.
+#[tokio::test]
+async fn tck_executor_keeps_a_task_the_0_3_tck_opens_waiting_for_input() {
+    let app = App::open(
+        StoreConfig::Memory,
+        AppConfig {
+            executor: ExecutorKind::Tck,
+            ..Default::default()
+        },
+    )
+    .expect("app");
+    let router = Router::new(app);
+    let opened = call(
+        &router,
+        &local(),
+        "SendMessage",
+        json!({ "message": msg("test-history-create-message-id-4d1c", "Initial message for history test") }),
+    )
+    .await
+    .expect("send");
+    assert_eq!(opened["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    let id = opened["task"]["id"].as_str().expect("id").to_string();
+    for n in 1..=3 {
+        let mut follow_up = msg(&format!("test-history-message-{n}-9a7e"), "Follow-up");
+        follow_up["taskId"] = json!(id);
+        let continued = call(&router, &local(), "SendMessage", json!({ "message": follow_up }))
+            .await
+            .expect("continue");
+        assert_eq!(continued["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    }
+    let read = call(
+        &router,
+        &local(),
+        "GetTask",
+        json!({ "id": id, "historyLength": 2 }),
+    )
+    .await
+    .expect("get");
+    assert_eq!(read["history"].as_array().map(Vec::len), Some(2));
+    let cancelled = call(&router, &local(), "CancelTask", json!({ "id": id }))
+        .await
+        .expect("cancel");
+    assert_eq!(cancelled["status"]["state"], "TASK_STATE_CANCELED");
+    // A message numbered otherwise still completes at once, as the 1.0 TCK expects.
+    let plain = call(
+        &router,
+        &local(),
+        "SendMessage",
+        json!({ "message": msg("m-1", "x") }),
+    )
+    .await
+    .expect("send");
+    assert_eq!(plain["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+}
+
 #[tokio::test]
 async fn tasks_survive_a_restart_on_sqlite() {
     let dir = tempfile::tempdir().expect("dir");

@@ -1,15 +1,20 @@
 //! `_cleveragents/events/subscribe`: the namespace's domain events, filtered
 //! by plan, session and type, in cursor order, resumable from a cursor with
-//! nothing missed or repeated, live with `follow`, on both stores.
+//! nothing missed or repeated, live with `follow`, on every store (memory,
+//! SQLite and, with feature `pg-test-cluster`, PostgreSQL).
 
 // Shared with the plan tests; not every helper is used here.
 #[allow(dead_code)]
 #[path = "common/execution.rs"]
 mod execution;
+#[macro_use]
+#[path = "common/backends.rs"]
+mod backends;
 
 use a2a::rpc::{CallContext, Outcome};
 use a2a::Router;
 use app::{App, AppConfig, StoreConfig};
+use backends::{fresh, Backend};
 use execution::{events_until, manual, ok, setup};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
@@ -19,8 +24,9 @@ const METHOD: &str = "_cleveragents/events/subscribe";
 
 /// The plan's domain events in task order: the message that opened its task,
 /// then what its events' metadata name, before and after the approval.
-const LIFECYCLE: [&str; 17] = [
+const LIFECYCLE: [&str; 18] = [
     "session.message",
+    "plan.created",
     "plan.phase_changed",
     "tool.invoked",
     "tool.completed",
@@ -100,9 +106,8 @@ async fn completed_plan(router: &Router<App>, session: &str) -> (String, String)
     (task_id, plan_id)
 }
 
-#[tokio::test]
-async fn a_plan_lifecycle_reads_back_as_its_domain_events_in_order() {
-    let router = Router::new(App::in_memory());
+async fn a_plan_lifecycle_reads_back_as_its_domain_events_in_order(backend: Backend) {
+    let router = fresh(backend);
     setup(&router, manual()).await;
     let (task_id, plan_id) = completed_plan(&router, "s1").await;
     let events = drained(&router, CallContext::default(), json!({ "planId": plan_id })).await;
@@ -111,21 +116,25 @@ async fn a_plan_lifecycle_reads_back_as_its_domain_events_in_order() {
         .iter()
         .map(|(_, e)| e["taskSeq"].as_i64().unwrap_or(0))
         .collect();
-    assert_eq!(seqs, (2..=17).collect::<Vec<_>>());
+    assert_eq!(seqs, (2..=18).collect::<Vec<_>>());
     for (id, event) in &events {
         assert_eq!(*id, event["cursor"].as_u64(), "the SSE id is the cursor");
         assert_eq!(event["taskId"], task_id.as_str());
         assert_eq!(event["sessionId"], "s1");
         assert_eq!(event["planId"], plan_id.as_str());
     }
-    let tool = &events[1].1;
+    let created = &events[0].1["event"]["statusUpdate"];
+    assert_eq!(created["metadata"][execution::EXT]["event"], "plan.created");
+    assert_eq!(created["metadata"][execution::EXT]["revision"], 1);
+    assert_eq!(created["metadata"][execution::EXT]["seq"], 2);
+    let tool = &events[2].1;
     assert_eq!(
         tool["event"]["statusUpdate"]["metadata"][execution::EXT]["event"],
         "tool.invoked"
     );
     assert_eq!(
         tool["event"]["statusUpdate"]["metadata"][execution::EXT]["seq"],
-        3
+        4
     );
     // The whole session, its opening message included.
     let session = drained(&router, CallContext::default(), json!({ "sessionId": "s1" })).await;
@@ -133,9 +142,8 @@ async fn a_plan_lifecycle_reads_back_as_its_domain_events_in_order() {
     assert_eq!(session[0].1["event"]["task"]["id"], task_id.as_str());
 }
 
-#[tokio::test]
-async fn types_select_exactly_the_matching_events() {
-    let router = Router::new(App::in_memory());
+async fn types_select_exactly_the_matching_events(backend: Backend) {
+    let router = fresh(backend);
     setup(&router, manual()).await;
     let (_, plan_id) = completed_plan(&router, "s1").await;
     completed_plan(&router, "s2").await;
@@ -146,7 +154,7 @@ async fn types_select_exactly_the_matching_events() {
         .iter()
         .map(|(_, e)| e["taskSeq"].as_i64().unwrap_or(0))
         .collect();
-    assert_eq!(seqs, [3, 5, 10, 12]);
+    assert_eq!(seqs, [4, 6, 11, 13]);
     let all_tools = drained(
         &router,
         CallContext::default(),
@@ -163,9 +171,8 @@ async fn types_select_exactly_the_matching_events() {
     assert_eq!(errors, vec![]);
 }
 
-#[tokio::test]
-async fn a_resumed_subscription_gets_the_rest_exactly_once() {
-    let router = Router::new(App::in_memory());
+async fn a_resumed_subscription_gets_the_rest_exactly_once(backend: Backend) {
+    let router = fresh(backend);
     setup(&router, manual()).await;
     let (_, plan_id) = completed_plan(&router, "s1").await;
     let all = drained(&router, CallContext::default(), json!({ "planId": plan_id })).await;
@@ -191,9 +198,8 @@ async fn a_resumed_subscription_gets_the_rest_exactly_once() {
     );
 }
 
-#[tokio::test]
-async fn a_following_subscription_sees_new_events_as_they_are_committed() {
-    let router = Router::new(App::in_memory());
+async fn a_following_subscription_sees_new_events_as_they_are_committed(backend: Backend) {
+    let router = fresh(backend);
     let mut stream = subscribe(
         &router,
         CallContext::default(),
@@ -225,9 +231,8 @@ async fn a_following_subscription_sees_new_events_as_they_are_committed() {
     );
 }
 
-#[tokio::test]
-async fn other_namespaces_events_are_not_delivered() {
-    let router = Router::new(App::in_memory());
+async fn other_namespaces_events_are_not_delivered(backend: Backend) {
+    let router = fresh(backend);
     ok(
         &router,
         "SendMessage",
@@ -239,9 +244,69 @@ async fn other_namespaces_events_are_not_delivered() {
     assert_eq!(types(&team), ["session.message", "session.message"]);
 }
 
-#[tokio::test]
-async fn a_negative_cursor_is_invalid_params() {
-    let router = Router::new(App::in_memory());
+/// `plan/execute` gives the plan its task with `plan.created` as the task's
+/// second event (after the Task itself), in the task's state then; a plan
+/// only drafted has no task and so no event yet.
+async fn an_executed_plan_announces_itself_first(backend: Backend) {
+    let router = fresh(backend);
+    setup(&router, manual()).await;
+    let inputs = json!({ "version": "2.4.0", "notes": "Faster search." });
+    let drafted = ok(
+        &router,
+        "_cleveragents/plan/use",
+        json!({ "action": "release-notes", "project": "website", "inputs": inputs, "contextId": "s1" }),
+    )
+    .await;
+    let only_drafted = ok(
+        &router,
+        "_cleveragents/plan/use",
+        json!({ "action": "release-notes", "project": "website", "inputs": inputs }),
+    )
+    .await;
+    let plan_id = drafted["id"].as_str().expect("plan id");
+    let execution = ok(
+        &router,
+        "_cleveragents/plan/execute",
+        json!({ "planId": plan_id }),
+    )
+    .await;
+    let task_id = execution["taskId"].as_str().expect("task id");
+    events_until(&router, task_id, "TASK_STATE_INPUT_REQUIRED").await;
+    let created = drained(
+        &router,
+        CallContext::default(),
+        json!({ "types": ["plan.created"] }),
+    )
+    .await;
+    assert_eq!(created.len(), 1, "{created:?}");
+    let event = &created[0].1;
+    assert_eq!(
+        (
+            &event["planId"],
+            &event["taskId"],
+            &event["sessionId"],
+            &event["taskSeq"]
+        ),
+        (&json!(plan_id), &json!(task_id), &json!("s1"), &json!(2))
+    );
+    let update = &event["event"]["statusUpdate"];
+    assert_eq!(update["status"]["state"], "TASK_STATE_SUBMITTED");
+    assert_eq!(update["metadata"][execution::EXT]["event"], "plan.created");
+    assert_eq!(update["metadata"][execution::EXT]["planId"], plan_id);
+    assert_eq!(update["metadata"][execution::EXT]["seq"], 2);
+    let first = drained(&router, CallContext::default(), json!({ "planId": plan_id })).await;
+    assert_eq!(types(&first)[..2], ["plan.created", "plan.phase_changed"]);
+    let none = drained(
+        &router,
+        CallContext::default(),
+        json!({ "planId": only_drafted["id"] }),
+    )
+    .await;
+    assert_eq!(none, vec![]);
+}
+
+async fn a_negative_cursor_is_invalid_params(backend: Backend) {
+    let router = fresh(backend);
     let outcome = router
         .dispatch(CallContext::default(), METHOD, Some(json!({ "after": -1 })))
         .await;
@@ -285,3 +350,13 @@ async fn on_sqlite_the_events_and_their_cursors_survive_a_restart() {
     .await;
     assert_eq!(rest, before[10..].to_vec());
 }
+
+every_backend!(
+    a_plan_lifecycle_reads_back_as_its_domain_events_in_order,
+    types_select_exactly_the_matching_events,
+    a_resumed_subscription_gets_the_rest_exactly_once,
+    a_following_subscription_sees_new_events_as_they_are_committed,
+    other_namespaces_events_are_not_delivered,
+    a_negative_cursor_is_invalid_params,
+    an_executed_plan_announces_itself_first,
+);

@@ -58,6 +58,15 @@ impl Store for Broken {
     ) -> StoreResult<Vec<Doc>> {
         self.0.list_docs(coll, namespace, prefix, after, limit)
     }
+    fn list_docs_before(
+        &self,
+        coll: &str,
+        namespace: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>> {
+        self.0.list_docs_before(coll, namespace, before, limit)
+    }
     fn namespaces(&self) -> StoreResult<Vec<String>> {
         self.0.namespaces()
     }

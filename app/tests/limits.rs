@@ -16,6 +16,9 @@ fn router() -> Router<App> {
             max_part_bytes: 64,
             max_history_per_task: 1,
             max_push_configs_per_task: 2,
+            max_entity_bytes: 200,
+            max_project_files: 2,
+            max_project_bytes: 10,
         },
         ..Default::default()
     };
@@ -131,4 +134,111 @@ async fn a_task_holds_a_bounded_history_and_push_configs() {
     .await
     .expect("list");
     assert_eq!(listed["configs"].as_array().map_or(0, Vec::len), 2, "{listed}");
+}
+
+#[tokio::test]
+async fn registry_entities_and_project_revisions_are_bounded() {
+    let router = router();
+    let tool = |description: &str| json!({"tool": {"name": "lint", "kind": "TOOL_KIND_EXTERNAL", "description": description}});
+    assert_eq!(
+        refusal(
+            call(
+                &router,
+                "_cleveragents/registry/tools/add",
+                tool(&"d".repeat(300))
+            )
+            .await
+        ),
+        (-32602, "tool".into(), "200".into())
+    );
+    let listed = call(&router, "_cleveragents/registry/tools/list", json!({}))
+        .await
+        .expect("list");
+    assert!(
+        !listed.to_string().contains("\"lint\""),
+        "a refused entity is not stored: {listed}"
+    );
+    call(&router, "_cleveragents/registry/tools/add", tool("short"))
+        .await
+        .expect("an entity within the bound is stored");
+    let mut update = tool(&"d".repeat(300));
+    update["expectedVersion"] = json!(1);
+    assert_eq!(
+        refusal(call(&router, "_cleveragents/registry/tools/update", update).await),
+        (-32602, "tool".into(), "200".into())
+    );
+    let shown = call(
+        &router,
+        "_cleveragents/registry/tools/show",
+        json!({"name": "lint"}),
+    )
+    .await
+    .expect("show");
+    assert_eq!(
+        (shown["version"].clone(), shown["description"].clone()),
+        (json!(1), json!("short"))
+    );
+
+    let file = |path: &str, text: &str| json!({"path": path, "mediaType": "text/plain", "text": text});
+    let project = |files: Value| json!({"project": {"name": "site", "files": files}});
+    assert_eq!(
+        refusal(
+            call(
+                &router,
+                "_cleveragents/registry/projects/add",
+                project(json!([file("a", "1"), file("b", "2"), file("c", "3")]))
+            )
+            .await
+        ),
+        (-32602, "project.files".into(), "2".into())
+    );
+    assert_eq!(
+        refusal(
+            call(
+                &router,
+                "_cleveragents/registry/projects/add",
+                project(json!([file("a", "12345"), file("b", "678901")]))
+            )
+            .await
+        ),
+        (-32602, "project.files".into(), "10".into())
+    );
+    // Raw content counts decoded: 8 base64 digits are 6 bytes, 6 + 5 > 10.
+    let raw = json!({"path": "r.bin", "mediaType": "application/octet-stream", "raw": "AAECAwQF"});
+    assert_eq!(
+        refusal(
+            call(
+                &router,
+                "_cleveragents/registry/projects/add",
+                project(json!([raw.clone(), file("a", "12345")]))
+            )
+            .await
+        ),
+        (-32602, "project.files".into(), "10".into())
+    );
+    let added = call(
+        &router,
+        "_cleveragents/registry/projects/add",
+        project(json!([raw, file("a", "1234")])),
+    )
+    .await
+    .expect("a project within the bounds is stored");
+    assert_eq!(added["currentRevision"], 1);
+    let mut update = project(json!([file("a", "1"), file("b", "2"), file("c", "3")]));
+    update["expectedVersion"] = json!(1);
+    assert_eq!(
+        refusal(call(&router, "_cleveragents/registry/projects/update", update).await),
+        (-32602, "project.files".into(), "2".into())
+    );
+    let shown = call(
+        &router,
+        "_cleveragents/registry/projects/show",
+        json!({"name": "site"}),
+    )
+    .await
+    .expect("show");
+    assert_eq!(
+        (shown["currentRevision"].clone(), shown["version"].clone()),
+        (json!(1), json!(1))
+    );
 }

@@ -32,7 +32,7 @@ async fn a_plan_runs_waits_for_approval_and_applies_and_rolls_back() {
     );
     let events = events_until(&router, &task_id, "TASK_STATE_INPUT_REQUIRED").await;
     assert_eq!(summary(&events), BEFORE_APPROVAL);
-    let waiting = &events[5]["statusUpdate"];
+    let waiting = &events[6]["statusUpdate"];
     assert_eq!(
         waiting["status"]["message"]["parts"][0]["text"],
         "Write the notes for 2.4.0?"
@@ -41,10 +41,10 @@ async fn a_plan_runs_waits_for_approval_and_applies_and_rolls_back() {
     assert_eq!(waiting["metadata"][EXT]["stepId"], "approve");
     assert_eq!(waiting["metadata"][EXT]["planId"], id.as_str());
     assert_eq!(
-        events[1]["statusUpdate"]["metadata"][EXT]["phase"],
+        events[2]["statusUpdate"]["metadata"][EXT]["phase"],
         "PLAN_PHASE_EXECUTE"
     );
-    assert_eq!(events[3]["artifactUpdate"]["artifact"]["parts"][0]["text"], NOTES);
+    assert_eq!(events[4]["artifactUpdate"]["artifact"]["parts"][0]["text"], NOTES);
 
     let status = ok(&router, "_cleveragents/plan/status", json!({ "planId": id })).await;
     assert_eq!(status["plan"]["state"], "PLAN_STATE_INPUT_REQUIRED");
@@ -109,23 +109,23 @@ async fn a_plan_runs_waits_for_approval_and_applies_and_rolls_back() {
     );
     let events = events_until(&router, &task_id, "TASK_STATE_COMPLETED").await;
     let all = summary(&events);
-    assert_eq!(all[..6], BEFORE_APPROVAL);
-    assert_eq!(all[6..], AFTER_APPROVAL);
+    assert_eq!(all[..7], BEFORE_APPROVAL);
+    assert_eq!(all[7..], AFTER_APPROVAL);
     assert_eq!(
-        events[7]["statusUpdate"]["metadata"][EXT]["message"],
+        events[8]["statusUpdate"]["metadata"][EXT]["message"],
         "Approved: Looks good."
     );
-    assert_eq!(events[7]["statusUpdate"]["metadata"][EXT]["nodeId"], "n-approve");
+    assert_eq!(events[8]["statusUpdate"]["metadata"][EXT]["nodeId"], "n-approve");
     assert_eq!(
-        events[12]["artifactUpdate"]["artifact"]["parts"][0]["data"],
+        events[13]["artifactUpdate"]["artifact"]["parts"][0]["data"],
         json!({ "validation": "mentions-version", "outcome": "VALIDATION_OUTCOME_PASSED" })
     );
     assert_eq!(
-        events[15]["statusUpdate"]["metadata"][EXT]["phase"],
+        events[16]["statusUpdate"]["metadata"][EXT]["phase"],
         "PLAN_PHASE_REVIEW"
     );
     assert_eq!(
-        events[16]["statusUpdate"]["metadata"][EXT]["state"],
+        events[17]["statusUpdate"]["metadata"][EXT]["state"],
         "PLAN_STATE_COMPLETED"
     );
 
@@ -366,6 +366,7 @@ async fn auto_profiles_approve_and_apply_on_their_own() {
         summary(&events),
         [
             "task:TASK_STATE_SUBMITTED",
+            "status:TASK_STATE_SUBMITTED:plan.created",
             "status:TASK_STATE_WORKING:plan.phase_changed",
             "status:TASK_STATE_WORKING:tool.invoked",
             "artifact:notes:tool.completed",
@@ -383,7 +384,7 @@ async fn auto_profiles_approve_and_apply_on_their_own() {
             "status:TASK_STATE_COMPLETED:plan.state_changed",
         ]
     );
-    assert_eq!(events[14]["statusUpdate"]["metadata"][EXT]["projectRevision"], 2);
+    assert_eq!(events[15]["statusUpdate"]["metadata"][EXT]["projectRevision"], 2);
     let status = ok(&router, "_cleveragents/plan/status", json!({ "planId": id })).await;
     assert_eq!(status["plan"]["state"], "PLAN_STATE_APPLIED");
     assert_eq!(status["plan"]["appliedProjectRevision"], 2);

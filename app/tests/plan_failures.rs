@@ -178,6 +178,7 @@ async fn failing_steps_and_unrunnable_tools() {
         summary(&events),
         [
             "task:TASK_STATE_SUBMITTED",
+            "status:TASK_STATE_SUBMITTED:plan.created",
             "status:TASK_STATE_WORKING:plan.phase_changed",
             "status:TASK_STATE_WORKING:tool.invoked",
             "status:TASK_STATE_FAILED:plan.error",
@@ -227,7 +228,7 @@ async fn a_waiting_plan_survives_a_restart_on_sqlite() {
     )
     .await;
     let events = events_until(&router, &task_id, "TASK_STATE_COMPLETED").await;
-    assert_eq!(summary(&events).len(), 17);
+    assert_eq!(summary(&events).len(), 18);
 }
 
 #[tokio::test]
@@ -276,7 +277,7 @@ async fn an_error_validation_fails_the_plan_and_a_warning_does_not() {
     let (id, task_id) = run("act-no-md").await;
     let events = events_until(&router, &task_id, "TASK_STATE_FAILED").await;
     assert_eq!(
-        summary(&events)[3..],
+        summary(&events)[4..],
         [
             "artifact:docs/x.json:tool.completed",
             "artifact:no-md:validation.completed",
@@ -292,7 +293,7 @@ async fn an_error_validation_fails_the_plan_and_a_warning_does_not() {
     let (id, task_id) = run("act-no-md-warn").await;
     let events = events_until(&router, &task_id, "TASK_STATE_COMPLETED").await;
     assert_eq!(
-        events[4]["artifactUpdate"]["artifact"]["parts"][0]["data"],
+        events[5]["artifactUpdate"]["artifact"]["parts"][0]["data"],
         json!({ "validation": "no-md-warn", "outcome": "VALIDATION_OUTCOME_WARNED",
                 "message": "present: CHANGELOG.md" })
     );

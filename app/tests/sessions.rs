@@ -1,16 +1,23 @@
 //! Sessions (`_cleveragents/session/*`, extension 1.2): a session is an A2A
 //! context; tell is SendMessage in it; show and resume read its tasks and
 //! plans; delete refuses running work unless forced; export and import move
-//! it between agents with checksums, creating nothing when a check fails.
+//! it between agents with checksums (tasks, their event logs), creating
+//! nothing when a check fails; list pages newest first through the store.
+//! Every test runs on memory, SQLite and (feature `pg-test-cluster`)
+//! PostgreSQL.
 
 // Shared with the plan tests; not every helper is used here.
 #[allow(dead_code)]
 #[path = "common/execution.rs"]
 mod execution;
+#[macro_use]
+#[path = "common/backends.rs"]
+mod backends;
 
 use a2a::rpc::{CallContext, Version};
 use a2a::{Contract, Router};
 use app::App;
+use backends::{fresh, Backend};
 use execution::{call, manual, ok, setup};
 use serde_json::{json, Value};
 
@@ -44,9 +51,8 @@ fn plan_start(id: &str) -> Value {
                                   "inputs": { "version": "2.4.0", "notes": "Faster search." } } }] })
 }
 
-#[tokio::test]
-async fn create_returns_a_session_without_tasks_whose_id_is_a_context() {
-    let router = Router::new(App::in_memory());
+async fn create_returns_a_session_without_tasks_whose_id_is_a_context(backend: Backend) {
+    let router = fresh(backend);
     let session = ok(
         &router,
         "_cleveragents/session/create",
@@ -73,9 +79,8 @@ async fn create_returns_a_session_without_tasks_whose_id_is_a_context() {
     assert_eq!(shown["plans"], json!([]));
 }
 
-#[tokio::test]
-async fn a_title_longer_than_200_characters_is_invalid_params() {
-    let router = Router::new(App::in_memory());
+async fn a_title_longer_than_200_characters_is_invalid_params(backend: Backend) {
+    let router = fresh(backend);
     let long = "x".repeat(201);
     assert_eq!(
         failure(&router, "_cleveragents/session/create", json!({ "title": long })).await,
@@ -83,9 +88,8 @@ async fn a_title_longer_than_200_characters_is_invalid_params() {
     );
 }
 
-#[tokio::test]
-async fn tell_is_send_message_in_the_session() {
-    let router = Router::new(App::in_memory());
+async fn tell_is_send_message_in_the_session(backend: Backend) {
+    let router = fresh(backend);
     let id = create(&router, "chat").await;
     let told = ok(
         &router,
@@ -106,9 +110,8 @@ async fn tell_is_send_message_in_the_session() {
     assert_eq!(listed["tasks"][0]["id"], task["id"]);
 }
 
-#[tokio::test]
-async fn tell_refuses_another_context_an_unknown_session_and_an_unknown_task() {
-    let router = Router::new(App::in_memory());
+async fn tell_refuses_another_context_an_unknown_session_and_an_unknown_task(backend: Backend) {
+    let router = fresh(backend);
     let id = create(&router, "chat").await;
     let mut elsewhere = hello("m-1");
     elsewhere["contextId"] = json!("another-context");
@@ -143,9 +146,8 @@ async fn tell_refuses_another_context_an_unknown_session_and_an_unknown_task() {
     );
 }
 
-#[tokio::test]
-async fn list_is_newest_first_with_a_cursor_and_filters() {
-    let router = Router::new(App::in_memory());
+async fn list_is_newest_first_with_a_cursor_and_filters(backend: Backend) {
+    let router = fresh(backend);
     let mut ids = vec![];
     for title in ["Alpha notes", "beta", "Gamma NOTES"] {
         ids.push(create(&router, title).await);
@@ -198,9 +200,117 @@ async fn list_is_newest_first_with_a_cursor_and_filters() {
     );
 }
 
-#[tokio::test]
-async fn show_and_resume_name_the_plan_and_the_task_that_waits() {
-    let router = Router::new(App::in_memory());
+/// Titles of every page of `session/list` with `params` and `limit`, following
+/// the cursors (bounded).
+async fn pages(router: &Router<App>, params: Value, limit: i64) -> Vec<Vec<String>> {
+    let mut out = vec![];
+    let mut cursor: Option<String> = None;
+    for _ in 0..50 {
+        let mut p = params.clone();
+        p["limit"] = json!(limit);
+        if let Some(c) = &cursor {
+            p["cursor"] = json!(c);
+        }
+        let page = ok(router, "_cleveragents/session/list", p).await;
+        out.push(
+            page["items"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|s| s["title"].as_str().unwrap_or("").to_string())
+                .collect(),
+        );
+        match page["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_string()),
+            None => return out,
+        }
+    }
+    panic!("the listing did not end");
+}
+
+/// Many sessions page newest first, each once, also when a filter skips
+/// most of a page; a session deleted is gone from the listing.
+async fn list_pages_through_every_session_once(backend: Backend) {
+    let router = fresh(backend);
+    let mut ids = vec![];
+    for i in 0..12 {
+        let title = if i % 3 == 0 {
+            format!("notes {i}")
+        } else {
+            format!("chat {i}")
+        };
+        ids.push(create(&router, &title).await);
+    }
+    let newest_first: Vec<String> = (0..12)
+        .rev()
+        .map(|i| {
+            if i % 3 == 0 {
+                format!("notes {i}")
+            } else {
+                format!("chat {i}")
+            }
+        })
+        .collect();
+    let all = pages(&router, json!({}), 5).await;
+    assert_eq!(all.iter().map(Vec::len).collect::<Vec<_>>(), [5, 5, 2]);
+    assert_eq!(all.concat(), newest_first);
+    let notes = pages(&router, json!({ "titleContains": "NOTES" }), 2).await;
+    assert_eq!(notes, [vec!["notes 9", "notes 6"], vec!["notes 3", "notes 0"]]);
+    ok(
+        &router,
+        "_cleveragents/session/delete",
+        json!({ "sessionId": ids[11] }),
+    )
+    .await;
+    let after_delete = pages(&router, json!({}), 100).await;
+    assert_eq!(after_delete.concat(), newest_first[1..]);
+}
+
+/// Sessions stored before the listing documents existed (only their record)
+/// are listed too: the first listing fills in what is missing, once.
+async fn sessions_stored_before_the_listing_are_listed(backend: Backend) {
+    use app::store::{Commit, DocWrite, Expect};
+    let router = fresh(backend);
+    let newer = create(&router, "made here").await;
+    let older = json!({ "id": "older-session", "title": "from before", "createdAt": "2025-01-01T00:00:00Z" });
+    let commit = Commit {
+        docs: vec![DocWrite::put(
+            "sessions",
+            "default",
+            "older-session",
+            Expect::Absent,
+            older,
+        )],
+        ..Commit::default()
+    };
+    router.store.commit(&commit).expect("an old session record");
+    let listed = pages(&router, json!({}), 1).await;
+    assert_eq!(
+        listed,
+        [vec!["made here".to_string()], vec!["from before".to_string()]]
+    );
+    assert_eq!(
+        pages(&router, json!({}), 10).await.concat(),
+        ["made here", "from before"]
+    );
+    let shown = ok(
+        &router,
+        "_cleveragents/session/show",
+        json!({ "sessionId": "older-session" }),
+    )
+    .await;
+    assert_eq!(shown["session"]["title"], "from before");
+    ok(
+        &router,
+        "_cleveragents/session/delete",
+        json!({ "sessionId": newer }),
+    )
+    .await;
+    assert_eq!(pages(&router, json!({}), 10).await.concat(), ["from before"]);
+}
+
+async fn show_and_resume_name_the_plan_and_the_task_that_waits(backend: Backend) {
+    let router = fresh(backend);
     setup(&router, manual()).await;
     let id = create(&router, "Release 2.4.0").await;
     let told = ok(
@@ -249,9 +359,8 @@ async fn show_and_resume_name_the_plan_and_the_task_that_waits() {
     assert_eq!(waiting["items"][0]["id"], id.as_str());
 }
 
-#[tokio::test]
-async fn delete_refuses_running_work_unless_forced_and_takes_the_tasks_along() {
-    let router = Router::new(App::in_memory());
+async fn delete_refuses_running_work_unless_forced_and_takes_the_tasks_along(backend: Backend) {
+    let router = fresh(backend);
     setup(&router, manual()).await;
     let id = create(&router, "Release").await;
     let told = ok(
@@ -301,9 +410,8 @@ async fn delete_refuses_running_work_unless_forced_and_takes_the_tasks_along() {
     assert_eq!(events, Vec::<Value>::new());
 }
 
-#[tokio::test]
-async fn a_finished_session_is_deleted_without_force() {
-    let router = Router::new(App::in_memory());
+async fn a_finished_session_is_deleted_without_force(backend: Backend) {
+    let router = fresh(backend);
     let id = create(&router, "chat").await;
     ok(
         &router,
@@ -320,9 +428,8 @@ async fn a_finished_session_is_deleted_without_force() {
     assert_eq!(deleted, json!({ "sessionId": id, "deletedTasks": 1 }));
 }
 
-#[tokio::test]
-async fn an_export_imported_into_another_agent_shows_the_same() {
-    let source = Router::new(App::in_memory());
+async fn an_export_imported_into_another_agent_shows_the_same(backend: Backend) {
+    let source = fresh(backend);
     setup(&source, manual()).await;
     let id = create(&source, "Release 2.4.0").await;
     ok(
@@ -344,11 +451,24 @@ async fn an_export_imported_into_another_agent_shows_the_same() {
     )
     .await;
     assert_eq!(document["format"], "urn:cleveragents:session-export");
-    assert_eq!(document["formatVersion"], 1);
+    assert_eq!(document["formatVersion"], 2);
     assert_eq!(document["tasks"].as_array().map(Vec::len), Some(2));
     assert_eq!(document["tasks"][0]["task"]["history"][0]["messageId"], "m-hi");
+    let task_ids: Vec<String> = document["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| t["task"]["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    for (exported, id) in document["tasks"].as_array().into_iter().flatten().zip(&task_ids) {
+        let log = source.store.events_after("default", id, 0).expect("log");
+        assert!(!log.is_empty());
+        assert_eq!(exported["events"].as_array().map(Vec::len), Some(log.len()));
+        assert_eq!(exported["events"][0]["seq"], 1);
+        assert!(exported["eventsSha256"].as_str().is_some_and(|s| s.len() == 64));
+    }
 
-    let target = Router::new(App::in_memory());
+    let target = fresh(backend);
     let imported = ok(
         &target,
         "_cleveragents/session/import",
@@ -364,6 +484,59 @@ async fn an_export_imported_into_another_agent_shows_the_same() {
         ok(&target, "GetTask", json!({ "id": task_id })).await,
         ok(&source, "GetTask", json!({ "id": task_id })).await
     );
+    // Each task's event log came along: the same events under the same
+    // sequence numbers, read by the namespace stream (with this store's cursors).
+    for id in &task_ids {
+        assert_eq!(
+            target.store.events_after("default", id, 0),
+            source.store.events_after("default", id, 0),
+            "{id}"
+        );
+    }
+    let stream = |events: Vec<Value>| -> Vec<(Value, Value, Value, Value)> {
+        events
+            .into_iter()
+            .map(|e| {
+                (
+                    e["type"].clone(),
+                    e["taskId"].clone(),
+                    e["taskSeq"].clone(),
+                    e["event"].clone(),
+                )
+            })
+            .collect()
+    };
+    let source_events = stream(ok_events(&source, json!({ "sessionId": id })).await);
+    assert!(
+        source_events.iter().any(|(t, ..)| t == "plan.created"),
+        "{source_events:?}"
+    );
+    let mut target_events = stream(ok_events(&target, json!({ "sessionId": id })).await);
+    // Imported oldest task first; within a task in log order, as at the source.
+    let order = |events: &mut Vec<(Value, Value, Value, Value)>| {
+        events.sort_by_key(|(_, task, seq, _)| (task.to_string(), seq.as_u64()));
+    };
+    let mut expected = source_events.clone();
+    order(&mut expected);
+    order(&mut target_events);
+    assert_eq!(target_events, expected);
+    // The waiting plan task resumes by sequence number on the target as on the source.
+    let waiting = before["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["state"] == "TASK_STATE_INPUT_REQUIRED")
+        .and_then(|t| t["taskId"].as_str())
+        .expect("a task waits for input");
+    let log_len = source
+        .store
+        .events_after("default", waiting, 0)
+        .expect("log")
+        .len();
+    assert_eq!(
+        resumed_after(&target, waiting, 1, log_len - 1).await,
+        resumed_after(&source, waiting, 1, log_len - 1).await
+    );
     assert_eq!(
         failure(
             &target,
@@ -375,9 +548,8 @@ async fn an_export_imported_into_another_agent_shows_the_same() {
     );
 }
 
-#[tokio::test]
-async fn a_tampered_export_is_refused_and_creates_nothing() {
-    let source = Router::new(App::in_memory());
+async fn a_tampered_export_is_refused_and_creates_nothing(backend: Backend) {
+    let source = fresh(backend);
     let id = create(&source, "chat").await;
     ok(
         &source,
@@ -397,23 +569,60 @@ async fn a_tampered_export_is_refused_and_creates_nothing() {
         json!({ "sessionId": id }),
     )
     .await;
-    let target = Router::new(App::in_memory());
+    let target = fresh(backend);
 
     let mut task_changed = document.clone();
     task_changed["tasks"][1]["task"]["status"]["state"] = json!("TASK_STATE_FAILED");
     let mut title_changed = document.clone();
     title_changed["session"]["title"] = json!("other");
     let mut version_changed = document.clone();
-    version_changed["formatVersion"] = json!(2);
-    for tampered in [task_changed, title_changed, version_changed] {
+    version_changed["formatVersion"] = json!(3);
+    let mut event_changed = document.clone();
+    event_changed["tasks"][0]["events"][0]["event"]["task"]["status"]["state"] = json!("TASK_STATE_WORKING");
+    let mut events_dropped = document.clone();
+    events_dropped["tasks"][0]["events"] = json!([]);
+    let mut log_checksum_changed = document.clone();
+    log_checksum_changed["tasks"][1]["eventsSha256"] = json!("0".repeat(64));
+    let mut checksum_missing = document.clone();
+    checksum_missing["tasks"][1]
+        .as_object_mut()
+        .map(|t| t.remove("eventsSha256"));
+    let mut renumbered = document.clone();
+    renumbered["tasks"][0]["events"][0]["seq"] = json!(2);
+    let renumbered_sum = checksum_of(&renumbered["tasks"][0]["events"]);
+    renumbered["tasks"][0]["eventsSha256"] = json!(renumbered_sum);
+    let mut foreign_event = document.clone();
+    foreign_event["tasks"][0]["events"] = document["tasks"][1]["events"].clone();
+    foreign_event["tasks"][0]["eventsSha256"] = document["tasks"][1]["eventsSha256"].clone();
+    let mut events_in_version_1 = document.clone();
+    events_in_version_1["formatVersion"] = json!(1);
+    let cases = [
+        ("document.tasks[1].taskSha256", task_changed),
+        ("document.sessionSha256", title_changed),
+        ("document.formatVersion", version_changed),
+        ("document.tasks[0].eventsSha256", event_changed),
+        ("document.tasks[0].eventsSha256", events_dropped),
+        ("document.tasks[1].eventsSha256", log_checksum_changed),
+        ("document.tasks[1].eventsSha256", checksum_missing),
+        ("document.tasks[0].events[0].seq", renumbered),
+        ("document.tasks[0].events[0].event", foreign_event),
+        ("document.tasks[0].events", events_in_version_1),
+    ];
+    for (field, tampered) in cases {
+        let error = call(
+            &target,
+            "_cleveragents/session/import",
+            json!({ "document": tampered }),
+        )
+        .await
+        .expect_err("refused");
+        let data = error.data.clone().unwrap_or_default();
+        let violated = error.field_violations().first().map(|(f, _)| f.clone());
         assert_eq!(
-            failure(
-                &target,
-                "_cleveragents/session/import",
-                json!({ "document": tampered })
-            )
-            .await,
-            (-32602, "INVALID_PARAMS".to_string())
+            (error.code, &data[0]["reason"], violated.as_deref()),
+            (-32602, &json!("INVALID_PARAMS"), Some(field)),
+            "{field}: {}",
+            error.message
         );
     }
     assert_eq!(ok(&target, "ListTasks", json!({})).await["totalSize"], 0);
@@ -421,11 +630,58 @@ async fn a_tampered_export_is_refused_and_creates_nothing() {
         ok(&target, "_cleveragents/session/list", json!({})).await["items"],
         json!([])
     );
+    assert_eq!(ok_events(&target, json!({})).await, Vec::<Value>::new());
+    ok(
+        &target,
+        "_cleveragents/session/import",
+        json!({ "document": document }),
+    )
+    .await;
 }
 
-#[tokio::test]
-async fn an_import_whose_task_exists_elsewhere_creates_nothing() {
-    let router = Router::new(App::in_memory());
+/// A version 1 document (tasks without their logs) still imports: the tasks
+/// and their history, with no events.
+async fn a_version_1_document_imports_without_events(backend: Backend) {
+    let source = fresh(backend);
+    let id = create(&source, "chat").await;
+    ok(
+        &source,
+        "_cleveragents/session/tell",
+        json!({ "sessionId": id, "message": hello("m-1") }),
+    )
+    .await;
+    let mut document = ok(
+        &source,
+        "_cleveragents/session/export",
+        json!({ "sessionId": id }),
+    )
+    .await;
+    document["formatVersion"] = json!(1);
+    for task in document["tasks"].as_array_mut().into_iter().flatten() {
+        let task = task.as_object_mut().expect("task entry");
+        task.remove("events");
+        task.remove("eventsSha256");
+    }
+    let target = fresh(backend);
+    ok(
+        &target,
+        "_cleveragents/session/import",
+        json!({ "document": document }),
+    )
+    .await;
+    let task_id = document["tasks"][0]["task"]["id"].as_str().expect("task id");
+    assert_eq!(
+        ok(&target, "GetTask", json!({ "id": task_id })).await,
+        ok(&source, "GetTask", json!({ "id": task_id })).await
+    );
+    assert_eq!(target.store.events_after("default", task_id, 0), Ok(vec![]));
+    assert_eq!(ok_events(&target, json!({})).await, Vec::<Value>::new());
+    let shown = ok(&target, "_cleveragents/session/show", json!({ "sessionId": id })).await;
+    assert_eq!(shown["session"]["taskCount"], 1);
+}
+
+async fn an_import_whose_task_exists_elsewhere_creates_nothing(backend: Backend) {
+    let router = fresh(backend);
     let id = create(&router, "chat").await;
     ok(
         &router,
@@ -476,9 +732,8 @@ async fn an_import_whose_task_exists_elsewhere_creates_nothing() {
     assert_eq!(ok(&router, "ListTasks", json!({})).await["totalSize"], 1);
 }
 
-#[tokio::test]
-async fn session_methods_are_invisible_at_extension_1_1() {
-    let router = Router::new(App::in_memory());
+async fn session_methods_are_invisible_at_extension_1_1(backend: Backend) {
+    let router = fresh(backend);
     let mut ctx = CallContext::default();
     ctx.set_version(Contract::Cleveragents, Version::parse("1.1").expect("version"));
     for method in ["_cleveragents/session/create", "_cleveragents/events/subscribe"] {
@@ -489,6 +744,66 @@ async fn session_methods_are_invisible_at_extension_1_1() {
         };
         assert_eq!(error.code, -32601, "{method}");
     }
+}
+
+/// Lowercase hex SHA-256 of `value` with object keys sorted and no
+/// whitespace, as an export document's checksums are.
+fn checksum_of(value: &Value) -> String {
+    fn canonical(value: &Value) -> String {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let members: Vec<String> = keys
+                    .into_iter()
+                    .map(|k| format!("{}:{}", Value::String(k.clone()), canonical(&map[k])))
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            }
+            Value::Array(items) => format!("[{}]", items.iter().map(canonical).collect::<Vec<_>>().join(",")),
+            scalar => scalar.to_string(),
+        }
+    }
+    use sha2::Digest;
+    sha2::Sha256::digest(canonical(value).as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The next `n` events of `SubscribeToTask` resumed after `after` (as SSE
+/// `Last-Event-ID` does), with their sequence numbers.
+async fn resumed_after(
+    router: &Router<App>,
+    task_id: &str,
+    after: u64,
+    n: usize,
+) -> Vec<(Option<u64>, Value)> {
+    use futures_util::StreamExt;
+    let ctx = CallContext {
+        resume_after: Some(after),
+        ..CallContext::default()
+    };
+    let outcome = router
+        .dispatch(ctx, "SubscribeToTask", Some(json!({ "id": task_id })))
+        .await;
+    let mut stream = match outcome {
+        a2a::rpc::Outcome::Stream(s) => s,
+        a2a::rpc::Outcome::Single(r) => panic!("expected a stream: {r:?}"),
+    };
+    let mut out = vec![];
+    while out.len() < n {
+        // A guard against a hang, not a timing assertion: the events are stored.
+        let next = tokio::time::timeout(std::time::Duration::from_secs(30), stream.next()).await;
+        match next.expect("the stored events arrive") {
+            Some(event) => {
+                let event = event.expect("event");
+                out.push((event.seq, event.json()));
+            }
+            None => break,
+        }
+    }
+    out
 }
 
 /// The events of a subscription that ends (no `follow`), as JSON.
@@ -514,3 +829,21 @@ async fn ok_events(router: &Router<App>, params: Value) -> Vec<Value> {
     }
     panic!("the subscription did not end");
 }
+
+every_backend!(
+    create_returns_a_session_without_tasks_whose_id_is_a_context,
+    a_title_longer_than_200_characters_is_invalid_params,
+    tell_is_send_message_in_the_session,
+    tell_refuses_another_context_an_unknown_session_and_an_unknown_task,
+    list_is_newest_first_with_a_cursor_and_filters,
+    show_and_resume_name_the_plan_and_the_task_that_waits,
+    delete_refuses_running_work_unless_forced_and_takes_the_tasks_along,
+    a_finished_session_is_deleted_without_force,
+    an_export_imported_into_another_agent_shows_the_same,
+    a_tampered_export_is_refused_and_creates_nothing,
+    an_import_whose_task_exists_elsewhere_creates_nothing,
+    a_version_1_document_imports_without_events,
+    list_pages_through_every_session_once,
+    sessions_stored_before_the_listing_are_listed,
+    session_methods_are_invisible_at_extension_1_1,
+);

@@ -45,10 +45,17 @@ pub struct HttpConfig {
     pub backoff: Duration,
     /// Consecutive reconnections of a stream without a new event before giving up.
     pub max_resumes: u32,
+    /// Largest answer body read (a card, a unary answer); a larger one is a
+    /// transport error, so no server can make the client hold without end.
+    pub max_answer_bytes: usize,
+    /// When set, the Agent Card the transport reads must carry a signature by
+    /// one of these keys that verifies (spec §8.4), or the read fails.
+    pub trusted_card_keys: Option<crate::TrustedKeys>,
 }
 
 impl HttpConfig {
-    /// Defaults for `endpoint`: 30 s calls, 10 s connect, 2 retries, 3 resumes.
+    /// Defaults for `endpoint`: 30 s calls, 10 s connect, 2 retries, 3 resumes,
+    /// answers up to 64 MiB.
     pub fn new(endpoint: impl Into<String>) -> Self {
         HttpConfig {
             endpoint: endpoint.into(),
@@ -60,6 +67,8 @@ impl HttpConfig {
             retries: 2,
             backoff: Duration::from_millis(200),
             max_resumes: 3,
+            max_answer_bytes: 64 << 20,
+            trusted_card_keys: None,
         }
     }
 }
@@ -142,11 +151,17 @@ impl HttpTransport {
         if !status.is_success() {
             return Err(CallError::Transport(format!("agent card: HTTP {status}")));
         }
-        let bytes = response
-            .bytes()
+        let bytes = read_bounded(response, self.inner.config.max_answer_bytes)
             .await
-            .map_err(|e| CallError::Transport(describe(&e)))?;
-        serde_json::from_slice(&bytes).map_err(|e| CallError::Decode(format!("agent card: {e}")))
+            .map_err(|attempt| attempt.error)?;
+        let card: Value =
+            serde_json::from_slice(&bytes).map_err(|e| CallError::Decode(format!("agent card: {e}")))?;
+        if let Some(trusted) = &self.inner.config.trusted_card_keys {
+            trusted
+                .verify(&card)
+                .map_err(|e| CallError::Decode(format!("agent card: {e}")))?;
+        }
+        Ok(card)
     }
 
     /// A REST transport to the server `config.endpoint` names: at the URL of
@@ -219,6 +234,28 @@ fn describe(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// The body of `response`, refused once it passes `max` bytes (announced or read).
+async fn read_bounded(mut response: reqwest::Response, max: usize) -> Result<Vec<u8>, Attempt> {
+    let too_large = || Attempt {
+        error: CallError::Transport(format!("the answer exceeds the limit of {max} bytes")),
+        transient: false,
+    };
+    if response
+        .content_length()
+        .is_some_and(|length| length > u64::try_from(max).unwrap_or(u64::MAX))
+    {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| transport_attempt(&e))? {
+        if body.len() + chunk.len() > max {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 fn transport_attempt(error: &reqwest::Error) -> Attempt {
@@ -325,7 +362,7 @@ impl Inner {
             .await
             .map_err(|e| transport_attempt(&e))?;
         let status = response.status();
-        let bytes = response.bytes().await.map_err(|e| transport_attempt(&e))?;
+        let bytes = read_bounded(response, self.config.max_answer_bytes).await?;
         if !status.is_success() {
             return Err(status_error(self.config.binding, status, &bytes));
         }
@@ -363,7 +400,7 @@ impl Inner {
         if status.is_success() && is_sse {
             return Ok(Opened::Events(response.bytes_stream().eventsource().boxed()));
         }
-        let bytes = response.bytes().await.map_err(|e| transport_attempt(&e))?;
+        let bytes = read_bounded(response, self.config.max_answer_bytes).await?;
         if !status.is_success() {
             return Err(status_error(self.config.binding, status, &bytes));
         }

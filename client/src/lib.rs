@@ -10,6 +10,7 @@
 //! ```
 
 pub mod any;
+pub mod card_trust;
 pub mod cli;
 pub mod http;
 pub mod policy;
@@ -20,6 +21,7 @@ pub mod wire;
 
 pub use a2a::rpc::{CallError, Client, Event};
 pub use any::AnyTransport;
+pub use card_trust::{CardTrustError, TrustedKeys};
 pub use http::{HttpBinding, HttpConfig, HttpTransport};
 pub use stdio::{StdioConfig, StdioTransport};
 pub use wire::Credentials;

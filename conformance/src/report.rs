@@ -171,8 +171,11 @@ fn mask(value: Value, key: Option<&str>) -> Value {
             }
             .into(),
         ),
-        // The checksum of a whole exported task covers its generated ids and times.
-        Value::String(_) if key == Some("taskSha256") => Value::String("<checksum>".into()),
+        // The checksums of an exported task and of its event log cover their
+        // generated ids and times.
+        Value::String(_) if matches!(key, Some("taskSha256" | "eventsSha256")) => {
+            Value::String("<checksum>".into())
+        }
         Value::String(s) => {
             let opaque = key.is_some_and(|k| k.ends_with("Token") || k.ends_with("Cursor") || k == "cursor");
             if opaque && !s.is_empty() {

@@ -1,7 +1,8 @@
 //! The ACTS runner (`a2a-conformance --acts`) against our agent with its test
-//! executor, served over loopback HTTP: the project's own documents pass
-//! (with the exact counts and skip reasons), and a document of deliberate
-//! mistakes is reported test by test with the right result and message.
+//! executor, served over loopback HTTP: the project's own documents pass over
+//! the JSON-RPC and the HTTP+JSON binding (with the exact counts and skip
+//! reasons), and a document of deliberate mistakes is reported test by test
+//! with the right result and message.
 
 mod common;
 
@@ -95,7 +96,7 @@ async fn our_agent_passes_the_projects_acts_documents() {
         rest["skip_reason"]
             .as_str()
             .unwrap()
-            .starts_with("the test is for the rest binding; this runner executes jsonrpc"),
+            .starts_with("the test is for the rest binding; this run executes jsonrpc"),
         "{rest}"
     );
     let unmet = test(&report, "OWN-SKIP-001");
@@ -120,6 +121,71 @@ async fn our_agent_passes_the_projects_acts_documents() {
     );
     assert!(
         text.contains("MAY:    1/2 passed (0 failed, 0 errors, 1 skipped)\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("ACTS 18 tests: 16 passed, 0 failed, 0 errors, 2 skipped — PASS\n"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_agent_passes_the_projects_acts_documents_over_http_json() {
+    let agent = tck_agent().await;
+    let dir = scratch("acts-rest");
+    let json = dir.join("acts.json");
+    let folder = documents("agent");
+    let rest = format!("{}rest", agent.url);
+    let out = runner(args(&[
+        "--acts",
+        folder.to_str().unwrap(),
+        "--url",
+        &agent.url,
+        "--rest",
+        &rest,
+        "--profile",
+        "strict",
+        "--json",
+        json.to_str().unwrap(),
+    ]))
+    .await;
+    let text = stdout(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = read_json(&json);
+    assert_eq!(report["transport"], "rest");
+    let summary = &report["summary"];
+    assert_eq!(summary["total"], 18, "{text}");
+    assert_eq!(summary["passed"], 16, "{text}");
+    assert_eq!(summary["skipped"], 2, "{text}");
+    // The raw JSON-RPC test is the one that does not apply; the raw REST
+    // test runs: a missing task is HTTP 404 with a Status body whose
+    // ErrorInfo names TaskNotFound.
+    let raw = test(&report, "OWN-RAW-001");
+    assert_eq!(raw["result"], "skip");
+    assert_eq!(
+        raw["skip_reason"],
+        "the test is for the jsonrpc binding; this run executes rest"
+    );
+    let steps: Vec<&str> = test(&report, "OWN-REST-001")["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, ["pass", "pass"]);
+    // Operations, streams, subscriptions, push configs and the webhook all
+    // travelled over the HTTP+JSON routes.
+    for id in ["OWN-TASK-003", "OWN-STREAM-001", "OWN-STREAM-004", "OWN-PUSH-001"] {
+        assert_eq!(test(&report, id)["result"], "pass", "{id}: {text}");
+    }
+    assert!(text.contains("transport: rest\n"), "{text}");
+    assert!(
+        text.contains("MUST:   10/11 passed (0 failed, 0 errors, 1 skipped)\n"),
         "{text}"
     );
     assert!(

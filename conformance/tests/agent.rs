@@ -80,6 +80,7 @@ async fn our_agent_passes_the_gate_over_both_transports_with_identical_answers()
         // interface it is served over first.
         let transport_specific = [
             "scenarios/subscribe-resume",
+            "scenarios/events-resume",
             "v0_3/scenarios/resubscribe-resume",
             conformance::runner::CARD_CASE_ID,
             "v0_3/agent-card",

@@ -14,7 +14,9 @@
 //! - [`client`]: the typed [`rpc::Client`] over any [`rpc::Transport`];
 //! - [`openrpc`]: the OpenRPC document of all of it;
 //! - [`v0_3`]: A2A 0.3 (`schema/a2a-v0.3.json`), served through the 1.0
-//!   handlers by one conversion layer.
+//!   handlers by one conversion layer;
+//! - [`signing`]: what an Agent Card signature covers (its canonical form,
+//!   read from the schema's presence rules, and the JWS signing input).
 //!
 //! [`rpc`] re-exports the hand-written runtime the generated code stands on
 //! (crate `cleveragents-a2a-runtime`, which knows no generated type; the
@@ -28,6 +30,7 @@ mod generated;
 pub mod openrpc;
 pub mod rpc;
 pub mod schema;
+pub mod signing;
 pub mod v0_3;
 
 pub use errors::ErrorKind;

@@ -108,10 +108,11 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
         tenant: None,
     };
     // The same endpoint serves A2A 0.3 (spec §3.6.2: several interfaces of one
-    // transport may differ in version at the same URL); after the 1.0 one, so a
-    // client taking the first interface of a binding gets 1.0.
+    // transport may differ in version, at the same URL or another); after the
+    // 1.0 one, so a client taking the first interface of a binding gets 1.0.
+    // With an address of its own for 0.3 clients, the 0.3 interface names it.
     let http_v0_3 = AgentInterface {
-        url: http_url,
+        url: config.agent.v0_3_public_url.clone().unwrap_or(http_url),
         protocol_binding: JSONRPC_BINDING.into(),
         protocol_version: a2a::v0_3::PROTOCOL_VERSION.into(),
         tenant: None,

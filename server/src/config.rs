@@ -45,6 +45,10 @@ pub struct AgentInfo {
     /// Absolute URL of the JSON-RPC endpoint as clients reach it (behind a proxy,
     /// say). Defaults to `http://<listen><path>`.
     pub public_url: Option<String>,
+    /// Absolute URL of the JSON-RPC endpoint on `http.v0_3_listen` as clients
+    /// reach it. Defaults to `http://<v0_3_listen><path>`; unused without that
+    /// address.
+    pub v0_3_public_url: Option<String>,
     pub default_input_modes: Vec<String>,
     pub default_output_modes: Vec<String>,
     /// Skills of the public card; `None` derives one skill per extension service
@@ -54,6 +58,23 @@ pub struct AgentInfo {
     pub extended_skills: Vec<AgentSkill>,
     /// Capability flags; they also gate the methods that need them.
     pub capabilities: CapabilityFlags,
+    /// Keys the Agent Card is signed with (spec §8.4); none, unsigned.
+    pub card_signing_keys: Vec<CardSigningKey>,
+}
+
+/// A key that signs the Agent Card (JWS over its canonical form, spec §8.4).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardSigningKey {
+    /// The JWS `kid`: verifiers find the public key by it.
+    pub kid: String,
+    /// `ES256` (P-256 key) or `RS256` (RSA key).
+    pub algorithm: String,
+    /// The private key, PEM (PKCS#8, or SEC1/PKCS#1) in this file.
+    pub private_key_file: std::path::PathBuf,
+    /// The JWS `jku`: where verifiers may fetch the public keys (a JWKS).
+    #[serde(default)]
+    pub jku: Option<String>,
 }
 
 impl Default for AgentInfo {
@@ -67,6 +88,7 @@ impl Default for AgentInfo {
             documentation_url: None,
             icon_url: None,
             public_url: None,
+            v0_3_public_url: None,
             default_input_modes: vec!["text/plain".into(), "application/json".into()],
             default_output_modes: vec![
                 "text/plain".into(),
@@ -76,6 +98,7 @@ impl Default for AgentInfo {
             skills: None,
             extended_skills: Vec::new(),
             capabilities: CapabilityFlags::default(),
+            card_signing_keys: Vec::new(),
         }
     }
 }
@@ -118,10 +141,19 @@ pub struct HttpConfig {
     pub keep_alive_secs: u64,
     /// How long graceful shutdown waits for in-flight requests, in seconds.
     pub shutdown_grace_secs: u64,
-    /// The spec reads an absent `A2A-Version` as 0.3, which is not served, so by
-    /// default such requests get -32009. Setting this (e.g. `"1.0"`) treats an
-    /// absent header as that version instead, for lenient clients.
+    /// The spec reads an absent `A2A-Version` as 0.3 (§3.6.2), and so does the
+    /// server by default. Setting this (e.g. `"1.0"`) treats an absent header
+    /// as that version instead, for lenient 1.0 clients that send none.
     pub assume_version_when_absent: Option<String>,
+    /// A second address for A2A 0.3 clients. A 0.3 client finds its endpoint
+    /// in the Agent Card of the origin it was given, and a 0.3 card's fields
+    /// (`url`, `preferredTransport`, …) are not members of a 1.0 card. Without
+    /// this address the one origin serves the 1.0 card with the 0.3 fields
+    /// beside them to every client that does not ask for 1.0; with it, this
+    /// address serves that card and the main address serves the plain 1.0
+    /// card, whose 0.3 interface points here. Both addresses serve every
+    /// binding and every version the same way; only the card differs.
+    pub v0_3_listen: Option<SocketAddr>,
     /// `Cache-Control: max-age` of the Agent Card, in seconds (spec §8.6.1).
     pub card_max_age_secs: u64,
 }
@@ -135,6 +167,7 @@ impl Default for HttpConfig {
             keep_alive_secs: 15,
             shutdown_grace_secs: 30,
             assume_version_when_absent: None,
+            v0_3_listen: None,
             card_max_age_secs: 300,
         }
     }

@@ -2,7 +2,8 @@
 //! binding under `<rest_path>`, SSE for streaming methods, the Agent Card at
 //! `/.well-known/agent-card.json` (and the legacy `/.well-known/agent.json`),
 //! service-parameter headers, authentication, CORS, limits and graceful
-//! shutdown, on hyper 1.x. The JSON-RPC endpoint and its status codes are in
+//! shutdown, on hyper 1.x; optionally on a second address for A2A 0.3 clients
+//! (`http.v0_3_listen`), which differs only in the card it serves. The JSON-RPC endpoint and its status codes are in
 //! [`rpc`], the REST binding in [`rest`], what both share per request in
 //! [`exchange`].
 
@@ -12,6 +13,7 @@ use crate::config::ServerConfig;
 use crate::error::ServerError;
 use crate::negotiate::{self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER};
 use crate::pipeline::Pipeline;
+use crate::signing::CardSigner;
 use crate::sse::ResponseBody;
 use a2a::rpc::Dispatch;
 use bytes::Bytes;
@@ -51,7 +53,16 @@ fn openrpc() -> Response<ResponseBody> {
 /// A bound, not yet serving, HTTP server (bind first to learn the port).
 pub struct HttpServer {
     listener: TcpListener,
+    /// The address for A2A 0.3 clients, when configured.
+    v0_3_listener: Option<TcpListener>,
     state: Arc<HttpState>,
+}
+
+/// Which of the server's addresses a request came in on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Address {
+    Main,
+    ForV0_3,
 }
 
 struct HttpState {
@@ -66,6 +77,9 @@ struct HttpState {
     /// [`card::agent_card_for_v0_3_clients`]), with its own entity tag.
     card_v0_3_json: Bytes,
     card_v0_3_etag: HeaderValue,
+    /// Whether 0.3 clients have an address of their own (`http.v0_3_listen`):
+    /// then the main address serves the plain 1.0 card to every client.
+    v0_3_origin: bool,
     card_last_modified: HeaderValue,
     streams: StreamSlots,
     shutdown: CancellationToken,
@@ -95,27 +109,38 @@ impl HttpServer {
                 "no authentication scheme configured: serving anonymous callers without authorization"
             );
         }
-        let listener = TcpListener::bind(config.http.listen)
-            .await
-            .map_err(|source| ServerError::Bind {
-                addr: config.http.listen,
-                source,
-            })?;
-        // Advertise the port actually bound (port 0 in tests).
+        let listener = bind_listener(config.http.listen).await?;
+        let v0_3_listener = match config.http.v0_3_listen {
+            Some(addr) => {
+                config.auth.check_exposure(addr)?;
+                Some(bind_listener(addr).await?)
+            }
+            None => None,
+        };
+        // Advertise the ports actually bound (port 0 in tests).
         let mut config = config;
         if config.agent.public_url.is_none() {
             let addr = listener.local_addr()?;
             config.agent.public_url = Some(format!("http://{addr}{}", config.http.path));
         }
-        let public_card = card::agent_card(&config, Binding::Http);
+        if let (None, Some(v0_3)) = (&config.agent.v0_3_public_url, &v0_3_listener) {
+            let addr = v0_3.local_addr()?;
+            config.agent.v0_3_public_url = Some(format!("http://{addr}{}", config.http.path));
+        }
+        let signer = CardSigner::from_config(&config.agent.card_signing_keys)?;
+        let mut public_card = card::agent_card(&config, Binding::Http);
+        signer.sign(&mut public_card)?;
         let card_json = Bytes::from(
             serde_json::to_vec(&public_card).map_err(|e| ServerError::Config(format!("agent card: {e}")))?,
         );
         let card_etag = HeaderValue::try_from(format!("\"{:016x}\"", fnv1a64(&card_json)))
             .map_err(|e| ServerError::Config(format!("agent card etag: {e}")))?;
+        // Signed over its own content, the 0.3 fields included.
+        let mut card_v0_3 = card::agent_card_for_v0_3_clients(&public_card)
+            .map_err(|e| ServerError::Config(format!("agent card for A2A 0.3 clients: {e}")))?;
+        signer.sign_json(&mut card_v0_3)?;
         let card_v0_3_json = Bytes::from(
-            card::agent_card_for_v0_3_clients(&public_card)
-                .and_then(|card| serde_json::to_vec(&card).map_err(|e| e.to_string()))
+            serde_json::to_vec(&card_v0_3)
                 .map_err(|e| ServerError::Config(format!("agent card for A2A 0.3 clients: {e}")))?,
         );
         let card_v0_3_etag = HeaderValue::try_from(format!("\"{:016x}\"", fnv1a64(&card_v0_3_json)))
@@ -123,12 +148,13 @@ impl HttpServer {
         let card_last_modified = HeaderValue::try_from(httpdate::fmt_http_date(std::time::SystemTime::now()))
             .map_err(|e| ServerError::Config(format!("agent card date: {e}")))?;
         let state = HttpState {
-            pipeline: Pipeline::new(&config, dispatch, Binding::Http),
+            pipeline: Pipeline::new(&config, dispatch, Binding::Http, &signer)?,
             auth,
             card_json,
             card_etag,
             card_v0_3_json,
             card_v0_3_etag,
+            v0_3_origin: v0_3_listener.is_some(),
             card_last_modified,
             streams: StreamSlots::new(config.limits.max_streams_per_principal),
             shutdown: CancellationToken::new(),
@@ -136,6 +162,7 @@ impl HttpServer {
         };
         Ok(HttpServer {
             listener,
+            v0_3_listener,
             state: Arc::new(state),
         })
     }
@@ -145,11 +172,24 @@ impl HttpServer {
         Ok(self.listener.local_addr()?)
     }
 
+    /// The address for A2A 0.3 clients, when one is configured.
+    pub fn v0_3_local_addr(&self) -> Result<Option<SocketAddr>, ServerError> {
+        Ok(self
+            .v0_3_listener
+            .as_ref()
+            .map(TcpListener::local_addr)
+            .transpose()?)
+    }
+
     /// Serves until `shutdown` completes, then stops accepting, ends open
     /// streams, and waits (up to `http.shutdown_grace_secs`) for in-flight
     /// requests to finish.
     pub async fn serve(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), ServerError> {
-        let HttpServer { listener, state } = self;
+        let HttpServer {
+            listener,
+            v0_3_listener,
+            state,
+        } = self;
         let graceful = GracefulShutdown::new();
         let limits = &state.config.limits;
         let mut builder = hyper::server::conn::http1::Builder::new();
@@ -160,23 +200,25 @@ impl HttpServer {
             .keep_alive(true);
         tokio::pin!(shutdown);
         loop {
-            let (stream, peer) = tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok(pair) => pair,
-                    Err(error) => {
-                        // Per-connection accept errors (e.g. EMFILE) must not stop the server.
-                        tracing::warn!(%error, "accept failed");
-                        tokio::task::yield_now().await;
-                        continue;
-                    }
-                },
+            let (accepted, address) = tokio::select! {
+                accepted = listener.accept() => (accepted, Address::Main),
+                accepted = accept_if_any(v0_3_listener.as_ref()) => (accepted, Address::ForV0_3),
                 () = &mut shutdown => break,
+            };
+            let (stream, peer) = match accepted {
+                Ok(pair) => pair,
+                Err(error) => {
+                    // Per-connection accept errors (e.g. EMFILE) must not stop the server.
+                    tracing::warn!(%error, "accept failed");
+                    tokio::task::yield_now().await;
+                    continue;
+                }
             };
             let _ = stream.set_nodelay(true);
             let state = state.clone();
             let service = service_fn(move |request| {
                 let state = state.clone();
-                async move { Ok::<_, Infallible>(state.handle(request, peer).await) }
+                async move { Ok::<_, Infallible>(state.handle(request, peer, address).await) }
             });
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             let watched = graceful.watch(connection);
@@ -187,6 +229,7 @@ impl HttpServer {
             });
         }
         drop(listener);
+        drop(v0_3_listener);
         state.shutdown.cancel();
         let grace = state.config.http.shutdown_grace();
         tokio::select! {
@@ -206,6 +249,22 @@ pub async fn serve_http(
     HttpServer::bind(config, dispatch).await?.serve(shutdown).await
 }
 
+async fn bind_listener(addr: SocketAddr) -> Result<TcpListener, ServerError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServerError::Bind { addr, source })
+}
+
+/// The next connection on `listener`; never, without one.
+async fn accept_if_any(
+    listener: Option<&TcpListener>,
+) -> std::io::Result<(tokio::net::TcpStream, SocketAddr)> {
+    match listener {
+        Some(listener) => listener.accept().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// FNV-1a, 64 bit: a stable digest of the card for its ETag (no security role).
 fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
@@ -216,10 +275,12 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 impl HttpState {
     /// The public Agent Card with caching headers; `If-None-Match` with the
     /// current ETag answers 304 without a body.
-    fn card(&self, request: &Request<Incoming>) -> Response<ResponseBody> {
+    fn card(&self, request: &Request<Incoming>, address: Address) -> Response<ResponseBody> {
         // The card's form follows the version the client speaks, by the rule
         // every call follows (absent means 0.3 unless configured otherwise):
-        // 1.0 gets the 1.0 card, anyone else the card with the 0.3 fields too.
+        // 1.0 gets the 1.0 card, anyone else the card with the 0.3 fields too —
+        // unless 0.3 clients have an address of their own, whose card that is;
+        // the main address then serves only the 1.0 card.
         let version = request
             .headers()
             .get(A2A_VERSION_HEADER)
@@ -227,7 +288,8 @@ impl HttpState {
         let asks_v1_0 =
             negotiate::protocol_dialect(version, self.config.http.assume_version_when_absent.as_deref())
                 == Ok(Dialect::V1_0);
-        let (card_json, card_etag) = if asks_v1_0 {
+        let plain = asks_v1_0 || (self.v0_3_origin && address == Address::Main);
+        let (card_json, card_etag) = if plain {
             (&self.card_json, &self.card_etag)
         } else {
             (&self.card_v0_3_json, &self.card_v0_3_etag)
@@ -264,7 +326,12 @@ impl HttpState {
         response
     }
 
-    async fn handle(&self, request: Request<Incoming>, _peer: SocketAddr) -> Response<ResponseBody> {
+    async fn handle(
+        &self,
+        request: Request<Incoming>,
+        _peer: SocketAddr,
+        address: Address,
+    ) -> Response<ResponseBody> {
         let origin = request.headers().get(header::ORIGIN).cloned();
         let path = request.uri().path();
         // The JSON-RPC path wins where the two bindings' paths meet.
@@ -275,7 +342,7 @@ impl HttpState {
         let mut response = match (request.method(), path) {
             (&Method::OPTIONS, _) => self.preflight(origin.as_ref()),
             (&Method::GET | &Method::HEAD, "/.well-known/agent-card.json" | "/.well-known/agent.json") => {
-                self.card(&request)
+                self.card(&request, address)
             }
             (&Method::GET | &Method::HEAD, OPENRPC_PATH) => openrpc(),
             (&Method::POST, p) if p == self.config.http.path => self.rpc(request).await,
@@ -322,7 +389,7 @@ impl HttpState {
             return;
         };
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, allowed);
-        headers.insert(header::VARY, HeaderValue::from_static("Origin"));
+        headers.append(header::VARY, HeaderValue::from_static("Origin"));
         let exposed = format!(
             "{A2A_VERSION_HEADER}, {A2A_EXTENSIONS_HEADER}, {EXTENSION_VERSION_HEADER}, WWW-Authenticate"
         );

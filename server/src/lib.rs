@@ -24,14 +24,15 @@ mod http;
 pub mod jsonrpc;
 pub mod negotiate;
 mod pipeline;
+pub mod signing;
 mod sse;
 mod stdio;
 
 pub use auth::{AuthFailure, Authenticated, Authenticator};
 pub use card::{agent_card, extended_agent_card, Binding};
 pub use config::{
-    AgentInfo, AuthConfig, CapabilityFlags, CorsConfig, CredentialConfig, HttpConfig, JwtConfig, Limits,
-    OAuth2Config, PrincipalConfig, Secret, ServerConfig,
+    AgentInfo, AuthConfig, CapabilityFlags, CardSigningKey, CorsConfig, CredentialConfig, HttpConfig,
+    JwtConfig, Limits, OAuth2Config, PrincipalConfig, Secret, ServerConfig,
 };
 pub use error::ServerError;
 pub use http::{serve_http, HttpServer};

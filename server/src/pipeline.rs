@@ -9,6 +9,8 @@
 use crate::auth::Authenticated;
 use crate::card::{self, Binding};
 use crate::config::ServerConfig;
+use crate::error::ServerError;
+use crate::signing::CardSigner;
 use a2a::rpc::{decode_params, to_raw, CallContext, Dispatch, Error, Outcome, RawJson};
 use a2a::types::GetExtendedAgentCardRequest;
 use a2a::{capabilities, find_method, ErrorKind};
@@ -29,12 +31,21 @@ pub(crate) struct Pipeline {
 }
 
 impl Pipeline {
-    pub(crate) fn new(config: &ServerConfig, dispatch: Arc<dyn Dispatch>, binding: Binding) -> Self {
+    pub(crate) fn new(
+        config: &ServerConfig,
+        dispatch: Arc<dyn Dispatch>,
+        binding: Binding,
+        signer: &CardSigner,
+    ) -> Result<Self, ServerError> {
         let extended_card_declared = card::extended_card_enabled(config);
-        let extended_card = extended_card_declared
-            .then(|| to_raw(&card::extended_agent_card(config, binding)).ok())
-            .flatten();
-        Pipeline {
+        let extended_card = if extended_card_declared {
+            let mut extended = card::extended_agent_card(config, binding);
+            signer.sign(&mut extended)?;
+            to_raw(&extended).ok()
+        } else {
+            None
+        };
+        Ok(Pipeline {
             dispatch,
             extended_card,
             extended_card_declared,
@@ -44,7 +55,7 @@ impl Pipeline {
                 Binding::Http => "http",
                 Binding::Stdio => "stdio",
             },
-        }
+        })
     }
 
     /// Runs one call. `caller` is `None` when no authentication applies (stdio, or

@@ -16,6 +16,7 @@ use crate::error::ServerError;
 use crate::jsonrpc::{self, Request};
 use crate::negotiate::{self, Dialect, Negotiated, PROTOCOL_VERSION};
 use crate::pipeline::Pipeline;
+use crate::signing::CardSigner;
 use a2a::methods::markers;
 use a2a::rpc::{decode_params, CallContext, Dispatch, Error, EventStream, Method, Outcome, RawJson};
 use a2a::types::{
@@ -51,6 +52,9 @@ const INITIALIZE_CARD_FIELD: &str = "agentCard";
 struct Session {
     pipeline: Pipeline,
     card: AgentCard,
+    /// The card as a 0.3 session reads it: as HTTP serves it to a 0.3 client
+    /// (the 0.3 fields beside the 1.0 ones), signed over that form.
+    card_v0_3: Value,
     server_info: StdioImplementationInfo,
     negotiated: OnceLock<Negotiated>,
     /// Open streams by the JSON text of their request id.
@@ -59,10 +63,21 @@ struct Session {
 }
 
 impl Session {
-    fn new(config: &ServerConfig, dispatch: Arc<dyn Dispatch>, out: mpsc::Sender<Vec<u8>>) -> Session {
-        Session {
-            pipeline: Pipeline::new(config, dispatch, Binding::Stdio),
-            card: card::agent_card(config, Binding::Stdio),
+    fn new(
+        config: &ServerConfig,
+        dispatch: Arc<dyn Dispatch>,
+        out: mpsc::Sender<Vec<u8>>,
+    ) -> Result<Session, ServerError> {
+        let signer = CardSigner::from_config(&config.agent.card_signing_keys)?;
+        let mut card = card::agent_card(config, Binding::Stdio);
+        signer.sign(&mut card)?;
+        let mut card_v0_3 = card::agent_card_for_v0_3_clients(&card)
+            .map_err(|e| ServerError::Config(format!("agent card for A2A 0.3 clients: {e}")))?;
+        signer.sign_json(&mut card_v0_3)?;
+        Ok(Session {
+            pipeline: Pipeline::new(config, dispatch, Binding::Stdio, &signer)?,
+            card,
+            card_v0_3,
             server_info: StdioImplementationInfo {
                 name: config.agent.implementation_name.clone(),
                 version: config.agent.version.clone(),
@@ -70,7 +85,7 @@ impl Session {
             negotiated: OnceLock::new(),
             streams: Mutex::new(HashMap::new()),
             out,
-        }
+        })
     }
 
     async fn send(&self, encoded: Vec<u8>) {
@@ -97,9 +112,9 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (out, rx) = mpsc::channel::<Vec<u8>>(1024);
+    let session = Arc::new(Session::new(config, dispatch, out)?);
     // Buffered: lines queued together leave in one write.
     let writer = tokio::spawn(write_lines(tokio::io::BufWriter::new(output), rx));
-    let session = Arc::new(Session::new(config, dispatch, out));
     let limits = &config.limits;
     let permits = Arc::new(Semaphore::new(limits.max_stdio_in_flight.max(1)));
     let mut tasks = JoinSet::new();
@@ -324,14 +339,8 @@ fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> 
         // 0.3 fields it looks for (`url`, `preferredTransport`,
         // `protocolVersion`, `additionalInterfaces`) beside the 1.0 ones, so
         // the result is still the binding's `StdioInitializeResult`.
-        let legacy = card::agent_card_for_v0_3_clients(&session.card).map_err(|e| {
-            Error::new(
-                ErrorKind::ExtInternalError,
-                format!("the 0.3 form of the card: {e}"),
-            )
-        })?;
         if let Some(result) = value.as_object_mut() {
-            result.insert(INITIALIZE_CARD_FIELD.into(), legacy);
+            result.insert(INITIALIZE_CARD_FIELD.into(), session.card_v0_3.clone());
         }
     }
     // Two `initialize` requests are read in order, so a lost race is impossible;

@@ -274,6 +274,92 @@ async fn a_0_3_client_finds_its_endpoint_in_the_card_and_a_1_0_client_gets_the_1
 }
 
 #[tokio::test]
+async fn with_an_address_for_0_3_clients_the_main_card_is_the_plain_1_0_card() {
+    let mut config = loopback_config();
+    config.http.v0_3_listen = Some(std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
+    let server = start_http(config, ExampleDispatch::new()).await;
+    let v0_3 = server.v0_3_addr.expect("the 0.3 address is bound");
+    assert_ne!(v0_3, server.addr);
+    let main_endpoint = format!("http://{}/", server.addr);
+    let v0_3_endpoint = format!("http://{v0_3}/");
+
+    // The main address: the 1.0 card, asked for or not; its 0.3 interface
+    // names the other address.
+    let main = get(server.addr, "/.well-known/agent-card.json").await;
+    assert_eq!(main.status, 200);
+    assert_eq!(main.header("vary"), Some("A2A-Version"));
+    let main = main.json();
+    for field in [
+        "protocolVersion",
+        "url",
+        "preferredTransport",
+        "additionalInterfaces",
+        "supportsAuthenticatedExtendedCard",
+        "security",
+    ] {
+        assert!(main.get(field).is_none(), "{field} in the main address's card");
+    }
+    assert_eq!(
+        main["supportedInterfaces"][0],
+        json!({"url": main_endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"})
+    );
+    assert_eq!(
+        main["supportedInterfaces"][1],
+        json!({"url": v0_3_endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
+    );
+    serde_json::from_value::<a2a::types::AgentCard>(main.clone()).expect("a valid 1.0 card");
+
+    // The 0.3 address: the card with the 0.3 fields, which point at itself.
+    let legacy = get(v0_3, "/.well-known/agent-card.json").await.json();
+    assert_eq!(legacy["protocolVersion"], "0.3.0");
+    assert_eq!(legacy["url"], v0_3_endpoint.as_str());
+    assert_eq!(legacy["preferredTransport"], "JSONRPC");
+    assert_eq!(
+        legacy["additionalInterfaces"],
+        json!([{"transport": "JSONRPC", "url": v0_3_endpoint}])
+    );
+    assert_eq!(legacy["supportedInterfaces"], main["supportedInterfaces"]);
+    // Asked for 1.0 there, it is the main card.
+    let request = "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nA2A-Version: 1.0\r\n\r\n";
+    let v1_0 = send_raw(v0_3, request.as_bytes()).await.into_full().await.json();
+    assert_eq!(v1_0, main);
+
+    // Both addresses serve both versions alike; no header still means 0.3.
+    for addr in [server.addr, v0_3] {
+        let answer = post_versioned(addr, &adr_message_send(), None).await;
+        assert_eq!(answer["result"], example_task_v0_3(), "0.3 on {addr}");
+        let answer = post_versioned(
+            addr,
+            &rpc(
+                json!(3),
+                "GetTask",
+                json!({"id": "8e2b1f5a-3c4d-4e6f-a7b8-9c0d1e2f3a4b"}),
+            ),
+            Some("1.0"),
+        )
+        .await;
+        assert_eq!(answer["result"], example_result("GetTask"), "1.0 on {addr}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_card_of_a_cross_origin_request_varies_by_version_and_origin() {
+    let mut config = loopback_config();
+    config.cors.allowed_origins = vec!["https://app.example".into()];
+    let server = start_http(config, ExampleDispatch::new()).await;
+    let request = "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nOrigin: https://app.example\r\n\r\n";
+    let response = send_raw(server.addr, request.as_bytes()).await.into_full().await;
+    assert_eq!(response.status, 200);
+    assert_eq!(
+        response.header("access-control-allow-origin"),
+        Some("https://app.example")
+    );
+    assert_eq!(response.header_values("vary"), vec!["A2A-Version", "Origin"]);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_0_3_stdio_session_streams_0_3_events_then_answers_the_request() {
     let mut client = StdioClient::start(loopback_config(), ExampleDispatch::new());
     client

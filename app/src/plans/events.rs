@@ -7,10 +7,10 @@
 
 use super::record::{self, PlanRecord, FAMILY};
 use super::PlanService;
-use crate::tasks::{artifact_change, status_change};
+use crate::tasks::{artifact_change, status_change, Change};
 use crate::util::{self, EXTENSION_URI};
 use a2a::rpc::Error;
-use a2a::types::{Artifact, Message, PlanEventType, PlanStep, Role, TaskState};
+use a2a::types::{Artifact, Message, PlanEventType, PlanStep, Role, Task, TaskState};
 use serde_json::{json, Map, Value};
 
 /// What a plan event does to its task.
@@ -40,6 +40,24 @@ pub(crate) fn plan_metadata(plan_id: &str, revision: i64) -> Map<String, Value> 
         json!({ "planId": plan_id, "revision": revision }),
     );
     metadata
+}
+
+/// The status event that opens a plan's part of its task: `plan.created`,
+/// naming the revision the task runs, with the task's state unchanged. It is
+/// committed with whatever gives the plan its task, so a plan that has a task
+/// always has this event first among its plan events.
+pub(crate) fn created(task: &mut Task, rec: &PlanRecord) -> Result<Change, Error> {
+    let mut metadata = Map::new();
+    metadata.insert(
+        EXTENSION_URI.into(),
+        json!({
+            "event": PlanEventType::PlanCreated, "planId": rec.plan.id, "revision": rec.plan.revision,
+            "seq": 0, "occurredAt": util::now(),
+            "message": format!("Plan of action `{}` on project `{}`", rec.plan.action, rec.plan.project),
+        }),
+    );
+    let state = task.status.state;
+    status_change(task, state, None, Some(metadata))
 }
 
 /// The fields of a step's `tool.invoked` and `tool.completed` events.

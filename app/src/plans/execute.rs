@@ -1,12 +1,12 @@
 //! `plan/execute`: arms a CREATED plan (snapshots the action's step
 //! arguments, validations and the automation profile's approval mode into
 //! the record), creates the plan's task (SUBMITTED; its metadata names the
-//! plan under the extension URI) in the same commit that makes the plan
-//! RUNNING, and hands it to a detached runner ([`super::runner`]). Plans left
+//! plan under the extension URI; its first plan event is `plan.created`) in
+//! the same commit that makes the plan RUNNING, and hands it to a detached runner ([`super::runner`]). Plans left
 //! RUNNING by a crash are handed to runners again at start-up
 //! ([`App::resume_plans`]).
 
-use super::events::plan_metadata;
+use super::events::{created, plan_metadata};
 use super::field;
 use super::record::{self, expect_state, load, no_usage, plan_error, PlanRecord, COLL, FAMILY};
 use super::runner::spawn_run;
@@ -124,7 +124,11 @@ pub(crate) async fn execute(
         metadata: Some(plan_metadata(&rec.plan.id, rec.plan.revision)),
     };
     let doc = record::put(ns, &rec, ver)?;
-    let (_first, rx) = plans.engine.create_task(ns, task, vec![doc]).await?;
+    let announced = rec.clone();
+    let (_first, rx) = plans
+        .engine
+        .create_task_then(ns, task, move |t| created(t, &announced), vec![doc])
+        .await?;
     drop(rx);
     spawn_run(plans, ns.to_string(), rec.plan.id.clone())?;
     Ok(PlanExecution {

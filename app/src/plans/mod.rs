@@ -25,8 +25,9 @@
 //! handlers call them are in `api.rs`, on [`PlanService`], which owns what
 //! plans need: the store, the registry and the task engine.
 //!
-//! Domain events, in order, for a run: `plan.phase_changed` (WORKING, phase
-//! EXECUTE); per step `tool.invoked` (WORKING) then the tool's outcome; after
+//! Domain events, in order, for a run: `plan.created` (the task's state
+//! unchanged, in the commit that gives the plan its task), `plan.phase_changed`
+//! (WORKING, phase EXECUTE); per step `tool.invoked` (WORKING) then the tool's outcome; after
 //! the steps one `validation.completed` artifact per action validation, then
 //! `plan.phase_changed` (WORKING, phase REVIEW), with autoApply
 //! `plan.apply_completed` (WORKING), and `plan.state_changed` (COMPLETED). A

@@ -7,7 +7,7 @@
 //! [`plan_of_task`] and answers its prompt (see [`super::prompt`]).
 
 use super::draft::create_plan;
-use super::events::plan_metadata;
+use super::events::{created, plan_metadata};
 use super::execute::arm;
 use super::record::{self, load};
 use super::runner::run_plan;
@@ -109,8 +109,8 @@ async fn refuse_start(task: &TaskHandle, plan_id: &str, revision: i64, error: &E
 }
 
 /// Arms a CREATED plan and links it RUNNING to the message's task, in one
-/// commit with the task's metadata naming the plan; nothing is committed on
-/// a refusal.
+/// commit with the task's metadata naming the plan and the `plan.created`
+/// event; nothing is committed on a refusal.
 async fn link(plans: &PlanService, ns: &str, plan_id: &str, task: &TaskHandle) -> Result<(), Error> {
     let _guard = record::guard(plans, plan_id).await?;
     let (mut rec, ver) = load(plans, ns, plan_id).await?;
@@ -128,7 +128,7 @@ async fn link(plans: &PlanService, ns: &str, plan_id: &str, task: &TaskHandle) -
                 ));
             }
             t.metadata.get_or_insert_with(Map::new).extend(metadata);
-            Ok(crate::tasks::Change { events: vec![] })
+            created(t, &rec)
         })
         .await
         .map(|_| ())

@@ -12,6 +12,7 @@
 pub mod builtin;
 pub mod projects;
 
+use crate::limits::DomainLimits;
 use crate::store::{Commit, Doc, DocWrite, Expect, StoreError, StoreHandle};
 use crate::util::{self, Family};
 use a2a::registry::{RegistryEntity, RegistryOperation};
@@ -19,7 +20,7 @@ use a2a::rpc::Error;
 use a2a::types::{ProjectRevisionOrigin, RegistryKind, RegistryListParams, RegistryRemoveResult};
 use a2a::ErrorKind;
 pub use builtin::{builtin_tool, builtin_tools};
-pub use projects::{changes, file_bytes, file_infos, hex, revision_key, RevisionDoc, PROJECT_REV};
+pub use projects::{changes, file_bytes, file_infos, file_size, hex, revision_key, RevisionDoc, PROJECT_REV};
 use serde_json::{json, Map, Value};
 
 const FAMILY: Family = Family::Ext;
@@ -35,11 +36,31 @@ const SERVER_KEPT: [&str; 5] = ["namespace", "createdAt", "origin", "builtin", "
 #[derive(Clone)]
 pub struct Registry {
     db: StoreHandle,
+    limits: DomainLimits,
 }
 
 impl Registry {
-    pub fn new(db: StoreHandle) -> Self {
-        Registry { db }
+    pub fn new(db: StoreHandle, limits: DomainLimits) -> Self {
+        Registry { db, limits }
+    }
+
+    /// Checks what an entity of `kind` would be stored as: its spec without
+    /// files against the entity bound, and a project's files against the
+    /// project bounds (paths as [`projects::check_files`] requires).
+    pub fn check_bounds(
+        &self,
+        kind: RegistryKind,
+        field: &str,
+        spec: &Map<String, Value>,
+        files: Option<&[Value]>,
+    ) -> Result<(), Error> {
+        self.limits.check_entity(FAMILY, field, spec)?;
+        if let (RegistryKind::Project, Some(files)) = (kind, files) {
+            projects::check_files(files, field)?;
+            self.limits
+                .check_project_files(FAMILY, field, files.iter().map(file_size))?;
+        }
+        Ok(())
     }
 
     /// The entity `name` of `kind` as its JSON, or `None`.
@@ -117,6 +138,8 @@ impl Registry {
         let name = entity_name(&entity)?;
         let kind = E::KIND;
         builtin::refuse_builtin(kind, namespace, &name, RegistryOperation::Add)?;
+        let files = (kind == RegistryKind::Project).then(|| take_files(&mut entity).unwrap_or_default());
+        self.check_bounds(kind, E::descriptor().spec_field, &entity, files.as_deref())?;
         let now = util::now();
         entity.insert("namespace".into(), json!(namespace));
         entity.insert("createdAt".into(), json!(now));
@@ -127,8 +150,7 @@ impl Registry {
                 entity.insert("builtin".into(), json!(false));
             }
             RegistryKind::Project => {
-                let files = take_files(&mut entity).unwrap_or_default();
-                projects::check_files(&files, E::descriptor().spec_field)?;
+                let files = files.unwrap_or_default();
                 entity.insert("files".into(), json!(file_infos(&files)));
                 entity.insert("currentRevision".into(), json!(1));
                 let revision = RevisionDoc {
@@ -188,6 +210,12 @@ impl Registry {
         let name = entity_name(&entity)?;
         let kind = E::KIND;
         builtin::refuse_builtin(kind, namespace, &name, RegistryOperation::Update)?;
+        let files = if kind == RegistryKind::Project {
+            take_files(&mut entity)
+        } else {
+            None
+        };
+        self.check_bounds(kind, E::descriptor().spec_field, &entity, files.as_deref())?;
         let current = self
             .get(namespace, kind, &name)
             .await?
@@ -202,9 +230,8 @@ impl Registry {
         entity.insert("updatedAt".into(), json!(now));
         let mut docs = vec![];
         if kind == RegistryKind::Project {
-            match take_files(&mut entity) {
+            match files {
                 Some(files) => {
-                    projects::check_files(&files, E::descriptor().spec_field)?;
                     let (revision, old) = self.project_files(namespace, &name, None).await?;
                     let next = revision + 1;
                     entity.insert("files".into(), json!(file_infos(&files)));

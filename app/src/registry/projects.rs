@@ -83,6 +83,17 @@ pub fn file_bytes(file: &Value) -> Vec<u8> {
         .unwrap_or_default()
 }
 
+/// The size of a file's content in bytes, as [`file_bytes`] would decode it,
+/// without decoding it.
+pub fn file_size(file: &Value) -> usize {
+    if let Some(text) = file.get("text").and_then(Value::as_str) {
+        return text.len();
+    }
+    let raw = file.get("raw").and_then(Value::as_str).unwrap_or_default();
+    let digits = raw.trim_end_matches('=').len();
+    digits / 4 * 3 + (digits % 4).saturating_sub(1)
+}
+
 /// Lowercase hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

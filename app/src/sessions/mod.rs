@@ -4,6 +4,15 @@
 //! for input — is read from the tasks of that context, so a task sent with
 //! the session's id as `contextId` belongs to it whichever method sent it.
 //! Export and import are in [`transfer`].
+//!
+//! `session/list` pages newest first through a second document per session,
+//! in the `sessions-newest` collection, keyed by creation time then id and
+//! holding a copy of the record (a session's record never changes once
+//! created): the store reads that collection backwards from the cursor, so a
+//! page costs its own documents, whatever the number of sessions. Both
+//! documents are written and deleted in one commit. A namespace whose
+//! sessions predate the listing collection gets it filled on its first
+//! listing ([`SessionService::ensure_listing`]).
 
 mod transfer;
 
@@ -19,12 +28,17 @@ use serde_json::{Map, Value};
 
 const FAMILY: Family = Family::Ext;
 const COLLECTION: &str = "sessions";
+/// The listing documents: key `<createdAt>/<id>`, value the record.
+const LISTING: &str = "sessions-newest";
+/// Marks a namespace whose listing documents are complete.
+const LISTING_STATE: &str = "sessions-listing";
+const LISTING_COMPLETE: &str = "complete";
 const MAX_TITLE_CHARS: usize = 200;
 /// Tasks of one session read at most (show, resume, export, delete).
 const MAX_TASKS: usize = 10_000;
 /// Tasks read per store call.
 const TASK_PAGE: usize = 500;
-/// Sessions read per store call when listing.
+/// Sessions read per store call when listing or filling the listing.
 const DOC_PAGE: usize = 500;
 
 /// The stored part of a session: what is not derived from its tasks.
@@ -49,6 +63,14 @@ pub struct SessionService {
 /// Where a listing continues: after this (createdAt, id), newest first.
 #[derive(Serialize, Deserialize)]
 struct ListCursor(String, String);
+
+/// The key of a session's listing document: its creation time in the fixed
+/// width form (so keys sort by time), then its id (so equal times still
+/// order, and keys are unique).
+fn listing_key(created_at: &str, id: &str) -> String {
+    let ts = util::normalize_ts(created_at).unwrap_or_else(|| created_at.to_string());
+    format!("{ts}/{id}")
+}
 
 impl SessionService {
     pub fn new(db: StoreHandle, tasks: TaskService) -> Self {
@@ -94,32 +116,43 @@ impl SessionService {
             ),
         };
         let ns = namespace(ctx);
-        let mut records = self.records(&ns)?;
-        records.sort_by(|a, b| (&b.created_at, &b.id).cmp(&(&a.created_at, &a.id)));
+        self.ensure_listing(&ns).await?;
         let needle = params.title_contains.as_deref().map(str::to_lowercase);
+        let mut before = after.map(|ListCursor(created_at, id)| listing_key(&created_at, &id));
         let mut items = Vec::new();
         let mut more = false;
-        for record in records {
-            if let Some(ListCursor(created_at, id)) = &after {
-                if (&record.created_at, &record.id) >= (created_at, id) {
+        // One more than the page shows tells whether another follows; a
+        // filter may skip many, so then read the store in larger pages.
+        let filtered = needle.is_some() || params.awaiting_input.is_some();
+        let page_size = if filtered { DOC_PAGE } else { limit + 1 };
+        // Bounded: every turn reads a page further back, and a short page ends it.
+        'pages: loop {
+            let page = self.db.run(FAMILY, |s| {
+                s.list_docs_before(LISTING, &ns, before.as_deref(), page_size)
+            })?;
+            let full = page.len() == page_size;
+            for doc in page {
+                before = Some(doc.key.clone());
+                let record: SessionRecord = util::from_json(doc.value, FAMILY)?;
+                if let Some(needle) = &needle {
+                    let title = record.title.as_deref().unwrap_or_default().to_lowercase();
+                    if !title.contains(needle.as_str()) {
+                        continue;
+                    }
+                }
+                let session = self.view(&ns, &record)?;
+                if params.awaiting_input.is_some_and(|w| w != session.awaiting_input) {
                     continue;
                 }
-            }
-            if let Some(needle) = &needle {
-                let title = record.title.as_deref().unwrap_or_default().to_lowercase();
-                if !title.contains(needle.as_str()) {
-                    continue;
+                if items.len() == limit {
+                    more = true;
+                    break 'pages;
                 }
+                items.push(session);
             }
-            let session = self.view(&ns, &record)?;
-            if params.awaiting_input.is_some_and(|w| w != session.awaiting_input) {
-                continue;
-            }
-            if items.len() == limit {
-                more = true;
+            if !full {
                 break;
             }
-            items.push(session);
         }
         let next_cursor = match (more, items.last()) {
             (true, Some(last)) => Some(encode_cursor(&ListCursor(
@@ -238,7 +271,15 @@ impl SessionService {
             .delete_tasks(
                 &ns,
                 ids,
-                vec![DocWrite::delete(COLLECTION, &ns, &record.id, Expect::Any)],
+                vec![
+                    DocWrite::delete(COLLECTION, &ns, &record.id, Expect::Any),
+                    DocWrite::delete(
+                        LISTING,
+                        &ns,
+                        &listing_key(&record.created_at, &record.id),
+                        Expect::Any,
+                    ),
+                ],
             )
             .await
             .map_err(|e| FAMILY.internal(e.to_string()))?;
@@ -256,7 +297,11 @@ impl SessionService {
         let ns = namespace(ctx);
         let record = self.record(&ns, &params.session_id)?;
         let rows = self.task_rows(&ns, &record.id)?;
-        transfer::export(&record, &rows)
+        let mut logs = Vec::with_capacity(rows.len());
+        for row in &rows {
+            logs.push(self.db.run(FAMILY, |s| s.events_after(&ns, &row.id, 0))?);
+        }
+        transfer::export(&record, &rows, logs)
     }
 
     pub(crate) async fn import(
@@ -269,9 +314,10 @@ impl SessionService {
         if self.find(&ns, &record.id)?.is_some() {
             return Err(already_exists(&format!("Session {}", record.id)));
         }
-        for task in &tasks {
-            if self.db.run(FAMILY, |s| s.get_task(&ns, &task.id))?.is_some() {
-                return Err(already_exists(&format!("Task {}", task.id)));
+        for imported in &tasks {
+            let id = &imported.task.id;
+            if self.db.run(FAMILY, |s| s.get_task(&ns, id))?.is_some() {
+                return Err(already_exists(&format!("Task {id}")));
             }
         }
         transfer::recreate(&self.db, &ns, &record, tasks).await?;
@@ -280,16 +326,20 @@ impl SessionService {
     }
 
     async fn put_new(&self, ns: &str, record: &SessionRecord) -> Result<(), Error> {
-        let write = DocWrite::put(
-            COLLECTION,
-            ns,
-            &record.id,
-            Expect::Absent,
-            to_json(record, FAMILY)?,
-        );
+        let value = to_json(record, FAMILY)?;
+        let writes = vec![
+            DocWrite::put(COLLECTION, ns, &record.id, Expect::Absent, value.clone()),
+            DocWrite::put(
+                LISTING,
+                ns,
+                &listing_key(&record.created_at, &record.id),
+                Expect::Absent,
+                value,
+            ),
+        ];
         let commit = Commit {
             task: None,
-            docs: vec![write],
+            docs: writes,
             ..Commit::default()
         };
         match self.db.commit(commit).await {
@@ -311,22 +361,79 @@ impl SessionService {
             .ok_or_else(|| FAMILY.not_found(&format!("Session {id}")))
     }
 
-    fn records(&self, ns: &str) -> Result<Vec<SessionRecord>, Error> {
-        let mut out = Vec::new();
+    /// Fills the listing documents of a namespace whose sessions were stored
+    /// before them, once: each missing listing document is written in a
+    /// commit that also checks the session is still there (its record is put
+    /// again at the version read), so a session deleted meanwhile gets none.
+    /// Then the namespace is marked complete. Concurrent fillers write the
+    /// same documents; sessions created meanwhile already have theirs.
+    async fn ensure_listing(&self, ns: &str) -> Result<(), Error> {
+        if self
+            .db
+            .run(FAMILY, |s| s.get_doc(LISTING_STATE, ns, LISTING_COMPLETE))?
+            .is_some()
+        {
+            return Ok(());
+        }
         let mut after: Option<String> = None;
+        let mut sessions = 0;
         loop {
             let docs = self.db.run(FAMILY, |s| {
                 s.list_docs(COLLECTION, ns, "", after.as_deref(), DOC_PAGE)
             })?;
             let done = docs.len() < DOC_PAGE;
             after = docs.last().map(|d| d.key.clone());
+            sessions += docs.len();
             for doc in docs {
-                out.push(util::from_json(doc.value, FAMILY)?);
+                let record: SessionRecord = util::from_json(doc.value.clone(), FAMILY)?;
+                let key = listing_key(&record.created_at, &record.id);
+                if self.db.run(FAMILY, |s| s.get_doc(LISTING, ns, &key))?.is_some() {
+                    continue;
+                }
+                let commit = Commit {
+                    task: None,
+                    docs: vec![
+                        DocWrite::put(
+                            COLLECTION,
+                            ns,
+                            &doc.key,
+                            Expect::Version(doc.version),
+                            doc.value.clone(),
+                        ),
+                        DocWrite::put(LISTING, ns, &key, Expect::Any, doc.value),
+                    ],
+                    ..Commit::default()
+                };
+                match self.db.commit(commit).await {
+                    // Changed or deleted since it was read: it has its own.
+                    Ok(_) | Err(StoreError::Conflict { .. }) => {}
+                    Err(e) => return Err(FAMILY.internal(e.to_string())),
+                }
             }
             if done {
-                return Ok(out);
+                break;
             }
         }
+        if sessions == 0 {
+            // Nothing to fill, and nothing written by a listing of an empty namespace.
+            return Ok(());
+        }
+        let mark = Commit {
+            task: None,
+            docs: vec![DocWrite::put(
+                LISTING_STATE,
+                ns,
+                LISTING_COMPLETE,
+                Expect::Any,
+                serde_json::json!({ "filledAt": util::now() }),
+            )],
+            ..Commit::default()
+        };
+        self.db
+            .commit(mark)
+            .await
+            .map(|_| ())
+            .map_err(|e| FAMILY.internal(e.to_string()))
     }
 
     /// The session's tasks, newest first.

@@ -1,23 +1,44 @@
 //! Moving a session between instances: the export document (format
-//! `urn:cleveragents:session-export`, version 1) and its checks on import.
-//! Every part carries the SHA-256 of its canonical JSON (object keys sorted,
-//! no whitespace), so a document changed after export is refused before
+//! `urn:cleveragents:session-export`) and its checks on import. Every part
+//! carries the SHA-256 of its canonical JSON (object keys sorted, no
+//! whitespace), so a document changed after export is refused before
 //! anything is created.
+//!
+//! Version 2 carries each task's event log, so an imported task appears in
+//! the namespace event stream and its stream resumes by the sequence numbers
+//! it had; version 1 documents (tasks without logs) still import, their tasks
+//! without events.
 
 use super::{plan_links, SessionRecord, FAMILY};
-use crate::store::{Commit, StoreError, StoreHandle, TaskRow, TaskWrite};
+use crate::store::{Commit, EventRow, StoreError, StoreHandle, TaskRow, TaskWrite};
 use crate::util::{self, to_json};
 use a2a::rpc::Error;
-use a2a::types::{SessionExport, SessionExportFormat, SessionExportSession, SessionExportTask, Task};
+use a2a::types::{
+    SessionExport, SessionExportEvent, SessionExportFormat, SessionExportSession, SessionExportTask,
+    StreamResponse, Task,
+};
 use a2a::ErrorKind;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// The version of the document format this server writes and reads.
-const FORMAT_VERSION: i32 = 1;
+/// The version of the document format this server writes.
+const FORMAT_VERSION: i32 = 2;
+/// The first version, without event logs, which this server still reads.
+const FORMAT_VERSION_WITHOUT_EVENTS: i32 = 1;
 
-/// The export document of a session whose tasks are `rows` (newest first).
-pub(super) fn export(record: &SessionRecord, rows: &[TaskRow]) -> Result<SessionExport, Error> {
+/// A task to recreate and its event log (empty from a version 1 document).
+pub(super) struct Imported {
+    pub task: Task,
+    pub events: Vec<EventRow>,
+}
+
+/// The export document of a session whose tasks are `rows` (newest first),
+/// each with its event log in `logs` (same order).
+pub(super) fn export(
+    record: &SessionRecord,
+    rows: &[TaskRow],
+    logs: Vec<Vec<EventRow>>,
+) -> Result<SessionExport, Error> {
     let session = SessionExportSession {
         id: record.id.clone(),
         title: record.title.clone(),
@@ -25,9 +46,18 @@ pub(super) fn export(record: &SessionRecord, rows: &[TaskRow]) -> Result<Session
         created_at: record.created_at.clone(),
     };
     let mut tasks = Vec::with_capacity(rows.len());
-    for row in rows.iter().rev() {
+    for (row, log) in rows.iter().zip(logs).rev() {
+        let events: Vec<SessionExportEvent> = log
+            .into_iter()
+            .map(|e| SessionExportEvent {
+                seq: i64::try_from(e.seq).unwrap_or(i64::MAX),
+                event: e.body,
+            })
+            .collect();
         tasks.push(SessionExportTask {
             task_sha256: checksum(&to_json(&row.body, FAMILY)?),
+            events_sha256: Some(checksum(&to_json(&events, FAMILY)?)),
+            events,
             task: row.body.clone(),
         });
     }
@@ -42,18 +72,22 @@ pub(super) fn export(record: &SessionRecord, rows: &[TaskRow]) -> Result<Session
     })
 }
 
-/// Checks a document: its version, every checksum and that each task is of
-/// the session; the session record and its tasks (oldest first) to recreate.
-pub(super) fn check(document: SessionExport) -> Result<(SessionRecord, Vec<Task>), Error> {
-    if document.format_version != FORMAT_VERSION {
-        return Err(FAMILY.invalid_params(
-            "document.formatVersion",
-            &format!(
-                "version {} is not supported (this server reads {FORMAT_VERSION})",
-                document.format_version
-            ),
-        ));
-    }
+/// Checks a document: its version, every checksum, that each task is of the
+/// session and each event of its task, numbered 1 to n; the session record
+/// and its tasks (oldest first) to recreate.
+pub(super) fn check(document: SessionExport) -> Result<(SessionRecord, Vec<Imported>), Error> {
+    let with_events = match document.format_version {
+        FORMAT_VERSION => true,
+        FORMAT_VERSION_WITHOUT_EVENTS => false,
+        other => {
+            return Err(FAMILY.invalid_params(
+                "document.formatVersion",
+                &format!(
+                    "version {other} is not supported (this server reads {FORMAT_VERSION} and {FORMAT_VERSION_WITHOUT_EVENTS})"
+                ),
+            ))
+        }
+    };
     if checksum(&to_json(&document.session, FAMILY)?) != document.session_sha256 {
         return Err(FAMILY.invalid_params(
             "document.sessionSha256",
@@ -61,11 +95,12 @@ pub(super) fn check(document: SessionExport) -> Result<(SessionRecord, Vec<Task>
         ));
     }
     let session = document.session;
-    let mut tasks = Vec::with_capacity(document.tasks.len());
+    let mut tasks: Vec<Imported> = Vec::with_capacity(document.tasks.len());
     for (index, exported) in document.tasks.into_iter().enumerate() {
+        let at = |field: &str| format!("document.tasks[{index}].{field}");
         if checksum(&to_json(&exported.task, FAMILY)?) != exported.task_sha256 {
             return Err(FAMILY.invalid_params(
-                &format!("document.tasks[{index}].taskSha256"),
+                &at("taskSha256"),
                 &format!(
                     "does not match task {}: the document was changed after export",
                     exported.task.id
@@ -73,15 +108,35 @@ pub(super) fn check(document: SessionExport) -> Result<(SessionRecord, Vec<Task>
             ));
         }
         if exported.task.context_id.as_deref() != Some(session.id.as_str()) {
-            return Err(FAMILY.invalid_params(
-                &format!("document.tasks[{index}].task.contextId"),
-                "must be the session id",
-            ));
+            return Err(FAMILY.invalid_params(&at("task.contextId"), "must be the session id"));
         }
-        if tasks.iter().any(|t: &Task| t.id == exported.task.id) {
-            return Err(FAMILY.invalid_params(&format!("document.tasks[{index}].task.id"), "appears twice"));
+        if tasks.iter().any(|t| t.task.id == exported.task.id) {
+            return Err(FAMILY.invalid_params(&at("task.id"), "appears twice"));
         }
-        tasks.push(exported.task);
+        let events = if with_events {
+            let Some(sha) = &exported.events_sha256 else {
+                return Err(FAMILY.invalid_params(&at("eventsSha256"), "is required in format version 2"));
+            };
+            if checksum(&to_json(&exported.events, FAMILY)?) != *sha {
+                return Err(FAMILY.invalid_params(
+                    &at("eventsSha256"),
+                    &format!(
+                        "does not match the events of task {}: the document was changed after export",
+                        exported.task.id
+                    ),
+                ));
+            }
+            log_of(&exported.task, exported.events, &session.id, &at)?
+        } else {
+            if !exported.events.is_empty() || exported.events_sha256.is_some() {
+                return Err(FAMILY.invalid_params(&at("events"), "format version 1 carries no events"));
+            }
+            vec![]
+        };
+        tasks.push(Imported {
+            task: exported.task,
+            events,
+        });
     }
     let record = SessionRecord {
         id: session.id,
@@ -92,22 +147,60 @@ pub(super) fn check(document: SessionExport) -> Result<(SessionRecord, Vec<Task>
     Ok((record, tasks))
 }
 
+/// The event log of `task` as stored: numbered 1 to n, each event of this
+/// task in this session (`at` names a field of the task's entry).
+fn log_of(
+    task: &Task,
+    events: Vec<SessionExportEvent>,
+    session_id: &str,
+    at: &dyn Fn(&str) -> String,
+) -> Result<Vec<EventRow>, Error> {
+    let mut log = Vec::with_capacity(events.len());
+    for (i, exported) in events.into_iter().enumerate() {
+        let field = |name: &str| at(&format!("events[{i}].{name}"));
+        if exported.seq != i as i64 + 1 {
+            return Err(FAMILY.invalid_params(
+                &field("seq"),
+                &format!("must be {}: the events are numbered 1 to n in order", i + 1),
+            ));
+        }
+        let (task_id, context_id) = match &exported.event {
+            StreamResponse::Task(t) => (Some(t.id.as_str()), t.context_id.as_deref()),
+            StreamResponse::StatusUpdate(u) => (Some(u.task_id.as_str()), Some(u.context_id.as_str())),
+            StreamResponse::ArtifactUpdate(u) => (Some(u.task_id.as_str()), Some(u.context_id.as_str())),
+            StreamResponse::Message(m) => (m.task_id.as_deref(), m.context_id.as_deref()),
+        };
+        if task_id.is_some_and(|id| id != task.id) || context_id.is_some_and(|c| c != session_id) {
+            return Err(FAMILY.invalid_params(
+                &field("event"),
+                &format!("is not an event of task {} in this session", task.id),
+            ));
+        }
+        log.push(EventRow {
+            seq: i as u64 + 1,
+            body: exported.event,
+        });
+    }
+    Ok(log)
+}
+
 /// Creates the session's tasks in `ns`, oldest first, as their stored form
-/// (history and artifacts kept; no events: they happened elsewhere).
+/// (history, artifacts and event logs kept; the events take new positions
+/// in this store's namespace stream).
 pub(super) async fn recreate(
     db: &StoreHandle,
     ns: &str,
     record: &SessionRecord,
-    tasks: Vec<Task>,
+    tasks: Vec<Imported>,
 ) -> Result<(), Error> {
     let mut created: Vec<String> = Vec::with_capacity(tasks.len());
-    for task in tasks {
+    for Imported { task, events } in tasks {
         let id = task.id.clone();
         let write = TaskWrite {
-            row: TaskRow::new(ns, task, 0),
+            row: TaskRow::new(ns, task, events.len() as u64),
             create: true,
             expected_last_seq: 0,
-            events: vec![],
+            events,
         };
         let outcome = db
             .commit(Commit {

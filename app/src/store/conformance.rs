@@ -373,6 +373,72 @@ pub fn list_docs_by_prefix_and_cursor(store: &dyn Store) {
     );
 }
 
+pub fn list_docs_before_pages_backwards(store: &dyn Store) {
+    let docs = ["a", "b", "c", "d", "b/1"]
+        .iter()
+        .map(|k| DocWrite::put("c", "ns", k, Expect::Absent, json!(k)))
+        .chain([
+            DocWrite::put("c", "ns2", "z", Expect::Absent, json!("other namespace")),
+            DocWrite::put(
+                "c",
+                "n",
+                "y",
+                Expect::Absent,
+                json!("a namespace that is a prefix"),
+            ),
+            DocWrite::put("c2", "ns", "x", Expect::Absent, json!("other collection")),
+        ])
+        .collect();
+    assert!(store
+        .commit(&Commit {
+            task: None,
+            docs,
+            ..Commit::default()
+        })
+        .is_ok());
+    let keys = |docs: Vec<Doc>| docs.into_iter().map(|d| d.key).collect::<Vec<_>>();
+    assert_eq!(
+        store.list_docs_before("c", "ns", None, 10).map(keys),
+        Ok(vec!["d".into(), "c".into(), "b/1".into(), "b".into(), "a".into()])
+    );
+    // Page by page, each page starting below the last key seen.
+    let mut seen = Vec::new();
+    let mut before: Option<String> = None;
+    for _ in 0..10 {
+        let page = store
+            .list_docs_before("c", "ns", before.as_deref(), 2)
+            .map(keys)
+            .unwrap_or_default();
+        if page.is_empty() {
+            break;
+        }
+        before = page.last().cloned();
+        seen.extend(page);
+    }
+    assert_eq!(seen, ["d", "c", "b/1", "b", "a"]);
+    assert_eq!(
+        store.list_docs_before("c", "ns", Some("b"), 10).map(keys),
+        Ok(vec!["a".into()])
+    );
+    assert_eq!(
+        store.list_docs_before("c", "ns", Some("a"), 10).map(keys),
+        Ok(vec![])
+    );
+    assert_eq!(
+        store.list_docs_before("c", "ns", Some("zzz"), 1).map(keys),
+        Ok(vec!["d".into()])
+    );
+    let values = store
+        .list_docs_before("c", "ns", Some("b/1"), 1)
+        .map(|d| d.into_iter().map(|d| (d.version, d.value)).collect::<Vec<_>>());
+    assert_eq!(values, Ok(vec![(1, json!("b"))]));
+    assert_eq!(
+        store.list_docs_before("c", "none", None, 10).map(keys),
+        Ok(vec![])
+    );
+    assert_eq!(store.list_docs_before("c", "ns", None, 0).map(keys), Ok(vec![]));
+}
+
 pub fn integrity_is_clean(store: &dyn Store) {
     create(
         store,
@@ -657,6 +723,11 @@ macro_rules! store_suite {
             fn list_docs_by_prefix_and_cursor() {
                 let (store, _dir) = store();
                 super::list_docs_by_prefix_and_cursor(&*store);
+            }
+            #[test]
+            fn list_docs_before_pages_backwards() {
+                let (store, _dir) = store();
+                super::list_docs_before_pages_backwards(&*store);
             }
             #[test]
             fn submitted_commits_stand_alone() {

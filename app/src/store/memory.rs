@@ -241,6 +241,35 @@ impl Store for MemoryStore {
             .collect())
     }
 
+    fn list_docs_before(
+        &self,
+        coll: &str,
+        namespace: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>> {
+        use std::ops::Bound;
+        let state = self.lock()?;
+        let lower = (coll.to_string(), namespace.to_string(), String::new());
+        // Every key of this namespace sorts below the namespace followed by
+        // NUL, the next namespace name there can be.
+        let upper = match before {
+            Some(key) => (coll.to_string(), namespace.to_string(), key.to_string()),
+            None => (coll.to_string(), format!("{namespace}\0"), String::new()),
+        };
+        Ok(state
+            .docs
+            .range((Bound::Included(lower), Bound::Excluded(upper)))
+            .rev()
+            .take(limit)
+            .map(|((_, _, k), (version, value))| Doc {
+                key: k.clone(),
+                version: *version,
+                value: value.clone(),
+            })
+            .collect())
+    }
+
     fn namespaces(&self) -> StoreResult<Vec<String>> {
         let state = self.lock()?;
         let mut set: BTreeSet<String> = state.tasks.namespaces().map(str::to_string).collect();

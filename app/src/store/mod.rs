@@ -306,6 +306,16 @@ pub trait Store: Send + Sync + 'static {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<Doc>>;
+    /// Documents of a collection in a namespace in **descending** key order,
+    /// keys strictly below `before` (all when `None`), at most `limit`: a
+    /// keyset page of the newest first when keys sort by time.
+    fn list_docs_before(
+        &self,
+        coll: &str,
+        namespace: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>>;
     /// Every namespace that holds a task or a document.
     fn namespaces(&self) -> StoreResult<Vec<String>>;
     /// Checks the store's consistency; `deep` also decodes every value.

@@ -223,6 +223,20 @@ impl Store for PgStore {
         })
     }
 
+    fn list_docs_before(
+        &self,
+        coll: &str,
+        namespace: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>> {
+        let (coll, namespace) = (coll.to_string(), namespace.to_string());
+        let before = before.map(str::to_string);
+        self.read(move |conn| async move {
+            reads::list_docs_before(&conn, &coll, &namespace, before.as_deref(), limit).await
+        })
+    }
+
     fn namespaces(&self) -> StoreResult<Vec<String>> {
         self.read(|conn| async move { reads::namespaces(&conn).await })
     }

@@ -385,6 +385,44 @@ impl Store for SqliteStore {
         })
     }
 
+    fn list_docs_before(
+        &self,
+        coll: &str,
+        namespace: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.readers.with(|conn| {
+            // The primary key (coll, namespace, key) read backwards.
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT key, version, body FROM docs WHERE coll = ?1 AND namespace = ?2 \
+                     AND (?3 IS NULL OR key < ?3) ORDER BY key DESC LIMIT ?4",
+                )
+                .map_err(backend)?;
+            let rows = stmt
+                .query_map(params![coll, namespace, before, limit], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                })
+                .map_err(backend)?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (key, version, body) = row.map_err(backend)?;
+                out.push(Doc {
+                    key,
+                    version: version as u64,
+                    value: decode(&body)?,
+                });
+            }
+            Ok(out)
+        })
+    }
+
     fn namespaces(&self) -> StoreResult<Vec<String>> {
         self.readers.with(|conn| {
             let mut stmt = conn

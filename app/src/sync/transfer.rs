@@ -123,6 +123,16 @@ impl SyncService {
                     },
                     _ => None,
                 };
+                // What a remote holds is held to the bounds of what a caller
+                // could write here.
+                let spec = compare::spec_of(kind, src);
+                let spec = spec.as_object().cloned().unwrap_or_default();
+                if let Err(refused) = self
+                    .registry
+                    .check_bounds(kind, &item.name, &spec, files.as_deref())
+                {
+                    return Ok(Err(format!("not copied: {}", refused.message)));
+                }
                 item.local_version = Some(self.write_local(session, kind, src, dst, files).await?);
             }
             Direction::Push => {

@@ -210,18 +210,52 @@ impl TaskEngine {
         ),
         Error,
     > {
+        self.create_task_then(namespace, task, |_| Ok(Change { events: vec![] }), docs)
+            .await
+    }
+
+    /// Like [`TaskEngine::create_task`], and applies `then` to the task after
+    /// its first event: the events `then` returns follow the Task in the same
+    /// commit (a plan announces itself as its task begins), with their
+    /// sequence numbers stamped as [`TaskEngine::mutate_with`] does. The
+    /// receiver starts after the last of them; they reach subscribers from
+    /// the log, as any backlog does.
+    pub(crate) async fn create_task_then<F>(
+        &self,
+        namespace: &str,
+        mut task: Task,
+        then: F,
+        docs: Vec<DocWrite>,
+    ) -> Result<
+        (
+            Event<StreamResponse>,
+            mpsc::UnboundedReceiver<Event<StreamResponse>>,
+        ),
+        Error,
+    >
+    where
+        F: FnOnce(&mut Task) -> Result<Change, Error>,
+    {
         let id = task.id.clone();
         let mut live = self.hold(&id).await?;
         let event = StreamResponse::Task(task.clone());
+        let mut rows = vec![EventRow {
+            seq: 1,
+            body: event.clone(),
+        }];
+        for (i, mut body) in then(&mut task)?.events.into_iter().enumerate() {
+            let seq = 2 + i as u64;
+            stamp_seq(&mut body, seq);
+            rows.push(EventRow { seq, body });
+        }
+        let last_seq = rows.len() as u64;
+        let pushed = rows.clone();
         let commit = Commit {
             task: Some(TaskWrite {
-                row: TaskRow::new(namespace, task, 1),
+                row: TaskRow::new(namespace, task, last_seq),
                 create: true,
                 expected_last_seq: 0,
-                events: vec![EventRow {
-                    seq: 1,
-                    body: event.clone(),
-                }],
+                events: rows,
             }),
             docs,
             ..Commit::default()
@@ -232,8 +266,10 @@ impl TaskEngine {
             "a document written with the task already exists",
         )
         .await?;
-        let rx = live.subscribe(namespace, 1);
-        self.push.enqueue(namespace, &id, 1, &event);
+        let rx = live.subscribe(namespace, last_seq);
+        for row in &pushed {
+            self.push.enqueue(namespace, &id, row.seq, &row.body);
+        }
         Ok((Event::with_seq(1, event), rx))
     }
 

@@ -12,8 +12,9 @@ pub fn sha(text: &str) -> String {
         .collect()
 }
 
-pub const BEFORE_APPROVAL: [&str; 6] = [
+pub const BEFORE_APPROVAL: [&str; 7] = [
     "task:TASK_STATE_SUBMITTED",
+    "status:TASK_STATE_SUBMITTED:plan.created",
     "status:TASK_STATE_WORKING:plan.phase_changed",
     "status:TASK_STATE_WORKING:tool.invoked",
     "artifact:notes:tool.completed",

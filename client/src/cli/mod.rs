@@ -33,6 +33,7 @@ pub const ENV_AGENT: &str = "CLEVERAGENTS_AGENT";
 pub const ENV_SERVER: &str = "CLEVERAGENTS_SERVER";
 pub const ENV_TOKEN: &str = "CLEVERAGENTS_TOKEN";
 pub const ENV_API_KEY: &str = "CLEVERAGENTS_API_KEY";
+pub const ENV_TRUSTED_KEYS: &str = "CLEVERAGENTS_TRUSTED_KEYS";
 
 /// The whole command: global flags, the derived method commands, and
 /// `completions`.
@@ -104,6 +105,12 @@ fn connection_args() -> Vec<Arg> {
             .value_name("NAME")
             .default_value(DEFAULT_API_KEY_HEADER)
             .help("Header that carries the API key"),
+        Arg::new("trusted-keys")
+            .long("trusted-keys")
+            .global(true)
+            .env(ENV_TRUSTED_KEYS)
+            .value_name("JWKS")
+            .help("JWK Set file of the keys the Agent Card must be signed by: server mode checks every card it reads, `card --verify` the card in either mode"),
     ]
 }
 
@@ -253,16 +260,40 @@ async fn run(matches: &ArgMatches) -> i32 {
         },
         Action::PublicCard | Action::OpenRpc => None,
     };
-    let transport = match connect(matches).await {
+    let trusted = match matches.get_one::<String>("trusted-keys") {
+        Some(path) => match crate::TrustedKeys::load(std::path::Path::new(path)) {
+            Ok(keys) => Some(keys),
+            Err(message) => return fail(exit::USAGE, &format!("--trusted-keys: {message}")),
+        },
+        None => None,
+    };
+    let verify = matches
+        .subcommand_matches("card")
+        .is_some_and(|card| card.get_flag("verify"));
+    if verify && trusted.is_none() {
+        return fail(
+            exit::USAGE,
+            "card --verify needs --trusted-keys JWKS (or CLEVERAGENTS_TRUSTED_KEYS)",
+        );
+    }
+    // `card --verify` checks the card itself and says why it fails; otherwise
+    // the HTTP transport refuses any card it reads that does not verify.
+    let transport = match connect(matches, trusted.clone().filter(|_| !verify)).await {
         Ok(transport) => transport,
         Err(error) => return fail(exit::code_of(&error), &exit::message_of(&error)),
     };
     let code = match (action, params) {
         (Action::PublicCard, _) => match transport.agent_card().await {
-            Ok(card) => {
-                output.value(&card);
-                exit::OK
-            }
+            Ok(card) => match trusted.as_ref().filter(|_| verify).map(|keys| keys.verify(&card)) {
+                Some(Err(refused)) => fail(exit::AUTH, &refused.to_string()),
+                verified => {
+                    output.value(&card);
+                    if let Some(Ok(kids)) = verified {
+                        eprintln!("verified: signed by {}", kids.join(", "));
+                    }
+                    exit::OK
+                }
+            },
             Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
         },
         (Action::OpenRpc, _) => match transport.call(a2a::openrpc::DISCOVER_METHOD, json!({})).await {
@@ -305,7 +336,10 @@ fn local_admin_key(url: &str) -> Option<String> {
 }
 
 /// Opens the transport the global flags describe.
-async fn connect(matches: &ArgMatches) -> Result<AnyTransport, CallError> {
+async fn connect(
+    matches: &ArgMatches,
+    trusted: Option<crate::TrustedKeys>,
+) -> Result<AnyTransport, CallError> {
     let timeout = Duration::from_secs(matches.get_one::<u64>("timeout").copied().unwrap_or(30));
     let extension_version = matches.get_one::<String>("extension-version").cloned();
     if let Some(url) = matches.get_one::<String>("server") {
@@ -313,6 +347,7 @@ async fn connect(matches: &ArgMatches) -> Result<AnyTransport, CallError> {
         config.timeout = timeout;
         config.retries = matches.get_one::<u32>("retries").copied().unwrap_or(2);
         config.extension_version = extension_version;
+        config.trusted_card_keys = trusted;
         let api_key = |key: String| Credentials::ApiKey {
             header: matches
                 .get_one::<String>("api-key-header")
@@ -476,6 +511,50 @@ mod tests {
     #[test]
     fn command_tree_is_valid() {
         command().debug_assert();
+    }
+
+    /// The method and params a command line asks for.
+    fn asked(args: &[&str]) -> Option<(&'static str, Value)> {
+        let matches = command()
+            .try_get_matches_from(std::iter::once("agents").chain(args.iter().copied()))
+            .ok()?;
+        match action(&matches)? {
+            Action::Method(method, sub) => Some((method.name, params::build(method, sub).ok()?)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn events_is_the_event_stream_with_or_without_subscribe() {
+        let flags = [
+            "--plan",
+            "p1",
+            "--session",
+            "s1",
+            "--type",
+            "tool.invoked",
+            "--type",
+            "plan.error",
+            "--follow",
+        ];
+        let expected = Some((
+            a2a::methods::markers::EventsSubscribe::NAME,
+            json!({ "planId": "p1", "sessionId": "s1", "types": ["tool.invoked", "plan.error"], "follow": true }),
+        ));
+        let short: Vec<&str> = std::iter::once("events").chain(flags).collect();
+        assert_eq!(asked(&short), expected);
+        let long: Vec<&str> = ["--json", "events", "subscribe"]
+            .into_iter()
+            .chain(flags)
+            .collect();
+        assert_eq!(asked(&long), expected);
+        assert_eq!(
+            asked(&["events"]).map(|(_, params)| params),
+            Some(json!({})),
+            "no filter: every event stored now"
+        );
+        // A group of several methods still needs one of them.
+        assert_eq!(asked(&["session"]), None);
     }
 
     #[test]

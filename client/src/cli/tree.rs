@@ -11,6 +11,9 @@
 //!   `CreateTaskPushNotificationConfig` → `push-config create`); a few nouns
 //!   have a fixed place ([`A2A_NOUNS`]); an unknown noun becomes its own
 //!   kebab-case group.
+//! - a group that holds exactly one method (and nothing else) also runs it, so
+//!   `events --plan P` is `events subscribe --plan P` and `health` is
+//!   `health check`; the longer spelling keeps working.
 //!
 //! Params rules: required scalar fields (string, integer, enum) are
 //! positionals in schema order; every other scalar is a `--kebab-name` flag,
@@ -395,17 +398,29 @@ impl Node {
         &mut self.children[index]
     }
 
+    /// The one method of a group that holds nothing else.
+    fn only_method(&self) -> Option<&'static MethodDescriptor> {
+        match self.children.as_slice() {
+            [only] if self.method.is_none() && only.children.is_empty() => only.method,
+            _ => None,
+        }
+    }
+
     fn into_command(self) -> Command {
         let has_children = !self.children.is_empty();
-        let mut command = match self.method {
+        let runs = self.method.or_else(|| self.only_method());
+        let mut command = match runs {
             Some(method) => method_command(self.name, method),
             None => Command::new(self.name.clone()).about(format!("{} commands", self.name)),
         };
         for child in self.children {
             command = command.subcommand(child.into_command());
         }
-        if has_children && self.method.is_none() {
+        if has_children && runs.is_none() {
             command = command.subcommand_required(true).arg_required_else_help(true);
+        } else if has_children {
+            // A word that names the subcommand is the subcommand, not a value.
+            command = command.args_conflicts_with_subcommands(true);
         }
         command
     }
@@ -435,7 +450,11 @@ pub fn method_commands() -> Vec<Command> {
         .into_iter()
         .map(|node| {
             if node.name == "card" {
-                let mut command = Command::new("card").about("Show the agent's public Agent Card");
+                let mut command = Command::new("card")
+                    .about("Show the agent's public Agent Card")
+                    .arg(Arg::new("verify").long("verify").action(ArgAction::SetTrue).help(
+                        "Check its signatures against --trusted-keys first (exit 5 when they do not verify)",
+                    ));
                 for child in node.children {
                     command = command.subcommand(child.into_command());
                 }
@@ -452,11 +471,23 @@ pub fn method_commands() -> Vec<Command> {
 /// The command that asks the agent for its OpenRPC document.
 pub const OPENRPC_COMMAND: &str = "openrpc";
 
-/// Finds the method whose command path is `path`.
+/// Finds the method whose command path is `path`, or the one method of the
+/// group at `path` when the group holds nothing else.
 pub fn method_at(path: &[String]) -> Option<&'static MethodDescriptor> {
-    a2a::METHODS
+    if let Some(method) = a2a::METHODS
         .iter()
         .find(|m| command_path(m).as_deref() == Some(path))
+    {
+        return Some(method);
+    }
+    let mut under = a2a::METHODS.iter().filter_map(|m| {
+        let full = command_path(m)?;
+        (full.len() > path.len() && full.starts_with(path)).then_some((m, full.len()))
+    });
+    match (under.next(), under.next()) {
+        (Some((method, len)), None) if len == path.len() + 1 && !path.is_empty() => Some(method),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -489,6 +520,20 @@ mod tests {
             assert_eq!(path_of(method).as_deref(), Some(path), "{method}");
         }
         assert_eq!(path_of("initialize"), None);
+        // A group of one method runs it; a group of several does not.
+        let at = |path: &[&str]| {
+            let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+            method_at(&path).map(|m| m.name)
+        };
+        assert_eq!(at(&["events"]), Some("_cleveragents/events/subscribe"));
+        assert_eq!(
+            at(&["events", "subscribe"]),
+            Some("_cleveragents/events/subscribe")
+        );
+        assert_eq!(at(&["health"]), Some("_cleveragents/health/check"));
+        assert_eq!(at(&["session"]), None);
+        assert_eq!(at(&["registry", "actors"]), None);
+        assert_eq!(at(&[]), None);
         assert_eq!(path_of("stream/event"), None);
         assert_eq!(kebab("historyLength"), "history-length");
     }

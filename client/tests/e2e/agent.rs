@@ -107,6 +107,19 @@ fn agent_config() -> ServerConfig {
     config.http.listen = SocketAddr::from(([127, 0, 0, 1], 0));
     config.agent.capabilities.push_notifications = true;
     config.agent.capabilities.extended_agent_card = Some(true);
+    // The cards are signed; `card_keys` holds the public keys.
+    config.agent.card_signing_keys = [
+        ("test-es256", "ES256", "es256.pem"),
+        ("test-rs256", "RS256", "rs256.pem"),
+    ]
+    .into_iter()
+    .map(|(kid, algorithm, file)| server::CardSigningKey {
+        kid: kid.into(),
+        algorithm: algorithm.into(),
+        private_key_file: test_key(file),
+        jku: None,
+    })
+    .collect();
     config.auth.bearer_tokens = vec![CredentialConfig {
         secret: Secret::new(TOKEN),
         subject: "tester".into(),
@@ -121,6 +134,13 @@ fn agent_config() -> ServerConfig {
         default_namespace: None,
     }];
     config
+}
+
+/// A file of the workspace's test keys (`server/tests/keys`).
+pub fn test_key(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../server/tests/keys")
+        .join(name)
 }
 
 pub fn run_stdio_agent() {

@@ -200,6 +200,63 @@ pub fn cli_text_output_and_follow() {
     );
 }
 
+/// `agents events …` is the namespace event stream (`events subscribe`): the
+/// same events over stdio and HTTP, as JSON lines with `--json` and one text
+/// line per event otherwise.
+pub fn cli_events_command() {
+    let ex = examples();
+    let expected = ex["_cleveragents/events/subscribe"]
+        .events
+        .clone()
+        .unwrap_or_default();
+    let filter = ["--type", "session.message"];
+    for mode in [vec![], server_args()] {
+        for command in [&["events"][..], &["events", "subscribe"][..]] {
+            let mut args: Vec<&str> = mode.iter().map(String::as_str).collect();
+            args.push("--json");
+            args.extend(command);
+            args.extend(filter);
+            let run = agents(&args);
+            let lines: Vec<Value> = run
+                .stdout
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("JSON line"))
+                .collect();
+            assert_eq!(
+                (run.code, run.stderr.as_str(), &lines),
+                (0, "", &expected),
+                "{args:?}"
+            );
+        }
+        let mut args: Vec<&str> = mode.iter().map(String::as_str).collect();
+        args.extend([
+            "events",
+            "--plan",
+            "p1",
+            "--type",
+            "tool.invoked",
+            "--type",
+            "plan.error",
+            "--follow",
+        ]);
+        let run = agents(&args);
+        let task = "9d3e5f7a-1b2c-4d6e-8f0a-2b4c6d8e0f13";
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (
+                0,
+                format!("#1 session.message task {task}#1: task {task} submitted\n").as_str(),
+                ""
+            ),
+            "{args:?}"
+        );
+    }
+    // A type the schema does not name is a usage error, before any call.
+    let run = agents(&["events", "--type", "plan.bogus"]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+}
+
 pub fn cli_error_exit_codes() {
     let cases: Vec<(Vec<String>, i32, String)> = vec![
         (
@@ -352,4 +409,52 @@ pub fn cli_uses_the_local_admin_key_for_a_loopback_server() {
     assert_eq!(run.code, client::cli::exit::AUTH, "without a key: {}", run.stderr);
     assert!(run.stderr.contains("AUTH_REQUIRED"), "{}", run.stderr);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `agents card --verify` checks the card's signatures against a JWK Set
+/// over stdio and HTTP: the signers' keys verify, an impostor's key under the
+/// same kid does not (exit 5), and without keys it is a usage error.
+pub fn cli_card_verify_checks_signatures() {
+    let signers = crate::agent::test_key("card-signers.jwks.json");
+    let impostor = crate::agent::test_key("impostor.jwks.json");
+    let signers = signers.to_str().expect("path");
+    let impostor = impostor.to_str().expect("path");
+    let mut http = server_args();
+    http.extend(["--json".into(), "card".into(), "--verify".into()]);
+    let http: Vec<&str> = http.iter().map(String::as_str).collect();
+    let stdio = ["--json", "card", "--verify"];
+    for (mode, args) in [("stdio", &stdio[..]), ("http", &http[..])] {
+        let mut with = vec!["--trusted-keys", signers];
+        with.extend_from_slice(args);
+        let run = agents(&with);
+        assert_eq!(run.code, 0, "{mode}: {}", run.stderr);
+        assert_eq!(
+            run.stderr.trim(),
+            "verified: signed by test-es256, test-rs256",
+            "{mode}"
+        );
+        let card: Value = serde_json::from_str(run.stdout.trim()).expect("card JSON");
+        assert_eq!(card["signatures"].as_array().map(Vec::len), Some(2), "{mode}");
+
+        let mut with = vec!["--trusted-keys", impostor];
+        with.extend_from_slice(args);
+        let run = agents(&with);
+        assert_eq!(run.code, 5, "{mode}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(
+                "the Agent Card's signature by `test-es256` does not verify: the card is not what was signed"
+            ),
+            "{mode}: {}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty(), "{mode}: an unverified card is not printed");
+
+        let run = agents(args);
+        assert_eq!(run.code, 2, "{mode}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("card --verify needs --trusted-keys"),
+            "{mode}: {}",
+            run.stderr
+        );
+    }
 }

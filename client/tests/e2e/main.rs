@@ -15,14 +15,17 @@ mod transports;
 
 use agent::{run_stdio_agent, AGENT_ENV};
 use cli::{
-    cli_card_and_completions, cli_error_exit_codes, cli_every_command_json_over_http,
-    cli_every_command_json_over_rest, cli_every_command_json_over_stdio, cli_openrpc_over_both_transports,
-    cli_text_output_and_follow, cli_uses_the_local_admin_key_for_a_loopback_server,
+    cli_card_and_completions, cli_card_verify_checks_signatures, cli_error_exit_codes, cli_events_command,
+    cli_every_command_json_over_http, cli_every_command_json_over_rest, cli_every_command_json_over_stdio,
+    cli_openrpc_over_both_transports, cli_text_output_and_follow,
+    cli_uses_the_local_admin_key_for_a_loopback_server,
 };
-use resume::{http_retries_reads_only, http_stream_resumes_from_last_seq};
+use resume::{
+    http_answers_over_the_limit_are_refused, http_retries_reads_only, http_stream_resumes_from_last_seq,
+};
 use transports::{
-    http_client_typed_calls_and_negotiation, rest_client_typed_calls_streams_and_errors,
-    stdio_client_calls_streams_and_shuts_down,
+    http_card_trust_is_checked_when_keys_are_configured, http_client_typed_calls_and_negotiation,
+    rest_client_typed_calls_streams_and_errors, stdio_client_calls_streams_and_shuts_down,
 };
 
 fn main() {
@@ -40,14 +43,23 @@ fn main() {
             http_client_typed_calls_and_negotiation,
         ),
         (
+            "http_card_trust_is_checked_when_keys_are_configured",
+            http_card_trust_is_checked_when_keys_are_configured,
+        ),
+        (
             "rest_client_typed_calls_streams_and_errors",
             rest_client_typed_calls_streams_and_errors,
         ),
         ("http_retries_reads_only", http_retries_reads_only),
         (
+            "http_answers_over_the_limit_are_refused",
+            http_answers_over_the_limit_are_refused,
+        ),
+        (
             "http_stream_resumes_from_last_seq",
             http_stream_resumes_from_last_seq,
         ),
+        ("cli_events_command", cli_events_command),
         (
             "cli_every_command_json_over_stdio",
             cli_every_command_json_over_stdio,
@@ -63,6 +75,10 @@ fn main() {
         ("cli_text_output_and_follow", cli_text_output_and_follow),
         ("cli_error_exit_codes", cli_error_exit_codes),
         ("cli_card_and_completions", cli_card_and_completions),
+        (
+            "cli_card_verify_checks_signatures",
+            cli_card_verify_checks_signatures,
+        ),
         (
             "cli_openrpc_over_both_transports",
             cli_openrpc_over_both_transports,

@@ -168,3 +168,68 @@ impl SubscribeRaw for HttpTransport {
         stream.map(|e| e.expect("event")).take(10).collect().await
     }
 }
+
+/// A peer answering every request with the GetTask example padded to
+/// `padding` bytes of history text, announced (`content-length`) or chunked.
+async fn oversized_peer(padding: usize, chunked: bool) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut stream = BufReader::new(socket);
+                let Some((_, request)) = read_request(&mut stream).await else {
+                    return;
+                };
+                let mut task = examples()["GetTask"].result.clone().expect("an example result");
+                task["metadata"] = json!({"padding": "x".repeat(padding)});
+                let body = json!({"jsonrpc": "2.0", "id": request["id"], "result": task}).to_string();
+                let reply = if chunked {
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+                        body.len()
+                    )
+                } else {
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                };
+                let _ = stream.get_mut().write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    addr
+}
+
+pub fn http_answers_over_the_limit_are_refused() {
+    runtime().block_on(async {
+        let ex = examples();
+        for chunked in [false, true] {
+            let mut config = HttpConfig::new(format!("http://{}/", oversized_peer(4096, chunked).await));
+            config.max_answer_bytes = 4096;
+            config.backoff = Duration::from_millis(1);
+            let client = Client::new(HttpTransport::new(config).expect("transport"));
+            match client.get_task(typed(&ex["GetTask"].params)).await {
+                Err(CallError::Transport(message)) => {
+                    assert_eq!(
+                        message, "the answer exceeds the limit of 4096 bytes",
+                        "chunked: {chunked}"
+                    )
+                }
+                other => panic!("expected a transport error (chunked: {chunked}), got {other:?}"),
+            }
+            // The same answer within the limit is read.
+            let mut config = HttpConfig::new(format!("http://{}/", oversized_peer(16, chunked).await));
+            config.max_answer_bytes = 4096;
+            let client = Client::new(HttpTransport::new(config).expect("transport"));
+            let task = client.get_task(typed(&ex["GetTask"].params)).await.expect("read");
+            assert_eq!(
+                task.metadata.map(|m| m["padding"].clone()),
+                Some(json!("x".repeat(16)))
+            );
+        }
+    });
+}

@@ -182,3 +182,64 @@ pub fn rest_client_typed_calls_streams_and_errors() {
         }
     });
 }
+
+/// With trusted keys configured, the HTTP transport reads only a card that
+/// verifies; `TrustedKeys::verify` tells an unsigned, a tampered and an
+/// unknown signer's card apart.
+pub fn http_card_trust_is_checked_when_keys_are_configured() {
+    use client::{CardTrustError, TrustedKeys};
+    runtime().block_on(async {
+        let signers = TrustedKeys::load(&crate::agent::test_key("card-signers.jwks.json")).expect("signers");
+        let impostor = TrustedKeys::load(&crate::agent::test_key("impostor.jwks.json")).expect("impostor");
+        let endpoint = format!("http://{}/", http_agent());
+        let mut config = HttpConfig::new(endpoint.clone());
+        config.trusted_card_keys = Some(signers.clone());
+        let card = HttpTransport::new(config)
+            .expect("transport")
+            .agent_card()
+            .await
+            .expect("a card that verifies");
+        assert_eq!(signers.verify(&card), Ok(vec!["test-es256".to_string(), "test-rs256".to_string()]));
+
+        let mut config = HttpConfig::new(endpoint.clone());
+        config.trusted_card_keys = Some(impostor.clone());
+        match HttpTransport::new(config).expect("transport").agent_card().await {
+            Err(CallError::Decode(message)) => assert_eq!(
+                message,
+                "agent card: the Agent Card's signature by `test-es256` does not verify: the card is not what was signed"
+            ),
+            other => panic!("expected the card refused, got {other:?}"),
+        }
+
+        // The card served without A2A-Version (with the 0.3 fields) verifies as received.
+        let body = reqwest::get(format!("{endpoint}.well-known/agent-card.json"))
+            .await
+            .expect("GET")
+            .bytes()
+            .await
+            .expect("body");
+        let combined: Value = serde_json::from_slice(&body).expect("JSON");
+        assert!(combined.get("url").is_some());
+        assert_eq!(signers.verify(&combined).map(|kids| kids.len()), Ok(2));
+
+        let mut tampered = card.clone();
+        tampered["skills"][0]["name"] = json!("Something else");
+        assert_eq!(signers.verify(&tampered), Err(CardTrustError::Invalid("test-es256".into())));
+        let mut unsigned = card.clone();
+        unsigned.as_object_mut().expect("object").remove("signatures");
+        assert_eq!(signers.verify(&unsigned), Err(CardTrustError::Unsigned));
+        let es256_only = TrustedKeys::from_jwks(
+            &std::fs::read_to_string(crate::agent::test_key("jwks.json")).expect("jwks"),
+        )
+        .expect("keys");
+        assert_eq!(es256_only.verify(&card), Ok(vec!["test-es256".to_string()]));
+        let nobody = TrustedKeys::from_jwks(r#"{"keys": []}"#).expect("an empty set");
+        assert_eq!(
+            nobody.verify(&card),
+            Err(CardTrustError::NoTrustedSignature("test-es256, test-rs256".into()))
+        );
+        assert!(TrustedKeys::from_jwks(r#"{"keys": [{"kty": "oct", "k": "c2VjcmV0"}]}"#)
+            .expect_err("a key without kid")
+            .contains("has no `kid`"));
+    });
+}

@@ -14,17 +14,23 @@
 //!   abstract `*_push_config(s)` (§4.1), with the 0.3-style
 //!   `pushNotificationConfig` wrapper's members lifted into the params;
 //! - `taskId`/`contextId` beside the message of a send → inside the message
-//!   (where A2A 1.0 has them, and where §4.3 puts them);
+//!   (where A2A 1.0 has them, and where §4.3 puts them), in an operation's
+//!   params and in a raw JSON-RPC body of a send method alike;
 //! - a raw JSON-RPC body whose `params.message` has no `messageId` gets one,
 //!   as §12.4 requires of abstract operations;
 //! - `items: [ … ]` among an array's operators → the array pattern it lists
 //!   (§5.2), combined with the other operators by `all_of`; `items: {…}` (every
 //!   element) in an `expect.body` → a step assertion `all` over that array (§5.5);
 //! - `expect_error.code: {one_of: [names]}` → any of those error types;
-//! - `get_agent_card` with `extended: true` → `get_extended_agent_card`.
+//! - `get_agent_card` with `extended: true` → `get_extended_agent_card`;
+//! - `{{webhookUrl}}`, which no draft document defines, where a push config
+//!   needs the URL notifications are delivered to → the runner's
+//!   `{{webhook.url}}`, the test then needing `webhook_endpoint` (§3.2).
 //!
 //! Everything else stays as written (and is reported as the grammar judges it).
 
+use a2a::methods::markers;
+use a2a::rpc::Method;
 use serde_json::{json, Map, Value};
 
 /// The draft files' names for the push operations, and the abstract names.
@@ -35,14 +41,21 @@ const OPERATION_ALIASES: [(&str, &str); 4] = [
     ("delete_push_notification_config", "delete_push_config"),
 ];
 const SEND_OPERATIONS: [&str; 2] = ["send_message", "send_streaming_message"];
+/// The JSON-RPC methods of the send operations, for raw bodies.
+const SEND_METHODS: [&str; 2] = [markers::SendMessage::NAME, markers::SendStreamingMessage::NAME];
 /// Where a rewritten `expect_error` lists several error types (not a member
 /// of the grammar: a test written with it is an error unless read as draft).
 pub const ERROR_TYPE_ONE_OF: &str = "x-draft-error-types";
+
+/// The draft files' name for the runner's webhook URL, and the grammar's.
+const DRAFT_WEBHOOK_URL: &str = "{{webhookUrl}}";
+const WEBHOOK_URL: &str = "{{webhook.url}}";
 
 /// The test rewritten into the grammar's form, and a note per rewrite.
 pub fn normalize(test: &Value) -> (Value, Vec<String>) {
     let mut test = test.clone();
     let mut notes = Vec::new();
+    webhook_url(&mut test, &mut notes);
     if let Some(steps) = test.get_mut("steps").and_then(Value::as_array_mut) {
         for step in steps.iter_mut().filter_map(Value::as_object_mut) {
             let id = step.get("id").and_then(Value::as_str).unwrap_or("?").to_string();
@@ -65,6 +78,46 @@ pub fn normalize(test: &Value) -> (Value, Vec<String>) {
         }
     }
     (test, notes)
+}
+
+/// `{{webhookUrl}}` in the steps → the runner's webhook, which the test
+/// then requires.
+fn webhook_url(test: &mut Value, notes: &mut Vec<String>) {
+    let Some(steps) = test.get_mut("steps") else {
+        return;
+    };
+    if !replace_text(steps, DRAFT_WEBHOOK_URL, WEBHOOK_URL) {
+        return;
+    }
+    if let Some(test) = test.as_object_mut() {
+        let requirements = test.entry("runner_requirements").or_insert_with(|| json!([]));
+        if let Some(list) = requirements.as_array_mut() {
+            let wanted = json!("webhook_endpoint");
+            if !list.contains(&wanted) {
+                list.push(wanted);
+            }
+        }
+    }
+    notes.push(format!(
+        "{DRAFT_WEBHOOK_URL} read as {WEBHOOK_URL}, the test needing a webhook_endpoint"
+    ));
+}
+
+/// Replaces `from` by `to` in every string of `tree`; true when one changed.
+fn replace_text(tree: &mut Value, from: &str, to: &str) -> bool {
+    match tree {
+        Value::String(text) if text.contains(from) => {
+            *text = text.replace(from, to);
+            true
+        }
+        Value::Object(map) => map
+            .values_mut()
+            .fold(false, |changed, v| replace_text(v, from, to) | changed),
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |changed, v| replace_text(v, from, to) | changed),
+        _ => false,
+    }
 }
 
 fn rename_operation(step: &mut Map<String, Value>, note: &mut impl FnMut(&str)) {
@@ -152,17 +205,34 @@ fn lift_push_config(step: &mut Map<String, Value>, note: &mut impl FnMut(&str)) 
 
 fn move_message_ids(step: &mut Map<String, Value>, note: &mut impl FnMut(&str)) {
     let op = step.get("operation").and_then(Value::as_str).unwrap_or_default();
-    if !SEND_OPERATIONS.contains(&op) {
+    if SEND_OPERATIONS.contains(&op) {
+        if let Some(params) = step.get_mut("params").and_then(Value::as_object_mut) {
+            move_into_message(params, "params", note);
+        }
         return;
     }
-    let Some(params) = step.get_mut("params").and_then(Value::as_object_mut) else {
+    let Some(body) = step.get_mut("raw").and_then(|r| r.get_mut("body")) else {
         return;
     };
+    let method = body.get("method").and_then(Value::as_str).unwrap_or_default();
+    if !SEND_METHODS.contains(&method) {
+        return;
+    }
+    if let Some(params) = body.get_mut("params").and_then(Value::as_object_mut) {
+        move_into_message(params, "the raw body's params", note);
+    }
+}
+
+/// `taskId` and `contextId` of a send's params moved into its message.
+fn move_into_message(params: &mut Map<String, Value>, at: &str, note: &mut impl FnMut(&str)) {
     for key in ["taskId", "contextId"] {
+        if !params.contains_key(key) || !params.get("message").is_some_and(Value::is_object) {
+            continue;
+        }
         let Some(value) = params.remove(key) else { continue };
         if let Some(message) = params.get_mut("message").and_then(Value::as_object_mut) {
             message.entry(key).or_insert(value);
-            note(&format!("params.{key} moved into the message"));
+            note(&format!("{at}.{key} moved into the message"));
         }
     }
 }
@@ -286,7 +356,11 @@ mod tests {
              "expect": {"status": "error", "error": {"exists": true}}},
             {"id": "d", "raw": {"method": "POST", "path": "/",
              "body": {"params": {"message": {"parts": []}}}},
-             "expect": {"body": {"list": {"type": "array", "items": [{"a": 1}]}}}}
+             "expect": {"body": {"list": {"type": "array", "items": [{"a": 1}]}}}},
+            {"id": "e", "raw": {"method": "POST", "path": "/",
+             "body": {"method": markers::SendMessage::NAME,
+                      "params": {"taskId": "t2", "message": {"messageId": "m", "parts": []}}}},
+             "expect": {"status": 200}}
         ]});
         let (test, notes) = normalize(&written);
         let steps = &test["steps"];
@@ -306,7 +380,9 @@ mod tests {
             steps[3]["expect"]["body"]["list"],
             json!({"all_of": [{"type": "array"}, [{"a": 1}]]})
         );
-        assert_eq!(notes.len(), 9, "{notes:?}");
+        assert_eq!(steps[4]["raw"]["body"]["params"]["message"]["taskId"], "t2");
+        assert!(steps[4]["raw"]["body"]["params"].get("taskId").is_none());
+        assert_eq!(notes.len(), 10, "{notes:?}");
 
         let each = json!({"id": "T", "steps": [
             {"id": "card", "operation": "get_agent_card", "params": {"extended": true},
@@ -316,6 +392,13 @@ mod tests {
         ]});
         let (test, _) = normalize(&each);
         let card = &test["steps"][0];
+        let hook = json!({"id": "H", "steps": [
+            {"id": "set", "operation": "create_push_config",
+             "params": {"taskId": "t", "url": DRAFT_WEBHOOK_URL}}]});
+        let (hook, notes) = normalize(&hook);
+        assert_eq!(hook["steps"][0]["params"]["url"], WEBHOOK_URL);
+        assert_eq!(hook["runner_requirements"], json!(["webhook_endpoint"]));
+        assert_eq!(notes.len(), 1, "{notes:?}");
         assert_eq!(card["operation"], "get_extended_agent_card");
         assert_eq!(card["expect"]["body"]["skills"], json!({"type": "array"}));
         assert_eq!(

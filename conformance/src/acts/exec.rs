@@ -1,6 +1,6 @@
-//! Executing ACTS tests against an agent over the JSON-RPC binding: which
-//! tests apply (transport, preconditions read from the Agent Card, runner
-//! requirements; §3.3, §12.3, §12.5), then each step in order (§4) with its
+//! Executing ACTS tests against an agent over the JSON-RPC or the HTTP+JSON
+//! binding: which tests apply (transport, preconditions read from the Agent
+//! Card, runner requirements; §3.3, §12.3, §12.5), then each step in order (§4) with its
 //! variables, expectations, captures, polling and assertions, and the test's
 //! own assertions last. The first step that fails ends the test; the steps
 //! after it are reported as skipped.
@@ -21,14 +21,15 @@ use super::document::{
     Backoff, ClientStep, Document, ExpectBlock, ExpectError, ExpectStream, NamedAssertion, Preconditions,
     RawStep, Repeat, RunnerRequirement, ServerStep, Step, Test,
 };
-use super::operations::{decoder, describe, error_kinds, route, Route, BINDING};
+use super::operations::{decoder, describe, error_kinds, route, Route};
 use super::report::{Failure, Outcome, StepRecord, TestRecord};
 use super::stream::{check_stream, updates};
 use super::vars::Scope;
 use super::webhook::Webhook;
-use super::wire::{Next, Reply, Stream, Wire};
+use super::wire::{rest_envelope, rest_status_of, Next, Reply, Stream, Wire};
 use a2a::methods::markers;
 use a2a::rpc::Method;
+use a2a::MethodDescriptor;
 use serde_json::{json, Map, Value};
 use std::time::{Duration, Instant};
 
@@ -103,15 +104,18 @@ pub struct Executor {
 
 impl Executor {
     /// Reads the Agent Card once: preconditions are evaluated against it.
+    /// Given `rest`, operations travel over the HTTP+JSON binding at that
+    /// base URL.
     pub async fn new(
         url: &str,
+        rest: Option<&str>,
         token: Option<String>,
         spec_version: &str,
         timeout: Duration,
         draft: bool,
     ) -> Result<Executor, String> {
         let has_token = token.is_some();
-        let wire = Wire::new(url, token, spec_version, timeout)?;
+        let wire = Wire::new(url, rest, token, spec_version, timeout)?;
         let card = match wire.agent_card(timeout).await {
             Ok(reply) if reply.status == 200 && reply.body.is_object() => Ok(reply.body),
             Ok(reply) => Err(format!(
@@ -128,6 +132,11 @@ impl Executor {
             has_token,
             draft,
         })
+    }
+
+    /// The binding the tests are executed over.
+    pub fn binding(&self) -> super::document::Binding {
+        self.wire.binding()
     }
 
     /// The Agent Card, if it could be read.
@@ -171,13 +180,14 @@ impl Executor {
     fn skip_reason(&self, test: &Test) -> Option<String> {
         let empty = Preconditions::default();
         let pre = test.preconditions.as_ref().unwrap_or(&empty);
+        let binding = self.binding();
         for transports in [&test.transport, &pre.transport].into_iter().flatten() {
-            if !transports.contains(&BINDING) {
+            if !transports.contains(&binding) {
                 let names: Vec<&str> = transports.iter().map(|b| b.name()).collect();
                 return Some(format!(
-                    "the test is for the {} binding; this runner executes {} (the agent serves no HTTP+JSON or gRPC binding here)",
+                    "the test is for the {} binding; this run executes {}",
                     names.join("/"),
-                    BINDING.name()
+                    binding.name()
                 ));
             }
         }
@@ -289,10 +299,10 @@ impl Executor {
             Route::PublicCard => self.unary_repeated(step, scope, None, &params).await?,
             Route::Method(d) if d.streaming => {
                 let expect = step.expect_stream.as_ref();
-                self.stream_step(d.name, step, scope, &params, expect, concurrent, disconnect)
+                self.stream_step(d, step, scope, &params, expect, concurrent, disconnect)
                     .await?
             }
-            Route::Method(d) => self.unary_repeated(step, scope, Some(d.name), &params).await?,
+            Route::Method(d) => self.unary_repeated(step, scope, Some(d), &params).await?,
         };
         finish_step(&step.id, &step.capture, &received, scope)?;
         for assertion in &step.assertions {
@@ -306,7 +316,7 @@ impl Executor {
         &self,
         step: &ServerStep,
         scope: &Scope,
-        method: Option<&str>,
+        method: Option<&MethodDescriptor>,
         params: &Value,
     ) -> Result<Received, Problem> {
         let Some(repeat) = &step.repeat else {
@@ -338,11 +348,11 @@ impl Executor {
         &self,
         step: &ServerStep,
         scope: &Scope,
-        method: Option<&str>,
+        method: Option<&MethodDescriptor>,
         params: &Value,
     ) -> Result<Received, Problem> {
         let reply = match method {
-            Some(name) => self.wire.call(name, params, self.timeout).await,
+            Some(d) => self.wire.call(d, params, self.timeout).await,
             None => self.wire.agent_card(self.timeout).await,
         }
         .map_err(Problem::fail)?;
@@ -351,19 +361,28 @@ impl Executor {
             None if reply.status == 200 => Ok(reply.body.clone()),
             None => Err(json!({"httpStatus": reply.status, "body": reply.body})),
         };
+        let rest_status = self.rest_status(method.is_some(), &reply);
         judge_unary(
             step.expect.as_ref(),
             step.expect_error.as_ref(),
             scope,
             &reply,
             outcome,
+            rest_status,
         )
+    }
+
+    /// The HTTP status an error answer must match, when operations travel
+    /// over HTTP+JSON (A2A §5.4, §11.6); the Agent Card's GET is the same
+    /// over both bindings.
+    fn rest_status(&self, operation: bool, reply: &Reply) -> Option<u16> {
+        (operation && self.binding() == super::document::Binding::Rest).then_some(reply.status)
     }
 
     #[allow(clippy::too_many_arguments)]
     async fn stream_step(
         &self,
-        method: &str,
+        method: &MethodDescriptor,
         step: &ServerStep,
         scope: &Scope,
         params: &Value,
@@ -380,12 +399,14 @@ impl Executor {
             Ok(s) => s,
             Err(reply) => {
                 let outcome = envelope(&reply.body);
+                let rest_status = self.rest_status(reply.status != 0, &reply);
                 return judge_unary(
                     step.expect.as_ref(),
                     step.expect_error.as_ref(),
                     scope,
                     &reply,
                     outcome,
+                    rest_status,
                 );
             }
         };
@@ -394,7 +415,8 @@ impl Executor {
             Some(event) => event,
             None => {
                 return Err(Problem::fail(format!(
-                    "{method}: the stream ended without any event"
+                    "{}: the stream ended without any event",
+                    method.name
                 )))
             }
         };
@@ -447,8 +469,10 @@ impl Executor {
 
     async fn subscribe(&self, task_id: &str, deadline: tokio::time::Instant) -> Result<Stream, Problem> {
         let params = json!({"id": task_id});
+        let method = a2a::find_method(markers::SubscribeToTask::NAME)
+            .ok_or_else(|| Problem::error("the method table has no SubscribeToTask"))?;
         self.wire
-            .open_stream(markers::SubscribeToTask::NAME, &params, deadline)
+            .open_stream(method, &params, deadline)
             .await
             .map_err(|reply| {
                 Problem::fail(format!(
@@ -478,7 +502,15 @@ impl Executor {
         };
         let reply = self.wire.raw(&raw, self.timeout).await.map_err(Problem::fail)?;
         if let Some(expected) = &step.expect_error {
-            judge_error(expected, scope, &envelope(&reply.body))?;
+            // Over HTTP+JSON the error is the Status body's (A2A §11.6).
+            let (answer, rest_status) = match self.binding() {
+                super::document::Binding::Rest => (
+                    rest_envelope(reply.status, reply.body.clone()),
+                    Some(reply.status),
+                ),
+                _ => (reply.body.clone(), None),
+            };
+            judge_error(expected, scope, &envelope(&answer), rest_status)?;
         }
         if let Some(expect) = &step.expect_stream {
             let events = reply.body.as_array().cloned().ok_or_else(|| {
@@ -770,15 +802,17 @@ fn interpolate_stream(expect: &ExpectStream, scope: &Scope) -> Result<ExpectStre
 }
 
 /// Judges a unary answer: `outcome` is the result or the error.
+/// `rest_status`: over HTTP+JSON, the HTTP status an error must match.
 fn judge_unary(
     expect: Option<&ExpectBlock>,
     expect_error: Option<&ExpectError>,
     scope: &Scope,
     reply: &Reply,
     outcome: Result<Value, Value>,
+    rest_status: Option<u16>,
 ) -> Result<Received, Problem> {
     if let Some(expected) = expect_error {
-        judge_error(expected, scope, &outcome)?;
+        judge_error(expected, scope, &outcome, rest_status)?;
         return Ok(Received {
             root: outcome.err().unwrap_or_default(),
             status: reply.status,
@@ -820,7 +854,12 @@ fn wanted_error(expected: &ExpectError) -> (Vec<a2a::ErrorKind>, String) {
     (kinds, wanted)
 }
 
-fn judge_error(expected: &ExpectError, scope: &Scope, outcome: &Result<Value, Value>) -> Result<(), Problem> {
+fn judge_error(
+    expected: &ExpectError,
+    scope: &Scope,
+    outcome: &Result<Value, Value>,
+    rest_status: Option<u16>,
+) -> Result<(), Problem> {
     let (kinds, wanted) = wanted_error(expected);
     let error = match outcome {
         Ok(result) => {
@@ -839,6 +878,23 @@ fn judge_error(expected: &ExpectError, scope: &Scope, outcome: &Result<Value, Va
         [] => code.is_some(),
         _ => kinds.iter().any(|k| Some(k.code()) == code),
     };
+    if let (true, Some(status)) = (accepted, rest_status) {
+        let kind = a2a::ErrorKind::ALL.iter().find(|k| Some(k.code()) == code);
+        if let Some(kind) = kind.filter(|k| rest_status_of(**k) != status) {
+            let want = rest_status_of(*kind);
+            return Err(Problem::failed(Failure {
+                message: format!(
+                    "error {} {} came with HTTP {status}; over HTTP+JSON it is HTTP {want} (A2A §5.4, §11.6)",
+                    kind.code(),
+                    kind.reason()
+                ),
+                step_id: None,
+                expected: Some(format!("HTTP {want}")),
+                actual: Some(format!("HTTP {status}")),
+                assertion_path: Some("status".into()),
+            }));
+        }
+    }
     if !accepted {
         return Err(Problem::failed(Failure {
             message: format!("expected {wanted}, got {}", describe_error(error)),

@@ -8,8 +8,9 @@
 //! - [`vars`]: variables, captures and references;
 //! - [`assertion`]: the assertion language, paths and `until` expressions;
 //! - [`stream`]: streaming expectations and the ordering rule;
-//! - [`operations`]: abstract operations and errors on the JSON-RPC binding;
-//! - [`wire`]: HTTP for steps (unary, event streams, raw requests, the card);
+//! - [`operations`]: abstract operations and errors on the method table;
+//! - [`wire`]: HTTP for steps over either binding (unary, event streams, raw
+//!   requests, the card);
 //! - [`webhook`]: the loopback webhook receiver for push tests;
 //! - [`exec`]: applicability and the execution of tests and steps;
 //! - [`report`]: results, the JSON report and the console summary.
@@ -31,8 +32,11 @@ use std::time::{Duration, Instant};
 
 /// How to run ACTS documents.
 pub struct ActsOptions {
-    /// The agent's JSON-RPC endpoint.
+    /// The agent's JSON-RPC endpoint (its origin serves the Agent Card).
     pub url: String,
+    /// The base URL of the agent's HTTP+JSON binding: operations travel over
+    /// it instead of JSON-RPC.
+    pub rest: Option<String>,
     pub token: Option<String>,
     /// Bound on each exchange and each stream without its own `timeout_ms`.
     pub timeout: Duration,
@@ -52,6 +56,7 @@ pub async fn run(path: &Path, options: &ActsOptions) -> Result<ActsReport, Strin
     let (acts_version, spec_version) = (first.acts_version.clone(), first.spec_version.clone());
     let executor = exec::Executor::new(
         &options.url,
+        options.rest.as_deref(),
         options.token.clone(),
         &spec_version,
         options.timeout,
@@ -92,5 +97,6 @@ pub async fn run(path: &Path, options: &ActsOptions) -> Result<ActsReport, Strin
         duration_ms: started.elapsed().as_millis() as u64,
         suites,
         strict: options.strict,
+        transport: executor.binding(),
     })
 }

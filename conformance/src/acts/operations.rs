@@ -1,19 +1,17 @@
-//! ACTS's abstract operations and errors mapped onto the JSON-RPC binding:
-//! each operation's method (§4.1, from the generated method table) and each
+//! ACTS's abstract operations and errors mapped onto the method table: each
+//! operation's method (§4.1, from the generated method table, whose routes
+//! also give its HTTP+JSON request) and each
 //! abstract error's registry entry (§6.2). The codes come from the
 //! contract's error registry, not from the ACTS table: its note makes the
 //! A2A specification authoritative where the two differ (the ACTS table
 //! gives `VersionNotSupportedError` -32006 where A2A 1.0 §5.4 says -32009).
 
-use super::document::{Binding, ErrorType, Operation};
+use super::document::{ErrorType, Operation};
 use a2a::methods::markers;
 use a2a::rpc::Method;
 use a2a::{ErrorKind, MethodDescriptor};
 
-/// The binding this runner executes.
-pub const BINDING: Binding = Binding::Jsonrpc;
-
-/// How an operation travels over JSON-RPC.
+/// How an operation travels.
 pub enum Route {
     /// A JSON-RPC method.
     Method(&'static MethodDescriptor),
@@ -21,7 +19,7 @@ pub enum Route {
     PublicCard,
 }
 
-/// The JSON-RPC route of an abstract operation.
+/// The route of an abstract operation.
 pub fn route(operation: Operation) -> Route {
     let name = match operation {
         Operation::GetAgentCard => return Route::PublicCard,

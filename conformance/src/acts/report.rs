@@ -1,7 +1,7 @@
 //! Results of an ACTS run: per test and step (§12.6), the JSON report of
 //! §13 and the console text with the conformance summary by level (§12.7).
 
-use super::document::TestLevel;
+use super::document::{Binding, TestLevel};
 use serde_json::{json, Map, Value};
 
 /// A test's or step's result (§13.3).
@@ -232,6 +232,8 @@ pub struct ActsReport {
     pub suites: Vec<SuiteRecord>,
     /// Whether every level gates (not only MUST).
     pub strict: bool,
+    /// The binding the operations travelled over.
+    pub transport: Binding,
 }
 
 impl ActsReport {
@@ -296,7 +298,7 @@ impl ActsReport {
                 "version": self.subject.version,
                 "language": "unknown",
             },
-            "transport": super::operations::BINDING.name(),
+            "transport": self.transport.name(),
             "environment": {
                 "os": std::env::consts::OS,
                 "runner": format!("a2a-conformance {}", env!("CARGO_PKG_VERSION")),
@@ -345,6 +347,7 @@ impl ActsReport {
                 "draft dialect: {rewritten} test(s) rewritten into the grammar's form\n"
             ));
         }
+        out.push_str(&format!("transport: {}\n", self.transport.name()));
         for level in TestLevel::ALL {
             let c = self.counts(level);
             let label = format!("{}:", level.name().to_uppercase());
@@ -444,6 +447,7 @@ mod tests {
                 tests,
             }],
             strict,
+            transport: Binding::Jsonrpc,
         }
     }
 

@@ -7,7 +7,7 @@
 //!     [--groups g1,g2] [--expected-failures FILE]
 //!     [--junit FILE] [--json FILE] [--timeout SECS]
 //! a2a-conformance --list-groups | --list-cases [--groups …] [--contract …]
-//! a2a-conformance --acts PATH --url URL [--token T] [--profile spec|strict]
+//! a2a-conformance --acts PATH --url URL [--rest BASE] [--token T] [--profile spec|strict]
 //!     [--acts-draft] [--json FILE] [--timeout SECS]
 //! ```
 //!
@@ -27,7 +27,7 @@ const USAGE: &str =
     [--profile spec|strict] [--contract auto|a2a|cleveragents] [--groups g1,g2]
     [--expected-failures FILE] [--junit FILE] [--json FILE] [--timeout SECS]
   a2a-conformance --list-groups | --list-cases [--groups g1,g2] [--contract C]
-  a2a-conformance --acts PATH --url URL [--token T] [--profile P] [--acts-draft]
+  a2a-conformance --acts PATH --url URL [--rest BASE] [--token T] [--profile P] [--acts-draft]
       [--json FILE] [--timeout SECS]
 
   --url URL            the agent's JSON-RPC endpoint (HTTP binding)
@@ -54,7 +54,8 @@ const USAGE: &str =
   --record-expected-failures FILE
                        write this run's failures as a baseline (review it before committing)
   --acts PATH          run ACTS documents (a file, or a folder: its suite.acts.yaml, else
-                       every *.acts.yaml) over the JSON-RPC binding at --url; --json
+                       every *.acts.yaml) over the JSON-RPC binding at --url (with
+                       --rest BASE: over the HTTP+JSON binding at BASE); --json
                        writes the ACTS report (its §13); with --profile strict every
                        level gates, else MUST only
   --acts-draft         read the dialect of the current draft ACTS files (rewrites
@@ -211,6 +212,7 @@ fn run_acts(path: &std::path::Path, args: &Args) -> ExitCode {
     };
     let options = conformance::acts::ActsOptions {
         url: url.clone(),
+        rest: args.rest.clone(),
         token: args.token.clone(),
         timeout: Duration::from_secs(args.timeout.unwrap_or(30)),
         strict: args.profile == Profile::Strict,

@@ -12,6 +12,7 @@
 
 mod configs;
 mod extension;
+mod sessions;
 mod steps;
 mod tasks;
 
@@ -130,6 +131,11 @@ fn table() -> Vec<Entry> {
         Entry::extension("registry-crud", |s| Box::pin(extension::registry_crud(s))),
         Entry::extension("registry-errors", |s| Box::pin(extension::registry_errors(s))),
         Entry::extension("plan-errors", |s| Box::pin(extension::plan_errors(s))),
+        Entry::extension("session-export-import", |s| Box::pin(sessions::export_import(s))),
+        Entry::extension("events-plan-lifecycle", |s| {
+            Box::pin(sessions::filtered_plan_lifecycle(s))
+        }),
+        Entry::extension("events-resume", |s| Box::pin(sessions::events_resume(s))),
     ]
 }
 

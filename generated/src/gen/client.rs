@@ -746,14 +746,14 @@ impl<T: crate::rpc::Transport> Client<T> {
     > {
         self.call::<crate::methods::markers::SessionDelete>(params).await
     }
-    /// `_cleveragents/session/export`: Writes a session as one self-contained, versioned JSON document: the session, its tasks with history and artifacts, its plan links, and a SHA-256 checksum of the session and of each task.
+    /// `_cleveragents/session/export`: Writes a session as one self-contained, versioned JSON document (format version 2): the session, its tasks with history, artifacts and event logs, its plan links, and a SHA-256 checksum of the session, of each task and of each task's events.
     pub async fn session_export(
         &self,
         params: crate::types::SessionExportParams,
     ) -> ::std::result::Result<crate::types::SessionExport, crate::rpc::CallError> {
         self.call::<crate::methods::markers::SessionExport>(params).await
     }
-    /// `_cleveragents/session/import`: Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance). Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task is of another context, or the format or its version is unknown.
+    /// `_cleveragents/session/import`: Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance), each task with its event log (a version 1 document has none), so the imported tasks appear in the namespace event stream and resume by sequence number as they did. Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task or event is of another context or task, the events are not numbered 1 to n, or the format or its version is unknown.
     pub async fn session_import(
         &self,
         params: crate::types::SessionImportParams,

@@ -1614,7 +1614,7 @@ pub trait SessionHandler: Send + Sync {
             )
         }
     }
-    /// `_cleveragents/session/export`: Writes a session as one self-contained, versioned JSON document: the session, its tasks with history and artifacts, its plan links, and a SHA-256 checksum of the session and of each task.
+    /// `_cleveragents/session/export`: Writes a session as one self-contained, versioned JSON document (format version 2): the session, its tasks with history, artifacts and event logs, its plan links, and a SHA-256 checksum of the session, of each task and of each task's events.
     ///
     /// The default answers method-not-found.
     fn session_export(
@@ -1633,7 +1633,7 @@ pub trait SessionHandler: Send + Sync {
             )
         }
     }
-    /// `_cleveragents/session/import`: Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance). Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task is of another context, or the format or its version is unknown.
+    /// `_cleveragents/session/import`: Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance), each task with its event log (a version 1 document has none), so the imported tasks appear in the namespace event stream and resume by sequence number as they did. Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task or event is of another context or task, the events are not numbered 1 to n, or the format or its version is unknown.
     ///
     /// The default answers method-not-found.
     fn session_import(

@@ -3642,7 +3642,7 @@ pub static METHODS: &[MethodDescriptor] = &[
             crate::errors::ErrorKind::ExtAuthRequired,
             crate::errors::ErrorKind::ExtVersionMismatch,
         ],
-        description: "Writes a session as one self-contained, versioned JSON document: the session, its tasks with history and artifacts, its plan links, and a SHA-256 checksum of the session and of each task.",
+        description: "Writes a session as one self-contained, versioned JSON document (format version 2): the session, its tasks with history, artifacts and event logs, its plan links, and a SHA-256 checksum of the session, of each task and of each task's events.",
         roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionExportParams>,
         roundtrip_result: crate::rpc::roundtrip::<crate::types::SessionExport>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionExportRpcRequest>,
@@ -3677,7 +3677,7 @@ pub static METHODS: &[MethodDescriptor] = &[
             crate::errors::ErrorKind::ExtAlreadyExists,
             crate::errors::ErrorKind::ExtInvalidParams,
         ],
-        description: "Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance). Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task is of another context, or the format or its version is unknown.",
+        description: "Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance), each task with its event log (a version 1 document has none), so the imported tasks appear in the namespace event stream and resume by sequence number as they did. Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task or event is of another context or task, the events are not numbered 1 to n, or the format or its version is unknown.",
         roundtrip_params: crate::rpc::roundtrip::<crate::types::SessionImportParams>,
         roundtrip_result: crate::rpc::roundtrip::<crate::types::Session>,
         roundtrip_request: crate::rpc::roundtrip::<crate::types::SessionImportRpcRequest>,
@@ -5036,7 +5036,7 @@ pub mod markers {
             &super::METHODS[91usize]
         }
     }
-    /// `_cleveragents/session/export`: Writes a session as one self-contained, versioned JSON document: the session, its tasks with history and artifacts, its plan links, and a SHA-256 checksum of the session and of each task.
+    /// `_cleveragents/session/export`: Writes a session as one self-contained, versioned JSON document (format version 2): the session, its tasks with history, artifacts and event logs, its plan links, and a SHA-256 checksum of the session, of each task and of each task's events.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     pub struct SessionExport;
     impl crate::rpc::Method for SessionExport {
@@ -5048,7 +5048,7 @@ pub mod markers {
             &super::METHODS[92usize]
         }
     }
-    /// `_cleveragents/session/import`: Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance). Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task is of another context, or the format or its version is unknown.
+    /// `_cleveragents/session/import`: Recreates an exported session, with the same ids, in the namespace of the call (here or on another instance), each task with its event log (a version 1 document has none), so the imported tasks appear in the namespace event stream and resume by sequence number as they did. Nothing is created when a check fails: ExtAlreadyExists when the session or one of its tasks exists; ExtInvalidParams when a checksum does not match its content, a task or event is of another context or task, the events are not numbered 1 to n, or the format or its version is unknown.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     pub struct SessionImport;
     impl crate::rpc::Method for SessionImport {

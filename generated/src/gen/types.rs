@@ -2570,7 +2570,7 @@ pub struct DomainEvent {
     #[serde(rename = "type")]
     pub type_: DomainEventType,
 }
-///Kind of a namespace domain event: the plan events task events name in their metadata, and `session.message` for a message that opened a task in a session.
+///Kind of a namespace domain event: the plan events task events name in their metadata (from `plan.created` to `plan.error`), and `session.message` for a message into a session: one that opened a task, or an agent's status message outside a plan's events. A user's reply to a task that exists joins the task's history without an event of its own.
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
@@ -2584,6 +2584,8 @@ pub struct DomainEvent {
     PartialOrd
 )]
 pub enum DomainEventType {
+    #[serde(rename = "plan.created")]
+    PlanCreated,
     #[serde(rename = "plan.phase_changed")]
     PlanPhaseChanged,
     #[serde(rename = "plan.state_changed")]
@@ -2606,6 +2608,7 @@ pub enum DomainEventType {
 impl ::std::fmt::Display for DomainEventType {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
+            Self::PlanCreated => f.write_str("plan.created"),
             Self::PlanPhaseChanged => f.write_str("plan.phase_changed"),
             Self::PlanStateChanged => f.write_str("plan.state_changed"),
             Self::PlanDecisionMade => f.write_str("plan.decision_made"),
@@ -2624,6 +2627,7 @@ impl ::std::str::FromStr for DomainEventType {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
+            "plan.created" => Ok(Self::PlanCreated),
             "plan.phase_changed" => Ok(Self::PlanPhaseChanged),
             "plan.state_changed" => Ok(Self::PlanStateChanged),
             "plan.decision_made" => Ok(Self::PlanDecisionMade),
@@ -6168,7 +6172,7 @@ pub struct PlanDomainEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub validation: ::std::option::Option<ValidationResult>,
 }
-///Domain event a task event of a plan represents. The values are the dotted event names of the CleverAgents protocol (not SCREAMING_SNAKE), as they appear in event metadata.
+///Domain event a task event of a plan represents. The values are the dotted event names of the CleverAgents protocol (not SCREAMING_SNAKE), as they appear in event metadata. `plan.created` opens the plan's part of its task: the plan revision the task runs, announced in the commit that gives the plan its task (plan/execute, or a message that starts a plan).
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
@@ -6182,6 +6186,8 @@ pub struct PlanDomainEvent {
     PartialOrd
 )]
 pub enum PlanEventType {
+    #[serde(rename = "plan.created")]
+    PlanCreated,
     #[serde(rename = "plan.phase_changed")]
     PlanPhaseChanged,
     #[serde(rename = "plan.state_changed")]
@@ -6202,6 +6208,7 @@ pub enum PlanEventType {
 impl ::std::fmt::Display for PlanEventType {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
+            Self::PlanCreated => f.write_str("plan.created"),
             Self::PlanPhaseChanged => f.write_str("plan.phase_changed"),
             Self::PlanStateChanged => f.write_str("plan.state_changed"),
             Self::PlanDecisionMade => f.write_str("plan.decision_made"),
@@ -6219,6 +6226,7 @@ impl ::std::str::FromStr for PlanEventType {
         value: &str,
     ) -> ::std::result::Result<Self, crate::rpc::ConversionError> {
         match value {
+            "plan.created" => Ok(Self::PlanCreated),
             "plan.phase_changed" => Ok(Self::PlanPhaseChanged),
             "plan.state_changed" => Ok(Self::PlanStateChanged),
             "plan.decision_made" => Ok(Self::PlanDecisionMade),
@@ -15180,7 +15188,7 @@ pub struct SessionExport {
     pub exported_at: ::std::string::String,
     ///Always `urn:cleveragents:session-export`.
     pub format: SessionExportFormat,
-    ///Version of the document format; this server writes and reads 1.
+    ///Version of the document format: this server writes 2 (tasks with their event logs) and reads 2 and 1.
     #[serde(rename = "formatVersion")]
     #[serde(alias = "format_version")]
     #[serde(deserialize_with = "crate::rpc::proto_int")]
@@ -15194,6 +15202,15 @@ pub struct SessionExport {
     pub session_sha256: ::std::string::String,
     ///Its tasks, oldest first.
     pub tasks: ::std::vec::Vec<SessionExportTask>,
+}
+///One event of an exported task's log: its per-task sequence number and the StreamResponse as stored.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SessionExportEvent {
+    ///The event.
+    pub event: StreamResponse,
+    ///Per-task sequence number, starting at 1.
+    #[serde(deserialize_with = "crate::rpc::proto_int")]
+    pub seq: i64,
 }
 ///Format identifier of a session export document.
 #[derive(
@@ -15393,9 +15410,19 @@ pub struct SessionExportSession {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
-///One task of an exported session: the task (with its history and artifacts) and its checksum.
+///One task of an exported session: the task (with its history and artifacts), its event log (format version 2) and their checksums.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SessionExportTask {
+    ///The task's event log in order, sequence numbers 1 to n without gaps (format version 2; absent in version 1, whose tasks are imported without events).
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    pub events: ::std::vec::Vec<SessionExportEvent>,
+    ///Lowercase hex SHA-256 of the canonical JSON of `events` (format version 2).
+    #[serde(
+        rename = "eventsSha256",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    #[serde(alias = "events_sha256")]
+    pub events_sha256: ::std::option::Option<::std::string::String>,
     ///The task as stored, with its full history and artifacts.
     pub task: Task,
     ///Lowercase hex SHA-256 of the task's canonical JSON (keys sorted, no whitespace).

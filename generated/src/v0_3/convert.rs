@@ -761,15 +761,9 @@ impl TryFrom<v1::AgentCard> for v03::AgentCard {
             }),
             security: downgrade_security(card.security_requirements),
             security_schemes,
-            signatures: card
-                .signatures
-                .into_iter()
-                .map(|s| v03::AgentCardSignature {
-                    header: s.header,
-                    protected: s.protected,
-                    signature: s.signature,
-                })
-                .collect(),
+            // A signature covers the form it was made over (spec §8.4); this
+            // form is another, so the signatures stay behind.
+            signatures: Vec::new(),
             skills,
             supports_authenticated_extended_card: card.capabilities.extended_agent_card,
             url: preferred.url.clone(),
@@ -1157,15 +1151,9 @@ impl TryFrom<v03::AgentCard> for v1::AgentCard {
             }),
             security_requirements: upgrade_security(card.security),
             security_schemes,
-            signatures: card
-                .signatures
-                .into_iter()
-                .map(|s| v1::AgentCardSignature {
-                    header: s.header,
-                    protected: s.protected,
-                    signature: s.signature,
-                })
-                .collect(),
+            // A signature covers the form it was made over (spec §8.4); this
+            // form is another, so the signatures stay behind.
+            signatures: Vec::new(),
             skills: card
                 .skills
                 .into_iter()

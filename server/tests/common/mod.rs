@@ -263,6 +263,8 @@ pub fn test_router() -> (Arc<dyn Dispatch>, Arc<Probe>) {
 
 pub struct RunningServer {
     pub addr: SocketAddr,
+    /// The address for A2A 0.3 clients, when the config names one.
+    pub v0_3_addr: Option<SocketAddr>,
     stop: Option<oneshot::Sender<()>>,
     pub done: Option<tokio::task::JoinHandle<Result<(), server::ServerError>>>,
 }
@@ -293,12 +295,14 @@ pub fn loopback_config() -> ServerConfig {
 pub async fn start_http(config: ServerConfig, dispatch: Arc<dyn Dispatch>) -> RunningServer {
     let server = server::HttpServer::bind(config, dispatch).await.expect("bind");
     let addr = server.local_addr().expect("addr");
+    let v0_3_addr = server.v0_3_local_addr().expect("0.3 addr");
     let (stop, stopped) = oneshot::channel::<()>();
     let done = tokio::spawn(server.serve(async move {
         let _ = stopped.await;
     }));
     RunningServer {
         addr,
+        v0_3_addr,
         stop: Some(stop),
         done: Some(done),
     }
@@ -318,6 +322,14 @@ impl HttpResponse {
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
+    }
+    /// Every value of header `name`, in order.
+    pub fn header_values(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect()
     }
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| {

@@ -219,6 +219,37 @@ pub(super) async fn list_docs(
     Ok(out)
 }
 
+pub(super) async fn list_docs_before(
+    conn: &Conn,
+    coll: &str,
+    namespace: &str,
+    before: Option<&str>,
+    limit: usize,
+) -> StoreResult<Vec<Doc>> {
+    // The primary key (coll, namespace, key), all COLLATE "C", read backwards.
+    let sql = conn
+        .statement(
+            "SELECT key, version, body FROM docs WHERE coll = $1 AND namespace = $2 \
+             AND ($3::text IS NULL OR key < $3) ORDER BY key DESC LIMIT $4",
+        )
+        .await?;
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let rows = conn
+        .client
+        .query(&sql, &[&coll, &namespace, &before, &limit])
+        .await
+        .map_err(backend)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in &rows {
+        out.push(Doc {
+            key: row.try_get(0).map_err(backend)?,
+            version: row.try_get::<_, i64>(1).map_err(backend)? as u64,
+            value: decode(row.try_get::<_, &str>(2).map_err(backend)?)?,
+        });
+    }
+    Ok(out)
+}
+
 pub(super) async fn namespaces(conn: &Conn) -> StoreResult<Vec<String>> {
     let rows = conn
         .client
