@@ -396,7 +396,48 @@ impl HttpConnector {
     /// GETs the Agent Card with `A2A-Version: version` (`None`: no header,
     /// as a 0.3 client asks).
     async fn fetch_card_as(&self, version: Option<&str>) -> Result<Value, String> {
-        let url = self.card_location()?;
+        self.fetch_card_at(self.card_location()?, version).await
+    }
+
+    /// The card a 0.3 client reads: at the origin of the interface the 1.0
+    /// card lists at 0.3 when that is another origin (an agent may give 0.3
+    /// clients an address of their own), else here; asked without
+    /// `A2A-Version`. With `--card`, that URL.
+    async fn fetch_card_v0_3(&self) -> Result<Value, String> {
+        if self.card_url.is_none() {
+            if let Some(location) = self.v0_3_card_location().await {
+                return self.fetch_card_at(location, None).await;
+            }
+        }
+        self.fetch_card_as(None).await
+    }
+
+    /// The well-known card URL of the origin of the HTTP interface the card
+    /// lists at A2A 0.3, when that origin is not this URL's.
+    async fn v0_3_card_location(&self) -> Option<String> {
+        let card = self.fetch_card().await.ok()?;
+        let ours = reqwest::Url::parse(&self.url).ok()?;
+        let version = a2a::v0_3::PROTOCOL_VERSION;
+        let at_v0_3 =
+            |v: &str| v == version || v.strip_prefix(version).is_some_and(|rest| rest.starts_with('.'));
+        let theirs = card
+            .get("supportedInterfaces")?
+            .as_array()?
+            .iter()
+            .filter(|i| {
+                i.get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .is_some_and(at_v0_3)
+            })
+            .filter_map(|i| reqwest::Url::parse(i.get("url")?.as_str()?).ok())
+            .find(|u| matches!(u.scheme(), "http" | "https"))?;
+        if theirs.origin() == ours.origin() {
+            return None;
+        }
+        theirs.join(WELL_KNOWN_CARD).ok().map(String::from)
+    }
+
+    async fn fetch_card_at(&self, url: String, version: Option<&str>) -> Result<Value, String> {
         let mut request = http_client(self.timeout)?
             .get(&url)
             .header("Accept", "application/json");
@@ -437,7 +478,7 @@ impl Connector for HttpConnector {
         Box::pin(async move { Some(self.fetch_card().await) })
     }
     fn agent_card_v0_3(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
-        Box::pin(async move { Some(self.fetch_card_as(None).await) })
+        Box::pin(async move { Some(self.fetch_card_v0_3().await) })
     }
 }
 

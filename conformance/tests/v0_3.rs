@@ -195,3 +195,36 @@ async fn a_card_without_push_notifications_makes_the_0_3_push_cases_expect_the_u
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_an_address_of_their_own_0_3_clients_read_their_card_there() {
+    let dir = scratch("v0_3-two-origins");
+    let json_path = dir.join("report.json");
+    let mut config = server_config();
+    config.http.v0_3_listen = Some("127.0.0.1:0".parse().expect("loopback address"));
+    let http = serve_http_with(config, app_dispatch()).await;
+    // Gated at the main address, whose card is the plain 1.0 one: the 0.3
+    // card is read where the card's 0.3 interface is.
+    let out = runner(args(&[
+        "--url",
+        &http.url,
+        "--groups",
+        "v0_3",
+        "--profile",
+        "strict",
+        "--json",
+        json_path.to_str().expect("utf-8 path"),
+    ]))
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let report = read_json(&json_path);
+    let card = case(&report, "v0_3/agent-card");
+    assert_eq!(card["outcome"], "pass", "{card}");
+    let url = card["observed"]["result"]["url"].as_str().expect("the 0.3 url");
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url != http.url,
+        "{url} / {}",
+        http.url
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
