@@ -1,33 +1,50 @@
 #!/usr/bin/env bash
 # Interop check: the official A2A Python SDK client (a2a-sdk from PyPI) talks
 # to a CleverAgents agent over JSON-RPC or HTTP+JSON — agent card, send, stream,
-# get, list, cancel — via conformance/interop/client.py.
+# get, list, cancel — via conformance/interop/client.py; with --protocol 0.3,
+# the SDK's A2A 0.3 JSON-RPC client (a2a-sdk 0.3.x) via client_v03.py — card,
+# message/send, message/stream, tasks/get, tasks/cancel, push config set/get.
 #
 #   conformance/interop/run.sh --url http://127.0.0.1:PORT/   # an agent already running
 #   conformance/interop/run.sh                                 # starts target/debug/cleveragents-agent
 #   conformance/interop/run.sh --binding HTTP+JSON             # the REST binding (default JSONRPC)
+#   conformance/interop/run.sh --protocol 0.3                  # the 0.3 client (JSON-RPC only)
 #
-# The SDK is installed into a venv under target/ (A2A_INTEROP_VENV overrides),
-# pinned (A2A_SDK_VERSION, default below) and reused on later runs. Every
-# network step and the client run are bounded by timeouts.
+# Each SDK is installed into its own venv under target/, pinned (defaults
+# below) and reused on later runs; A2A_INTEROP_VENV and A2A_SDK_VERSION
+# override the 1.0 client's, A2A_INTEROP_V03_VENV and A2A_SDK_V03_VERSION the
+# 0.3 client's. Every network step and the client run are bounded by timeouts.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-sdk_version="${A2A_SDK_VERSION:-1.3.0}"
-venv="${A2A_INTEROP_VENV:-$root/target/a2a-interop-venv}"
 python="${PYTHON:-python3}"
 url=""
 binding="JSONRPC"
+protocol="1.0"
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --url) url="$2"; shift 2 ;;
     --binding) binding="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --protocol) protocol="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+
+case "$protocol" in
+  1.0)
+    sdk_version="${A2A_SDK_VERSION:-1.3.0}"
+    venv="${A2A_INTEROP_VENV:-$root/target/a2a-interop-venv}"
+    client=(client.py "$binding") ;;
+  0.3)
+    [ "$binding" = "JSONRPC" ] || { echo "run.sh: the 0.3 client is driven over JSONRPC only" >&2; exit 2; }
+    sdk_version="${A2A_SDK_V03_VERSION:-0.3.26}"
+    venv="${A2A_INTEROP_V03_VENV:-$root/target/a2a-interop-v03-venv}"
+    client=(client_v03.py) ;;
+  *) echo "run.sh: unknown protocol $protocol (1.0 or 0.3)" >&2; exit 2 ;;
+esac
 
 command -v "$python" >/dev/null || { echo "run.sh: $python is required" >&2; exit 2; }
 
@@ -60,4 +77,4 @@ if [ -z "$url" ]; then
   done
 fi
 
-timeout 120 "$venv/bin/python" "$here/client.py" "$url" "$binding"
+timeout 120 "$venv/bin/python" "$here/${client[0]}" "$url" "${client[@]:1}"

@@ -91,7 +91,7 @@ pub struct Case {
 }
 
 /// The groups a runner can select: every service of the method tables, plus
-/// `envelope`, `versioning` and `scenarios`.
+/// `envelope`, `versioning`, `scenarios` and `v0_3`.
 pub fn all_groups() -> Vec<String> {
     let mut groups: Vec<String> = Vec::new();
     for d in dispatched() {
@@ -99,9 +99,12 @@ pub fn all_groups() -> Vec<String> {
             groups.push(d.service.to_string());
         }
     }
-    groups.extend(["envelope", "versioning", "scenarios"].map(String::from));
+    groups.extend(["envelope", "versioning", "scenarios", V0_3_GROUP].map(String::from));
     groups
 }
+
+/// The group of the A2A 0.3 cases (see [`crate::v0_3`]).
+pub const V0_3_GROUP: &str = "v0_3";
 
 /// The dispatched methods (binding methods such as stdio `initialize` are the
 /// transport's business, not a method's).
@@ -170,7 +173,7 @@ fn without_capability(case: &mut Case, capability: &str) {
 /// When a positive example runs within its group: the examples share names
 /// (`release-writer` is added, shown, updated, removed), so creators run
 /// first and destroyers last, everything else in table order between them.
-fn phase(name: &str) -> u8 {
+pub(crate) fn phase(name: &str) -> u8 {
     let last = name.rsplit('/').next().unwrap_or(name);
     if matches!(last, "add" | "use" | "set" | "create" | "import")
         || last.starts_with("Create")
@@ -241,10 +244,21 @@ fn method_cases(
     }
 }
 
-/// The negative cases of method `d` from its params definition `def`, each a
-/// mutation of the first example's params `base`.
-fn negative_cases(s: &Schemas, d: &'static MethodDescriptor, def: &Value, base: &Value, out: &mut Vec<Case>) {
-    let invalid = || Expect::Error(d.contract.invalid_params());
+/// One invalid mutation of an example's params: its id suffix
+/// (`missing/<field>`, `wrong-type/<field>`, `bad-enum/<path>`), the params,
+/// and whether it removes a required field (a weaker rule than a wrong value).
+pub(crate) struct Mutation {
+    pub id: String,
+    pub params: Value,
+    pub missing: bool,
+}
+
+/// The invalid mutations of `base` (an example's params) that the params
+/// definition `def` implies: each required field removed, each plainly typed
+/// top-level field given another JSON type, each enum value (any depth)
+/// replaced by a name the enum lacks. Shared by every dialect's derivation.
+pub(crate) fn mutations(s: &Schemas, def: &Value, base: &Value) -> Vec<Mutation> {
+    let mut out = Vec::new();
     let required: Vec<&str> = def
         .get("required")
         .and_then(Value::as_array)
@@ -255,14 +269,11 @@ fn negative_cases(s: &Schemas, d: &'static MethodDescriptor, def: &Value, base: 
         if let Some(obj) = params.as_object_mut() {
             obj.remove(*field);
         }
-        let id = format!("missing/{field}");
-        out.push(method_case(
-            d,
-            id,
-            Some(params),
-            invalid(),
-            rules::missing_field(d.contract),
-        ));
+        out.push(Mutation {
+            id: format!("missing/{field}"),
+            params,
+            missing: true,
+        });
     }
     if let Some(props) = def.get("properties").and_then(Value::as_object) {
         for (field, prop) in props {
@@ -273,14 +284,11 @@ fn negative_cases(s: &Schemas, d: &'static MethodDescriptor, def: &Value, base: 
             if let Some(obj) = params.as_object_mut() {
                 obj.insert(field.clone(), wrong);
             }
-            let id = format!("wrong-type/{field}");
-            out.push(method_case(
-                d,
-                id,
-                Some(params),
-                invalid(),
-                rules::invalid_input(d.contract),
-            ));
+            out.push(Mutation {
+                id: format!("wrong-type/{field}"),
+                params,
+                missing: false,
+            });
         }
     }
     let mut enum_paths = Vec::new();
@@ -289,15 +297,33 @@ fn negative_cases(s: &Schemas, d: &'static MethodDescriptor, def: &Value, base: 
         let mut params = base.clone();
         if let Some(slot) = pointer_mut(&mut params, &path) {
             *slot = json!("NOT_A_DECLARED_VALUE");
-            let id = format!("bad-enum/{}", path.join("."));
-            out.push(method_case(
-                d,
-                id,
-                Some(params),
-                invalid(),
-                rules::invalid_input(d.contract),
-            ));
+            out.push(Mutation {
+                id: format!("bad-enum/{}", path.join(".")),
+                params,
+                missing: false,
+            });
         }
+    }
+    out
+}
+
+/// The negative cases of method `d` from its params definition `def`, each a
+/// mutation of the first example's params `base`.
+fn negative_cases(s: &Schemas, d: &'static MethodDescriptor, def: &Value, base: &Value, out: &mut Vec<Case>) {
+    let invalid = || Expect::Error(d.contract.invalid_params());
+    for mutation in mutations(s, def, base) {
+        let requirement = if mutation.missing {
+            rules::missing_field(d.contract)
+        } else {
+            rules::invalid_input(d.contract)
+        };
+        out.push(method_case(
+            d,
+            mutation.id,
+            Some(mutation.params),
+            invalid(),
+            requirement,
+        ));
     }
     // `params` that is not an object violates the request envelope's schema;
     // answering it as invalid request or invalid params are both fair.

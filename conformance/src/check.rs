@@ -34,7 +34,7 @@ fn any_method_errors() -> [ErrorKind; 2] {
 /// Errors raised before a method runs (negotiation, authentication): a
 /// positive case never passes with one, declared or not — they say the runner
 /// is misconfigured, not how the method answers.
-const BEFORE_THE_METHOD: [ErrorKind; 4] = [
+pub(crate) const BEFORE_THE_METHOD: [ErrorKind; 4] = [
     ErrorKind::VersionNotSupported,
     ErrorKind::ExtVersionMismatch,
     ErrorKind::ExtAuthRequired,

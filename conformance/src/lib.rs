@@ -12,6 +12,8 @@
 //! - [`check`], [`verdict`]: how an answer is judged (registry errors by code,
 //!   their ErrorInfo at its own level; valid results);
 //! - [`scenarios`]: multi-step checks built from the examples;
+//! - [`v0_3`]: the A2A 0.3 cases and scenarios, derived from the 0.3 schema
+//!   and sent as a 0.3 client sends them;
 //! - [`transport`]: raw JSON-RPC over HTTP/SSE and stdio; [`rest`]: the same
 //!   messages carried over the HTTP+JSON (REST) binding;
 //! - [`runner`], [`report`], [`junit`], [`baseline`]: running, reporting, the
@@ -36,6 +38,7 @@ pub mod scenarios;
 pub mod schema;
 pub mod session;
 pub mod transport;
+pub mod v0_3;
 pub mod verdict;
 
 pub use baseline::Baseline;

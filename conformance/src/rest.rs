@@ -243,6 +243,9 @@ impl Connector for RestConnector {
     fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
         Box::pin(async move { Some(self.card.fetch_card().await) })
     }
+    fn speaks_v0_3(&self) -> bool {
+        false
+    }
     fn expresses(&self, message: &Message) -> bool {
         match message {
             Message::Request { method, params } => {

@@ -22,6 +22,18 @@ pub fn spec(level: Level, section: &str) -> Requirement {
     )
 }
 
+/// A requirement of the A2A 0.3 specification, `section` as `7.1`.
+pub fn v0_3(level: Level, section: &str) -> Requirement {
+    Requirement::new(
+        level,
+        format!(
+            "{} {} §{section}",
+            Contract::A2a.name().to_ascii_uppercase(),
+            a2a::v0_3::PROTOCOL_VERSION
+        ),
+    )
+}
+
 /// A requirement of an extension contract: MUST, sourced to its URI.
 pub fn extension(contract: Contract) -> Requirement {
     Requirement::new(Level::Must, contract.extension_uri().unwrap_or(contract.name()))

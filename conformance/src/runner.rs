@@ -15,6 +15,7 @@ use crate::rules;
 use crate::scenarios;
 pub use crate::session::{unique, Session};
 use crate::transport::{Activation, Answer, Connector};
+use crate::v0_3;
 use crate::verdict::Verdict;
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
@@ -237,6 +238,13 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
             not_applicable.len(),
             connector.kind()
         ));
+    }
+    let mut not_applicable = not_applicable;
+    if options.groups.iter().any(|g| g == cases::V0_3_GROUP) {
+        let ran = v0_3::run(connector, &main, &app).await;
+        results.extend(ran.results);
+        not_applicable.extend(ran.not_applicable);
+        notes.extend(ran.notes);
     }
     let mut report = Report::new(connector.kind(), results, started.elapsed(), options.profile, app);
     report.notes = notes;

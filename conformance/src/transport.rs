@@ -40,21 +40,38 @@ const INIT_ID: &str = "conformance-init";
 /// Where an HTTP agent serves its public Agent Card (spec §8.2), from its origin.
 const WELL_KNOWN_CARD: &str = "/.well-known/agent-card.json";
 
-/// Which extension a session activates.
+/// Which extension a session activates, and which A2A version it speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activation<'a> {
-    /// None: pure A2A.
+    /// None: pure A2A 1.0.
     Base,
     /// The CleverAgents extension, at this minor version (`None`: the agent's newest).
     Extension(Option<&'a str>),
+    /// Pure A2A 0.3, as a 0.3 client speaks it: over HTTP no `A2A-Version`
+    /// header at all (its absence means 0.3, spec §3.6.2), over stdio an
+    /// `initialize` that asks for 0.3.
+    V0_3,
 }
 
 impl<'a> Activation<'a> {
     /// The extension minor version asked for, if the extension is activated at one.
     pub fn ext_version(self) -> Option<&'a str> {
         match self {
-            Activation::Base => None,
+            Activation::Base | Activation::V0_3 => None,
             Activation::Extension(v) => v,
+        }
+    }
+
+    /// True when the session activates the CleverAgents extension.
+    pub fn extension(self) -> bool {
+        matches!(self, Activation::Extension(_))
+    }
+
+    /// The A2A protocol version the session speaks.
+    pub fn protocol_version(self) -> &'static str {
+        match self {
+            Activation::V0_3 => a2a::v0_3::PROTOCOL_VERSION,
+            Activation::Base | Activation::Extension(_) => PROTOCOL_VERSION,
         }
     }
 }
@@ -153,9 +170,27 @@ pub trait Connector: Send + Sync {
     fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
         Box::pin(async { None })
     }
+    /// The Agent Card as the binding serves it to an A2A 0.3 client, for
+    /// bindings that serve it apart from any session (HTTP: the well-known URI
+    /// without `A2A-Version`); `None` where a 0.3 session's handshake gives it.
+    fn agent_card_v0_3(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
+        Box::pin(async { None })
+    }
     /// False for a message this binding has no form for (HTTP+JSON has no
     /// JSON-RPC envelope): its case does not apply to the binding and is not run.
     fn expresses(&self, _message: &crate::cases::Message) -> bool {
+        true
+    }
+    /// True when the runner can speak A2A 0.3 over this binding (JSON-RPC over
+    /// HTTP and stdio; the HTTP+JSON binding of 0.3 has routes of its own).
+    fn speaks_v0_3(&self) -> bool {
+        true
+    }
+    /// True when every session it opens reaches the same backend state, so a
+    /// task one session makes is another's to read (one HTTP endpoint, or
+    /// stdio sessions over one dispatcher); false when each session may be an
+    /// agent of its own (a spawned process per session).
+    fn sessions_share_state(&self) -> bool {
         true
     }
 }
@@ -178,14 +213,17 @@ pub(crate) struct ServiceParameters {
     /// Whether requests activate the extension (`A2A-Extensions`).
     extension: bool,
     ext_version: Option<String>,
+    /// The `A2A-Version` header sent (`None`: none, which means 0.3).
+    protocol_version: Option<&'static str>,
 }
 
 impl ServiceParameters {
     pub(crate) fn new(token: Option<String>, activation: Activation<'_>) -> Self {
         ServiceParameters {
             token,
-            extension: activation != Activation::Base,
+            extension: activation.extension(),
             ext_version: activation.ext_version().map(str::to_string),
+            protocol_version: (activation != Activation::V0_3).then_some(PROTOCOL_VERSION),
         }
     }
 
@@ -197,9 +235,10 @@ impl ServiceParameters {
         request: reqwest::RequestBuilder,
         last_event_id: Option<String>,
     ) -> Result<(u16, bool, String), String> {
-        let mut request = request
-            .header("Accept", "application/json, text/event-stream")
-            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION);
+        let mut request = request.header("Accept", "application/json, text/event-stream");
+        if let Some(version) = self.protocol_version {
+            request = request.header(A2A_VERSION_HEADER, version);
+        }
         if self.extension {
             request = request.header(A2A_EXTENSIONS_HEADER, EXTENSION_URI);
         }
@@ -349,13 +388,63 @@ impl HttpConnector {
     }
 
     pub(crate) async fn fetch_card(&self) -> Result<Value, String> {
-        let url = self.card_location()?;
-        let response = http_client(self.timeout)?
+        // A 1.0 client says so on every request (spec §3.6.1); without it
+        // the card also carries its A2A 0.3 fields.
+        self.fetch_card_as(Some(PROTOCOL_VERSION)).await
+    }
+
+    /// GETs the Agent Card with `A2A-Version: version` (`None`: no header,
+    /// as a 0.3 client asks).
+    async fn fetch_card_as(&self, version: Option<&str>) -> Result<Value, String> {
+        self.fetch_card_at(self.card_location()?, version).await
+    }
+
+    /// The card a 0.3 client reads: at the origin of the interface the 1.0
+    /// card lists at 0.3 when that is another origin (an agent may give 0.3
+    /// clients an address of their own), else here; asked without
+    /// `A2A-Version`. With `--card`, that URL.
+    async fn fetch_card_v0_3(&self) -> Result<Value, String> {
+        if self.card_url.is_none() {
+            if let Some(location) = self.v0_3_card_location().await {
+                return self.fetch_card_at(location, None).await;
+            }
+        }
+        self.fetch_card_as(None).await
+    }
+
+    /// The well-known card URL of the origin of the HTTP interface the card
+    /// lists at A2A 0.3, when that origin is not this URL's.
+    async fn v0_3_card_location(&self) -> Option<String> {
+        let card = self.fetch_card().await.ok()?;
+        let ours = reqwest::Url::parse(&self.url).ok()?;
+        let version = a2a::v0_3::PROTOCOL_VERSION;
+        let at_v0_3 =
+            |v: &str| v == version || v.strip_prefix(version).is_some_and(|rest| rest.starts_with('.'));
+        let theirs = card
+            .get("supportedInterfaces")?
+            .as_array()?
+            .iter()
+            .filter(|i| {
+                i.get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .is_some_and(at_v0_3)
+            })
+            .filter_map(|i| reqwest::Url::parse(i.get("url")?.as_str()?).ok())
+            .find(|u| matches!(u.scheme(), "http" | "https"))?;
+        if theirs.origin() == ours.origin() {
+            return None;
+        }
+        theirs.join(WELL_KNOWN_CARD).ok().map(String::from)
+    }
+
+    async fn fetch_card_at(&self, url: String, version: Option<&str>) -> Result<Value, String> {
+        let mut request = http_client(self.timeout)?
             .get(&url)
-            .header("Accept", "application/json")
-            // A 1.0 client says so on every request (spec §3.6.1); without it
-            // the card also carries its A2A 0.3 fields.
-            .header(A2A_VERSION_HEADER, PROTOCOL_VERSION)
+            .header("Accept", "application/json");
+        if let Some(version) = version {
+            request = request.header(A2A_VERSION_HEADER, version);
+        }
+        let response = request
             .send()
             .await
             .map_err(|e| format!("GET {url} failed: {e}"))?;
@@ -387,6 +476,9 @@ impl Connector for HttpConnector {
     }
     fn agent_card(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
         Box::pin(async move { Some(self.fetch_card().await) })
+    }
+    fn agent_card_v0_3(&self) -> BoxFuture<'_, Option<Result<Value, String>>> {
+        Box::pin(async move { Some(self.fetch_card_v0_3().await) })
     }
 }
 
@@ -508,7 +600,7 @@ pub struct StdioTransport {
 
 impl StdioTransport {
     /// Opens a session on `reader`/`writer`: sends `initialize` (protocol 1.0,
-    /// and the CleverAgents extension if `activation` asks for it, at its minor
+    /// or 0.3 for [`Activation::V0_3`], and the CleverAgents extension if `activation` asks for it, at its minor
     /// version or the newest) and checks its result.
     pub async fn start(
         reader: Box<dyn AsyncRead + Send + Unpin>,
@@ -534,7 +626,7 @@ impl StdioTransport {
         let init = Request::new(
             INIT_ID.to_string(),
             <Initialize as Method>::NAME,
-            json!({"protocolVersion": PROTOCOL_VERSION, "extensions": extensions,
+            json!({"protocolVersion": activation.protocol_version(), "extensions": extensions,
                    "clientInfo": {"name": "a2a-conformance", "version": env!("CARGO_PKG_VERSION")}}),
         );
         // Every member is already JSON, so encoding cannot fail.
@@ -662,5 +754,10 @@ impl Connector for CommandConnector {
     }
     fn kind(&self) -> &'static str {
         "stdio"
+    }
+    /// Each session is a process of its own: whether they share a store is
+    /// the agent's configuration, which the runner cannot see.
+    fn sessions_share_state(&self) -> bool {
+        false
     }
 }

@@ -3,6 +3,10 @@
 //! list, cancel:
 //! - Python: `conformance/interop/run.sh` installs `a2a-sdk` (pinned) into a
 //!   venv under `target/` and runs `interop/client.py`;
+//! - Python, A2A 0.3: `run.sh --protocol 0.3` installs `a2a-sdk` 0.3.x
+//!   (pinned) into a venv of its own and runs `interop/client_v03.py`, the
+//!   SDK's 0.3 JSON-RPC client (no `A2A-Version` header): card, message/send,
+//!   message/stream, tasks/get, tasks/cancel, push config set/get;
 //! - JavaScript: `conformance/interop/js/run.sh` installs `@a2a-js/sdk`
 //!   (pinned by its `package.json`) under `target/` and runs `client.mjs`.
 //!
@@ -54,6 +58,61 @@ async fn drive(script: &'static str, url: &str, binding: &'static str) {
     }
 }
 
+/// Runs the Python SDK's 0.3 client against `url` and checks every step it
+/// reports, with the exact values it prints.
+async fn drive_v0_3(url: &str) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/run.sh");
+    let endpoint = url.to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("bash")
+            .arg(script)
+            .args(["--url", &endpoint, "--protocol", "0.3"])
+            .output()
+            .expect("bash runs the interop script")
+    })
+    .await
+    .expect("the script finishes");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let starts = |prefix: &str| lines.iter().any(|l| l.starts_with(prefix));
+    let line = |prefix: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(prefix))
+            .copied()
+            .unwrap_or_else(|| panic!("missing step `{prefix}`:\n{stdout}"))
+    };
+    // The card's 0.3 fields name this endpoint.
+    assert_eq!(
+        line("card: "),
+        format!("card: CleverAgents, protocolVersion 0.3.0, JSONRPC at {url}")
+    );
+    let sent = line("send: task ");
+    let task_id = sent
+        .strip_prefix("send: task ")
+        .and_then(|rest| rest.strip_suffix(" completed"))
+        .unwrap_or_else(|| panic!("send answers a completed task: {sent}"));
+    // The TCK executor completes a plain message at once: the task, then its final update.
+    assert_eq!(
+        line("stream: "),
+        "stream: 2 event(s) task,status-update, ends completed"
+    );
+    assert_eq!(line("get: "), format!("get: {task_id} completed"));
+    let canceled = line("cancel: ");
+    assert!(
+        canceled.ends_with(" canceled") && !canceled.contains(task_id),
+        "{canceled}"
+    );
+    assert_eq!(
+        line("cancel (finished task): "),
+        "cancel (finished task): JSONRPCError -32002"
+    );
+    assert!(starts("push config: set and get interop-v03-config-"), "{stdout}");
+    assert!(starts("interop: OK"), "{stdout}");
+}
+
 async fn tck_agent() -> common::Http {
     let config = app::AppConfig {
         executor: app::ExecutorKind::Tck,
@@ -87,4 +146,10 @@ async fn the_official_javascript_sdk_client_talks_to_our_agent() {
         )
         .await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_python_sdk_0_3_client_talks_to_our_agent() {
+    let http = tck_agent().await;
+    drive_v0_3(&http.url).await;
 }

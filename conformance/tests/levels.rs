@@ -178,9 +178,19 @@ async fn the_a2a_contract_never_calls_an_extension_method() {
     assert!(seen.iter().any(|m| m == "NoSuchConformanceMethod"), "{seen:?}");
     assert_eq!(extension_calls(&seen), Vec::<&String>::new());
 
-    // Detected: a card without the extension.
+    // Detected: a card without the extension. A static card has one form for
+    // every reader, so it lists no 0.3 interface either (a 0.3 client would
+    // find none of its fields in it); group v0_3 is then left out.
     let mut card = our_card(&server_config());
     card["capabilities"]["extensions"] = json!([]);
+    let interfaces = card["supportedInterfaces"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    card["supportedInterfaces"] = json!(interfaces
+        .into_iter()
+        .filter(|i| i["protocolVersion"] != "0.3")
+        .collect::<Vec<_>>());
     let served = serve_card(card).await;
     calls.lock().expect("the record").clear();
     let detected = runner(args(&[
@@ -200,6 +210,10 @@ async fn the_a2a_contract_never_calls_an_extension_method() {
     );
     assert!(
         text.contains("note  [http] groups plan, registry, context, sync, namespace, health, session, events belong to the extension, which is not gated under contract a2a"),
+        "{text}"
+    );
+    assert!(
+        text.contains("note  [http] group v0_3 was not run: the Agent Card lists no interface at A2A 0.3"),
         "{text}"
     );
     let seen = common::Recorder::calls(&calls);

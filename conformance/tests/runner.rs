@@ -215,7 +215,7 @@ async fn bad_usage_exits_2() {
     let listed = runner(args(&["--list-groups"])).await;
     assert_eq!(
         String::from_utf8_lossy(&listed.stdout),
-        "messaging\npush_config\nagent_card\nplan\nregistry\ncontext\nsync\nnamespace\nhealth\nsession\nevents\nenvelope\nversioning\nscenarios\n"
+        "messaging\npush_config\nagent_card\nplan\nregistry\ncontext\nsync\nnamespace\nhealth\nsession\nevents\nenvelope\nversioning\nscenarios\nv0_3\n"
     );
 }
 
@@ -245,6 +245,26 @@ async fn listed_cases_carry_their_level_and_section() {
         line("scenarios/registry-crud").as_deref(),
         Some("MUST urn:cleveragents:extensions:v1")
     );
+    let v0_3 = runner(args(&["--list-cases", "--groups", "v0_3"])).await;
+    let v0_3 = String::from_utf8_lossy(&v0_3.stdout);
+    let level_of = |id: &str| {
+        v0_3.lines()
+            .find(|l| l.split_whitespace().next() == Some(id))
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+    };
+    for (id, level) in [
+        ("v0_3/message/send/example-1", "MUST A2A 0.3 §7.1"),
+        ("v0_3/tasks/subscribe/example-1", "MUST A2A 0.3 §7.9"),
+        ("v0_3/getExtendedAgentCard/example-1", "MUST A2A 0.3 §7.10"),
+        ("v0_3/tasks/get/missing/id", "SHOULD A2A 0.3 §8.1"),
+        ("v0_3/tasks/get/task-not-found", "MUST A2A 0.3 §8.2"),
+        ("v0_3/current-name/GetTask", "strict A2A 0.3 §8.1"),
+        ("v0_3/scenarios/stream-order", "MUST A2A 0.3 §7.2"),
+        ("v0_3/scenarios/cross-version", "strict A2A §3.6.2"),
+    ] {
+        assert_eq!(level_of(id).as_deref(), Some(level), "{id}:\n{v0_3}");
+    }
+    assert!(v0_3.lines().all(|l| l.starts_with("v0_3/")), "{v0_3}");
     let pure = runner(args(&["--list-cases", "--contract", "a2a"])).await;
     let pure = String::from_utf8_lossy(&pure.stdout);
     assert!(!pure.contains("_cleveragents/"), "{pure}");

@@ -45,10 +45,16 @@ const INITIALIZE: &str = <markers::Initialize as Method>::NAME;
 const STREAM_EVENT: &str = <markers::StreamEvent as Method>::NAME;
 const STREAM_CANCEL: &str = <markers::StreamCancel as Method>::NAME;
 const STREAM_RESUME: &str = <markers::StreamResume as Method>::NAME;
+/// The member of the `initialize` result that carries the Agent Card
+/// (`StdioInitializeResult.agentCard`).
+const INITIALIZE_CARD_FIELD: &str = "agentCard";
 
 struct Session {
     pipeline: Pipeline,
     card: AgentCard,
+    /// The card as a 0.3 session reads it: as HTTP serves it to a 0.3 client
+    /// (the 0.3 fields beside the 1.0 ones), signed over that form.
+    card_v0_3: Value,
     server_info: StdioImplementationInfo,
     negotiated: OnceLock<Negotiated>,
     /// Open streams by the JSON text of their request id.
@@ -65,9 +71,13 @@ impl Session {
         let signer = CardSigner::from_config(&config.agent.card_signing_keys)?;
         let mut card = card::agent_card(config, Binding::Stdio);
         signer.sign(&mut card)?;
+        let mut card_v0_3 = card::agent_card_for_v0_3_clients(&card)
+            .map_err(|e| ServerError::Config(format!("agent card for A2A 0.3 clients: {e}")))?;
+        signer.sign_json(&mut card_v0_3)?;
         Ok(Session {
             pipeline: Pipeline::new(config, dispatch, Binding::Stdio, &signer)?,
             card,
+            card_v0_3,
             server_info: StdioImplementationInfo {
                 name: config.agent.implementation_name.clone(),
                 version: config.agent.version.clone(),
@@ -322,8 +332,17 @@ fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> 
         agent_card: session.card.clone(),
         server_info: session.server_info.clone(),
     };
-    let value = serde_json::to_value(result)
+    let mut value = serde_json::to_value(result)
         .map_err(|e| Error::new(ErrorKind::ExtInternalError, format!("initialize result: {e}")))?;
+    if dialect == Dialect::V0_3 {
+        // A 0.3 session reads the card as HTTP serves it to a 0.3 client: the
+        // 0.3 fields it looks for (`url`, `preferredTransport`,
+        // `protocolVersion`, `additionalInterfaces`) beside the 1.0 ones, so
+        // the result is still the binding's `StdioInitializeResult`.
+        if let Some(result) = value.as_object_mut() {
+            result.insert(INITIALIZE_CARD_FIELD.into(), session.card_v0_3.clone());
+        }
+    }
     // Two `initialize` requests are read in order, so a lost race is impossible;
     // still, never overwrite.
     if session.negotiated.set(negotiated).is_err() {

@@ -29,6 +29,10 @@ async fn initialize_negotiates_and_returns_the_card() {
         card.get("securitySchemes").is_none(),
         "local mode declares no security"
     );
+    // A 1.0 session gets the 1.0 card alone (a 0.3 one also finds its 0.3 fields).
+    for field in ["url", "preferredTransport", "additionalInterfaces"] {
+        assert!(card.get(field).is_none(), "{field} in the 1.0 card");
+    }
     serde_json::from_value::<a2a::types::StdioInitializeResult>(result.clone()).expect("valid result");
     // Negotiated 1.1: 1.2 methods are invisible.
     client

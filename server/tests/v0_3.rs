@@ -59,6 +59,27 @@ async fn the_decision_records_message_send_example_answers_a_0_3_task_over_stdio
         .await;
     let (init, _) = client.until_response(&json!("init")).await;
     assert_eq!(init["result"]["protocolVersion"], "0.3", "{init}");
+    // The card in the form HTTP serves a 0.3 client: its 0.3 fields beside the 1.0 ones.
+    let card = &init["result"]["agentCard"];
+    assert_eq!(card["protocolVersion"], "0.3.0", "{card}");
+    let endpoint = card["supportedInterfaces"]
+        .as_array()
+        .and_then(|all| all.iter().find(|i| i["protocolVersion"] == "0.3"))
+        .map(|i| i["url"].clone())
+        .expect("a 0.3 interface");
+    assert_eq!(card["url"], endpoint);
+    assert_eq!(card["preferredTransport"], "JSONRPC");
+    assert_eq!(
+        card["additionalInterfaces"],
+        json!([{"transport": "JSONRPC", "url": endpoint}])
+    );
+    assert_eq!(
+        card["supportedInterfaces"][0]["protocolBinding"],
+        a2a::STDIO_BINDING_URI
+    );
+    // Still the binding's initialize result: a 1.0 reader ignores the 0.3 fields.
+    serde_json::from_value::<a2a::types::StdioInitializeResult>(init["result"].clone())
+        .expect("a valid initialize result");
     client.send(&adr_message_send()).await;
     let (answer, notes) = client.until_response(&json!(2)).await;
     assert!(notes.is_empty());

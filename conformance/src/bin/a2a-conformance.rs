@@ -151,6 +151,9 @@ fn list_cases(groups: &[String], contract: ContractChoice) {
     if groups.iter().any(|g| g == "scenarios") {
         listed.extend(scenarios::listing(&app));
     }
+    if groups.iter().any(|g| g == cases::V0_3_GROUP) {
+        listed.extend(conformance::v0_3::listing(&app));
+    }
     let width = listed.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
     for (id, requirement) in listed {
         println!("{id:width$}  {requirement}");
