@@ -260,7 +260,13 @@ fn route(pending: &Pending, mut message: Value) {
             return;
         };
         if let Some(Waiter::Stream(tx)) = map.get(&id) {
-            let seq = params.get("seq").and_then(Value::as_u64);
+            // The producer's number (a task's sequence, the namespace cursor) when
+            // the stream has one, as the SSE `id:` is over HTTP; else the
+            // binding's own count.
+            let seq = params
+                .get("taskSeq")
+                .or_else(|| params.get("seq"))
+                .and_then(Value::as_u64);
             let data = params.get("event").cloned().unwrap_or(Value::Null);
             if tx.send(Ok(Event { seq, data })).is_err() {
                 // The consumer is gone; its cancel request is on the way.
