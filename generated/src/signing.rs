@@ -55,38 +55,18 @@ fn resolve(schema: &Value) -> &Value {
     schema
 }
 
-/// What a property's schema makes of an unset value.
-#[derive(PartialEq)]
-enum Presence {
-    /// Kept whenever present (required, explicit presence, a message, a
-    /// free-form object).
-    Kept,
-    /// Left out when empty (a list or map that is not required).
-    Collection,
-    /// Left out when it holds its default (a scalar of implicit presence).
-    Implicit,
-}
-
-fn presence(property: &Value, target: &Value, required: bool) -> Presence {
-    let is_message = target.get("properties").is_some() || target.get("oneOf").is_some();
+/// Whether a present member is kept even when it holds its default: a
+/// required field, one of explicit presence, or a message (a `$ref` to an
+/// object, a one-of, `google.protobuf.Struct`). Lists, maps and other scalars
+/// are left out when they hold their default (empty, `""`, `false`, `0`).
+fn kept_when_default(property: &Value, target: &Value, required: bool) -> bool {
     let explicit = property.get("x-presence").and_then(Value::as_str) == Some("explicit");
-    let is_collection = match target.get("type").and_then(Value::as_str) {
-        Some("array") => true,
-        // A map; `google.protobuf.Struct` (`additionalProperties: true`) is a message.
-        Some("object") => matches!(target.get("additionalProperties"), Some(Value::Object(_))),
-        _ => false,
-    };
-    if required
-        || explicit
-        || is_message
-        || (target.get("type").and_then(Value::as_str) == Some("object") && !is_collection)
-    {
-        Presence::Kept
-    } else if is_collection {
-        Presence::Collection
-    } else {
-        Presence::Implicit
-    }
+    let is_message = target.get("properties").is_some()
+        || target.get("oneOf").is_some()
+        // A Struct is `additionalProperties: true`; a map's values have a schema.
+        || (target.get("type").and_then(Value::as_str) == Some("object")
+            && !matches!(target.get("additionalProperties"), Some(Value::Object(_))));
+    required || explicit || is_message
 }
 
 fn is_default(value: &Value) -> bool {
@@ -152,9 +132,10 @@ fn prune_members(object: &mut Map<String, Value>, schema: &Value) {
         };
         let target = resolve(property);
         prune(member, target);
-        match presence(property, target, required.contains(&name.as_str())) {
-            Presence::Kept => !member.is_null(),
-            Presence::Collection | Presence::Implicit => !is_default(member),
+        if kept_when_default(property, target, required.contains(&name.as_str())) {
+            !member.is_null()
+        } else {
+            !is_default(member)
         }
     });
 }

@@ -77,9 +77,6 @@ struct HttpState {
     /// [`card::agent_card_for_v0_3_clients`]), with its own entity tag.
     card_v0_3_json: Bytes,
     card_v0_3_etag: HeaderValue,
-    /// Whether 0.3 clients have an address of their own (`http.v0_3_listen`):
-    /// then the main address serves the plain 1.0 card to every client.
-    v0_3_origin: bool,
     card_last_modified: HeaderValue,
     streams: StreamSlots,
     shutdown: CancellationToken,
@@ -154,7 +151,6 @@ impl HttpServer {
             card_etag,
             card_v0_3_json,
             card_v0_3_etag,
-            v0_3_origin: v0_3_listener.is_some(),
             card_last_modified,
             streams: StreamSlots::new(config.limits.max_streams_per_principal),
             shutdown: CancellationToken::new(),
@@ -288,7 +284,8 @@ impl HttpState {
         let asks_v1_0 =
             negotiate::protocol_dialect(version, self.config.http.assume_version_when_absent.as_deref())
                 == Ok(Dialect::V1_0);
-        let plain = asks_v1_0 || (self.v0_3_origin && address == Address::Main);
+        let v0_3_has_its_own_address = self.config.http.v0_3_listen.is_some();
+        let plain = asks_v1_0 || (v0_3_has_its_own_address && address == Address::Main);
         let (card_json, card_etag) = if plain {
             (&self.card_json, &self.card_etag)
         } else {
