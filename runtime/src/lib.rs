@@ -23,6 +23,8 @@
 //!
 //! The crate performs no I/O.
 
+#![warn(missing_docs)]
+
 pub mod access;
 pub mod bundle;
 pub mod client;
