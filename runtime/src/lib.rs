@@ -52,3 +52,8 @@ pub use protojson::{
     ProtoEnumRepr,
 };
 pub use route::{HttpRoute, QueryField, QueryKind};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
