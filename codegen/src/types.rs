@@ -54,6 +54,6 @@ pub fn generate(definitions: &Map<String, Value>, notes: &Notes) -> Result<Types
     })?;
     variants::strip_enum_name_prefixes(&mut file);
     postpass::apply(&mut file, definitions, notes, &names)?;
-    docs::fill(&mut file, notes, &names);
+    docs::fill(&mut file, definitions, notes, &names)?;
     Ok(Types { file, names })
 }

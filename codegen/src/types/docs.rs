@@ -4,18 +4,32 @@
 //! field or one-of arm it describes, but a JSON Schema `enum` has no place for
 //! a description per value, an arm that is a bare `$ref` carries none, and a
 //! definition or property may lack one. The contract crate denies missing
-//! docs, so every such item gets a generated sentence: what the value is on the
-//! wire (with its proto number where it has one), or what the arm holds (the
-//! first sentence of the referenced type's own description).
+//! docs, so every such item gets one: an enum value the description its
+//! definition gives it in `x-enum-descriptions` (an object from wire value to
+//! text), else a generated sentence naming the value on the wire (with its
+//! proto number where it has one); a one-of arm what it holds (the first
+//! sentence of the referenced type's own description).
 
 use crate::postpass::serde_rename;
 use crate::preprocess::Notes;
+use crate::{Error, Result};
 use proc_macro2::Span;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use syn::{Attribute, Fields, Item, LitStr};
 
+/// The schema keyword that describes each value of an `enum`.
+const ENUM_DESCRIPTIONS: &str = "x-enum-descriptions";
+
 /// Adds a doc comment to every type, field and variant of `file` that has none.
-pub fn fill(file: &mut syn::File, notes: &Notes, names: &BTreeMap<String, String>) {
+/// An `x-enum-descriptions` key that is not a value of its enum is an error.
+pub fn fill(
+    file: &mut syn::File,
+    definitions: &Map<String, Value>,
+    notes: &Notes,
+    names: &BTreeMap<String, String>,
+) -> Result<()> {
+    check_enum_descriptions(definitions)?;
     let rust_to_def: BTreeMap<&str, &str> = names.iter().map(|(d, r)| (r.as_str(), d.as_str())).collect();
     let summaries = type_summaries(file);
     for item in &mut file.items {
@@ -44,6 +58,10 @@ pub fn fill(file: &mut syn::File, notes: &Notes, names: &BTreeMap<String, String
                 let untagged = item.attrs.iter().any(|a| serde_says(a, "untagged"));
                 let single = item.variants.len() == 1;
                 let numbers = notes.proto_enums.get(def);
+                let described = definitions
+                    .get(def)
+                    .and_then(|d| d.get(ENUM_DESCRIPTIONS))
+                    .and_then(Value::as_object);
                 for variant in item.variants.iter_mut().filter(|v| !has_doc(&v.attrs)) {
                     let text = match &variant.fields {
                         Fields::Unit if untagged => "JSON `null`.".to_string(),
@@ -53,12 +71,16 @@ pub fn fill(file: &mut syn::File, notes: &Notes, names: &BTreeMap<String, String
                             let number = numbers
                                 .and_then(|n| n.iter().find(|(w, _)| *w == wire))
                                 .map(|(_, n)| *n);
-                            match (single, number) {
-                                (true, _) => format!("`{wire}`, the one value the schema allows here."),
-                                (false, Some(number)) => {
-                                    format!("Wire value `{wire}` (proto number {number}).")
-                                }
-                                (false, None) => format!("Wire value `{wire}`."),
+                            let description = described.and_then(|d| d.get(&wire)).and_then(Value::as_str);
+                            let on_wire = match number {
+                                Some(number) => format!("Wire value `{wire}` (proto number {number})."),
+                                None => format!("Wire value `{wire}`."),
+                            };
+                            match (description, single) {
+                                // The described value keeps its wire form as a second paragraph.
+                                (Some(text), _) => format!("{text}\n\n{on_wire}"),
+                                (None, true) => format!("`{wire}`, the one value the schema allows here."),
+                                (None, false) => on_wire,
                             }
                         }
                         Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
@@ -72,6 +94,32 @@ pub fn fill(file: &mut syn::File, notes: &Notes, names: &BTreeMap<String, String
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// Every `x-enum-descriptions` is an object of strings keyed by values of the
+/// definition's `enum`.
+fn check_enum_descriptions(definitions: &Map<String, Value>) -> Result<()> {
+    for (name, definition) in definitions {
+        let Some(described) = definition.get(ENUM_DESCRIPTIONS) else {
+            continue;
+        };
+        let fail =
+            |message: String| Error::schema("bundle", format!("`{name}`: {ENUM_DESCRIPTIONS} {message}"));
+        let described = described
+            .as_object()
+            .ok_or_else(|| fail("must be an object from enum value to description".into()))?;
+        let values = definition.get("enum").and_then(Value::as_array);
+        for (value, text) in described {
+            if !values.is_some_and(|v| v.iter().any(|e| e.as_str() == Some(value))) {
+                return Err(fail(format!("names `{value}`, which is not a value of the enum")));
+            }
+            if !text.is_string() {
+                return Err(fail(format!("of `{value}` must be a string")));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What a one-of arm holding `ty` is: the referenced type with its summary, or
@@ -158,10 +206,12 @@ fn has_doc(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|a| a.path().is_ident("doc"))
 }
 
-/// Puts the doc comment first, where typify puts its own.
+/// Puts the doc comment first, where typify puts its own: one `#[doc]` per line.
 fn push_doc(attrs: &mut Vec<Attribute>, text: &str) {
-    let text = LitStr::new(text, Span::call_site());
-    attrs.insert(0, syn::parse_quote!(#[doc = #text]));
+    for (at, line) in text.lines().enumerate() {
+        let line = LitStr::new(line, Span::call_site());
+        attrs.insert(at, syn::parse_quote!(#[doc = #line]));
+    }
 }
 
 fn serde_says(attr: &Attribute, word: &str) -> bool {

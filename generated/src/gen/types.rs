@@ -14740,12 +14740,18 @@ pub struct ResourceUpdateParams {
 )]
 #[serde(try_from = "crate::rpc::ProtoEnumRepr")]
 pub enum Role {
+    ///No role given: the proto default, not a valid sender.
+    ///
     ///Wire value `ROLE_UNSPECIFIED` (proto number 0).
     #[serde(rename = "ROLE_UNSPECIFIED")]
     Unspecified,
+    ///Sent by the client (on behalf of its user) to the agent.
+    ///
     ///Wire value `ROLE_USER` (proto number 1).
     #[serde(rename = "ROLE_USER")]
     User,
+    ///Sent by the agent to the client.
+    ///
     ///Wire value `ROLE_AGENT` (proto number 2).
     #[serde(rename = "ROLE_AGENT")]
     Agent,
@@ -18053,30 +18059,48 @@ pub struct TaskPushNotificationConfig {
 )]
 #[serde(try_from = "crate::rpc::ProtoEnumRepr")]
 pub enum TaskState {
+    ///No state given: the proto default, never a state a task is in.
+    ///
     ///Wire value `TASK_STATE_UNSPECIFIED` (proto number 0).
     #[serde(rename = "TASK_STATE_UNSPECIFIED")]
     Unspecified,
+    ///The agent has accepted the task and not yet started on it.
+    ///
     ///Wire value `TASK_STATE_SUBMITTED` (proto number 1).
     #[serde(rename = "TASK_STATE_SUBMITTED")]
     Submitted,
+    ///The agent is working on the task.
+    ///
     ///Wire value `TASK_STATE_WORKING` (proto number 2).
     #[serde(rename = "TASK_STATE_WORKING")]
     Working,
+    ///Terminal: the task finished successfully.
+    ///
     ///Wire value `TASK_STATE_COMPLETED` (proto number 3).
     #[serde(rename = "TASK_STATE_COMPLETED")]
     Completed,
+    ///Terminal: the task ended in failure.
+    ///
     ///Wire value `TASK_STATE_FAILED` (proto number 4).
     #[serde(rename = "TASK_STATE_FAILED")]
     Failed,
+    ///Terminal: the task was canceled (CancelTask) before it finished.
+    ///
     ///Wire value `TASK_STATE_CANCELED` (proto number 5).
     #[serde(rename = "TASK_STATE_CANCELED")]
     Canceled,
+    ///Interrupted: the agent waits for the client's next message on the task.
+    ///
     ///Wire value `TASK_STATE_INPUT_REQUIRED` (proto number 6).
     #[serde(rename = "TASK_STATE_INPUT_REQUIRED")]
     InputRequired,
+    ///Terminal: the agent declined to carry out the task, at its start or later.
+    ///
     ///Wire value `TASK_STATE_REJECTED` (proto number 7).
     #[serde(rename = "TASK_STATE_REJECTED")]
     Rejected,
+    ///Interrupted: the agent waits until the client provides further authentication.
+    ///
     ///Wire value `TASK_STATE_AUTH_REQUIRED` (proto number 8).
     #[serde(rename = "TASK_STATE_AUTH_REQUIRED")]
     AuthRequired,

@@ -321,6 +321,8 @@ pub enum NoteState {
     ///Wire value `NOTE_STATE_UNSPECIFIED` (proto number 0).
     #[serde(rename = "NOTE_STATE_UNSPECIFIED")]
     Unspecified,
+    ///The note can still be edited.
+    ///
     ///Wire value `NOTE_STATE_OPEN` (proto number 1).
     #[serde(rename = "NOTE_STATE_OPEN")]
     Open,
