@@ -194,9 +194,13 @@ pub struct ActorAddParams {
     PartialOrd
 )]
 pub enum ActorKind {
+    ///An agent persona that carries out steps with its instructions, skills and tools.
+    ///
     ///Wire value `ACTOR_KIND_AGENT`.
     #[serde(rename = "ACTOR_KIND_AGENT")]
     Agent,
+    ///A person, who answers the prompts of the plans they take part in.
+    ///
     ///Wire value `ACTOR_KIND_HUMAN`.
     #[serde(rename = "ACTOR_KIND_HUMAN")]
     Human,
@@ -488,9 +492,13 @@ pub struct ApiKeySecurityScheme {
     PartialOrd
 )]
 pub enum ApprovalMode {
+    ///An approval step waits for an answer through plan/prompt.
+    ///
     ///Wire value `APPROVAL_MODE_MANUAL`.
     #[serde(rename = "APPROVAL_MODE_MANUAL")]
     Manual,
+    ///An approval step is approved without asking.
+    ///
     ///Wire value `APPROVAL_MODE_AUTO`.
     #[serde(rename = "APPROVAL_MODE_AUTO")]
     Auto,
@@ -1015,15 +1023,23 @@ pub struct ConfigurationEntry {
     PartialOrd
 )]
 pub enum ConfigurationSource {
+    ///The built-in default.
+    ///
     ///Wire value `CONFIGURATION_SOURCE_DEFAULT`.
     #[serde(rename = "CONFIGURATION_SOURCE_DEFAULT")]
     Default,
+    ///The configuration file.
+    ///
     ///Wire value `CONFIGURATION_SOURCE_FILE`.
     #[serde(rename = "CONFIGURATION_SOURCE_FILE")]
     File,
+    ///An environment variable.
+    ///
     ///Wire value `CONFIGURATION_SOURCE_ENVIRONMENT`.
     #[serde(rename = "CONFIGURATION_SOURCE_ENVIRONMENT")]
     Environment,
+    ///A command-line option.
+    ///
     ///Wire value `CONFIGURATION_SOURCE_COMMAND_LINE`.
     #[serde(rename = "CONFIGURATION_SOURCE_COMMAND_LINE")]
     CommandLine,
@@ -2330,12 +2346,18 @@ pub struct DiagnosticFinding {
     PartialOrd
 )]
 pub enum DiagnosticOutcome {
+    ///The check found nothing wrong.
+    ///
     ///Wire value `DIAGNOSTIC_OUTCOME_PASS`.
     #[serde(rename = "DIAGNOSTIC_OUTCOME_PASS")]
     Pass,
+    ///The check found something that needs attention but is not an error.
+    ///
     ///Wire value `DIAGNOSTIC_OUTCOME_WARN`.
     #[serde(rename = "DIAGNOSTIC_OUTCOME_WARN")]
     Warn,
+    ///The check found an error.
+    ///
     ///Wire value `DIAGNOSTIC_OUTCOME_FAIL`.
     #[serde(rename = "DIAGNOSTIC_OUTCOME_FAIL")]
     Fail,
@@ -2956,12 +2978,18 @@ pub struct FieldViolation {
     PartialOrd
 )]
 pub enum FileChangeKind {
+    ///The file is only in the newer tree.
+    ///
     ///Wire value `FILE_CHANGE_KIND_ADDED`.
     #[serde(rename = "FILE_CHANGE_KIND_ADDED")]
     Added,
+    ///The file is in both trees with different content.
+    ///
     ///Wire value `FILE_CHANGE_KIND_MODIFIED`.
     #[serde(rename = "FILE_CHANGE_KIND_MODIFIED")]
     Modified,
+    ///The file is only in the older tree.
+    ///
     ///Wire value `FILE_CHANGE_KIND_DELETED`.
     #[serde(rename = "FILE_CHANGE_KIND_DELETED")]
     Deleted,
@@ -3644,12 +3672,18 @@ pub struct HealthReport {
     PartialOrd
 )]
 pub enum HealthStatus {
+    ///Working normally.
+    ///
     ///Wire value `HEALTH_STATUS_HEALTHY`.
     #[serde(rename = "HEALTH_STATUS_HEALTHY")]
     Healthy,
+    ///Working, with a problem that needs attention.
+    ///
     ///Wire value `HEALTH_STATUS_DEGRADED`.
     #[serde(rename = "HEALTH_STATUS_DEGRADED")]
     Degraded,
+    ///Not working.
+    ///
     ///Wire value `HEALTH_STATUS_UNHEALTHY`.
     #[serde(rename = "HEALTH_STATUS_UNHEALTHY")]
     Unhealthy,
@@ -3902,9 +3936,13 @@ pub struct InvariantAddParams {
     PartialOrd
 )]
 pub enum InvariantEnforcement {
+    ///A failing validation of the invariant stops plan/apply.
+    ///
     ///Wire value `INVARIANT_ENFORCEMENT_BLOCK`.
     #[serde(rename = "INVARIANT_ENFORCEMENT_BLOCK")]
     Block,
+    ///A failing validation of the invariant is reported as a warning and plan/apply goes on.
+    ///
     ///Wire value `INVARIANT_ENFORCEMENT_WARN`.
     #[serde(rename = "INVARIANT_ENFORCEMENT_WARN")]
     Warn,
@@ -4990,12 +5028,18 @@ for NamespaceMembersRpcRequestMethod {
     PartialOrd
 )]
 pub enum NamespaceRole {
+    ///Reads the namespace's entities and plans.
+    ///
     ///Wire value `NAMESPACE_ROLE_READER`.
     #[serde(rename = "NAMESPACE_ROLE_READER")]
     Reader,
+    ///Also changes entities and plans.
+    ///
     ///Wire value `NAMESPACE_ROLE_WRITER`.
     #[serde(rename = "NAMESPACE_ROLE_WRITER")]
     Writer,
+    ///Also reads members, runs diagnostics and syncs.
+    ///
     ///Wire value `NAMESPACE_ROLE_ADMIN`.
     #[serde(rename = "NAMESPACE_ROLE_ADMIN")]
     Admin,
@@ -6851,15 +6895,23 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanListRpcRequestMethod
     PartialOrd
 )]
 pub enum PlanPhase {
+    ///The plan is drafted from its action (state CREATED) and can be corrected.
+    ///
     ///Wire value `PLAN_PHASE_STRATEGIZE`.
     #[serde(rename = "PLAN_PHASE_STRATEGIZE")]
     Strategize,
+    ///The steps run as an A2A task (RUNNING, INPUT_REQUIRED, or FAILED when a step failed).
+    ///
     ///Wire value `PLAN_PHASE_EXECUTE`.
     #[serde(rename = "PLAN_PHASE_EXECUTE")]
     Execute,
+    ///Execution completed; artifacts and diff can be reviewed before apply (COMPLETED).
+    ///
     ///Wire value `PLAN_PHASE_REVIEW`.
     #[serde(rename = "PLAN_PHASE_REVIEW")]
     Review,
+    ///The artifacts were written into the project (APPLIED, ROLLED_BACK).
+    ///
     ///Wire value `PLAN_PHASE_APPLY`.
     #[serde(rename = "PLAN_PHASE_APPLY")]
     Apply,
@@ -8194,12 +8246,18 @@ pub struct ProjectUpdateParams {
     PartialOrd
 )]
 pub enum PromptDecision {
+    ///Approves what the prompt asks; the plan resumes.
+    ///
     ///Wire value `PROMPT_DECISION_APPROVE`.
     #[serde(rename = "PROMPT_DECISION_APPROVE")]
     Approve,
+    ///Rejects what the prompt asks; the plan fails.
+    ///
     ///Wire value `PROMPT_DECISION_REJECT`.
     #[serde(rename = "PROMPT_DECISION_REJECT")]
     Reject,
+    ///Answers the prompt; the plan resumes.
+    ///
     ///Wire value `PROMPT_DECISION_ANSWER`.
     #[serde(rename = "PROMPT_DECISION_ANSWER")]
     Answer,
@@ -17238,9 +17296,13 @@ impl ::std::convert::TryFrom<::std::string::String> for SubscribeToTaskRpcReques
     PartialOrd
 )]
 pub enum SyncDirection {
+    ///From the remote into this instance.
+    ///
     ///Wire value `SYNC_DIRECTION_PULL`.
     #[serde(rename = "SYNC_DIRECTION_PULL")]
     Pull,
+    ///From this instance to the remote.
+    ///
     ///Wire value `SYNC_DIRECTION_PUSH`.
     #[serde(rename = "SYNC_DIRECTION_PUSH")]
     Push,
@@ -17365,15 +17427,23 @@ pub struct SyncOrigin {
     PartialOrd
 )]
 pub enum SyncOutcome {
+    ///The entity was created on the side the run writes to.
+    ///
     ///Wire value `SYNC_OUTCOME_CREATED`.
     #[serde(rename = "SYNC_OUTCOME_CREATED")]
     Created,
+    ///The entity was overwritten on the side the run writes to.
+    ///
     ///Wire value `SYNC_OUTCOME_UPDATED`.
     #[serde(rename = "SYNC_OUTCOME_UPDATED")]
     Updated,
+    ///The run left the entity as it was.
+    ///
     ///Wire value `SYNC_OUTCOME_UNCHANGED`.
     #[serde(rename = "SYNC_OUTCOME_UNCHANGED")]
     Unchanged,
+    ///Both sides changed since the last sync and `force` was not set; the entity was left alone.
+    ///
     ///Wire value `SYNC_OUTCOME_CONFLICT`.
     #[serde(rename = "SYNC_OUTCOME_CONFLICT")]
     Conflict,
@@ -17746,21 +17816,33 @@ pub struct SyncReport {
     PartialOrd
 )]
 pub enum SyncState {
+    ///The entity is the same on both sides.
+    ///
     ///Wire value `SYNC_STATE_IN_SYNC`.
     #[serde(rename = "SYNC_STATE_IN_SYNC")]
     InSync,
+    ///The entity exists only on this instance.
+    ///
     ///Wire value `SYNC_STATE_LOCAL_ONLY`.
     #[serde(rename = "SYNC_STATE_LOCAL_ONLY")]
     LocalOnly,
+    ///The entity exists only on the remote.
+    ///
     ///Wire value `SYNC_STATE_REMOTE_ONLY`.
     #[serde(rename = "SYNC_STATE_REMOTE_ONLY")]
     RemoteOnly,
+    ///Changed on this instance since the last sync, not on the remote.
+    ///
     ///Wire value `SYNC_STATE_LOCAL_AHEAD`.
     #[serde(rename = "SYNC_STATE_LOCAL_AHEAD")]
     LocalAhead,
+    ///Changed on the remote since the last sync, not on this instance.
+    ///
     ///Wire value `SYNC_STATE_REMOTE_AHEAD`.
     #[serde(rename = "SYNC_STATE_REMOTE_AHEAD")]
     RemoteAhead,
+    ///Different on the two sides, with changes on both since the last sync (or no sync between them yet).
+    ///
     ///Wire value `SYNC_STATE_DIVERGED`.
     #[serde(rename = "SYNC_STATE_DIVERGED")]
     Diverged,
@@ -18521,12 +18603,18 @@ pub struct ValidationList {
     PartialOrd
 )]
 pub enum ValidationOutcome {
+    ///The check held.
+    ///
     ///Wire value `VALIDATION_OUTCOME_PASSED`.
     #[serde(rename = "VALIDATION_OUTCOME_PASSED")]
     Passed,
+    ///The check did not hold.
+    ///
     ///Wire value `VALIDATION_OUTCOME_FAILED`.
     #[serde(rename = "VALIDATION_OUTCOME_FAILED")]
     Failed,
+    ///The check did not hold, and the failure is only reported.
+    ///
     ///Wire value `VALIDATION_OUTCOME_WARNED`.
     #[serde(rename = "VALIDATION_OUTCOME_WARNED")]
     Warned,
@@ -18597,9 +18685,13 @@ pub struct ValidationResult {
     PartialOrd
 )]
 pub enum ValidationSeverity {
+    ///A failure fails the step that runs the validation.
+    ///
     ///Wire value `VALIDATION_SEVERITY_ERROR`.
     #[serde(rename = "VALIDATION_SEVERITY_ERROR")]
     Error,
+    ///A failure is only reported.
+    ///
     ///Wire value `VALIDATION_SEVERITY_WARNING`.
     #[serde(rename = "VALIDATION_SEVERITY_WARNING")]
     Warning,
