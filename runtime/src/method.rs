@@ -134,15 +134,15 @@ impl<C: ContractFacts> MethodDescriptor<C> {
 
 /// A method at the type level.
 pub trait Method {
-    /// The method's wire name.
+    /// The wire name callers put in `method`.
     const NAME: &'static str;
-    /// The contract set the method belongs to.
+    /// The contracts' enum, whose facts (versions, errors) the method's descriptor names.
     type Contract: ContractFacts;
-    /// The params type.
+    /// What the method takes: a call's `params` decode into this.
     type Params: Serialize + DeserializeOwned + Send + 'static;
-    /// The result type (of one event, for a streaming method).
+    /// What the method answers with: its `result`, or one event of its stream.
     type Result: Serialize + DeserializeOwned + Send + 'static;
-    /// The method's entry in the method table.
+    /// The method's entry in the method table, reached without a lookup by name.
     fn descriptor() -> &'static MethodDescriptor<Self::Contract>;
 }
 
