@@ -8,7 +8,8 @@
 //! definition gives it in `x-enum-descriptions` (an object from wire value to
 //! text), else a generated sentence naming the value on the wire (with its
 //! proto number where it has one); a one-of arm what it holds (the first
-//! sentence of the referenced type's own description).
+//! sentence of the referenced type's own description); a field whose inline
+//! object type took its property's description, that description.
 
 use crate::postpass::serde_rename;
 use crate::preprocess::Notes;
@@ -45,7 +46,20 @@ pub fn fill(
                         let ident = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_default();
                         let wire =
                             serde_rename(&field.attrs).unwrap_or_else(|| ident.trim_end_matches('_').into());
-                        push_doc(&mut field.attrs, &format!("The `{wire}` member of `{def}`."));
+                        // typify gives an inline object's description to the
+                        // type it makes of it, not to the field: take it from
+                        // the property.
+                        let described = definitions
+                            .get(def)
+                            .and_then(|d| d.get("properties"))
+                            .and_then(|p| p.get(&wire))
+                            .and_then(|p| p.get("description"))
+                            .and_then(Value::as_str);
+                        let text = match described {
+                            Some(text) => text.to_string(),
+                            None => format!("The `{wire}` member of `{def}`."),
+                        };
+                        push_doc(&mut field.attrs, &text);
                     }
                 }
             }

@@ -15551,7 +15551,7 @@ pub struct SessionExport {
     pub format_version: i32,
     ///Plans run in the session (links; the plans themselves stay with their registry).
     pub plans: ::std::vec::Vec<SessionPlanLink>,
-    ///The `session` member of `SessionExport`.
+    ///The session's own fields.
     pub session: SessionExportSession,
     ///Lowercase hex SHA-256 of the canonical JSON of `session`.
     #[serde(rename = "sessionSha256")]
