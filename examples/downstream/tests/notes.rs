@@ -1,0 +1,216 @@
+//! The example extension served by the contract's server over loopback HTTP,
+//! beside the standard methods, and called with the contract's client: the
+//! typed stub, the exact wire values of its result and errors, a standard
+//! method on the same endpoint, and the Agent Card declaring both extensions.
+
+use a2a::rpc::{CallError, Transport};
+use a2a::types::{
+    GetTaskRequest, Message, Part, PartContent, SendMessageRequest, SendMessageResponse, TaskState,
+};
+use client::{Client, HttpConfig, HttpTransport};
+use notes::client::NotesClient;
+use notes::types::{EchoParams, EchoResult, Role};
+use serde_json::{json, Value};
+use std::num::NonZeroU64;
+use tokio::sync::oneshot;
+
+/// A running loopback server of the example; stops when dropped.
+struct Agent {
+    url: String,
+    _stop: oneshot::Sender<()>,
+}
+
+async fn start() -> Agent {
+    let config = notes::server_config("127.0.0.1:0".parse().expect("loopback address"));
+    let dispatch = notes::dispatch().expect("the application opens in memory");
+    let server = server::HttpServer::bind(config, dispatch)
+        .await
+        .expect("bind loopback");
+    let addr = server.local_addr().expect("bound address");
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(server.serve(async {
+        let _ = stopped.await;
+    }));
+    Agent {
+        url: format!("http://{addr}/"),
+        _stop: stop,
+    }
+}
+
+fn transport(agent: &Agent) -> HttpTransport {
+    HttpTransport::new(HttpConfig::new(agent.url.clone())).expect("a loopback URL")
+}
+
+/// The JSON-RPC error of a call that must fail.
+fn rpc_error(result: Result<Value, CallError>) -> a2a::rpc::Error {
+    match result {
+        Err(CallError::Rpc(error)) => error,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+/// The ErrorInfo `(reason, domain)` of an error's `data`.
+fn error_info(error: &a2a::rpc::Error) -> (String, String) {
+    let info = error
+        .data
+        .as_ref()
+        .and_then(Value::as_array)
+        .and_then(|d| d.iter().find(|e| e["@type"] == a2a::rpc::ERROR_INFO_TYPE))
+        .unwrap_or_else(|| panic!("no ErrorInfo in {error:?}"));
+    (
+        info["reason"].as_str().unwrap_or_default().to_string(),
+        info["domain"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[tokio::test]
+async fn the_typed_stub_calls_the_extension_method_on_the_contracts_client() {
+    let agent = start().await;
+    let client = Client::new(transport(&agent));
+    let result = client
+        .echo(EchoParams {
+            text: "héllo".into(),
+            times: NonZeroU64::new(3),
+            author: Some(Role::Agent),
+        })
+        .await
+        .expect("the extension answers");
+    assert_eq!(
+        result,
+        EchoResult {
+            echoes: vec!["héllo".into(), "héllo".into(), "héllo".into()],
+            length: 5,
+            author: Role::Agent,
+        }
+    );
+}
+
+#[tokio::test]
+async fn the_extension_method_answers_exact_wire_values() {
+    let agent = start().await;
+    let transport = transport(&agent);
+    let result = transport
+        .call(
+            "_notes/echo",
+            json!({"text": "hello", "times": 2, "author": "ROLE_USER"}),
+        )
+        .await
+        .expect("the example of the schema is answered");
+    assert_eq!(
+        result,
+        json!({"echoes": ["hello", "hello"], "length": 5, "author": "ROLE_USER"})
+    );
+    // Absent `times` and `author` take their documented defaults; ProtoJSON's
+    // snake_case and integer enum values are accepted on input.
+    let result = transport
+        .call("_notes/echo", json!({"text": "hi", "author": 2}))
+        .await
+        .expect("the defaults apply");
+    assert_eq!(
+        result,
+        json!({"echoes": ["hi"], "length": 2, "author": "ROLE_AGENT"})
+    );
+}
+
+#[tokio::test]
+async fn the_extensions_errors_are_its_own_registry() {
+    let agent = start().await;
+    let transport = transport(&agent);
+    let domain = notes::extension::ERROR_DOMAIN.to_string();
+
+    let blank = rpc_error(transport.call("_notes/echo", json!({"text": "  "})).await);
+    assert_eq!(blank.code, -32050);
+    assert_eq!(
+        blank.message,
+        "the note's text is blank: there is nothing to echo"
+    );
+    assert_eq!(error_info(&blank), ("BLANK_TEXT".to_string(), domain.clone()));
+
+    let missing = rpc_error(transport.call("_notes/echo", json!({"times": 1})).await);
+    assert_eq!(missing.code, -32602);
+    assert_eq!(
+        error_info(&missing),
+        ("INVALID_PARAMS".to_string(), domain.clone())
+    );
+
+    let too_many = rpc_error(
+        transport
+            .call("_notes/echo", json!({"text": "x", "times": 6}))
+            .await,
+    );
+    assert_eq!(too_many.code, -32602);
+    assert_eq!(too_many.message, "`times` is at most 5");
+
+    let unknown = rpc_error(transport.call("_notes/nothing", json!({})).await);
+    assert_eq!(unknown.code, -32601);
+    assert_eq!(error_info(&unknown), ("METHOD_NOT_FOUND".to_string(), domain));
+
+    // A name outside the prefix is the contract's to answer, in its domain.
+    let standard = rpc_error(transport.call("NoSuchMethod", json!({})).await);
+    assert_eq!(standard.code, -32601);
+    assert_eq!(
+        error_info(&standard),
+        ("METHOD_NOT_FOUND".to_string(), "a2a-protocol.org".to_string())
+    );
+}
+
+#[tokio::test]
+async fn a_standard_method_is_served_on_the_same_endpoint() {
+    let agent = start().await;
+    let client = Client::new(transport(&agent));
+    let sent = client
+        .send_message(SendMessageRequest {
+            message: Message {
+                message_id: "notes-example-1".into(),
+                role: Role::User,
+                parts: vec![Part {
+                    content: PartContent::Text("hello".into()),
+                    filename: None,
+                    media_type: None,
+                    metadata: None,
+                }],
+                context_id: None,
+                task_id: None,
+                extensions: Vec::new(),
+                metadata: None,
+                reference_task_ids: Vec::new(),
+            },
+            configuration: None,
+            metadata: None,
+            tenant: None,
+        })
+        .await
+        .expect("SendMessage is answered by the application");
+    let SendMessageResponse::Task(task) = sent else {
+        panic!("the application answers a task: {sent:?}");
+    };
+    assert_eq!(task.status.state, TaskState::Completed);
+    let read = client
+        .get_task(GetTaskRequest {
+            id: task.id.clone(),
+            history_length: None,
+            tenant: None,
+        })
+        .await
+        .expect("GetTask finds the task");
+    assert_eq!(read.id, task.id);
+    assert_eq!(read.status.state, TaskState::Completed);
+}
+
+#[tokio::test]
+async fn the_agent_card_declares_the_extension_beside_the_contracts() {
+    let agent = start().await;
+    let card = transport(&agent).agent_card().await.expect("the card is served");
+    let extensions = card["capabilities"]["extensions"].as_array().expect("extensions");
+    let uris: Vec<&str> = extensions.iter().filter_map(|e| e["uri"].as_str()).collect();
+    assert_eq!(uris, ["urn:cleveragents:extensions:v1", "urn:example:notes:v1"]);
+    assert_eq!(
+        extensions[1],
+        json!({
+            "uri": "urn:example:notes:v1",
+            "description": "Echoing a note back, with the A2A role of its author.",
+            "required": false,
+            "params": {"versions": ["1.0"], "methods": ["_notes/echo"]}
+        })
+    );
+}
