@@ -1,7 +1,8 @@
 //! The example extension served by the contract's server over loopback HTTP,
 //! beside the standard methods, and called with the contract's client: the
 //! typed stub, the exact wire values of its result and errors, a standard
-//! method on the same endpoint, and the Agent Card declaring both extensions.
+//! method on the same endpoint, and the Agent Card declaring both extensions;
+//! then the conformance runner over the whole, given the extension's schema.
 
 use a2a::rpc::{CallError, Transport};
 use a2a::types::{
@@ -213,4 +214,134 @@ async fn the_agent_card_declares_the_extension_beside_the_contracts() {
             "params": {"versions": ["1.0"], "methods": ["_notes/echo"]}
         })
     );
+}
+
+/// The conformance runner, given the extension's schema, gates the agent
+/// under the strict profile: the contract's whole suite and the extension's
+/// own cases pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformance_runner_passes_the_agent_with_the_extensions_schema() {
+    use conformance::extension::Extension;
+    use conformance::{Outcome, Profile, RunOptions};
+    let agent = start().await;
+    let connector = conformance::transport::HttpConnector {
+        url: agent.url.clone(),
+        token: None,
+        timeout: std::time::Duration::from_secs(30),
+        card_url: None,
+    };
+    let extension =
+        Extension::parse(notes::extension::SCHEMA_JSON).expect("the schema the crate was built from");
+    let options = RunOptions {
+        extensions: vec![std::sync::Arc::new(extension)],
+        ..RunOptions::with_profile(Profile::Strict)
+    };
+    let report = conformance::run(&connector, &options).await;
+    let failures: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome.is_failure())
+        .map(|c| format!("{}: {}", c.id, c.detail))
+        .collect();
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(report.passed());
+    assert!(
+        report.notes.iter().all(|n| !n.contains("urn:example:notes:v1")),
+        "{:?}",
+        report.notes
+    );
+    let extension: Vec<(&str, &str, &str)> = report
+        .cases
+        .iter()
+        .filter(|c| c.section == "urn:example:notes:v1")
+        .map(|c| (c.id.as_str(), c.group.as_str(), c.detail.as_str()))
+        .collect();
+    assert_eq!(
+        extension,
+        [
+            ("_notes/echo/example-1", "notes", "a valid `EchoResult`"),
+            (
+                "_notes/echo/missing/text",
+                "notes",
+                "error -32602 INVALID_PARAMS@urn:example:notes:v1"
+            ),
+            (
+                "_notes/echo/wrong-type/text",
+                "notes",
+                "error -32602 INVALID_PARAMS@urn:example:notes:v1"
+            ),
+            (
+                "_notes/echo/wrong-type/times",
+                "notes",
+                "error -32602 INVALID_PARAMS@urn:example:notes:v1"
+            ),
+            (
+                "_notes/echo/wrong-type/author",
+                "notes",
+                "error -32602 INVALID_PARAMS@urn:example:notes:v1"
+            ),
+            (
+                "_notes/echo/bad-enum/author",
+                "notes",
+                "error -32602 INVALID_PARAMS@urn:example:notes:v1"
+            ),
+            (
+                "_notes/echo/params-not-object",
+                "notes",
+                "error -32602 INVALID_PARAMS@urn:example:notes:v1"
+            ),
+            (
+                "versioning/unknown-method/notes",
+                "versioning",
+                "error -32601 METHOD_NOT_FOUND@urn:example:notes:v1"
+            ),
+        ]
+    );
+    assert!(report.cases.iter().all(|c| c.outcome == Outcome::Pass));
+    // The contract's suite (every method of both schemas, the scenarios, the
+    // 0.3 group) and the extension's 8 cases, all passed.
+    let summary = &report.summary;
+    assert_eq!(
+        (summary.total, summary.passed, summary.failed, summary.warnings),
+        (855, 855, 0, 0)
+    );
+}
+
+/// An agent whose card does not declare the extension is not held to it: the
+/// runner says so and calls none of its methods.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_the_card_does_not_declare_is_not_gated() {
+    use conformance::extension::Extension;
+    use conformance::{Profile, RunOptions};
+    let mut config = notes::server_config("127.0.0.1:0".parse().expect("loopback address"));
+    config.agent.extensions.clear();
+    let dispatch = notes::dispatch().expect("the application opens in memory");
+    let server = server::HttpServer::bind(config, dispatch)
+        .await
+        .expect("bind loopback");
+    let addr = server.local_addr().expect("bound address");
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(server.serve(async {
+        let _ = stopped.await;
+    }));
+    let connector = conformance::transport::HttpConnector {
+        url: format!("http://{addr}/"),
+        token: None,
+        timeout: std::time::Duration::from_secs(30),
+        card_url: None,
+    };
+    let extension =
+        Extension::parse(notes::extension::SCHEMA_JSON).expect("the schema the crate was built from");
+    let options = RunOptions {
+        groups: vec!["agent_card".into()],
+        extensions: vec![std::sync::Arc::new(extension)],
+        ..RunOptions::with_profile(Profile::Strict)
+    };
+    let report = conformance::run(&connector, &options).await;
+    assert!(report.passed());
+    assert_eq!(
+        report.notes,
+        ["extension notes (urn:example:notes:v1) is not declared by the Agent Card: its 8 cases were not run"]
+    );
+    assert!(report.cases.iter().all(|c| c.section != "urn:example:notes:v1"));
 }
