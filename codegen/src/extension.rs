@@ -336,7 +336,8 @@ fn syntax(what: &str) -> impl Fn(syn::Error) -> Error + '_ {
 /// What an extension schema must declare to stand beside the contract: an
 /// extension URI, error domain and method prefix of its own, every method
 /// under that prefix, and nothing the generator only supports for the
-/// contract itself (a registry, binding methods, a base protocol version).
+/// contract itself (a registry, binding or streaming methods, a base
+/// protocol version).
 fn check_extension(theirs: &Contract, schema: &Value, ours: &[Contract]) -> Result<()> {
     let file = theirs.file.as_str();
     let info = &theirs.info;
@@ -407,6 +408,13 @@ fn check_extension(theirs: &Contract, schema: &Value, ours: &[Contract]) -> Resu
         if !method.name.starts_with(prefix) {
             return fail(format!(
                 "x-methods.{}: does not start with the extension's method prefix `{prefix}`",
+                method.name
+            ));
+        }
+        // The transports learn which methods stream from the contract's table.
+        if method.streaming {
+            return fail(format!(
+                "x-methods.{}: the transports stream only the contract's methods; an extension's methods answer once",
                 method.name
             ));
         }

@@ -114,6 +114,17 @@ fn a_method_whose_rust_name_is_the_contracts_is_refused() {
 }
 
 #[test]
+fn a_streaming_method_is_refused() {
+    let mut schema = extension();
+    schema["x-methods"]["_demo/ping"]["streaming"] = json!(true);
+    schema["x-methods"]["_demo/ping"]["examples"][0] = json!({"summary": "s", "params": {}, "events": []});
+    assert_eq!(
+        error_of(schema),
+        "demo-ext.json: x-methods._demo/ping: the transports stream only the contract's methods; an extension's methods answer once"
+    );
+}
+
+#[test]
 fn the_prefix_must_be_an_extensions_own() {
     for (prefix, message) in [
         (

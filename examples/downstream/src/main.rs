@@ -1,6 +1,7 @@
 //! `notes-agent`: the example's agent binary. Serves the standard A2A methods
 //! (the reference application, in memory) and the `_notes/` extension over
-//! HTTP on a loopback address until interrupted.
+//! HTTP on a loopback address until interrupted, and prints the endpoint's
+//! URL on stdout once it listens (port 0 picks a free port).
 //!
 //! ```text
 //! notes-agent [--listen 127.0.0.1:7430]
@@ -33,11 +34,24 @@ async fn main() -> ExitCode {
         }
     };
     let config = notes::server_config(listen);
-    eprintln!("notes-agent: serving on http://{listen}/");
+    let server = match server::HttpServer::bind(config, dispatch).await {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("notes-agent: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match server.local_addr() {
+        Ok(addr) => println!("http://{addr}/"),
+        Err(error) => {
+            eprintln!("notes-agent: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
     let stopped = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    match server::serve_http(config, dispatch, stopped).await {
+    match server.serve(stopped).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("notes-agent: {error}");
