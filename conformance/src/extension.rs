@@ -18,7 +18,8 @@
 //! the extension's registry entry for its code (reason, and the extension's
 //! domain). Every case is MUST of the extension's URI: a server that declares
 //! an extension implements it. The cases run when the Agent Card declares the
-//! extension's URI in `capabilities.extensions`; otherwise a note says so.
+//! extension's URI in `capabilities.extensions` (whatever groups the run
+//! selects); otherwise a note says so.
 
 use crate::card::CapabilityUse;
 use crate::cases::{self, Message};
@@ -348,7 +349,9 @@ pub struct Case {
     pub group: String,
     /// The method called (`None`: one the extension lacks).
     pub method: Option<String>,
+    /// What the case sends.
     pub message: Message,
+    /// What it accepts.
     pub expect: Expect,
 }
 
@@ -356,7 +359,12 @@ pub struct Case {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expect {
     /// A result valid by `result_type`, or an error whose code is one of `declared`.
-    Valid { result_type: String, declared: Vec<i64> },
+    Valid {
+        /// The definition the result must validate against.
+        result_type: String,
+        /// The codes of the errors the method declares.
+        declared: Vec<i64>,
+    },
     /// An error with one of these codes.
     Error(Vec<i64>),
 }

@@ -2,7 +2,8 @@
 //! beside the standard methods, and called with the contract's client: the
 //! typed stub, the exact wire values of its result and errors, a standard
 //! method on the same endpoint, and the Agent Card declaring both extensions;
-//! then the conformance runner over the whole, given the extension's schema.
+//! then the conformance runner over the whole, given the extension's schema,
+//! over HTTP and over the stdio binding.
 
 use a2a::rpc::{CallError, Transport};
 use a2a::types::{
@@ -344,4 +345,78 @@ async fn an_extension_the_card_does_not_declare_is_not_gated() {
         ["extension notes (urn:example:notes:v1) is not declared by the Agent Card: its 8 cases were not run"]
     );
     assert!(report.cases.iter().all(|c| c.section != "urn:example:notes:v1"));
+}
+
+/// Stdio sessions on in-memory pipes to the contract's stdio server, every
+/// session over the one dispatcher of the example.
+struct Stdio {
+    dispatch: std::sync::Arc<dyn a2a::rpc::Dispatch>,
+}
+
+impl conformance::transport::Connector for Stdio {
+    fn connect<'a>(
+        &'a self,
+        activation: conformance::transport::Activation<'a>,
+    ) -> conformance::transport::BoxFuture<'a, Result<Box<dyn conformance::transport::Transport>, String>>
+    {
+        Box::pin(async move {
+            let (client, agent) = tokio::io::duplex(1 << 20);
+            let (agent_in, agent_out) = tokio::io::split(agent);
+            let dispatch = self.dispatch.clone();
+            let config = notes::server_config("127.0.0.1:0".parse().expect("loopback address"));
+            tokio::spawn(async move {
+                let _ = server::serve_stdio(&config, dispatch, agent_in, agent_out).await;
+            });
+            let (client_in, client_out) = tokio::io::split(client);
+            let transport = conformance::transport::StdioTransport::start(
+                Box::new(client_in),
+                Box::new(client_out),
+                activation,
+                std::time::Duration::from_secs(30),
+                None,
+            )
+            .await?;
+            Ok(Box::new(transport) as Box<dyn conformance::transport::Transport>)
+        })
+    }
+
+    fn kind(&self) -> &'static str {
+        "stdio"
+    }
+}
+
+/// The same gate over the stdio binding: the card of `initialize` declares
+/// the extension, and its cases pass there too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformance_runner_passes_the_agent_over_stdio() {
+    use conformance::extension::Extension;
+    use conformance::{Profile, RunOptions};
+    let connector = Stdio {
+        dispatch: notes::dispatch().expect("the application opens in memory"),
+    };
+    let extension =
+        Extension::parse(notes::extension::SCHEMA_JSON).expect("the schema the crate was built from");
+    let options = RunOptions {
+        extensions: vec![std::sync::Arc::new(extension)],
+        ..RunOptions::with_profile(Profile::Strict)
+    };
+    let report = conformance::run(&connector, &options).await;
+    let failures: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome.is_failure())
+        .map(|c| format!("{}: {}", c.id, c.detail))
+        .collect();
+    assert!(failures.is_empty(), "{failures:#?}");
+    let extension = report
+        .cases
+        .iter()
+        .filter(|c| c.section == "urn:example:notes:v1")
+        .count();
+    assert_eq!(extension, 8);
+    let summary = &report.summary;
+    assert_eq!(
+        (summary.total, summary.passed, summary.failed, summary.warnings),
+        (855, 855, 0, 0)
+    );
 }
