@@ -183,48 +183,93 @@ pub fn contract_schemas() -> Result<Vec<(String, Value)>> {
 /// Generates the code of extension schema `schema` (file `name`, text `text`).
 fn generate(name: &str, schema: &Value, text: &str) -> Result<String> {
     let ours = contract_schemas()?;
-    let our_contracts = ours
+    let theirs = checked_contract(name, schema, &ours)?;
+    let mut schemas = ours;
+    schemas.push((name.to_string(), schema.clone()));
+    let (type_items, type_names) = own_types(&schemas, schema, &theirs)?;
+    let names = Names { types: &type_names };
+    let emitted = emit::emit_all(std::slice::from_ref(&theirs), None, &type_names)?;
+    let emitted = |module: &str| -> Result<Vec<syn::Item>> {
+        emitted
+            .iter()
+            .find(|(n, _)| n == module)
+            .map(|(_, file)| file.items.clone())
+            .ok_or_else(|| Error::Syntax {
+                what: module.to_string(),
+                message: "not emitted".into(),
+            })
+    };
+    let mut types: Vec<syn::Item> = vec![syn::parse_quote!(
+        pub use ::a2a::types::*;
+    )];
+    types.extend(type_items);
+    let rpc = syn::parse2::<syn::File>(quote! {
+        pub use ::a2a::rpc::*;
+        pub use crate::methods::{contract_of_name, method_not_found, resolve, MethodDescriptor};
+    })
+    .map_err(syntax("rpc"))?;
+    let domain = &theirs.info.error_domain;
+    let modules = [
+        ("types", format!("Payload types of `{name}`, beside the contract's (re-exported from `a2a::types`, not generated again)."), types),
+        ("errors", format!("The error registry of `{name}` (domain `{domain}`)."), emitted("errors")?),
+        ("methods", format!("The method table of `{name}`: one marker type per method and a descriptor of each."), emitted("methods")?),
+        ("handlers", format!("Async handler traits of `{name}`, one per service, and the router that dispatches to them."), emitted("handlers")?),
+        ("client", format!("Typed client stubs of `{name}`, one per method, on the contract's client."), client_items(&theirs, &names)?),
+        ("rpc", "The contract runtime (`a2a::rpc`) with the lookups of this extension's method table.".to_string(), rpc.items),
+        ("extension", format!("The extension `{name}` as a whole: its identity, its schema, its Agent Card entry and the router that serves it beside the contract's methods."), extension_items(&theirs, text)?),
+    ];
+    render(name, modules)
+}
+
+/// The extension's contract, checked against the contract's own (`ours`).
+fn checked_contract(name: &str, schema: &Value, ours: &[(String, Value)]) -> Result<Contract> {
+    let mut all = ours
         .iter()
         .map(|(file, schema)| Contract::from_schema(file, schema))
         .collect::<Result<Vec<_>>>()?;
     let theirs = Contract::from_schema(name, schema)?;
-    check_extension(&theirs, schema, &our_contracts)?;
-    let mut all = our_contracts;
+    check_extension(&theirs, schema, &all)?;
     all.push(theirs);
     crate::check_unique_methods(&all)?;
     crate::check_capabilities(&all)?;
-    let theirs = all.pop().ok_or_else(|| Error::schema(name, "no contract"))?;
+    all.pop().ok_or_else(|| Error::schema(name, "no contract"))
+}
 
-    let mut schemas = ours;
-    schemas.push((name.to_string(), schema.clone()));
-    let mut definitions = preprocess::bundle(&schemas)?;
+/// The extension's payload types, generated over the bundle of every schema
+/// so its references resolve, and kept only where they are its own: its
+/// definitions, the content enums split from them, its methods' request
+/// envelopes and the inline types of those. Everything else is the
+/// contract's, already in `a2a::types`. Also the Rust name of every
+/// definition, for the emitters.
+fn own_types(
+    schemas: &[(String, Value)],
+    schema: &Value,
+    theirs: &Contract,
+) -> Result<(Vec<syn::Item>, std::collections::BTreeMap<String, String>)> {
+    let mut definitions = preprocess::bundle(schemas)?;
     for method in &theirs.methods {
         for type_name in [&method.params, &method.result] {
             if !definitions.contains_key(type_name.as_str()) {
                 return Err(Error::schema(
-                    name,
+                    &theirs.file,
                     format!("x-methods.{}: no definition `{type_name}`", method.name),
                 ));
             }
         }
     }
-    let own_definitions: Vec<String> = schema
+    let declared: BTreeSet<String> = schema
         .get("definitions")
         .and_then(Value::as_object)
         .map(|d| d.keys().cloned().collect())
         .unwrap_or_default();
-    let notes = preprocess::prepare(&mut definitions, std::slice::from_ref(&theirs))?;
+    let notes = preprocess::prepare(&mut definitions, std::slice::from_ref(theirs))?;
     let generated = types::generate(&definitions, &notes)?;
-
-    // The extension's own types: its definitions, the content enums split from
-    // them and its methods' request envelopes. Everything else is the
-    // contract's, already in `a2a::types`.
-    let mut own: BTreeSet<String> = own_definitions.iter().cloned().collect();
+    let mut own = declared.clone();
     own.extend(
         notes
             .content_hosts
             .iter()
-            .filter(|(host, _)| own_definitions.contains(host))
+            .filter(|(host, _)| declared.contains(host.as_str()))
             .map(|(_, info)| info.content_type.clone()),
     );
     own.extend(theirs.methods.iter().map(|m| preprocess::envelope_name(&m.name)));
@@ -235,75 +280,14 @@ fn generate(name: &str, schema: &Value, text: &str) -> Result<String> {
     let roots = own_types.into_iter().map(|(_, rust)| rust.clone());
     let stops = contract_types.into_iter().map(|(_, rust)| rust.clone()).collect();
     let keep = reachable(&generated.file.items, roots, &stops);
-    let mut type_items = generated.file.items;
-    type_items.retain(|item| subject(item).is_none_or(|s| keep.contains(&s)));
+    let mut items = generated.file.items;
+    items.retain(|item| subject(item).is_none_or(|s| keep.contains(&s)));
+    Ok((items, generated.names))
+}
 
-    let contracts = std::slice::from_ref(&theirs);
-    let emitted = emit::emit_all(contracts, None, &generated.names)?;
-    let names = Names {
-        types: &generated.names,
-    };
-    let module = |name: &str| -> Result<Vec<syn::Item>> {
-        emitted
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, file)| file.items.clone())
-            .ok_or_else(|| Error::Syntax {
-                what: name.to_string(),
-                message: "not emitted".into(),
-            })
-    };
-    let info = &theirs.info;
-    let modules: Vec<(&str, String, Vec<syn::Item>)> = vec![
-        (
-            "types",
-            format!(
-                "Payload types of `{name}`, beside the contract's (re-exported from `a2a::types`, not generated again)."
-            ),
-            {
-                let mut items: Vec<syn::Item> = vec![syn::parse_quote!(
-                    pub use ::a2a::types::*;
-                )];
-                items.extend(type_items);
-                items
-            },
-        ),
-        (
-            "errors",
-            format!("The error registry of `{name}` (domain `{}`).", info.error_domain),
-            module("errors")?,
-        ),
-        (
-            "methods",
-            format!("The method table of `{name}`: one marker type per method and a descriptor of each."),
-            module("methods")?,
-        ),
-        (
-            "handlers",
-            format!("Async handler traits of `{name}`, one per service, and the router that dispatches to them."),
-            module("handlers")?,
-        ),
-        (
-            "client",
-            format!("Typed client stubs of `{name}`, one per method, on the contract's client."),
-            client_items(&theirs, &names)?,
-        ),
-        (
-            "rpc",
-            "The contract runtime (`a2a::rpc`) with the lookups of this extension's method table.".to_string(),
-            syn::parse2::<syn::File>(quote! {
-                pub use ::a2a::rpc::*;
-                pub use crate::methods::{contract_of_name, method_not_found, resolve, MethodDescriptor};
-            })
-            .map_err(syntax("rpc"))?
-            .items,
-        ),
-        (
-            "extension",
-            format!("The extension `{name}` as a whole: its identity, its schema, its Agent Card entry and the router that serves it beside the contract's methods."),
-            extension_items(&theirs, text)?,
-        ),
-    ];
+/// The one generated file: each module with its doc, the runtime named
+/// through the contract crate, and the header.
+fn render(name: &str, modules: [(&str, String, Vec<syn::Item>); 7]) -> Result<String> {
     let mut file: syn::File = syn::parse_quote!();
     for (module, docs, items) in modules {
         let ident = format_ident!("{module}");
@@ -315,13 +299,10 @@ fn generate(name: &str, schema: &Value, text: &str) -> Result<String> {
         file.items.push(syn::Item::Mod(item));
     }
     RuntimePath.visit_file_mut(&mut file);
+    let sources: Vec<&str> = CONTRACT_SCHEMAS.iter().map(|(f, _)| *f).collect();
     Ok(format!(
         "// @generated by cleveragents-codegen from {name} and the contract's schemas ({}).\n// Do not edit: it is written by the crate's build script.\n{}",
-        CONTRACT_SCHEMAS
-            .iter()
-            .map(|(f, _)| *f)
-            .collect::<Vec<_>>()
-            .join(", "),
+        sources.join(", "),
         prettyplease::unparse(&file)
     ))
 }
