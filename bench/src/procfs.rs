@@ -6,18 +6,38 @@
 
 use std::io;
 
-/// `utime + stime` (fields 14 and 15 of `/proc/<pid>/stat`), in clock ticks.
+/// The fields of `/proc/<pid>/stat` after `comm`, the first being field 3.
 ///
 /// The second field (`comm`) is the executable name in parentheses and may
 /// itself contain spaces and parentheses, so fields are counted from the last
-/// `)`: the field after it is field 3.
-pub fn parse_stat_cpu_ticks(stat: &str) -> Option<u64> {
+/// `)`.
+fn stat_fields(stat: &str) -> Option<Vec<&str>> {
     let after_comm = &stat[stat.rfind(')')? + 1..];
-    let mut fields = after_comm.split_ascii_whitespace();
-    // Field 3 is the first after `comm`, so field 14 is the 12th: skip 11.
-    let utime: u64 = fields.nth(11)?.parse().ok()?;
-    let stime: u64 = fields.next()?.parse().ok()?;
-    Some(utime + stime)
+    Some(after_comm.split_ascii_whitespace().collect())
+}
+
+/// Field `n` (1-based, as `proc(5)` numbers them) of a stat line, as a number.
+fn stat_field(fields: &[&str], n: usize) -> Option<u64> {
+    fields.get(n.checked_sub(3)?)?.parse().ok()
+}
+
+/// `utime + stime` (fields 14 and 15 of `/proc/<pid>/stat`), in clock ticks.
+pub fn parse_stat_cpu_ticks(stat: &str) -> Option<u64> {
+    let fields = stat_fields(stat)?;
+    Some(stat_field(&fields, 14)? + stat_field(&fields, 15)?)
+}
+
+/// `cutime + cstime` (fields 16 and 17): the CPU of children the process has
+/// reaped, in clock ticks.
+pub fn parse_stat_reaped_children_ticks(stat: &str) -> Option<u64> {
+    let fields = stat_fields(stat)?;
+    Some(stat_field(&fields, 16)? + stat_field(&fields, 17)?)
+}
+
+/// The parent's pid (field 4).
+pub fn parse_stat_ppid(stat: &str) -> Option<u32> {
+    let fields = stat_fields(stat)?;
+    u32::try_from(stat_field(&fields, 4)?).ok()
 }
 
 /// `VmRSS` of `/proc/<pid>/status`, in bytes (the file states kB, i.e. KiB).
@@ -45,34 +65,94 @@ pub fn cpu_micros(pid: u32) -> io::Result<u64> {
     Ok(ticks * 1_000_000 / clock_ticks_per_second())
 }
 
+/// CPU time, in microseconds, of the process tree rooted at `root` whose
+/// members are its direct children (a PostgreSQL server: the postmaster and
+/// its backends): the root's own, its reaped children's, and each living
+/// child's.
+pub fn tree_cpu_micros(root: u32) -> io::Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{root}/stat"))?;
+    let own = parse_stat_cpu_ticks(&stat).ok_or_else(|| invalid("/proc/<pid>/stat", root))?;
+    let reaped = parse_stat_reaped_children_ticks(&stat).ok_or_else(|| invalid("/proc/<pid>/stat", root))?;
+    let mut ticks = own + reaped;
+    for entry in std::fs::read_dir("/proc")?.flatten() {
+        let name = entry.file_name();
+        if !name
+            .to_str()
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        {
+            continue;
+        }
+        // A child may end between listing and reading: it is then counted
+        // in the root's reaped time at the next reading, not lost.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        if parse_stat_ppid(&stat) == Some(root) {
+            ticks += parse_stat_cpu_ticks(&stat).unwrap_or(0);
+        }
+    }
+    Ok(ticks * 1_000_000 / clock_ticks_per_second())
+}
+
 /// Resident set size of the process `pid`, in bytes.
 pub fn rss_bytes(pid: u32) -> io::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     parse_vm_rss_bytes(&status).ok_or_else(|| invalid("VmRSS", pid))
 }
 
-/// The CPU time a server and this process (the load generator) spend over
-/// one measured loop: read right before it starts and right after it ends.
+/// CPU time spent over one measured loop, in microseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuSpent {
+    /// The servers' (every agent instance together).
+    pub servers: u64,
+    /// The database server's process tree, when there is one.
+    pub database: Option<u64>,
+    /// This process's (the load generator).
+    pub driver: u64,
+}
+
+/// The CPU time the servers, a database server and this process (the load
+/// generator) spend over one measured loop: read right before it starts and
+/// right after it ends.
 pub struct CpuMeter {
-    server: u32,
-    server_start: u64,
-    own_start: u64,
+    servers: Vec<u32>,
+    database: Option<u32>,
+    start: CpuSpent,
 }
 
 impl CpuMeter {
-    pub fn start(server: u32) -> io::Result<CpuMeter> {
+    pub fn start(servers: &[u32], database: Option<u32>) -> io::Result<CpuMeter> {
+        let start = Self::read(servers, database)?;
         Ok(CpuMeter {
-            server,
-            server_start: cpu_micros(server)?,
-            own_start: cpu_micros(std::process::id())?,
+            servers: servers.to_vec(),
+            database,
+            start,
         })
     }
 
-    /// Microseconds of CPU since `start`: (the server's, this process's).
-    pub fn stop(&self) -> io::Result<(u64, u64)> {
-        let server = cpu_micros(self.server)?.saturating_sub(self.server_start);
-        let own = cpu_micros(std::process::id())?.saturating_sub(self.own_start);
-        Ok((server, own))
+    fn read(servers: &[u32], database: Option<u32>) -> io::Result<CpuSpent> {
+        let mut total = 0;
+        for pid in servers {
+            total += cpu_micros(*pid)?;
+        }
+        Ok(CpuSpent {
+            servers: total,
+            database: database.map(tree_cpu_micros).transpose()?,
+            driver: cpu_micros(std::process::id())?,
+        })
+    }
+
+    /// What was spent since `start`.
+    pub fn stop(&self) -> io::Result<CpuSpent> {
+        let now = Self::read(&self.servers, self.database)?;
+        Ok(CpuSpent {
+            servers: now.servers.saturating_sub(self.start.servers),
+            database: now
+                .database
+                .zip(self.start.database)
+                .map(|(now, then)| now.saturating_sub(then)),
+            driver: now.driver.saturating_sub(self.start.driver),
+        })
     }
 }
 
@@ -104,6 +184,12 @@ mod tests {
         assert_eq!(parse_stat_cpu_ticks(stat), Some(1290));
         assert_eq!(parse_stat_cpu_ticks("4242 (short) S 1 2"), None);
         assert_eq!(parse_stat_cpu_ticks("no parenthesis"), None);
+        // Field 4 is the parent, fields 16 and 17 the reaped children's times (0 0 here).
+        assert_eq!(parse_stat_ppid(stat), Some(1));
+        assert_eq!(parse_stat_reaped_children_ticks(stat), Some(0));
+        let parent = "7 (postgres) S 1 7 7 0 -1 0 0 0 0 0 10 20 300 400 20 0 1 0 5 0 0";
+        assert_eq!(parse_stat_reaped_children_ticks(parent), Some(700));
+        assert_eq!(parse_stat_ppid("4242 (short) S"), None);
     }
 
     #[test]
@@ -119,12 +205,13 @@ mod tests {
         let pid = std::process::id();
         assert!(rss_bytes(pid).expect("own status") > 0);
         cpu_micros(pid).expect("own stat");
-        let meter = CpuMeter::start(pid).expect("own stat");
+        let meter = CpuMeter::start(&[pid], None).expect("own stat");
         let spin = std::time::Instant::now();
         while spin.elapsed() < std::time::Duration::from_millis(30) {}
-        let (server, own) = meter.stop().expect("own stat");
+        let spent = meter.stop().expect("own stat");
         // Both read this process; a 30 ms spin shows up in at least one tick.
-        assert!(server > 0 && own > 0, "{server} {own}");
+        assert!(spent.servers > 0 && spent.driver > 0, "{spent:?}");
+        assert_eq!(spent.database, None);
         assert!(clock_ticks_per_second() > 0);
         assert!(online_cores() >= 1);
     }

@@ -7,7 +7,9 @@ use serde_json::Value;
 
 /// Either transport, so a caller can pick one at run time (the CLI does).
 pub enum AnyTransport {
+    /// The HTTP transport (server mode).
     Http(HttpTransport),
+    /// The stdio transport over a spawned agent (local mode).
     // Boxed: the session owns the child process and is much larger than the
     // HTTP handle.
     Stdio(Box<StdioTransport>),

@@ -35,18 +35,26 @@ impl std::fmt::Debug for TrustedKeys {
 /// Why a card is not trusted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CardTrustError {
+    /// The card has no `signatures` at all.
     #[error("the Agent Card carries no signature")]
     Unsigned,
+    /// No signature is by a trusted key; the `kid`s it is signed by, listed.
     #[error("the Agent Card has no signature by a trusted key (signed by: {0})")]
     NoTrustedSignature(String),
+    /// The signature by this trusted `kid` does not match the card: it was changed after signing.
     #[error("the Agent Card's signature by `{0}` does not verify: the card is not what was signed")]
     Invalid(String),
+    /// The signature's protected header names another algorithm than the trusted key's.
     #[error("the Agent Card's signature by `{kid}` names algorithm {named}, but that key is for {expected}")]
     AlgorithmMismatch {
+        /// The key the signature names.
         kid: String,
+        /// The algorithm the signature's header names.
         named: String,
+        /// The algorithm of the trusted key.
         expected: String,
     },
+    /// A signature that is not a JWS the client can read; the text says what is wrong.
     #[error("the Agent Card has a malformed signature: {0}")]
     Malformed(String),
 }

@@ -32,12 +32,15 @@ pub struct HttpConfig {
     /// or, for [`HttpBinding::Rest`], the base URL of the routes
     /// (`http://127.0.0.1:8080/rest`).
     pub endpoint: String,
+    /// JSON-RPC, or HTTP+JSON (REST) routes.
     pub binding: HttpBinding,
+    /// How the client authenticates.
     pub credentials: Credentials,
     /// Minor version of the CleverAgents extension to ask for; newest when `None`.
     pub extension_version: Option<String>,
     /// Bound on one unary call (connect, send, answer) and on opening a stream.
     pub timeout: Duration,
+    /// Bound on establishing the TCP (and TLS) connection.
     pub connect_timeout: Duration,
     /// Extra attempts for idempotent reads that failed in transit (see [`policy`]).
     pub retries: u32,

@@ -9,6 +9,8 @@
 //! # let _ = health; Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod any;
 pub mod card_trust;
 pub mod cli;
@@ -25,3 +27,8 @@ pub use card_trust::{CardTrustError, TrustedKeys};
 pub use http::{HttpBinding, HttpConfig, HttpTransport};
 pub use stdio::{StdioConfig, StdioTransport};
 pub use wire::Credentials;
+
+/// The README's example, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -14,6 +14,7 @@ use serde_json::Value;
 pub enum SseRead {
     /// Nothing to deliver: an empty event, or one at or below the last sequence seen.
     Skip,
+    /// An event to hand to the caller.
     Deliver(Event<Value>),
     /// The stream ends with this error.
     End(CallError),

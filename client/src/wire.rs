@@ -40,12 +40,18 @@ pub const INITIALIZE_METHOD: &str = <a2a::methods::markers::Initialize as a2a::r
 /// How the client authenticates to a server (HTTP only; stdio runs as the user).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Credentials {
+    /// No credentials: the server must accept anonymous callers.
     #[default]
     None,
     /// `Authorization: Bearer <token>` (opaque token or JWT).
     Bearer(String),
     /// An API key in a header (`X-API-Key` unless the agent card says otherwise).
-    ApiKey { header: String, key: String },
+    ApiKey {
+        /// The header that carries the key.
+        header: String,
+        /// The key itself.
+        key: String,
+    },
 }
 
 /// The extension URIs the client activates: every extension contract it was

@@ -154,7 +154,7 @@ impl MetaString for syn::Meta {
 }
 
 /// The `rename = "…"` value of a `#[serde(...)]` attribute, if any.
-fn serde_rename(attrs: &[Attribute]) -> Option<String> {
+pub(crate) fn serde_rename(attrs: &[Attribute]) -> Option<String> {
     let mut found = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = attr.parse_nested_meta(|meta| {

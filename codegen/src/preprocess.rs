@@ -283,12 +283,19 @@ fn split_content(name: &str, definition: &mut Value, notes: &mut Notes) -> Resul
                 format!("`{name}`: alternative `{key}` is not a property"),
             )
         })?;
-        variants.push(json!({
+        // The arm carries the property's description, which typify makes the
+        // variant's doc comment.
+        let description = schema.get("description").cloned();
+        let mut variant = json!({
             "type": "object",
             "properties": { key.as_str(): schema },
             "required": [key],
             "additionalProperties": false
-        }));
+        });
+        if let Some(description) = description {
+            variant["description"] = description;
+        }
+        variants.push(variant);
     }
     let content_name = format!("{name}Content");
     properties.insert(

@@ -1,5 +1,7 @@
 //! Payload types: runs typify over the prepared definitions and hands the
-//! result to the post-pass.
+//! result to the post-pass, then documents what typify left undocumented.
+
+mod docs;
 
 use crate::preprocess::Notes;
 use crate::{postpass, variants};
@@ -52,5 +54,6 @@ pub fn generate(definitions: &Map<String, Value>, notes: &Notes) -> Result<Types
     })?;
     variants::strip_enum_name_prefixes(&mut file);
     postpass::apply(&mut file, definitions, notes, &names)?;
+    docs::fill(&mut file, definitions, notes, &names)?;
     Ok(Types { file, names })
 }

@@ -130,3 +130,15 @@ fn a_spec_section_is_a_section_number() {
         "mini.json: x-methods.GetNote: specSection: `§3` is not a section number like 3.1.3"
     );
 }
+
+#[test]
+fn enum_description_of_a_value_the_enum_lacks_is_rejected() {
+    let error = generation_error(|s| {
+        s[0].1["definitions"]["NoteState"]["x-enum-descriptions"] =
+            serde_json::json!({"NOTE_STATE_GONE": "Removed."})
+    });
+    assert_eq!(
+        error,
+        "bundle: `NoteState`: x-enum-descriptions names `NOTE_STATE_GONE`, which is not a value of the enum"
+    );
+}

@@ -49,6 +49,12 @@ pub const TARGETS: &[Target] = &[
         seeds: seeds::sse,
     },
     Target {
+        name: "conversion",
+        about: "the conversions between A2A 0.3 and 1.0, both ways, of every 0.3 method's params and results",
+        run: targets::conversion::run,
+        seeds: seeds::conversion,
+    },
+    Target {
         name: "card",
         about: "Agent Card decoding",
         run: targets::card::run,

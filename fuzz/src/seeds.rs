@@ -77,6 +77,51 @@ pub fn protojson() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// For each 0.3 method (its index in the dialect's table in the low six
+/// bits), each example of its own (0.3) and of the 1.0 method serving it, on
+/// the side they belong to: the top bits say params or result and which
+/// version (see the target).
+pub fn conversion() -> Vec<Vec<u8>> {
+    let dialect_schema: Value = serde_json::from_str(a2a::schema::A2A_V0_3_JSON).unwrap_or_default();
+    let mut seeds = Vec::new();
+    for (index, method) in a2a::v0_3::METHODS.iter().enumerate() {
+        let low = (index % 0x40) as u8;
+        let sides = [
+            (
+                0x00,
+                dialect_schema["x-methods"][method.name]["examples"].as_array(),
+            ),
+            (
+                0x80,
+                a2a::schema::method_entry(method.serves)
+                    .and_then(|entry| entry.get("examples"))
+                    .and_then(Value::as_array),
+            ),
+        ];
+        for (version, examples) in sides {
+            for example in examples.into_iter().flatten() {
+                let params = [
+                    &[low | version][..],
+                    &serde_json::to_vec(&example["params"]).unwrap_or_default(),
+                ];
+                seeds.push(params.concat());
+                let results = example.get("result").into_iter().chain(
+                    example
+                        .get("events")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten(),
+                );
+                for result in results {
+                    let bytes = serde_json::to_vec(result).unwrap_or_default();
+                    seeds.push([&[low | version | 0x40][..], &bytes].concat());
+                }
+            }
+        }
+    }
+    seeds
+}
+
 /// A session per example: the first example of the first binding method (the
 /// stdio handshake), then the example's request.
 pub fn stdio() -> Vec<Vec<u8>> {

@@ -23,6 +23,8 @@
 //! generated `ErrorKind` and `Contract` implement its traits). The crate
 //! performs no I/O: transports live in the server and client crates.
 
+#![warn(missing_docs)]
+
 // Generated code is formatted by the generator (prettyplease), not rustfmt.
 #[rustfmt::skip]
 #[path = "gen/mod.rs"]
@@ -41,3 +43,8 @@ pub use generated::{client, errors, handlers, methods, registry, types};
 pub use handlers::{Handler, Router};
 pub use methods::{capabilities, find_method, Contract, DEFAULT_NAMESPACE, METHODS, STDIO_BINDING_URI};
 pub use rpc::{CallContext, Error, Method, MethodDescriptor, Outcome};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

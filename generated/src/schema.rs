@@ -3,16 +3,19 @@
 //! Clients derive their options from it and conformance suites validate against
 //! it, so no crate downstream keeps a copy of the files or of the bundling rule.
 
+// The files are read through `schema/` inside the crate (links to the
+// workspace's schema files), so a packaged crate carries its own copy.
+
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
 /// `schema/a2a.json`.
-pub const A2A_JSON: &str = include_str!("../../schema/a2a.json");
+pub const A2A_JSON: &str = include_str!("../schema/a2a.json");
 /// `schema/cleveragents-ext.json`.
-pub const EXTENSION_JSON: &str = include_str!("../../schema/cleveragents-ext.json");
+pub const EXTENSION_JSON: &str = include_str!("../schema/cleveragents-ext.json");
 /// `schema/a2a-v0.3.json`: A2A 0.3, served through the 1.0 contract (not bundled
 /// with the two above: its definitions are its own).
-pub const A2A_V0_3_JSON: &str = include_str!("../../schema/a2a-v0.3.json");
+pub const A2A_V0_3_JSON: &str = include_str!("../schema/a2a-v0.3.json");
 
 /// Both documents, parsed, references made local (bundling order: A2A first).
 pub fn documents() -> &'static [Value] {

@@ -11,7 +11,9 @@ use std::fmt;
 /// A `major.minor` version (A2A protocol or extension minor version).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Version {
+    /// The major version: a change here breaks the wire.
     pub major: u32,
+    /// The minor version: additions within one major version.
     pub minor: u32,
 }
 
@@ -44,6 +46,7 @@ impl fmt::Display for Version {
 /// An authenticated caller and its roles per namespace.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Principal {
+    /// The caller's identity as authentication established it (e.g. a JWT's `sub`).
     pub subject: String,
     /// Namespace → role. The namespace `*` applies to every namespace.
     #[serde(default)]

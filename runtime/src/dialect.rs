@@ -17,11 +17,13 @@ pub struct DialectMethod {
     pub aliases: &'static [&'static str],
     /// Wire name of the current protocol's method that serves it (`SendMessage`).
     pub serves: &'static str,
+    /// Whether the method answers with a stream of events.
     pub streaming: bool,
     /// Schema definition of the params, in the dialect's schema.
     pub params_type: &'static str,
     /// Schema definition of the result (of one event, for streaming methods).
     pub result_type: &'static str,
+    /// What the method does, from the dialect's schema.
     pub description: &'static str,
     /// Decodes dialect params (absent: `{}`) and encodes them as the served
     /// method's params; a mismatch is invalid-params.

@@ -34,14 +34,18 @@ fn internal(message: impl Into<String>) -> Error {
 /// task's event sequence, used to resume).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event<T> {
+    /// The producer's sequence number, which a client resumes after; `None` when the stream has none.
     pub seq: Option<u64>,
+    /// The event itself.
     pub data: T,
 }
 
 impl<T> Event<T> {
+    /// An event without a sequence number.
     pub fn new(data: T) -> Self {
         Event { seq: None, data }
     }
+    /// An event the producer numbered `seq`.
     pub fn with_seq(seq: u64, data: T) -> Self {
         Event { seq: Some(seq), data }
     }
@@ -70,7 +74,9 @@ pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::E
 
 /// The answer of the dispatcher: one result, or a stream of JSON events.
 pub enum Outcome {
+    /// A non-streaming method's result or error.
     Single(Result<RawJson, Error>),
+    /// A streaming method's events, already encoded.
     Stream(EventStream<RawJson>),
 }
 
@@ -152,6 +158,7 @@ fn encode<T: Serialize>(value: &T, internal: impl ErrorRegistry) -> Result<RawJs
 /// A JSON-level dispatcher: what transports call. Implemented by the generated
 /// router.
 pub trait Dispatch: Send + Sync + 'static {
+    /// Calls `method` with `params` on behalf of the caller in `ctx`.
     fn dispatch<'a>(
         &'a self,
         ctx: CallContext,
@@ -220,6 +227,7 @@ pub struct MapStream<S, F> {
 }
 
 impl<S, F> MapStream<S, F> {
+    /// Applies `map` to every item of `inner`.
     pub fn new(inner: S, map: F) -> Self {
         MapStream { inner, map }
     }

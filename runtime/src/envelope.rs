@@ -40,8 +40,11 @@ impl<'de> Deserialize<'de> for JsonRpcVersion {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
+    /// `"id": null`.
     Null,
+    /// A numeric id.
     Integer(i64),
+    /// A string id.
     String(String),
 }
 
@@ -97,14 +100,19 @@ impl fmt::Display for RequestId {
 /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}`; `params` may be absent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request<P = Value> {
+    /// Always `"2.0"`; anything else is rejected on input.
     pub jsonrpc: JsonRpcVersion,
+    /// The id the response echoes.
     pub id: RequestId,
+    /// The wire name of the method called.
     pub method: String,
+    /// The method's params; absent reads as `{}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<P>,
 }
 
 impl<P> Request<P> {
+    /// A JSON-RPC 2.0 request calling `method` with `params`.
     pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: P) -> Self {
         Request {
             jsonrpc: JsonRpcVersion,
@@ -149,12 +157,16 @@ impl<R: Serialize> Response<R> {
 /// `{"jsonrpc":"2.0","method":…,"params":…}`: a message that gets no response.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Notification<P = Value> {
+    /// Always `"2.0"`; anything else is rejected on input.
     pub jsonrpc: JsonRpcVersion,
+    /// The wire name of the method called.
     pub method: String,
+    /// The method's params.
     pub params: P,
 }
 
 impl<P> Notification<P> {
+    /// A JSON-RPC 2.0 notification of `method` with `params`.
     pub fn new(method: impl Into<String>, params: P) -> Self {
         Notification {
             jsonrpc: JsonRpcVersion,
@@ -171,19 +183,24 @@ impl<P> Notification<P> {
 /// has one; a client matches on the outcome, not on the envelope's other members.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response<R = Value> {
+    /// The id of the request answered (`null` when it could not be read).
     pub id: RequestId,
+    /// The `result` member, or the `error` member.
     pub outcome: Result<R, Error>,
 }
 
 impl<R> Response<R> {
+    /// A response to request `id`.
     pub fn new(id: RequestId, outcome: Result<R, Error>) -> Self {
         Response { id, outcome }
     }
 
+    /// A success response to request `id`.
     pub fn success(id: RequestId, result: R) -> Self {
         Response::new(id, Ok(result))
     }
 
+    /// An error response to request `id`.
     pub fn failure(id: RequestId, error: Error) -> Self {
         Response::new(id, Err(error))
     }

@@ -38,8 +38,11 @@ pub trait ErrorRegistry: Copy + Eq + Unpin + fmt::Debug + Send + Sync + 'static 
 /// it had, so conversion to and from the wire is lossless.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Error {
+    /// The JSON-RPC error code.
     pub code: i64,
+    /// Human-readable message; clients switch on the ErrorInfo reason in `data`, not on this text.
     pub message: String,
+    /// Error details: for errors built here, an array of `google.rpc` detail objects.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
 }

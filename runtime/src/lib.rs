@@ -23,6 +23,8 @@
 //!
 //! The crate performs no I/O.
 
+#![warn(missing_docs)]
+
 pub mod access;
 pub mod bundle;
 pub mod client;
@@ -52,3 +54,8 @@ pub use protojson::{
     ProtoEnumRepr,
 };
 pub use route::{HttpRoute, QueryField, QueryKind};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -37,8 +37,11 @@ pub trait ContractFacts: Copy + Ord + Eq + Hash + fmt::Debug + Send + Sync + 'st
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Access {
+    /// May call the methods that only read (schema `access: read`).
     Reader,
+    /// May also call the methods that change resources (`access: write`).
     Writer,
+    /// May call every method in the namespace, the `access: admin` ones included.
     Admin,
 }
 
@@ -76,6 +79,7 @@ impl Error {
 pub struct MethodDescriptor<C: ContractFacts> {
     /// Wire name.
     pub name: &'static str,
+    /// The contract the method belongs to.
     pub contract: C,
     /// `x-services` key of the handling service.
     pub service: &'static str,
@@ -83,6 +87,7 @@ pub struct MethodDescriptor<C: ContractFacts> {
     pub params_type: &'static str,
     /// Schema definition of the result (of one event, for streaming methods).
     pub result_type: &'static str,
+    /// Whether the method answers with a stream of events (SSE over HTTP).
     pub streaming: bool,
     /// A notification: no response.
     pub notification: bool,
@@ -104,6 +109,7 @@ pub struct MethodDescriptor<C: ContractFacts> {
     pub since: Option<&'static str>,
     /// Errors the method may return beyond the JSON-RPC standard ones.
     pub errors: &'static [C::ErrorKind],
+    /// What the method does, from `x-methods`.
     pub description: &'static str,
     /// Decodes params into the Rust type and encodes them again.
     pub roundtrip_params: fn(Value) -> Result<Value, String>,
@@ -128,10 +134,15 @@ impl<C: ContractFacts> MethodDescriptor<C> {
 
 /// A method at the type level.
 pub trait Method {
+    /// The wire name callers put in `method`.
     const NAME: &'static str;
+    /// The contracts' enum, whose facts (versions, errors) the method's descriptor names.
     type Contract: ContractFacts;
+    /// What the method takes: a call's `params` decode into this.
     type Params: Serialize + DeserializeOwned + Send + 'static;
+    /// What the method answers with: its `result`, or one event of its stream.
     type Result: Serialize + DeserializeOwned + Send + 'static;
+    /// The method's entry in the method table, reached without a lookup by name.
     fn descriptor() -> &'static MethodDescriptor<Self::Contract>;
 }
 

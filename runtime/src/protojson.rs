@@ -12,9 +12,11 @@ use std::fmt;
 pub struct ConversionError(std::borrow::Cow<'static, str>);
 
 impl ConversionError {
+    /// `name` is not a value of the proto enum `type_name`.
     pub fn unknown_enum_name(type_name: &str, name: &str) -> Self {
         ConversionError(format!("unknown {type_name} value `{name}`").into())
     }
+    /// `number` is not a value of the proto enum `type_name`.
     pub fn unknown_enum_number(type_name: &str, number: i64) -> Self {
         ConversionError(format!("unknown {type_name} number {number}").into())
     }
@@ -46,14 +48,18 @@ impl From<String> for ConversionError {
 #[derive(Deserialize)]
 #[serde(untagged)]
 pub enum ProtoEnumRepr {
+    /// The enum value's name (`TASK_STATE_COMPLETED`).
     Name(String),
+    /// The enum value's proto number (`3`).
     Number(i64),
 }
 
 /// A content one-of (e.g. `PartContent`): the alternatives its host must carry
 /// exactly one of.
 pub trait OneOfContent: DeserializeOwned {
+    /// The host type's name, for error messages.
     const HOST: &'static str;
+    /// The wire names of the alternatives, exactly one of which the host carries.
     const ALTERNATIVES: &'static [&'static str];
 }
 

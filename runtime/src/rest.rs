@@ -11,17 +11,22 @@ use serde_json::{json, Map, Value};
 /// A request path matched to a method's route, with the fields the path carried.
 #[derive(Debug)]
 pub struct RouteMatch<C: ContractFacts + 'static> {
+    /// The method the route belongs to.
     pub method: &'static MethodDescriptor<C>,
+    /// The route that matched.
     pub route: &'static HttpRoute,
+    /// The params fields the path carried (field name, decoded text), in path order.
     pub path_fields: Vec<(&'static str, String)>,
 }
 
 /// What a verb and path find among the routes.
 #[derive(Debug)]
 pub enum RouteLookup<C: ContractFacts + 'static> {
+    /// A route of this verb matched.
     Found(RouteMatch<C>),
     /// The path is a route, but not for this verb: the verbs it has.
     WrongVerb(Vec<&'static str>),
+    /// No route has this path.
     NotFound,
 }
 

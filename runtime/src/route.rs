@@ -7,8 +7,11 @@ use serde_json::{Map, Value};
 /// How a query parameter's text becomes a JSON value (spec §11.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueryKind {
+    /// Taken as it is.
     String,
+    /// Parsed as a decimal integer.
     Integer,
+    /// `true` or `false`.
     Boolean,
 }
 
@@ -17,6 +20,7 @@ pub enum QueryKind {
 pub struct QueryField {
     /// The field's JSON (camelCase) name, also the parameter's name.
     pub name: &'static str,
+    /// How the parameter's text becomes the field's value.
     pub kind: QueryKind,
 }
 
@@ -37,11 +41,13 @@ pub struct HttpRoute {
 /// A call rendered as an HTTP+JSON request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderedRequest {
+    /// The HTTP method (`GET`, `POST`, `DELETE`).
     pub verb: &'static str,
     /// The path with every field filled in, percent-encoded.
     pub path: String,
     /// The query string (without `?`), empty when none.
     pub query: String,
+    /// The JSON body, for routes that carry one.
     pub body: Option<Value>,
 }
 

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 /// A caller whose credentials checked out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Authenticated {
+    /// Who the caller is and the roles they hold.
     pub principal: Principal,
     /// The principal's configured namespace for requests that name none; `None`
     /// means the contract's default.
@@ -34,6 +35,7 @@ pub enum AuthFailure {
 }
 
 impl AuthFailure {
+    /// The message of the error a 401 answer carries.
     pub fn message(&self) -> String {
         match self {
             AuthFailure::Missing => "Authentication required".into(),

@@ -17,7 +17,11 @@ use std::collections::HashMap;
 /// Which transport the card is served over: its interface is listed first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Binding {
+    /// Served over HTTP: the HTTP interfaces come first and the configured
+    /// security schemes apply.
     Http,
+    /// Served over stdio: the stdio interface comes first and no security
+    /// scheme applies (local mode runs as the user).
     Stdio,
 }
 

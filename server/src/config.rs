@@ -33,14 +33,19 @@ pub struct ServerConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AgentInfo {
+    /// The agent's name in the Agent Card.
     pub name: String,
+    /// What the agent does, in the Agent Card.
     pub description: String,
     /// Version of the agent (not of the protocol).
     pub version: String,
     /// Implementation name reported as `serverInfo.name` by stdio `initialize`.
     pub implementation_name: String,
+    /// The organization that provides the agent, if the card names one.
     pub provider: Option<AgentProvider>,
+    /// URL of the agent's documentation, if any.
     pub documentation_url: Option<String>,
+    /// URL of the agent's icon, if any.
     pub icon_url: Option<String>,
     /// Absolute URL of the JSON-RPC endpoint as clients reach it (behind a proxy,
     /// say). Defaults to `http://<listen><path>`.
@@ -49,7 +54,9 @@ pub struct AgentInfo {
     /// reach it. Defaults to `http://<v0_3_listen><path>`; unused without that
     /// address.
     pub v0_3_public_url: Option<String>,
+    /// Media types the agent accepts in messages, unless a skill says otherwise.
     pub default_input_modes: Vec<String>,
+    /// Media types the agent answers with, unless a skill says otherwise.
     pub default_output_modes: Vec<String>,
     /// Skills of the public card; `None` derives one skill per extension service
     /// from the generated method table.
@@ -135,6 +142,7 @@ impl Default for CapabilityFlags {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HttpConfig {
+    /// Address the HTTP binding listens on (default `127.0.0.1:8080`).
     pub listen: SocketAddr,
     /// Path of the JSON-RPC endpoint (POST).
     pub path: String,
@@ -185,9 +193,11 @@ impl HttpConfig {
         (!self.rest_path.is_empty()).then(|| self.rest_path.trim_end_matches('/'))
     }
 
+    /// The SSE keep-alive interval (at least one second).
     pub fn keep_alive(&self) -> Duration {
         Duration::from_secs(self.keep_alive_secs.max(1))
     }
+    /// How long graceful shutdown waits for in-flight requests.
     pub fn shutdown_grace(&self) -> Duration {
         Duration::from_secs(self.shutdown_grace_secs)
     }
@@ -199,7 +209,9 @@ impl HttpConfig {
 pub struct CorsConfig {
     /// Exact origins (`https://app.example.com`), or `*` for any.
     pub allowed_origins: Vec<String>,
+    /// Send `Access-Control-Allow-Credentials: true` (and echo the origin instead of `*`).
     pub allow_credentials: bool,
+    /// `Access-Control-Max-Age` of preflight answers, in seconds.
     pub max_age_secs: u64,
 }
 
@@ -252,12 +264,15 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// The time a client has to send the request head (at least 1 ms).
     pub fn header_read_timeout(&self) -> Duration {
         Duration::from_millis(self.header_read_timeout_ms.max(1))
     }
+    /// The time a client has to send the request body (at least 1 ms).
     pub fn body_read_timeout(&self) -> Duration {
         Duration::from_millis(self.body_read_timeout_ms.max(1))
     }
+    /// How long a stream may go without an event before it is ended (at least one second).
     pub fn stream_idle_timeout(&self) -> Duration {
         Duration::from_secs(self.stream_idle_timeout_secs.max(1))
     }
@@ -269,6 +284,7 @@ impl Limits {
 pub struct Secret(String);
 
 impl Secret {
+    /// A secret with this value.
     pub fn new(value: impl Into<String>) -> Self {
         Secret(value.into())
     }
@@ -292,6 +308,7 @@ impl fmt::Debug for Secret {
 pub struct AuthConfig {
     /// Header that carries an API key.
     pub api_key_header: String,
+    /// Accepted API keys, each with the subject it authenticates.
     pub api_keys: Vec<CredentialConfig>,
     /// Opaque bearer tokens (`Authorization: Bearer <token>`).
     pub bearer_tokens: Vec<CredentialConfig>,
@@ -345,7 +362,9 @@ impl AuthConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CredentialConfig {
+    /// The key or token the caller presents.
     pub secret: Secret,
+    /// The subject (principal) a caller presenting it is.
     pub subject: String,
 }
 
@@ -354,7 +373,9 @@ pub struct CredentialConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct JwtConfig {
+    /// Shared secret of HS256 tokens.
     pub hs256_secret: Option<Secret>,
+    /// Local JWKS file with the RS256/ES256 public keys tokens may be signed with.
     pub jwks_file: Option<PathBuf>,
     /// Required `iss`, when set.
     pub issuer: Option<String>,
@@ -383,9 +404,12 @@ impl Default for JwtConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OAuth2Config {
+    /// The OAuth2 flows the card declares (authorization URLs, token URLs, scopes).
     pub flows: OAuthFlows,
+    /// URL of the authorization server's metadata (RFC 8414), published in the card.
     #[serde(default)]
     pub metadata_url: Option<String>,
+    /// Description of the scheme in the card.
     #[serde(default)]
     pub description: Option<String>,
 }
@@ -395,9 +419,12 @@ pub struct OAuth2Config {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrincipalConfig {
+    /// The subject the roles belong to (an API key's or token's subject, a JWT's `sub`).
     pub subject: String,
+    /// Role per namespace; `*` applies to every namespace.
     #[serde(default)]
     pub namespaces: BTreeMap<String, Access>,
+    /// Namespace of the subject's requests that name none; `None` is the contract's default.
     #[serde(default)]
     pub default_namespace: Option<String>,
 }

@@ -16,15 +16,20 @@ use serde_json::{json, Map, Value};
 pub struct Request {
     /// The raw id to echo; `None` for a notification.
     pub id: Option<Value>,
+    /// The id decoded; `None` for a notification.
     pub request_id: Option<RequestId>,
+    /// The wire name of the method called.
     pub method: String,
+    /// The params as sent; `None` when absent.
     pub params: Option<Value>,
 }
 
 /// A message that is not a valid request, with the id to answer it under.
 #[derive(Debug)]
 pub struct Rejected {
+    /// The id to answer under: the request's, or `null` when it could not be read.
     pub id: Value,
+    /// The error to answer with.
     pub error: Error,
 }
 

@@ -15,6 +15,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod auth;
 pub mod card;
 pub mod config;
@@ -37,3 +39,8 @@ pub use config::{
 pub use error::ServerError;
 pub use http::{serve_http, HttpServer};
 pub use stdio::{pipes, serve_stdio};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

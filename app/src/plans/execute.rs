@@ -4,7 +4,7 @@
 //! plan under the extension URI; its first plan event is `plan.created`) in
 //! the same commit that makes the plan RUNNING, and hands it to a detached runner ([`super::runner`]). Plans left
 //! RUNNING by a crash are handed to runners again at start-up
-//! ([`App::resume_plans`]), and on a shared store, once their run lease has
+//! ([`crate::App::resume_plans`]), and on a shared store, once their run lease has
 //! expired, by a periodic sweep.
 
 use super::events::{created, plan_metadata};

@@ -1,7 +1,7 @@
 //! Which agent runs a RUNNING plan. On a store shared by several agents a
 //! running plan carries a lease in its record ([`RunLease`]): the agent
 //! whose runner drives the plan, and until when. The runner renews it with
-//! every record write it makes and on a timer between them ([`keep`]); an
+//! every record write it makes and on a timer between them (`keep`); an
 //! agent takes a run over (at start-up, and on a periodic sweep) only once
 //! its lease has expired, so a plan whose agent lives is never run twice,
 //! and one whose agent died is finished by another. Two agents taking over

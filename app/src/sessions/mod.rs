@@ -3,7 +3,7 @@
 //! everything else about it — its tasks, plans, activity, whether it waits
 //! for input — is read from the tasks of that context, so a task sent with
 //! the session's id as `contextId` belongs to it whichever method sent it.
-//! Export and import are in [`transfer`].
+//! Export and import are in `transfer`.
 //!
 //! `session/list` pages newest first through a second document per session,
 //! in the `sessions-newest` collection, keyed by creation time then id and
@@ -12,7 +12,7 @@
 //! page costs its own documents, whatever the number of sessions. Both
 //! documents are written and deleted in one commit. A namespace whose
 //! sessions predate the listing collection gets it filled on its first
-//! listing ([`SessionService::ensure_listing`]).
+//! listing (`SessionService::ensure_listing`).
 
 mod transfer;
 

@@ -177,7 +177,7 @@ pub struct TaskDelete {
 /// appended event and per document of collection `coll` in the task's
 /// namespace whose key starts with `prefix`, as the commit leaves those
 /// documents (one written by the same commit counts). The rest of the key
-/// names the target ([`Delivery::config_id`]).
+/// names the target ([`DeliveryKey::config_id`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fanout {
     pub coll: String,

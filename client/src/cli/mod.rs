@@ -28,11 +28,15 @@ use std::time::Duration;
 pub const DEFAULT_AGENT: &str = "cleveragents-agent";
 /// Arguments that put the agent binary in stdio mode, unless `--agent-arg` is given.
 pub const DEFAULT_AGENT_ARGS: &[&str] = &["--stdio"];
-/// Environment variables the CLI reads.
+/// Environment variable that stands for `--agent`: the agent executable of local mode.
 pub const ENV_AGENT: &str = "CLEVERAGENTS_AGENT";
+/// Environment variable that stands for `--server`: the endpoint URL of server mode.
 pub const ENV_SERVER: &str = "CLEVERAGENTS_SERVER";
+/// Environment variable that stands for `--token`: the bearer token of server mode.
 pub const ENV_TOKEN: &str = "CLEVERAGENTS_TOKEN";
+/// Environment variable that stands for `--api-key`: the API key of server mode.
 pub const ENV_API_KEY: &str = "CLEVERAGENTS_API_KEY";
+/// Environment variable that stands for `--trusted-keys`: the JWK Set the Agent Card must be signed by.
 pub const ENV_TRUSTED_KEYS: &str = "CLEVERAGENTS_TRUSTED_KEYS";
 
 /// The whole command: global flags, the derived method commands, and

@@ -129,8 +129,11 @@ pub fn kebab(name: &str) -> String {
 /// How a params field is given on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Kind {
+    /// A string, given as it is.
     Str,
+    /// An integer.
     Int,
+    /// A boolean flag, `true` when given.
     Bool,
     /// A string enum with its wire names.
     Enum(Vec<String>),
@@ -147,9 +150,13 @@ pub enum Kind {
 pub struct Field {
     /// Wire (camelCase) name: also the clap argument id.
     pub name: String,
+    /// How the value is given and turned into JSON.
     pub kind: Kind,
+    /// Whether the params schema requires the field.
     pub required: bool,
+    /// Given as a positional argument rather than a flag (a required scalar field).
     pub positional: bool,
+    /// The help line: the first sentence of the field's schema description.
     pub help: String,
 }
 

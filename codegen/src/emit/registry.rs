@@ -61,6 +61,7 @@ fn descriptor_struct(kind_enum: &TokenStream) -> TokenStream {
         /// Everything the schema says about one registry kind.
         #[derive(Debug)]
         pub struct RegistryKindDescriptor {
+            /// The kind this descriptor describes.
             pub kind: #kind_enum,
             /// Singular kebab-case name (`resource-type`).
             pub name: &'static str,
@@ -140,12 +141,15 @@ fn entity_trait(kind_enum: &TokenStream) -> TokenStream {
         pub trait RegistryEntity:
             ::serde::Serialize + ::serde::de::DeserializeOwned + Clone + Send + Sync + 'static
         {
+            /// The registry kind of the entity type.
             const KIND: #kind_enum;
             /// What a client writes (the entity without its server-kept fields).
             type Spec: ::serde::Serialize + ::serde::de::DeserializeOwned + Clone + Send + Sync + 'static;
             /// One page of entities.
             type List: Send + 'static;
+            /// The params of the kind's `add` method.
             type AddParams: Send + 'static;
+            /// The params of the kind's `update` method.
             type UpdateParams: Send + 'static;
             /// What the schema says about the kind.
             fn descriptor() -> &'static RegistryKindDescriptor {

@@ -18,7 +18,7 @@
 //! - `task-not-found`: the example naming a task nobody made → -32001.
 //!
 //! Plus an unknown method and a 1.0 method name (both -32601 in a 0.3
-//! session), and the scenarios of [`scenarios`]: a task's lifecycle, stream
+//! session), and the scenarios of `scenarios.rs`: a task's lifecycle, stream
 //! order, re-subscription, stream resumption, push-config CRUD and the same
 //! task seen over both versions.
 //!

@@ -1,6 +1,7 @@
 //! One module per fuzz target; see the crate docs for what each checks.
 
 pub mod card;
+pub mod conversion;
 pub mod envelope;
 pub mod protojson;
 pub mod push_url;

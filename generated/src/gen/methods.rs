@@ -188,6 +188,7 @@ pub mod capabilities {
     pub struct CapabilityDescriptor {
         /// The `AgentCapabilities` field of the Agent Card.
         pub name: &'static str,
+        /// What the capability means for the methods that need it (`x-capabilities.*.description`).
         pub description: &'static str,
         /// What a method needing the capability answers when the Agent
         /// Card does not declare it.

@@ -20,6 +20,7 @@ pub enum RegistryOperation {
 /// Everything the schema says about one registry kind.
 #[derive(Debug)]
 pub struct RegistryKindDescriptor {
+    /// The kind this descriptor describes.
     pub kind: crate::types::RegistryKind,
     /// Singular kebab-case name (`resource-type`).
     pub name: &'static str,
@@ -259,6 +260,7 @@ impl crate::types::RegistryKind {
 }
 /// An entity type of the registry: its kind, spec, list page and params.
 pub trait RegistryEntity: ::serde::Serialize + ::serde::de::DeserializeOwned + Clone + Send + Sync + 'static {
+    /// The registry kind of the entity type.
     const KIND: crate::types::RegistryKind;
     /// What a client writes (the entity without its server-kept fields).
     type Spec: ::serde::Serialize
@@ -269,7 +271,9 @@ pub trait RegistryEntity: ::serde::Serialize + ::serde::de::DeserializeOwned + C
         + 'static;
     /// One page of entities.
     type List: Send + 'static;
+    /// The params of the kind's `add` method.
     type AddParams: Send + 'static;
+    /// The params of the kind's `update` method.
     type UpdateParams: Send + 'static;
     /// What the schema says about the kind.
     fn descriptor() -> &'static RegistryKindDescriptor {

@@ -194,8 +194,14 @@ pub struct ActorAddParams {
     PartialOrd
 )]
 pub enum ActorKind {
+    ///An agent persona that carries out steps with its instructions, skills and tools.
+    ///
+    ///Wire value `ACTOR_KIND_AGENT`.
     #[serde(rename = "ACTOR_KIND_AGENT")]
     Agent,
+    ///A person, who answers the prompts of the plans they take part in.
+    ///
+    ///Wire value `ACTOR_KIND_HUMAN`.
     #[serde(rename = "ACTOR_KIND_HUMAN")]
     Human,
 }
@@ -486,8 +492,14 @@ pub struct ApiKeySecurityScheme {
     PartialOrd
 )]
 pub enum ApprovalMode {
+    ///An approval step waits for an answer through plan/prompt.
+    ///
+    ///Wire value `APPROVAL_MODE_MANUAL`.
     #[serde(rename = "APPROVAL_MODE_MANUAL")]
     Manual,
+    ///An approval step is approved without asking.
+    ///
+    ///Wire value `APPROVAL_MODE_AUTO`.
     #[serde(rename = "APPROVAL_MODE_AUTO")]
     Auto,
 }
@@ -717,6 +729,7 @@ pub struct BadRequest {
     PartialOrd
 )]
 pub enum BadRequestType {
+    ///`type.googleapis.com/google.rpc.BadRequest`, the one value the schema allows here.
     #[serde(rename = "type.googleapis.com/google.rpc.BadRequest")]
     TypeGoogleapisComGoogleRpcBadRequest,
 }
@@ -856,6 +869,7 @@ pub struct CancelTaskRpcRequest {
     PartialOrd
 )]
 pub enum CancelTaskRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -907,6 +921,7 @@ impl ::std::convert::TryFrom<::std::string::String> for CancelTaskRpcRequestJson
     PartialOrd
 )]
 pub enum CancelTaskRpcRequestMethod {
+    ///`CancelTask`, the one value the schema allows here.
     CancelTask,
 }
 impl ::std::fmt::Display for CancelTaskRpcRequestMethod {
@@ -977,7 +992,7 @@ pub struct ComponentHealth {
     ///Details when not HEALTHY.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub message: ::std::option::Option<::std::string::String>,
-    ///Component name (e.g. "store", "events", "push-delivery", "sync:<remote>").
+    ///Component name (e.g. `store`, `events`, `push-delivery`, `sync:<remote>`).
     pub name: ::std::string::String,
     ///Component health.
     pub status: HealthStatus,
@@ -1008,12 +1023,24 @@ pub struct ConfigurationEntry {
     PartialOrd
 )]
 pub enum ConfigurationSource {
+    ///The built-in default.
+    ///
+    ///Wire value `CONFIGURATION_SOURCE_DEFAULT`.
     #[serde(rename = "CONFIGURATION_SOURCE_DEFAULT")]
     Default,
+    ///The configuration file.
+    ///
+    ///Wire value `CONFIGURATION_SOURCE_FILE`.
     #[serde(rename = "CONFIGURATION_SOURCE_FILE")]
     File,
+    ///An environment variable.
+    ///
+    ///Wire value `CONFIGURATION_SOURCE_ENVIRONMENT`.
     #[serde(rename = "CONFIGURATION_SOURCE_ENVIRONMENT")]
     Environment,
+    ///A command-line option.
+    ///
+    ///Wire value `CONFIGURATION_SOURCE_COMMAND_LINE`.
     #[serde(rename = "CONFIGURATION_SOURCE_COMMAND_LINE")]
     CommandLine,
 }
@@ -1071,10 +1098,13 @@ impl ::std::convert::TryFrom<::std::string::String> for ConfigurationSource {
     PartialOrd
 )]
 pub enum ContextExclusionReason {
+    ///Wire value `CONTEXT_EXCLUSION_REASON_NOT_INCLUDED`.
     #[serde(rename = "CONTEXT_EXCLUSION_REASON_NOT_INCLUDED")]
     NotIncluded,
+    ///Wire value `CONTEXT_EXCLUSION_REASON_EXCLUDED_BY_PATTERN`.
     #[serde(rename = "CONTEXT_EXCLUSION_REASON_EXCLUDED_BY_PATTERN")]
     ExcludedByPattern,
+    ///Wire value `CONTEXT_EXCLUSION_REASON_BINARY`.
     #[serde(rename = "CONTEXT_EXCLUSION_REASON_BINARY")]
     Binary,
 }
@@ -1161,6 +1191,7 @@ pub struct ContextInspectRpcRequest {
     PartialOrd
 )]
 pub enum ContextInspectRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -1212,6 +1243,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ContextInspectRpcRequest
     PartialOrd
 )]
 pub enum ContextInspectRpcRequestMethod {
+    ///`_cleveragents/context/inspect`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/context/inspect")]
     CleveragentsContextInspect,
 }
@@ -1312,8 +1344,10 @@ pub struct ContextItem {
     PartialOrd
 )]
 pub enum ContextItemKind {
+    ///Wire value `CONTEXT_ITEM_KIND_FILE`.
     #[serde(rename = "CONTEXT_ITEM_KIND_FILE")]
     File,
+    ///Wire value `CONTEXT_ITEM_KIND_RESOURCE`.
     #[serde(rename = "CONTEXT_ITEM_KIND_RESOURCE")]
     Resource,
 }
@@ -1426,6 +1460,7 @@ pub struct ContextSetRpcRequest {
     PartialOrd
 )]
 pub enum ContextSetRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -1477,6 +1512,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ContextSetRpcRequestJson
     PartialOrd
 )]
 pub enum ContextSetRpcRequestMethod {
+    ///`_cleveragents/context/set`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/context/set")]
     CleveragentsContextSet,
 }
@@ -1568,6 +1604,7 @@ pub struct ContextShowRpcRequest {
     PartialOrd
 )]
 pub enum ContextShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -1619,6 +1656,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ContextShowRpcRequestJso
     PartialOrd
 )]
 pub enum ContextShowRpcRequestMethod {
+    ///`_cleveragents/context/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/context/show")]
     CleveragentsContextShow,
 }
@@ -1697,6 +1735,7 @@ pub struct ContextSimulateRpcRequest {
     PartialOrd
 )]
 pub enum ContextSimulateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -1749,6 +1788,7 @@ for ContextSimulateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum ContextSimulateRpcRequestMethod {
+    ///`_cleveragents/context/simulate`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/context/simulate")]
     CleveragentsContextSimulate,
 }
@@ -1858,6 +1898,7 @@ pub struct CreateTaskPushNotificationConfigRpcRequest {
     PartialOrd
 )]
 pub enum CreateTaskPushNotificationConfigRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -1911,6 +1952,7 @@ for CreateTaskPushNotificationConfigRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum CreateTaskPushNotificationConfigRpcRequestMethod {
+    ///`CreateTaskPushNotificationConfig`, the one value the schema allows here.
     CreateTaskPushNotificationConfig,
 }
 impl ::std::fmt::Display for CreateTaskPushNotificationConfigRpcRequestMethod {
@@ -1991,18 +2033,25 @@ pub struct DecisionNode {
     PartialOrd
 )]
 pub enum DecisionNodeKind {
+    ///Wire value `DECISION_NODE_KIND_GOAL`.
     #[serde(rename = "DECISION_NODE_KIND_GOAL")]
     Goal,
+    ///Wire value `DECISION_NODE_KIND_STEP`.
     #[serde(rename = "DECISION_NODE_KIND_STEP")]
     Step,
+    ///Wire value `DECISION_NODE_KIND_DECISION`.
     #[serde(rename = "DECISION_NODE_KIND_DECISION")]
     Decision,
+    ///Wire value `DECISION_NODE_KIND_ALTERNATIVE`.
     #[serde(rename = "DECISION_NODE_KIND_ALTERNATIVE")]
     Alternative,
+    ///Wire value `DECISION_NODE_KIND_TOOL_CALL`.
     #[serde(rename = "DECISION_NODE_KIND_TOOL_CALL")]
     ToolCall,
+    ///Wire value `DECISION_NODE_KIND_VALIDATION`.
     #[serde(rename = "DECISION_NODE_KIND_VALIDATION")]
     Validation,
+    ///Wire value `DECISION_NODE_KIND_APPROVAL`.
     #[serde(rename = "DECISION_NODE_KIND_APPROVAL")]
     Approval,
 }
@@ -2091,6 +2140,7 @@ pub struct DeleteTaskPushNotificationConfigRpcRequest {
     PartialOrd
 )]
 pub enum DeleteTaskPushNotificationConfigRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -2144,6 +2194,7 @@ for DeleteTaskPushNotificationConfigRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum DeleteTaskPushNotificationConfigRpcRequestMethod {
+    ///`DeleteTaskPushNotificationConfig`, the one value the schema allows here.
     DeleteTaskPushNotificationConfig,
 }
 impl ::std::fmt::Display for DeleteTaskPushNotificationConfigRpcRequestMethod {
@@ -2223,10 +2274,13 @@ pub struct DeviceCodeOAuthFlow {
     PartialOrd
 )]
 pub enum DiagnosticCheckKind {
+    ///Wire value `DIAGNOSTIC_CHECK_KIND_STORE_INTEGRITY`.
     #[serde(rename = "DIAGNOSTIC_CHECK_KIND_STORE_INTEGRITY")]
     StoreIntegrity,
+    ///Wire value `DIAGNOSTIC_CHECK_KIND_VERSIONS`.
     #[serde(rename = "DIAGNOSTIC_CHECK_KIND_VERSIONS")]
     Versions,
+    ///Wire value `DIAGNOSTIC_CHECK_KIND_CONFIGURATION`.
     #[serde(rename = "DIAGNOSTIC_CHECK_KIND_CONFIGURATION")]
     Configuration,
 }
@@ -2292,10 +2346,19 @@ pub struct DiagnosticFinding {
     PartialOrd
 )]
 pub enum DiagnosticOutcome {
+    ///The check found nothing wrong.
+    ///
+    ///Wire value `DIAGNOSTIC_OUTCOME_PASS`.
     #[serde(rename = "DIAGNOSTIC_OUTCOME_PASS")]
     Pass,
+    ///The check found something that needs attention but is not an error.
+    ///
+    ///Wire value `DIAGNOSTIC_OUTCOME_WARN`.
     #[serde(rename = "DIAGNOSTIC_OUTCOME_WARN")]
     Warn,
+    ///The check found an error.
+    ///
+    ///Wire value `DIAGNOSTIC_OUTCOME_FAIL`.
     #[serde(rename = "DIAGNOSTIC_OUTCOME_FAIL")]
     Fail,
 }
@@ -2406,6 +2469,7 @@ pub struct DiagnosticsRunRpcRequest {
     PartialOrd
 )]
 pub enum DiagnosticsRunRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -2457,6 +2521,7 @@ impl ::std::convert::TryFrom<::std::string::String> for DiagnosticsRunRpcRequest
     PartialOrd
 )]
 pub enum DiagnosticsRunRpcRequestMethod {
+    ///`_cleveragents/diagnostics/run`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/diagnostics/run")]
     CleveragentsDiagnosticsRun,
 }
@@ -2584,24 +2649,34 @@ pub struct DomainEvent {
     PartialOrd
 )]
 pub enum DomainEventType {
+    ///Wire value `plan.created`.
     #[serde(rename = "plan.created")]
     PlanCreated,
+    ///Wire value `plan.phase_changed`.
     #[serde(rename = "plan.phase_changed")]
     PlanPhaseChanged,
+    ///Wire value `plan.state_changed`.
     #[serde(rename = "plan.state_changed")]
     PlanStateChanged,
+    ///Wire value `plan.decision_made`.
     #[serde(rename = "plan.decision_made")]
     PlanDecisionMade,
+    ///Wire value `tool.invoked`.
     #[serde(rename = "tool.invoked")]
     ToolInvoked,
+    ///Wire value `tool.completed`.
     #[serde(rename = "tool.completed")]
     ToolCompleted,
+    ///Wire value `validation.completed`.
     #[serde(rename = "validation.completed")]
     ValidationCompleted,
+    ///Wire value `plan.apply_completed`.
     #[serde(rename = "plan.apply_completed")]
     PlanApplyCompleted,
+    ///Wire value `plan.error`.
     #[serde(rename = "plan.error")]
     PlanError,
+    ///Wire value `session.message`.
     #[serde(rename = "session.message")]
     SessionMessage,
 }
@@ -2691,6 +2766,7 @@ pub struct ErrorInfo {
     PartialOrd
 )]
 pub enum ErrorInfoType {
+    ///`type.googleapis.com/google.rpc.ErrorInfo`, the one value the schema allows here.
     #[serde(rename = "type.googleapis.com/google.rpc.ErrorInfo")]
     TypeGoogleapisComGoogleRpcErrorInfo,
 }
@@ -2787,6 +2863,7 @@ pub struct EventsSubscribeRpcRequest {
     PartialOrd
 )]
 pub enum EventsSubscribeRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -2839,6 +2916,7 @@ for EventsSubscribeRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum EventsSubscribeRpcRequestMethod {
+    ///`_cleveragents/events/subscribe`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/events/subscribe")]
     CleveragentsEventsSubscribe,
 }
@@ -2900,10 +2978,19 @@ pub struct FieldViolation {
     PartialOrd
 )]
 pub enum FileChangeKind {
+    ///The file is only in the newer tree.
+    ///
+    ///Wire value `FILE_CHANGE_KIND_ADDED`.
     #[serde(rename = "FILE_CHANGE_KIND_ADDED")]
     Added,
+    ///The file is in both trees with different content.
+    ///
+    ///Wire value `FILE_CHANGE_KIND_MODIFIED`.
     #[serde(rename = "FILE_CHANGE_KIND_MODIFIED")]
     Modified,
+    ///The file is only in the older tree.
+    ///
+    ///Wire value `FILE_CHANGE_KIND_DELETED`.
     #[serde(rename = "FILE_CHANGE_KIND_DELETED")]
     Deleted,
 }
@@ -2996,8 +3083,10 @@ pub struct FileDiff {
     PartialOrd
 )]
 pub enum FileDiffFormat {
+    ///Wire value `FILE_DIFF_FORMAT_UNIFIED`.
     #[serde(rename = "FILE_DIFF_FORMAT_UNIFIED")]
     Unified,
+    ///Wire value `FILE_DIFF_FORMAT_FULL`.
     #[serde(rename = "FILE_DIFF_FORMAT_FULL")]
     Full,
 }
@@ -3071,6 +3160,7 @@ pub struct GetExtendedAgentCardRpcRequest {
     PartialOrd
 )]
 pub enum GetExtendedAgentCardRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -3123,6 +3213,7 @@ for GetExtendedAgentCardRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum GetExtendedAgentCardRpcRequestMethod {
+    ///`GetExtendedAgentCard`, the one value the schema allows here.
     GetExtendedAgentCard,
 }
 impl ::std::fmt::Display for GetExtendedAgentCardRpcRequestMethod {
@@ -3199,6 +3290,7 @@ pub struct GetTaskPushNotificationConfigRpcRequest {
     PartialOrd
 )]
 pub enum GetTaskPushNotificationConfigRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -3251,6 +3343,7 @@ for GetTaskPushNotificationConfigRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum GetTaskPushNotificationConfigRpcRequestMethod {
+    ///`GetTaskPushNotificationConfig`, the one value the schema allows here.
     GetTaskPushNotificationConfig,
 }
 impl ::std::fmt::Display for GetTaskPushNotificationConfigRpcRequestMethod {
@@ -3333,6 +3426,7 @@ pub struct GetTaskRpcRequest {
     PartialOrd
 )]
 pub enum GetTaskRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -3384,6 +3478,7 @@ impl ::std::convert::TryFrom<::std::string::String> for GetTaskRpcRequestJsonrpc
     PartialOrd
 )]
 pub enum GetTaskRpcRequestMethod {
+    ///`GetTask`, the one value the schema allows here.
     GetTask,
 }
 impl ::std::fmt::Display for GetTaskRpcRequestMethod {
@@ -3457,6 +3552,7 @@ pub struct HealthCheckRpcRequest {
     PartialOrd
 )]
 pub enum HealthCheckRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -3508,6 +3604,7 @@ impl ::std::convert::TryFrom<::std::string::String> for HealthCheckRpcRequestJso
     PartialOrd
 )]
 pub enum HealthCheckRpcRequestMethod {
+    ///`_cleveragents/health/check`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/health/check")]
     CleveragentsHealthCheck,
 }
@@ -3575,10 +3672,19 @@ pub struct HealthReport {
     PartialOrd
 )]
 pub enum HealthStatus {
+    ///Working normally.
+    ///
+    ///Wire value `HEALTH_STATUS_HEALTHY`.
     #[serde(rename = "HEALTH_STATUS_HEALTHY")]
     Healthy,
+    ///Working, with a problem that needs attention.
+    ///
+    ///Wire value `HEALTH_STATUS_DEGRADED`.
     #[serde(rename = "HEALTH_STATUS_DEGRADED")]
     Degraded,
+    ///Not working.
+    ///
+    ///Wire value `HEALTH_STATUS_UNHEALTHY`.
     #[serde(rename = "HEALTH_STATUS_UNHEALTHY")]
     Unhealthy,
 }
@@ -3685,6 +3791,7 @@ pub struct InitializeRpcRequest {
     PartialOrd
 )]
 pub enum InitializeRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -3736,6 +3843,7 @@ impl ::std::convert::TryFrom<::std::string::String> for InitializeRpcRequestJson
     PartialOrd
 )]
 pub enum InitializeRpcRequestMethod {
+    ///`initialize`, the one value the schema allows here.
     #[serde(rename = "initialize")]
     Initialize,
 }
@@ -3828,8 +3936,14 @@ pub struct InvariantAddParams {
     PartialOrd
 )]
 pub enum InvariantEnforcement {
+    ///A failing validation of the invariant stops plan/apply.
+    ///
+    ///Wire value `INVARIANT_ENFORCEMENT_BLOCK`.
     #[serde(rename = "INVARIANT_ENFORCEMENT_BLOCK")]
     Block,
+    ///A failing validation of the invariant is reported as a warning and plan/apply goes on.
+    ///
+    ///Wire value `INVARIANT_ENFORCEMENT_WARN`.
     #[serde(rename = "INVARIANT_ENFORCEMENT_WARN")]
     Warn,
 }
@@ -3949,6 +4063,7 @@ pub struct JsonrpcErrorResponse {
     PartialOrd
 )]
 pub enum JsonrpcErrorResponseJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -3990,8 +4105,11 @@ impl ::std::convert::TryFrom<::std::string::String> for JsonrpcErrorResponseJson
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum JsonrpcId {
+    ///JSON `null`.
     Null,
+    ///The value as a JSON integer.
     Integer(i64),
+    ///The value as a JSON string.
     String(::std::string::String),
 }
 impl ::std::convert::From<i64> for JsonrpcId {
@@ -4029,6 +4147,7 @@ pub struct JsonrpcRequest {
     PartialOrd
 )]
 pub enum JsonrpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -4070,7 +4189,9 @@ impl ::std::convert::TryFrom<::std::string::String> for JsonrpcRequestJsonrpc {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum JsonrpcResponse {
+    ///[`JsonrpcSuccessResponse`]: A successful JSON-RPC 2.0 response.
     SuccessResponse(JsonrpcSuccessResponse),
+    ///[`JsonrpcErrorResponse`]: A failed JSON-RPC 2.0 response.
     ErrorResponse(JsonrpcErrorResponse),
 }
 impl ::std::convert::From<JsonrpcSuccessResponse> for JsonrpcResponse {
@@ -4108,6 +4229,7 @@ pub struct JsonrpcSuccessResponse {
     PartialOrd
 )]
 pub enum JsonrpcSuccessResponseJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -4208,6 +4330,7 @@ pub struct ListTaskPushNotificationConfigsRpcRequest {
     PartialOrd
 )]
 pub enum ListTaskPushNotificationConfigsRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -4260,6 +4383,7 @@ for ListTaskPushNotificationConfigsRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum ListTaskPushNotificationConfigsRpcRequestMethod {
+    ///`ListTaskPushNotificationConfigs`, the one value the schema allows here.
     ListTaskPushNotificationConfigs,
 }
 impl ::std::fmt::Display for ListTaskPushNotificationConfigsRpcRequestMethod {
@@ -4399,6 +4523,7 @@ pub struct ListTasksRpcRequest {
     PartialOrd
 )]
 pub enum ListTasksRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -4450,6 +4575,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ListTasksRpcRequestJsonr
     PartialOrd
 )]
 pub enum ListTasksRpcRequestMethod {
+    ///`ListTasks`, the one value the schema allows here.
     ListTasks,
 }
 impl ::std::fmt::Display for ListTasksRpcRequestMethod {
@@ -4593,7 +4719,7 @@ pub struct NamespaceListParams {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub limit: ::std::option::Option<i32>,
-    ///When present, list only this namespace and the namespaces nested under it (names starting with "<namespace>/").
+    ///When present, list only this namespace and the namespaces nested under it (names starting with `<namespace>/`).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub namespace: ::std::option::Option<::std::string::String>,
 }
@@ -4624,6 +4750,7 @@ pub struct NamespaceListRpcRequest {
     PartialOrd
 )]
 pub enum NamespaceListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -4675,6 +4802,7 @@ impl ::std::convert::TryFrom<::std::string::String> for NamespaceListRpcRequestJ
     PartialOrd
 )]
 pub enum NamespaceListRpcRequestMethod {
+    ///`_cleveragents/namespace/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/namespace/list")]
     CleveragentsNamespaceList,
 }
@@ -4792,6 +4920,7 @@ pub struct NamespaceMembersRpcRequest {
     PartialOrd
 )]
 pub enum NamespaceMembersRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -4844,6 +4973,7 @@ for NamespaceMembersRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum NamespaceMembersRpcRequestMethod {
+    ///`_cleveragents/namespace/members`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/namespace/members")]
     CleveragentsNamespaceMembers,
 }
@@ -4898,10 +5028,19 @@ for NamespaceMembersRpcRequestMethod {
     PartialOrd
 )]
 pub enum NamespaceRole {
+    ///Reads the namespace's entities and plans.
+    ///
+    ///Wire value `NAMESPACE_ROLE_READER`.
     #[serde(rename = "NAMESPACE_ROLE_READER")]
     Reader,
+    ///Also changes entities and plans.
+    ///
+    ///Wire value `NAMESPACE_ROLE_WRITER`.
     #[serde(rename = "NAMESPACE_ROLE_WRITER")]
     Writer,
+    ///Also reads members, runs diagnostics and syncs.
+    ///
+    ///Wire value `NAMESPACE_ROLE_ADMIN`.
     #[serde(rename = "NAMESPACE_ROLE_ADMIN")]
     Admin,
 }
@@ -4977,6 +5116,7 @@ pub struct NamespaceShowRpcRequest {
     PartialOrd
 )]
 pub enum NamespaceShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -5028,6 +5168,7 @@ impl ::std::convert::TryFrom<::std::string::String> for NamespaceShowRpcRequestJ
     PartialOrd
 )]
 pub enum NamespaceShowRpcRequestMethod {
+    ///`_cleveragents/namespace/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/namespace/show")]
     CleveragentsNamespaceShow,
 }
@@ -5186,12 +5327,16 @@ pub struct Part {
 ///The content alternatives of `Part`; exactly one is present.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub enum PartContent {
+    ///Plain text content.
     #[serde(rename = "text")]
     Text(::std::string::String),
+    ///Inline file bytes, base64-encoded.
     #[serde(rename = "raw")]
     Raw(::std::string::String),
+    ///URL from which the file content can be fetched.
     #[serde(rename = "url")]
     Url(::std::string::String),
+    ///Structured content: any JSON value (object, array, string, number, boolean or null).
     #[serde(rename = "data")]
     Data(::serde_json::Value),
 }
@@ -5343,6 +5488,7 @@ pub struct PlanApplyRpcRequest {
     PartialOrd
 )]
 pub enum PlanApplyRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -5394,6 +5540,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanApplyRpcRequestJsonr
     PartialOrd
 )]
 pub enum PlanApplyRpcRequestMethod {
+    ///`_cleveragents/plan/apply`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/apply")]
     CleveragentsPlanApply,
 }
@@ -5463,12 +5610,16 @@ pub struct PlanArtifact {
     PartialOrd
 )]
 pub enum PlanArtifactKind {
+    ///Wire value `PLAN_ARTIFACT_KIND_FILE`.
     #[serde(rename = "PLAN_ARTIFACT_KIND_FILE")]
     File,
+    ///Wire value `PLAN_ARTIFACT_KIND_REPORT`.
     #[serde(rename = "PLAN_ARTIFACT_KIND_REPORT")]
     Report,
+    ///Wire value `PLAN_ARTIFACT_KIND_VALIDATION_RESULT`.
     #[serde(rename = "PLAN_ARTIFACT_KIND_VALIDATION_RESULT")]
     ValidationResult,
+    ///Wire value `PLAN_ARTIFACT_KIND_LOG`.
     #[serde(rename = "PLAN_ARTIFACT_KIND_LOG")]
     Log,
 }
@@ -5566,6 +5717,7 @@ pub struct PlanArtifactsRpcRequest {
     PartialOrd
 )]
 pub enum PlanArtifactsRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -5617,6 +5769,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanArtifactsRpcRequestJ
     PartialOrd
 )]
 pub enum PlanArtifactsRpcRequestMethod {
+    ///`_cleveragents/plan/artifacts`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/artifacts")]
     CleveragentsPlanArtifacts,
 }
@@ -5696,6 +5849,7 @@ pub struct PlanCancelRpcRequest {
     PartialOrd
 )]
 pub enum PlanCancelRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -5747,6 +5901,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanCancelRpcRequestJson
     PartialOrd
 )]
 pub enum PlanCancelRpcRequestMethod {
+    ///`_cleveragents/plan/cancel`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/cancel")]
     CleveragentsPlanCancel,
 }
@@ -5845,6 +6000,7 @@ pub struct PlanCorrectRpcRequest {
     PartialOrd
 )]
 pub enum PlanCorrectRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -5896,6 +6052,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanCorrectRpcRequestJso
     PartialOrd
 )]
 pub enum PlanCorrectRpcRequestMethod {
+    ///`_cleveragents/plan/correct`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/correct")]
     CleveragentsPlanCorrect,
 }
@@ -6033,6 +6190,7 @@ pub struct PlanDiffRpcRequest {
     PartialOrd
 )]
 pub enum PlanDiffRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -6084,6 +6242,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanDiffRpcRequestJsonrp
     PartialOrd
 )]
 pub enum PlanDiffRpcRequestMethod {
+    ///`_cleveragents/plan/diff`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/diff")]
     CleveragentsPlanDiff,
 }
@@ -6186,22 +6345,31 @@ pub struct PlanDomainEvent {
     PartialOrd
 )]
 pub enum PlanEventType {
+    ///Wire value `plan.created`.
     #[serde(rename = "plan.created")]
     PlanCreated,
+    ///Wire value `plan.phase_changed`.
     #[serde(rename = "plan.phase_changed")]
     PlanPhaseChanged,
+    ///Wire value `plan.state_changed`.
     #[serde(rename = "plan.state_changed")]
     PlanStateChanged,
+    ///Wire value `plan.decision_made`.
     #[serde(rename = "plan.decision_made")]
     PlanDecisionMade,
+    ///Wire value `tool.invoked`.
     #[serde(rename = "tool.invoked")]
     ToolInvoked,
+    ///Wire value `tool.completed`.
     #[serde(rename = "tool.completed")]
     ToolCompleted,
+    ///Wire value `validation.completed`.
     #[serde(rename = "validation.completed")]
     ValidationCompleted,
+    ///Wire value `plan.apply_completed`.
     #[serde(rename = "plan.apply_completed")]
     PlanApplyCompleted,
+    ///Wire value `plan.error`.
     #[serde(rename = "plan.error")]
     PlanError,
 }
@@ -6292,6 +6460,7 @@ pub struct PlanExecuteRpcRequest {
     PartialOrd
 )]
 pub enum PlanExecuteRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -6343,6 +6512,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanExecuteRpcRequestJso
     PartialOrd
 )]
 pub enum PlanExecuteRpcRequestMethod {
+    ///`_cleveragents/plan/execute`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/execute")]
     CleveragentsPlanExecute,
 }
@@ -6439,6 +6609,7 @@ pub struct PlanExplainRpcRequest {
     PartialOrd
 )]
 pub enum PlanExplainRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -6490,6 +6661,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanExplainRpcRequestJso
     PartialOrd
 )]
 pub enum PlanExplainRpcRequestMethod {
+    ///`_cleveragents/plan/explain`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/explain")]
     CleveragentsPlanExplain,
 }
@@ -6619,6 +6791,7 @@ pub struct PlanListRpcRequest {
     PartialOrd
 )]
 pub enum PlanListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -6670,6 +6843,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanListRpcRequestJsonrp
     PartialOrd
 )]
 pub enum PlanListRpcRequestMethod {
+    ///`_cleveragents/plan/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/list")]
     CleveragentsPlanList,
 }
@@ -6721,12 +6895,24 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanListRpcRequestMethod
     PartialOrd
 )]
 pub enum PlanPhase {
+    ///The plan is drafted from its action (state CREATED) and can be corrected.
+    ///
+    ///Wire value `PLAN_PHASE_STRATEGIZE`.
     #[serde(rename = "PLAN_PHASE_STRATEGIZE")]
     Strategize,
+    ///The steps run as an A2A task (RUNNING, INPUT_REQUIRED, or FAILED when a step failed).
+    ///
+    ///Wire value `PLAN_PHASE_EXECUTE`.
     #[serde(rename = "PLAN_PHASE_EXECUTE")]
     Execute,
+    ///Execution completed; artifacts and diff can be reviewed before apply (COMPLETED).
+    ///
+    ///Wire value `PLAN_PHASE_REVIEW`.
     #[serde(rename = "PLAN_PHASE_REVIEW")]
     Review,
+    ///The artifacts were written into the project (APPLIED, ROLLED_BACK).
+    ///
+    ///Wire value `PLAN_PHASE_APPLY`.
     #[serde(rename = "PLAN_PHASE_APPLY")]
     Apply,
 }
@@ -6807,10 +6993,13 @@ pub struct PlanPrompt {
     PartialOrd
 )]
 pub enum PlanPromptKind {
+    ///Wire value `PLAN_PROMPT_KIND_APPROVAL`.
     #[serde(rename = "PLAN_PROMPT_KIND_APPROVAL")]
     Approval,
+    ///Wire value `PLAN_PROMPT_KIND_TEXT`.
     #[serde(rename = "PLAN_PROMPT_KIND_TEXT")]
     Text,
+    ///Wire value `PLAN_PROMPT_KIND_CHOICE`.
     #[serde(rename = "PLAN_PROMPT_KIND_CHOICE")]
     Choice,
 }
@@ -6901,6 +7090,7 @@ pub struct PlanPromptRpcRequest {
     PartialOrd
 )]
 pub enum PlanPromptRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -6952,6 +7142,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanPromptRpcRequestJson
     PartialOrd
 )]
 pub enum PlanPromptRpcRequestMethod {
+    ///`_cleveragents/plan/prompt`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/prompt")]
     CleveragentsPlanPrompt,
 }
@@ -7077,6 +7268,7 @@ pub struct PlanRollbackRpcRequest {
     PartialOrd
 )]
 pub enum PlanRollbackRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -7128,6 +7320,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanRollbackRpcRequestJs
     PartialOrd
 )]
 pub enum PlanRollbackRpcRequestMethod {
+    ///`_cleveragents/plan/rollback`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/rollback")]
     CleveragentsPlanRollback,
 }
@@ -7179,20 +7372,28 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanRollbackRpcRequestMe
     PartialOrd
 )]
 pub enum PlanState {
+    ///Wire value `PLAN_STATE_CREATED`.
     #[serde(rename = "PLAN_STATE_CREATED")]
     Created,
+    ///Wire value `PLAN_STATE_RUNNING`.
     #[serde(rename = "PLAN_STATE_RUNNING")]
     Running,
+    ///Wire value `PLAN_STATE_INPUT_REQUIRED`.
     #[serde(rename = "PLAN_STATE_INPUT_REQUIRED")]
     InputRequired,
+    ///Wire value `PLAN_STATE_COMPLETED`.
     #[serde(rename = "PLAN_STATE_COMPLETED")]
     Completed,
+    ///Wire value `PLAN_STATE_APPLIED`.
     #[serde(rename = "PLAN_STATE_APPLIED")]
     Applied,
+    ///Wire value `PLAN_STATE_FAILED`.
     #[serde(rename = "PLAN_STATE_FAILED")]
     Failed,
+    ///Wire value `PLAN_STATE_CANCELLED`.
     #[serde(rename = "PLAN_STATE_CANCELLED")]
     Cancelled,
+    ///Wire value `PLAN_STATE_ROLLED_BACK`.
     #[serde(rename = "PLAN_STATE_ROLLED_BACK")]
     RolledBack,
 }
@@ -7303,6 +7504,7 @@ pub struct PlanStatusRpcRequest {
     PartialOrd
 )]
 pub enum PlanStatusRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -7354,6 +7556,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanStatusRpcRequestJson
     PartialOrd
 )]
 pub enum PlanStatusRpcRequestMethod {
+    ///`_cleveragents/plan/status`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/status")]
     CleveragentsPlanStatus,
 }
@@ -7434,16 +7637,22 @@ pub struct PlanStep {
     PartialOrd
 )]
 pub enum PlanStepState {
+    ///Wire value `PLAN_STEP_STATE_PENDING`.
     #[serde(rename = "PLAN_STEP_STATE_PENDING")]
     Pending,
+    ///Wire value `PLAN_STEP_STATE_RUNNING`.
     #[serde(rename = "PLAN_STEP_STATE_RUNNING")]
     Running,
+    ///Wire value `PLAN_STEP_STATE_WAITING_INPUT`.
     #[serde(rename = "PLAN_STEP_STATE_WAITING_INPUT")]
     WaitingInput,
+    ///Wire value `PLAN_STEP_STATE_SUCCEEDED`.
     #[serde(rename = "PLAN_STEP_STATE_SUCCEEDED")]
     Succeeded,
+    ///Wire value `PLAN_STEP_STATE_FAILED`.
     #[serde(rename = "PLAN_STEP_STATE_FAILED")]
     Failed,
+    ///Wire value `PLAN_STEP_STATE_SKIPPED`.
     #[serde(rename = "PLAN_STEP_STATE_SKIPPED")]
     Skipped,
 }
@@ -7545,6 +7754,7 @@ pub struct PlanTreeRpcRequest {
     PartialOrd
 )]
 pub enum PlanTreeRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -7596,6 +7806,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanTreeRpcRequestJsonrp
     PartialOrd
 )]
 pub enum PlanTreeRpcRequestMethod {
+    ///`_cleveragents/plan/tree`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/tree")]
     CleveragentsPlanTree,
 }
@@ -7692,6 +7903,7 @@ pub struct PlanUseRpcRequest {
     PartialOrd
 )]
 pub enum PlanUseRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -7743,6 +7955,7 @@ impl ::std::convert::TryFrom<::std::string::String> for PlanUseRpcRequestJsonrpc
     PartialOrd
 )]
 pub enum PlanUseRpcRequestMethod {
+    ///`_cleveragents/plan/use`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/plan/use")]
     CleveragentsPlanUse,
 }
@@ -7845,8 +8058,10 @@ pub struct ProjectFileChange {
 ///The content alternatives of `ProjectFile`; exactly one is present.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub enum ProjectFileContent {
+    ///Content as UTF-8 text.
     #[serde(rename = "text")]
     Text(::std::string::String),
+    ///Content as bytes, base64-encoded.
     #[serde(rename = "raw")]
     Raw(::std::string::String),
 }
@@ -7931,14 +8146,19 @@ pub struct ProjectRevision {
     PartialOrd
 )]
 pub enum ProjectRevisionOrigin {
+    ///Wire value `PROJECT_REVISION_ORIGIN_CREATED`.
     #[serde(rename = "PROJECT_REVISION_ORIGIN_CREATED")]
     Created,
+    ///Wire value `PROJECT_REVISION_ORIGIN_UPDATED`.
     #[serde(rename = "PROJECT_REVISION_ORIGIN_UPDATED")]
     Updated,
+    ///Wire value `PROJECT_REVISION_ORIGIN_PLAN_APPLIED`.
     #[serde(rename = "PROJECT_REVISION_ORIGIN_PLAN_APPLIED")]
     PlanApplied,
+    ///Wire value `PROJECT_REVISION_ORIGIN_PLAN_ROLLED_BACK`.
     #[serde(rename = "PROJECT_REVISION_ORIGIN_PLAN_ROLLED_BACK")]
     PlanRolledBack,
+    ///Wire value `PROJECT_REVISION_ORIGIN_SYNCED`.
     #[serde(rename = "PROJECT_REVISION_ORIGIN_SYNCED")]
     Synced,
 }
@@ -8026,10 +8246,19 @@ pub struct ProjectUpdateParams {
     PartialOrd
 )]
 pub enum PromptDecision {
+    ///Approves what the prompt asks; the plan resumes.
+    ///
+    ///Wire value `PROMPT_DECISION_APPROVE`.
     #[serde(rename = "PROMPT_DECISION_APPROVE")]
     Approve,
+    ///Rejects what the prompt asks; the plan fails.
+    ///
+    ///Wire value `PROMPT_DECISION_REJECT`.
     #[serde(rename = "PROMPT_DECISION_REJECT")]
     Reject,
+    ///Answers the prompt; the plan resumes.
+    ///
+    ///Wire value `PROMPT_DECISION_ANSWER`.
     #[serde(rename = "PROMPT_DECISION_ANSWER")]
     Answer,
 }
@@ -8097,6 +8326,7 @@ pub struct RegistryActionsAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActionsAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -8149,6 +8379,7 @@ for RegistryActionsAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActionsAddRpcRequestMethod {
+    ///`_cleveragents/registry/actions/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actions/add")]
     CleveragentsRegistryActionsAdd,
 }
@@ -8218,6 +8449,7 @@ pub struct RegistryActionsListRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActionsListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -8270,6 +8502,7 @@ for RegistryActionsListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActionsListRpcRequestMethod {
+    ///`_cleveragents/registry/actions/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actions/list")]
     CleveragentsRegistryActionsList,
 }
@@ -8338,6 +8571,7 @@ pub struct RegistryActionsRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActionsRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -8390,6 +8624,7 @@ for RegistryActionsRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActionsRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/actions/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actions/remove")]
     CleveragentsRegistryActionsRemove,
 }
@@ -8458,6 +8693,7 @@ pub struct RegistryActionsShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActionsShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -8510,6 +8746,7 @@ for RegistryActionsShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActionsShowRpcRequestMethod {
+    ///`_cleveragents/registry/actions/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actions/show")]
     CleveragentsRegistryActionsShow,
 }
@@ -8578,6 +8815,7 @@ pub struct RegistryActionsUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActionsUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -8630,6 +8868,7 @@ for RegistryActionsUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActionsUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/actions/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actions/update")]
     CleveragentsRegistryActionsUpdate,
 }
@@ -8698,6 +8937,7 @@ pub struct RegistryActorsAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActorsAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -8750,6 +8990,7 @@ for RegistryActorsAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActorsAddRpcRequestMethod {
+    ///`_cleveragents/registry/actors/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actors/add")]
     CleveragentsRegistryActorsAdd,
 }
@@ -8819,6 +9060,7 @@ pub struct RegistryActorsListRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActorsListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -8871,6 +9113,7 @@ for RegistryActorsListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActorsListRpcRequestMethod {
+    ///`_cleveragents/registry/actors/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actors/list")]
     CleveragentsRegistryActorsList,
 }
@@ -8939,6 +9182,7 @@ pub struct RegistryActorsRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActorsRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -8991,6 +9235,7 @@ for RegistryActorsRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActorsRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/actors/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actors/remove")]
     CleveragentsRegistryActorsRemove,
 }
@@ -9059,6 +9304,7 @@ pub struct RegistryActorsShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActorsShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -9111,6 +9357,7 @@ for RegistryActorsShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActorsShowRpcRequestMethod {
+    ///`_cleveragents/registry/actors/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actors/show")]
     CleveragentsRegistryActorsShow,
 }
@@ -9179,6 +9426,7 @@ pub struct RegistryActorsUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistryActorsUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -9231,6 +9479,7 @@ for RegistryActorsUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryActorsUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/actors/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/actors/update")]
     CleveragentsRegistryActorsUpdate,
 }
@@ -9299,6 +9548,7 @@ pub struct RegistryAutomationProfilesAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -9351,6 +9601,7 @@ for RegistryAutomationProfilesAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesAddRpcRequestMethod {
+    ///`_cleveragents/registry/automation-profiles/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/automation-profiles/add")]
     CleveragentsRegistryAutomationProfilesAdd,
 }
@@ -9420,6 +9671,7 @@ pub struct RegistryAutomationProfilesListRpcRequest {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -9472,6 +9724,7 @@ for RegistryAutomationProfilesListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesListRpcRequestMethod {
+    ///`_cleveragents/registry/automation-profiles/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/automation-profiles/list")]
     CleveragentsRegistryAutomationProfilesList,
 }
@@ -9540,6 +9793,7 @@ pub struct RegistryAutomationProfilesRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -9593,6 +9847,7 @@ for RegistryAutomationProfilesRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/automation-profiles/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/automation-profiles/remove")]
     CleveragentsRegistryAutomationProfilesRemove,
 }
@@ -9661,6 +9916,7 @@ pub struct RegistryAutomationProfilesShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -9713,6 +9969,7 @@ for RegistryAutomationProfilesShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesShowRpcRequestMethod {
+    ///`_cleveragents/registry/automation-profiles/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/automation-profiles/show")]
     CleveragentsRegistryAutomationProfilesShow,
 }
@@ -9781,6 +10038,7 @@ pub struct RegistryAutomationProfilesUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -9834,6 +10092,7 @@ for RegistryAutomationProfilesUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryAutomationProfilesUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/automation-profiles/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/automation-profiles/update")]
     CleveragentsRegistryAutomationProfilesUpdate,
 }
@@ -9902,6 +10161,7 @@ pub struct RegistryInvariantsAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistryInvariantsAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -9954,6 +10214,7 @@ for RegistryInvariantsAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryInvariantsAddRpcRequestMethod {
+    ///`_cleveragents/registry/invariants/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/invariants/add")]
     CleveragentsRegistryInvariantsAdd,
 }
@@ -10023,6 +10284,7 @@ pub struct RegistryInvariantsListRpcRequest {
     PartialOrd
 )]
 pub enum RegistryInvariantsListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -10075,6 +10337,7 @@ for RegistryInvariantsListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryInvariantsListRpcRequestMethod {
+    ///`_cleveragents/registry/invariants/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/invariants/list")]
     CleveragentsRegistryInvariantsList,
 }
@@ -10143,6 +10406,7 @@ pub struct RegistryInvariantsRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistryInvariantsRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -10195,6 +10459,7 @@ for RegistryInvariantsRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryInvariantsRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/invariants/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/invariants/remove")]
     CleveragentsRegistryInvariantsRemove,
 }
@@ -10263,6 +10528,7 @@ pub struct RegistryInvariantsShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistryInvariantsShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -10315,6 +10581,7 @@ for RegistryInvariantsShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryInvariantsShowRpcRequestMethod {
+    ///`_cleveragents/registry/invariants/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/invariants/show")]
     CleveragentsRegistryInvariantsShow,
 }
@@ -10383,6 +10650,7 @@ pub struct RegistryInvariantsUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistryInvariantsUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -10435,6 +10703,7 @@ for RegistryInvariantsUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryInvariantsUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/invariants/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/invariants/update")]
     CleveragentsRegistryInvariantsUpdate,
 }
@@ -10491,24 +10760,34 @@ for RegistryInvariantsUpdateRpcRequestMethod {
     PartialOrd
 )]
 pub enum RegistryKind {
+    ///Wire value `REGISTRY_KIND_ACTOR`.
     #[serde(rename = "REGISTRY_KIND_ACTOR")]
     Actor,
+    ///Wire value `REGISTRY_KIND_TOOL`.
     #[serde(rename = "REGISTRY_KIND_TOOL")]
     Tool,
+    ///Wire value `REGISTRY_KIND_SKILL`.
     #[serde(rename = "REGISTRY_KIND_SKILL")]
     Skill,
+    ///Wire value `REGISTRY_KIND_RESOURCE`.
     #[serde(rename = "REGISTRY_KIND_RESOURCE")]
     Resource,
+    ///Wire value `REGISTRY_KIND_RESOURCE_TYPE`.
     #[serde(rename = "REGISTRY_KIND_RESOURCE_TYPE")]
     ResourceType,
+    ///Wire value `REGISTRY_KIND_PROJECT`.
     #[serde(rename = "REGISTRY_KIND_PROJECT")]
     Project,
+    ///Wire value `REGISTRY_KIND_VALIDATION`.
     #[serde(rename = "REGISTRY_KIND_VALIDATION")]
     Validation,
+    ///Wire value `REGISTRY_KIND_ACTION`.
     #[serde(rename = "REGISTRY_KIND_ACTION")]
     Action,
+    ///Wire value `REGISTRY_KIND_AUTOMATION_PROFILE`.
     #[serde(rename = "REGISTRY_KIND_AUTOMATION_PROFILE")]
     AutomationProfile,
+    ///Wire value `REGISTRY_KIND_INVARIANT`.
     #[serde(rename = "REGISTRY_KIND_INVARIANT")]
     Invariant,
 }
@@ -10616,6 +10895,7 @@ pub struct RegistryProjectsAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistryProjectsAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -10668,6 +10948,7 @@ for RegistryProjectsAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryProjectsAddRpcRequestMethod {
+    ///`_cleveragents/registry/projects/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/projects/add")]
     CleveragentsRegistryProjectsAdd,
 }
@@ -10737,6 +11018,7 @@ pub struct RegistryProjectsListRpcRequest {
     PartialOrd
 )]
 pub enum RegistryProjectsListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -10789,6 +11071,7 @@ for RegistryProjectsListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryProjectsListRpcRequestMethod {
+    ///`_cleveragents/registry/projects/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/projects/list")]
     CleveragentsRegistryProjectsList,
 }
@@ -10857,6 +11140,7 @@ pub struct RegistryProjectsRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistryProjectsRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -10909,6 +11193,7 @@ for RegistryProjectsRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryProjectsRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/projects/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/projects/remove")]
     CleveragentsRegistryProjectsRemove,
 }
@@ -10977,6 +11262,7 @@ pub struct RegistryProjectsShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistryProjectsShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -11029,6 +11315,7 @@ for RegistryProjectsShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryProjectsShowRpcRequestMethod {
+    ///`_cleveragents/registry/projects/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/projects/show")]
     CleveragentsRegistryProjectsShow,
 }
@@ -11097,6 +11384,7 @@ pub struct RegistryProjectsUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistryProjectsUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -11149,6 +11437,7 @@ for RegistryProjectsUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryProjectsUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/projects/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/projects/update")]
     CleveragentsRegistryProjectsUpdate,
 }
@@ -11244,6 +11533,7 @@ pub struct RegistryResourceTypesAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourceTypesAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -11296,6 +11586,7 @@ for RegistryResourceTypesAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourceTypesAddRpcRequestMethod {
+    ///`_cleveragents/registry/resource-types/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resource-types/add")]
     CleveragentsRegistryResourceTypesAdd,
 }
@@ -11365,6 +11656,7 @@ pub struct RegistryResourceTypesListRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourceTypesListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -11417,6 +11709,7 @@ for RegistryResourceTypesListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourceTypesListRpcRequestMethod {
+    ///`_cleveragents/registry/resource-types/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resource-types/list")]
     CleveragentsRegistryResourceTypesList,
 }
@@ -11485,6 +11778,7 @@ pub struct RegistryResourceTypesRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourceTypesRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -11537,6 +11831,7 @@ for RegistryResourceTypesRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourceTypesRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/resource-types/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resource-types/remove")]
     CleveragentsRegistryResourceTypesRemove,
 }
@@ -11605,6 +11900,7 @@ pub struct RegistryResourceTypesShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourceTypesShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -11657,6 +11953,7 @@ for RegistryResourceTypesShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourceTypesShowRpcRequestMethod {
+    ///`_cleveragents/registry/resource-types/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resource-types/show")]
     CleveragentsRegistryResourceTypesShow,
 }
@@ -11725,6 +12022,7 @@ pub struct RegistryResourceTypesUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourceTypesUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -11777,6 +12075,7 @@ for RegistryResourceTypesUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourceTypesUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/resource-types/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resource-types/update")]
     CleveragentsRegistryResourceTypesUpdate,
 }
@@ -11845,6 +12144,7 @@ pub struct RegistryResourcesAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourcesAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -11897,6 +12197,7 @@ for RegistryResourcesAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourcesAddRpcRequestMethod {
+    ///`_cleveragents/registry/resources/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resources/add")]
     CleveragentsRegistryResourcesAdd,
 }
@@ -11966,6 +12267,7 @@ pub struct RegistryResourcesListRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourcesListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -12018,6 +12320,7 @@ for RegistryResourcesListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourcesListRpcRequestMethod {
+    ///`_cleveragents/registry/resources/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resources/list")]
     CleveragentsRegistryResourcesList,
 }
@@ -12086,6 +12389,7 @@ pub struct RegistryResourcesRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourcesRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -12138,6 +12442,7 @@ for RegistryResourcesRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourcesRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/resources/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resources/remove")]
     CleveragentsRegistryResourcesRemove,
 }
@@ -12206,6 +12511,7 @@ pub struct RegistryResourcesShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourcesShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -12258,6 +12564,7 @@ for RegistryResourcesShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourcesShowRpcRequestMethod {
+    ///`_cleveragents/registry/resources/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resources/show")]
     CleveragentsRegistryResourcesShow,
 }
@@ -12326,6 +12633,7 @@ pub struct RegistryResourcesUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistryResourcesUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -12378,6 +12686,7 @@ for RegistryResourcesUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryResourcesUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/resources/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/resources/update")]
     CleveragentsRegistryResourcesUpdate,
 }
@@ -12455,6 +12764,7 @@ pub struct RegistrySkillsAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistrySkillsAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -12507,6 +12817,7 @@ for RegistrySkillsAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistrySkillsAddRpcRequestMethod {
+    ///`_cleveragents/registry/skills/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/skills/add")]
     CleveragentsRegistrySkillsAdd,
 }
@@ -12576,6 +12887,7 @@ pub struct RegistrySkillsListRpcRequest {
     PartialOrd
 )]
 pub enum RegistrySkillsListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -12628,6 +12940,7 @@ for RegistrySkillsListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistrySkillsListRpcRequestMethod {
+    ///`_cleveragents/registry/skills/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/skills/list")]
     CleveragentsRegistrySkillsList,
 }
@@ -12696,6 +13009,7 @@ pub struct RegistrySkillsRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistrySkillsRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -12748,6 +13062,7 @@ for RegistrySkillsRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistrySkillsRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/skills/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/skills/remove")]
     CleveragentsRegistrySkillsRemove,
 }
@@ -12816,6 +13131,7 @@ pub struct RegistrySkillsShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistrySkillsShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -12868,6 +13184,7 @@ for RegistrySkillsShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistrySkillsShowRpcRequestMethod {
+    ///`_cleveragents/registry/skills/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/skills/show")]
     CleveragentsRegistrySkillsShow,
 }
@@ -12936,6 +13253,7 @@ pub struct RegistrySkillsUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistrySkillsUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -12988,6 +13306,7 @@ for RegistrySkillsUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistrySkillsUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/skills/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/skills/update")]
     CleveragentsRegistrySkillsUpdate,
 }
@@ -13056,6 +13375,7 @@ pub struct RegistryToolsAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistryToolsAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -13108,6 +13428,7 @@ for RegistryToolsAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryToolsAddRpcRequestMethod {
+    ///`_cleveragents/registry/tools/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/tools/add")]
     CleveragentsRegistryToolsAdd,
 }
@@ -13175,6 +13496,7 @@ pub struct RegistryToolsListRpcRequest {
     PartialOrd
 )]
 pub enum RegistryToolsListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -13227,6 +13549,7 @@ for RegistryToolsListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryToolsListRpcRequestMethod {
+    ///`_cleveragents/registry/tools/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/tools/list")]
     CleveragentsRegistryToolsList,
 }
@@ -13295,6 +13618,7 @@ pub struct RegistryToolsRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistryToolsRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -13347,6 +13671,7 @@ for RegistryToolsRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryToolsRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/tools/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/tools/remove")]
     CleveragentsRegistryToolsRemove,
 }
@@ -13415,6 +13740,7 @@ pub struct RegistryToolsShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistryToolsShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -13467,6 +13793,7 @@ for RegistryToolsShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryToolsShowRpcRequestMethod {
+    ///`_cleveragents/registry/tools/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/tools/show")]
     CleveragentsRegistryToolsShow,
 }
@@ -13535,6 +13862,7 @@ pub struct RegistryToolsUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistryToolsUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -13587,6 +13915,7 @@ for RegistryToolsUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryToolsUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/tools/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/tools/update")]
     CleveragentsRegistryToolsUpdate,
 }
@@ -13655,6 +13984,7 @@ pub struct RegistryValidationsAddRpcRequest {
     PartialOrd
 )]
 pub enum RegistryValidationsAddRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -13707,6 +14037,7 @@ for RegistryValidationsAddRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryValidationsAddRpcRequestMethod {
+    ///`_cleveragents/registry/validations/add`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/validations/add")]
     CleveragentsRegistryValidationsAdd,
 }
@@ -13776,6 +14107,7 @@ pub struct RegistryValidationsListRpcRequest {
     PartialOrd
 )]
 pub enum RegistryValidationsListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -13828,6 +14160,7 @@ for RegistryValidationsListRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryValidationsListRpcRequestMethod {
+    ///`_cleveragents/registry/validations/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/validations/list")]
     CleveragentsRegistryValidationsList,
 }
@@ -13896,6 +14229,7 @@ pub struct RegistryValidationsRemoveRpcRequest {
     PartialOrd
 )]
 pub enum RegistryValidationsRemoveRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -13948,6 +14282,7 @@ for RegistryValidationsRemoveRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryValidationsRemoveRpcRequestMethod {
+    ///`_cleveragents/registry/validations/remove`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/validations/remove")]
     CleveragentsRegistryValidationsRemove,
 }
@@ -14016,6 +14351,7 @@ pub struct RegistryValidationsShowRpcRequest {
     PartialOrd
 )]
 pub enum RegistryValidationsShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -14068,6 +14404,7 @@ for RegistryValidationsShowRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryValidationsShowRpcRequestMethod {
+    ///`_cleveragents/registry/validations/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/validations/show")]
     CleveragentsRegistryValidationsShow,
 }
@@ -14136,6 +14473,7 @@ pub struct RegistryValidationsUpdateRpcRequest {
     PartialOrd
 )]
 pub enum RegistryValidationsUpdateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -14188,6 +14526,7 @@ for RegistryValidationsUpdateRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum RegistryValidationsUpdateRpcRequestMethod {
+    ///`_cleveragents/registry/validations/update`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/registry/validations/update")]
     CleveragentsRegistryValidationsUpdate,
 }
@@ -14459,10 +14798,19 @@ pub struct ResourceUpdateParams {
 )]
 #[serde(try_from = "crate::rpc::ProtoEnumRepr")]
 pub enum Role {
+    ///No role given: the proto default, not a valid sender.
+    ///
+    ///Wire value `ROLE_UNSPECIFIED` (proto number 0).
     #[serde(rename = "ROLE_UNSPECIFIED")]
     Unspecified,
+    ///Sent by the client (on behalf of its user) to the agent.
+    ///
+    ///Wire value `ROLE_USER` (proto number 1).
     #[serde(rename = "ROLE_USER")]
     User,
+    ///Sent by the agent to the client.
+    ///
+    ///Wire value `ROLE_AGENT` (proto number 2).
     #[serde(rename = "ROLE_AGENT")]
     Agent,
 }
@@ -14659,6 +15007,7 @@ pub struct SendMessageRpcRequest {
     PartialOrd
 )]
 pub enum SendMessageRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -14710,6 +15059,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SendMessageRpcRequestJso
     PartialOrd
 )]
 pub enum SendMessageRpcRequestMethod {
+    ///`SendMessage`, the one value the schema allows here.
     SendMessage,
 }
 impl ::std::fmt::Display for SendMessageRpcRequestMethod {
@@ -14772,6 +15122,7 @@ pub struct SendStreamingMessageRpcRequest {
     PartialOrd
 )]
 pub enum SendStreamingMessageRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -14824,6 +15175,7 @@ for SendStreamingMessageRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum SendStreamingMessageRpcRequestMethod {
+    ///`SendStreamingMessage`, the one value the schema allows here.
     SendStreamingMessage,
 }
 impl ::std::fmt::Display for SendStreamingMessageRpcRequestMethod {
@@ -14936,6 +15288,7 @@ pub struct SessionCreateRpcRequest {
     PartialOrd
 )]
 pub enum SessionCreateRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -14987,6 +15340,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SessionCreateRpcRequestJ
     PartialOrd
 )]
 pub enum SessionCreateRpcRequestMethod {
+    ///`_cleveragents/session/create`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/session/create")]
     CleveragentsSessionCreate,
 }
@@ -15079,6 +15433,7 @@ pub struct SessionDeleteRpcRequest {
     PartialOrd
 )]
 pub enum SessionDeleteRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -15130,6 +15485,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SessionDeleteRpcRequestJ
     PartialOrd
 )]
 pub enum SessionDeleteRpcRequestMethod {
+    ///`_cleveragents/session/delete`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/session/delete")]
     CleveragentsSessionDelete,
 }
@@ -15195,6 +15551,7 @@ pub struct SessionExport {
     pub format_version: i32,
     ///Plans run in the session (links; the plans themselves stay with their registry).
     pub plans: ::std::vec::Vec<SessionPlanLink>,
+    ///The session's own fields.
     pub session: SessionExportSession,
     ///Lowercase hex SHA-256 of the canonical JSON of `session`.
     #[serde(rename = "sessionSha256")]
@@ -15226,6 +15583,7 @@ pub struct SessionExportEvent {
     PartialOrd
 )]
 pub enum SessionExportFormat {
+    ///`urn:cleveragents:session-export`, the one value the schema allows here.
     #[serde(rename = "urn:cleveragents:session-export")]
     UrnCleveragentsSessionExport,
 }
@@ -15302,6 +15660,7 @@ pub struct SessionExportRpcRequest {
     PartialOrd
 )]
 pub enum SessionExportRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -15353,6 +15712,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SessionExportRpcRequestJ
     PartialOrd
 )]
 pub enum SessionExportRpcRequestMethod {
+    ///`_cleveragents/session/export`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/session/export")]
     CleveragentsSessionExport,
 }
@@ -15465,6 +15825,7 @@ pub struct SessionImportRpcRequest {
     PartialOrd
 )]
 pub enum SessionImportRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -15516,6 +15877,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SessionImportRpcRequestJ
     PartialOrd
 )]
 pub enum SessionImportRpcRequestMethod {
+    ///`_cleveragents/session/import`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/session/import")]
     CleveragentsSessionImport,
 }
@@ -15623,6 +15985,7 @@ pub struct SessionListRpcRequest {
     PartialOrd
 )]
 pub enum SessionListRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -15674,6 +16037,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SessionListRpcRequestJso
     PartialOrd
 )]
 pub enum SessionListRpcRequestMethod {
+    ///`_cleveragents/session/list`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/session/list")]
     CleveragentsSessionList,
 }
@@ -15788,6 +16152,7 @@ pub struct SessionResumeRpcRequest {
     PartialOrd
 )]
 pub enum SessionResumeRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -15839,6 +16204,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SessionResumeRpcRequestJ
     PartialOrd
 )]
 pub enum SessionResumeRpcRequestMethod {
+    ///`_cleveragents/session/resume`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/session/resume")]
     CleveragentsSessionResume,
 }
@@ -15915,6 +16281,7 @@ pub struct SessionShowRpcRequest {
     PartialOrd
 )]
 pub enum SessionShowRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -15966,6 +16333,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SessionShowRpcRequestJso
     PartialOrd
 )]
 pub enum SessionShowRpcRequestMethod {
+    ///`_cleveragents/session/show`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/session/show")]
     CleveragentsSessionShow,
 }
@@ -16068,6 +16436,7 @@ pub struct SessionTellRpcRequest {
     PartialOrd
 )]
 pub enum SessionTellRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -16119,6 +16488,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SessionTellRpcRequestJso
     PartialOrd
 )]
 pub enum SessionTellRpcRequestMethod {
+    ///`_cleveragents/session/tell`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/session/tell")]
     CleveragentsSessionTell,
 }
@@ -16311,7 +16681,9 @@ pub struct StdioInitializeResult {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum StdioRequestId {
+    ///The value as a JSON string.
     String(::std::string::String),
+    ///The value as a JSON integer.
     Int64(i64),
 }
 impl ::std::fmt::Display for StdioRequestId {
@@ -16420,6 +16792,7 @@ pub struct StreamCancelRpcRequest {
     PartialOrd
 )]
 pub enum StreamCancelRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -16471,6 +16844,7 @@ impl ::std::convert::TryFrom<::std::string::String> for StreamCancelRpcRequestJs
     PartialOrd
 )]
 pub enum StreamCancelRpcRequestMethod {
+    ///`stream/cancel`, the one value the schema allows here.
     #[serde(rename = "stream/cancel")]
     StreamCancel,
 }
@@ -16532,6 +16906,7 @@ pub struct StreamEventRpcRequest {
     PartialOrd
 )]
 pub enum StreamEventRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -16583,6 +16958,7 @@ impl ::std::convert::TryFrom<::std::string::String> for StreamEventRpcRequestJso
     PartialOrd
 )]
 pub enum StreamEventRpcRequestMethod {
+    ///`stream/event`, the one value the schema allows here.
     #[serde(rename = "stream/event")]
     StreamEvent,
 }
@@ -16684,6 +17060,7 @@ pub struct StreamResumeRpcRequest {
     PartialOrd
 )]
 pub enum StreamResumeRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -16735,6 +17112,7 @@ impl ::std::convert::TryFrom<::std::string::String> for StreamResumeRpcRequestJs
     PartialOrd
 )]
 pub enum StreamResumeRpcRequestMethod {
+    ///`stream/resume`, the one value the schema allows here.
     #[serde(rename = "stream/resume")]
     StreamResume,
 }
@@ -16814,6 +17192,7 @@ pub struct SubscribeToTaskRpcRequest {
     PartialOrd
 )]
 pub enum SubscribeToTaskRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -16866,6 +17245,7 @@ for SubscribeToTaskRpcRequestJsonrpc {
     PartialOrd
 )]
 pub enum SubscribeToTaskRpcRequestMethod {
+    ///`SubscribeToTask`, the one value the schema allows here.
     SubscribeToTask,
 }
 impl ::std::fmt::Display for SubscribeToTaskRpcRequestMethod {
@@ -16916,8 +17296,14 @@ impl ::std::convert::TryFrom<::std::string::String> for SubscribeToTaskRpcReques
     PartialOrd
 )]
 pub enum SyncDirection {
+    ///From the remote into this instance.
+    ///
+    ///Wire value `SYNC_DIRECTION_PULL`.
     #[serde(rename = "SYNC_DIRECTION_PULL")]
     Pull,
+    ///From this instance to the remote.
+    ///
+    ///Wire value `SYNC_DIRECTION_PUSH`.
     #[serde(rename = "SYNC_DIRECTION_PUSH")]
     Push,
 }
@@ -17041,12 +17427,24 @@ pub struct SyncOrigin {
     PartialOrd
 )]
 pub enum SyncOutcome {
+    ///The entity was created on the side the run writes to.
+    ///
+    ///Wire value `SYNC_OUTCOME_CREATED`.
     #[serde(rename = "SYNC_OUTCOME_CREATED")]
     Created,
+    ///The entity was overwritten on the side the run writes to.
+    ///
+    ///Wire value `SYNC_OUTCOME_UPDATED`.
     #[serde(rename = "SYNC_OUTCOME_UPDATED")]
     Updated,
+    ///The run left the entity as it was.
+    ///
+    ///Wire value `SYNC_OUTCOME_UNCHANGED`.
     #[serde(rename = "SYNC_OUTCOME_UNCHANGED")]
     Unchanged,
+    ///Both sides changed since the last sync and `force` was not set; the entity was left alone.
+    ///
+    ///Wire value `SYNC_OUTCOME_CONFLICT`.
     #[serde(rename = "SYNC_OUTCOME_CONFLICT")]
     Conflict,
 }
@@ -17140,6 +17538,7 @@ pub struct SyncPullRpcRequest {
     PartialOrd
 )]
 pub enum SyncPullRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -17191,6 +17590,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncPullRpcRequestJsonrp
     PartialOrd
 )]
 pub enum SyncPullRpcRequestMethod {
+    ///`_cleveragents/sync/pull`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/sync/pull")]
     CleveragentsSyncPull,
 }
@@ -17278,6 +17678,7 @@ pub struct SyncPushRpcRequest {
     PartialOrd
 )]
 pub enum SyncPushRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -17329,6 +17730,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncPushRpcRequestJsonrp
     PartialOrd
 )]
 pub enum SyncPushRpcRequestMethod {
+    ///`_cleveragents/sync/push`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/sync/push")]
     CleveragentsSyncPush,
 }
@@ -17414,16 +17816,34 @@ pub struct SyncReport {
     PartialOrd
 )]
 pub enum SyncState {
+    ///The entity is the same on both sides.
+    ///
+    ///Wire value `SYNC_STATE_IN_SYNC`.
     #[serde(rename = "SYNC_STATE_IN_SYNC")]
     InSync,
+    ///The entity exists only on this instance.
+    ///
+    ///Wire value `SYNC_STATE_LOCAL_ONLY`.
     #[serde(rename = "SYNC_STATE_LOCAL_ONLY")]
     LocalOnly,
+    ///The entity exists only on the remote.
+    ///
+    ///Wire value `SYNC_STATE_REMOTE_ONLY`.
     #[serde(rename = "SYNC_STATE_REMOTE_ONLY")]
     RemoteOnly,
+    ///Changed on this instance since the last sync, not on the remote.
+    ///
+    ///Wire value `SYNC_STATE_LOCAL_AHEAD`.
     #[serde(rename = "SYNC_STATE_LOCAL_AHEAD")]
     LocalAhead,
+    ///Changed on the remote since the last sync, not on this instance.
+    ///
+    ///Wire value `SYNC_STATE_REMOTE_AHEAD`.
     #[serde(rename = "SYNC_STATE_REMOTE_AHEAD")]
     RemoteAhead,
+    ///Different on the two sides, with changes on both since the last sync (or no sync between them yet).
+    ///
+    ///Wire value `SYNC_STATE_DIVERGED`.
     #[serde(rename = "SYNC_STATE_DIVERGED")]
     Diverged,
 }
@@ -17539,6 +17959,7 @@ pub struct SyncStatusRpcRequest {
     PartialOrd
 )]
 pub enum SyncStatusRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -17590,6 +18011,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SyncStatusRpcRequestJson
     PartialOrd
 )]
 pub enum SyncStatusRpcRequestMethod {
+    ///`_cleveragents/sync/status`, the one value the schema allows here.
     #[serde(rename = "_cleveragents/sync/status")]
     CleveragentsSyncStatus,
 }
@@ -17719,22 +18141,49 @@ pub struct TaskPushNotificationConfig {
 )]
 #[serde(try_from = "crate::rpc::ProtoEnumRepr")]
 pub enum TaskState {
+    ///No state given: the proto default, never a state a task is in.
+    ///
+    ///Wire value `TASK_STATE_UNSPECIFIED` (proto number 0).
     #[serde(rename = "TASK_STATE_UNSPECIFIED")]
     Unspecified,
+    ///The agent has accepted the task and not yet started on it.
+    ///
+    ///Wire value `TASK_STATE_SUBMITTED` (proto number 1).
     #[serde(rename = "TASK_STATE_SUBMITTED")]
     Submitted,
+    ///The agent is working on the task.
+    ///
+    ///Wire value `TASK_STATE_WORKING` (proto number 2).
     #[serde(rename = "TASK_STATE_WORKING")]
     Working,
+    ///Terminal: the task finished successfully.
+    ///
+    ///Wire value `TASK_STATE_COMPLETED` (proto number 3).
     #[serde(rename = "TASK_STATE_COMPLETED")]
     Completed,
+    ///Terminal: the task ended in failure.
+    ///
+    ///Wire value `TASK_STATE_FAILED` (proto number 4).
     #[serde(rename = "TASK_STATE_FAILED")]
     Failed,
+    ///Terminal: the task was canceled (CancelTask) before it finished.
+    ///
+    ///Wire value `TASK_STATE_CANCELED` (proto number 5).
     #[serde(rename = "TASK_STATE_CANCELED")]
     Canceled,
+    ///Interrupted: the agent waits for the client's next message on the task.
+    ///
+    ///Wire value `TASK_STATE_INPUT_REQUIRED` (proto number 6).
     #[serde(rename = "TASK_STATE_INPUT_REQUIRED")]
     InputRequired,
+    ///Terminal: the agent declined to carry out the task, at its start or later.
+    ///
+    ///Wire value `TASK_STATE_REJECTED` (proto number 7).
     #[serde(rename = "TASK_STATE_REJECTED")]
     Rejected,
+    ///Interrupted: the agent waits until the client provides further authentication.
+    ///
+    ///Wire value `TASK_STATE_AUTH_REQUIRED` (proto number 8).
     #[serde(rename = "TASK_STATE_AUTH_REQUIRED")]
     AuthRequired,
 }
@@ -17885,14 +18334,19 @@ pub struct ToolAddParams {
     PartialOrd
 )]
 pub enum ToolKind {
+    ///Wire value `TOOL_KIND_TEMPLATE`.
     #[serde(rename = "TOOL_KIND_TEMPLATE")]
     Template,
+    ///Wire value `TOOL_KIND_WRITE_FILE`.
     #[serde(rename = "TOOL_KIND_WRITE_FILE")]
     WriteFile,
+    ///Wire value `TOOL_KIND_APPROVAL`.
     #[serde(rename = "TOOL_KIND_APPROVAL")]
     Approval,
+    ///Wire value `TOOL_KIND_RUN_VALIDATION`.
     #[serde(rename = "TOOL_KIND_RUN_VALIDATION")]
     RunValidation,
+    ///Wire value `TOOL_KIND_EXTERNAL`.
     #[serde(rename = "TOOL_KIND_EXTERNAL")]
     External,
 }
@@ -18059,16 +18513,22 @@ pub struct ValidationAddParams {
     PartialOrd
 )]
 pub enum ValidationKind {
+    ///Wire value `VALIDATION_KIND_FILE_EXISTS`.
     #[serde(rename = "VALIDATION_KIND_FILE_EXISTS")]
     FileExists,
+    ///Wire value `VALIDATION_KIND_FILE_ABSENT`.
     #[serde(rename = "VALIDATION_KIND_FILE_ABSENT")]
     FileAbsent,
+    ///Wire value `VALIDATION_KIND_CONTENT_MATCHES`.
     #[serde(rename = "VALIDATION_KIND_CONTENT_MATCHES")]
     ContentMatches,
+    ///Wire value `VALIDATION_KIND_CONTENT_EXCLUDES`.
     #[serde(rename = "VALIDATION_KIND_CONTENT_EXCLUDES")]
     ContentExcludes,
+    ///Wire value `VALIDATION_KIND_JSON_SCHEMA`.
     #[serde(rename = "VALIDATION_KIND_JSON_SCHEMA")]
     JsonSchema,
+    ///Wire value `VALIDATION_KIND_MAX_FILE_BYTES`.
     #[serde(rename = "VALIDATION_KIND_MAX_FILE_BYTES")]
     MaxFileBytes,
 }
@@ -18143,10 +18603,19 @@ pub struct ValidationList {
     PartialOrd
 )]
 pub enum ValidationOutcome {
+    ///The check held.
+    ///
+    ///Wire value `VALIDATION_OUTCOME_PASSED`.
     #[serde(rename = "VALIDATION_OUTCOME_PASSED")]
     Passed,
+    ///The check did not hold.
+    ///
+    ///Wire value `VALIDATION_OUTCOME_FAILED`.
     #[serde(rename = "VALIDATION_OUTCOME_FAILED")]
     Failed,
+    ///The check did not hold, and the failure is only reported.
+    ///
+    ///Wire value `VALIDATION_OUTCOME_WARNED`.
     #[serde(rename = "VALIDATION_OUTCOME_WARNED")]
     Warned,
 }
@@ -18216,8 +18685,14 @@ pub struct ValidationResult {
     PartialOrd
 )]
 pub enum ValidationSeverity {
+    ///A failure fails the step that runs the validation.
+    ///
+    ///Wire value `VALIDATION_SEVERITY_ERROR`.
     #[serde(rename = "VALIDATION_SEVERITY_ERROR")]
     Error,
+    ///A failure is only reported.
+    ///
+    ///Wire value `VALIDATION_SEVERITY_WARNING`.
     #[serde(rename = "VALIDATION_SEVERITY_WARNING")]
     Warning,
 }

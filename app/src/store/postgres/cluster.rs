@@ -28,6 +28,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// A running throwaway cluster.
 pub struct TestCluster {
     bin: PathBuf,
+    data: PathBuf,
     port: u16,
     // Held open for the life of the process: closing it stops the cluster.
     _watchdog: Mutex<(Child, ChildStdin)>,
@@ -43,31 +44,43 @@ impl TestCluster {
     /// The process's cluster, started on first use; panics (failing the
     /// test) when PostgreSQL is not installed or does not start.
     pub fn shared() -> &'static TestCluster {
-        match CLUSTER.get_or_init(TestCluster::start) {
-            Ok(cluster) => cluster,
-            Err(e) => {
-                panic!("no PostgreSQL cluster for the tests: {e} (./scripts/postgres installs PostgreSQL)")
-            }
-        }
+        Self::try_shared().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The process's cluster, started on first use, or why there is none.
+    pub fn try_shared() -> Result<&'static TestCluster, String> {
+        CLUSTER.get_or_init(TestCluster::start).as_ref().map_err(|e| {
+            format!("no throwaway PostgreSQL cluster: {e} (./scripts/postgres installs PostgreSQL)")
+        })
     }
 
     /// A new, empty database on the shared cluster: its connection URL.
     pub fn fresh_database() -> String {
-        let cluster = Self::shared();
+        Self::shared().create_database().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Creates a new, empty database on this cluster: its connection URL.
+    pub fn create_database(&self) -> Result<String, String> {
         let name = format!(
             "t{}_{}",
             std::process::id(),
             DATABASES.fetch_add(1, Ordering::Relaxed)
         );
-        if let Err(e) = cluster.psql(&format!("CREATE DATABASE {name}")) {
-            panic!("cannot create test database {name}: {e}");
-        }
-        cluster.url(&name)
+        self.psql(&format!("CREATE DATABASE {name}"))
+            .map_err(|e| format!("cannot create database {name}: {e}"))?;
+        Ok(self.url(&name))
     }
 
     /// The URL of database `name` on this cluster.
     pub fn url(&self, name: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// The process id of the server (the postmaster, parent of every backend),
+    /// as its `postmaster.pid` file states it: for reading its CPU time.
+    pub fn server_pid(&self) -> Option<u32> {
+        let text = std::fs::read_to_string(self.data.join("postmaster.pid")).ok()?;
+        text.lines().next()?.trim().parse().ok()
     }
 
     /// Runs one SQL command with `psql` on the `postgres` database.
@@ -131,6 +144,7 @@ impl TestCluster {
         let watchdog = watchdog(&bin, &dir, &data, port, owner)?;
         let cluster = TestCluster {
             bin,
+            data,
             port,
             _watchdog: Mutex::new(watchdog),
         };

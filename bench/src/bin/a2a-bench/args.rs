@@ -9,7 +9,9 @@ usage: a2a-bench [options]
   --agent PATH         the agent binary (default: cleveragents-agent next to a2a-bench)
   --floor PATH         the HTTP floor (default: bench-floor next to a2a-bench)
   --echo PATH          the stdio floor (default: bench-echo next to a2a-bench)
-  --stores LIST        agent stores, of memory,sqlite (default: both)
+  --stores LIST        agent stores, of memory,sqlite,postgres,postgres-x2 (default: all); postgres runs one
+                       agent and postgres-x2 two agents (both on the server core, the connections dealt
+                       alternately) on one database of a throwaway PostgreSQL cluster on the load core
   --workloads LIST     of get-task,send-message,send-streaming,list-tasks,registry-read,stdio (default: all
                        of these), and scale: each agent store grown to --scale-tasks in three steps, GetTask
                        and ListTasks p50/p99 and RSS at each size (minutes; only when listed)
@@ -22,19 +24,39 @@ usage: a2a-bench [options]
   --load-core N        the core the driver is pinned to (default 1)
   --json FILE          also write the results as JSON";
 
-/// The agent's two stores, as the table names them.
+/// The agent's stores, as the table names them; the PostgreSQL ones with
+/// how many agent instances share the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Store {
     Memory,
     Sqlite,
+    Postgres,
+    PostgresX2,
 }
 
 impl Store {
+    pub const ALL: [Store; 4] = [Store::Memory, Store::Sqlite, Store::Postgres, Store::PostgresX2];
+
     pub fn name(self) -> &'static str {
         match self {
             Store::Memory => "memory",
             Store::Sqlite => "sqlite",
+            Store::Postgres => "postgres",
+            Store::PostgresX2 => "postgres-x2",
         }
+    }
+
+    /// Agent instances of one target.
+    pub fn instances(self) -> usize {
+        match self {
+            Store::PostgresX2 => 2,
+            _ => 1,
+        }
+    }
+
+    /// Whether the store is a PostgreSQL database the driver provides.
+    pub fn is_postgres(self) -> bool {
+        matches!(self, Store::Postgres | Store::PostgresX2)
     }
 }
 
@@ -81,7 +103,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
         agent: sibling("cleveragents-agent"),
         floor: sibling("bench-floor"),
         echo: sibling("bench-echo"),
-        stores: vec![Store::Memory, Store::Sqlite],
+        stores: Store::ALL.to_vec(),
         workloads: all_workloads(),
         connections: 64,
         requests: 20_000,
@@ -138,11 +160,10 @@ fn all_workloads() -> Vec<String> {
 }
 
 fn store(name: &str) -> Result<Store, String> {
-    match name {
-        "memory" => Ok(Store::Memory),
-        "sqlite" => Ok(Store::Sqlite),
-        other => Err(format!("unknown store `{other}` (memory, sqlite)")),
-    }
+    Store::ALL.into_iter().find(|s| s.name() == name).ok_or_else(|| {
+        let names: Vec<&str> = Store::ALL.iter().map(|s| s.name()).collect();
+        format!("unknown store `{name}` ({})", names.join(", "))
+    })
 }
 
 fn workload(name: &str) -> Result<String, String> {

@@ -1,67 +1,32 @@
 //! One HTTP target (the floor, or the agent on one store): started pinned,
 //! every selected workload run against it in turn, then stopped.
 
-use crate::args::{Options, Store};
+use crate::args::Options;
+use crate::deployment::{Deployment, HttpTarget};
 use crate::http::Conn;
 use crate::load::{self, Bounds, Tally, Workload};
-use crate::process::{free_port, wait_ready, Server};
 use crate::report::Row;
 use crate::workloads::{self, GetTask, ListTasks, RegistryRead, SendMessage, SendStreaming};
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
-use bench::procfs::{rss_bytes, CpuMeter};
+use bench::procfs::CpuMeter;
 use bench::reply::task_id_of;
 use serde_json::Value;
-use std::net::SocketAddr;
-use std::path::Path;
 use std::rc::Rc;
 use std::time::Duration;
-
-/// The servers the HTTP workloads run against.
-#[derive(Clone, Copy, Debug)]
-pub enum HttpTarget {
-    Floor,
-    Agent(Store),
-}
-
-impl HttpTarget {
-    pub fn name(self) -> String {
-        match self {
-            HttpTarget::Floor => "floor".into(),
-            HttpTarget::Agent(store) => format!("agent/{}", store.name()),
-        }
-    }
-}
 
 /// Contexts the seeded tasks are spread over; `list-tasks` asks for one at a time.
 pub const SEED_CONTEXTS: usize = 8;
 /// Seeding is bounded too, so a slow store cannot stall the run.
 const SEED_TIME: Duration = Duration::from_secs(180);
 
-/// The open-stream limit the agent is started with: above the connection
-/// count, since every connection may hold one stream and the default (16 for
-/// all anonymous callers together) would turn the streaming load into 429s.
-pub fn agent_stream_limit(connections: usize) -> usize {
-    (connections * 2).max(16)
-}
-
 /// Starts `target`, runs `workloads` against it, stops it.
 pub async fn bench(options: &Options, target: HttpTarget, workloads: &[&str]) -> Result<Vec<Row>, String> {
-    let scratch = tempfile::tempdir().map_err(|e| format!("scratch dir: {e}"))?;
-    let addr: SocketAddr = ([127, 0, 0, 1], free_port()?).into();
-    let (program, args) = match target {
-        HttpTarget::Floor => (&options.floor, vec![addr.port().to_string()]),
-        HttpTarget::Agent(store) => (&options.agent, agent_args(options, store, scratch.path(), addr)?),
-    };
-    let mut server = Server::start(options.server_core, program, &args, scratch, false)?;
-    wait_ready(&mut server, addr).await?;
-    eprintln!("a2a-bench: {} is up on {addr}", target.name());
+    let mut deployment = Deployment::start(options, target).await?;
     let mut rows = Vec::new();
     for name in workloads {
-        let row = run_workload(options, &server, addr, target, name).await;
-        if let Err(crash) = server.check_alive() {
-            return Err(report_crash(&server, target, name, crash));
-        }
+        let row = run_workload(options, &deployment, name).await;
+        deployment.check_alive(name)?;
         let row = row?;
         eprintln!(
             "a2a-bench: {name} on {}: {:.0} req/s, {} errors",
@@ -69,51 +34,14 @@ pub async fn bench(options: &Options, target: HttpTarget, workloads: &[&str]) ->
         );
         rows.push(row);
     }
-    for line in server.log_tail(5) {
-        eprintln!("a2a-bench: {} stderr: {line}", target.name());
-    }
+    deployment.print_log_tails();
     Ok(rows)
-}
-
-/// The agent's command line on `store`, listening on `addr`, its config file
-/// and data written under `scratch`.
-pub fn agent_args(
-    options: &Options,
-    store: Store,
-    scratch: &Path,
-    addr: SocketAddr,
-) -> Result<Vec<String>, String> {
-    let config = scratch.join("config.json");
-    let limit = agent_stream_limit(options.connections);
-    let text = format!(r#"{{"server":{{"limits":{{"max_streams_per_principal":{limit}}}}}}}"#);
-    std::fs::write(&config, text).map_err(|e| format!("config file: {e}"))?;
-    let mut args = vec!["--listen".into(), addr.to_string(), "--config".into()];
-    args.push(config.display().to_string());
-    match store {
-        Store::Memory => args.push("--memory".into()),
-        Store::Sqlite => {
-            args.push("--data-dir".into());
-            args.push(scratch.join("data").display().to_string());
-        }
-    }
-    Ok(args)
-}
-
-pub fn report_crash(server: &Server, target: HttpTarget, workload: &str, crash: String) -> String {
-    let log = server.log_tail(20).join("\n  ");
-    format!("{} during {workload}: {crash}\n  {log}", target.name())
 }
 
 /// Prepares one workload (a task to read, seeded tasks to list), then warms
 /// up and measures it.
-async fn run_workload(
-    options: &Options,
-    server: &Server,
-    addr: SocketAddr,
-    target: HttpTarget,
-    name: &str,
-) -> Result<Row, String> {
-    let mut conns = load::connect_all(addr, options.connections).await?;
+async fn run_workload(options: &Options, deployment: &Deployment, name: &str) -> Result<Row, String> {
+    let mut conns = deployment.connect(options.connections).await?;
     let mut seeded = None;
     let workload: Rc<dyn Workload> = match name {
         "get-task" => Rc::new(GetTask {
@@ -123,8 +51,8 @@ async fn run_workload(
         "send-streaming" => Rc::new(SendStreaming),
         "list-tasks" => {
             let contexts: Vec<String> = (0..SEED_CONTEXTS).map(|k| format!("bench-context-{k}")).collect();
-            if let HttpTarget::Agent(_) = target {
-                let (back, growth) = seed(conns, server.pid(), &contexts, options.seed_tasks).await?;
+            if let HttpTarget::Agent(_) = deployment.target {
+                let (back, growth) = seed(conns, deployment, &contexts, options.seed_tasks).await?;
                 conns = back;
                 seeded = Some(growth);
             }
@@ -133,7 +61,7 @@ async fn run_workload(
         "registry-read" => Rc::new(RegistryRead),
         other => return Err(format!("no HTTP workload `{other}`")),
     };
-    let (_conns, mut row) = measure(conns, workload, server.pid(), options, name, target).await?;
+    let (_conns, mut row) = measure(conns, workload, deployment, options, name).await?;
     if let Some((tasks, bytes)) = seeded {
         row.tasks_seeded = Some(tasks);
         row.rss_per_stored_task_bytes = Some(bytes);
@@ -146,19 +74,20 @@ async fn run_workload(
 pub async fn measure(
     conns: Vec<Conn>,
     workload: Rc<dyn Workload>,
-    pid: u32,
+    deployment: &Deployment,
     options: &Options,
     name: &str,
-    target: HttpTarget,
 ) -> Result<(Vec<Conn>, Row), String> {
     let (conns, warmup) = load::run(conns, workload.clone(), Bounds::warmup(options)).await;
-    let meter = CpuMeter::start(pid).map_err(|e| e.to_string())?;
+    let pids = deployment.pids();
+    let meter = CpuMeter::start(&pids, deployment.database_pid()).map_err(|e| e.to_string())?;
     let (conns, measured) = load::run(conns, workload, Bounds::measured(options)).await;
-    let (server_us, driver_us) = meter.stop().map_err(|e| e.to_string())?;
+    let spent = meter.stop().map_err(|e| e.to_string())?;
+    let target = deployment.target;
     let floor = matches!(target, HttpTarget::Floor);
     let mut row = Row::new(name, &target.name(), floor, &warmup, measured);
-    row.set_cpu(server_us, driver_us);
-    row.rss_bytes = rss_bytes(pid).ok();
+    row.set_cpu(spent);
+    row.rss_bytes = deployment.rss_bytes().ok();
     Ok((conns, row))
 }
 
@@ -166,11 +95,11 @@ pub async fn measure(
 /// growth per task.
 async fn seed(
     conns: Vec<Conn>,
-    pid: u32,
+    deployment: &Deployment,
     contexts: &[String],
     count: u64,
 ) -> Result<(Vec<Conn>, (u64, f64)), String> {
-    let rss_before = rss_bytes(pid).map_err(|e| e.to_string())?;
+    let rss_before = deployment.rss_bytes()?;
     let workload = Rc::new(SendMessage {
         contexts: contexts.to_vec(),
     });
@@ -185,7 +114,7 @@ async fn seed(
             tally.errors, tally.error_samples
         ));
     }
-    let rss_after = rss_bytes(pid).map_err(|e| e.to_string())?;
+    let rss_after = deployment.rss_bytes()?;
     eprintln!(
         "a2a-bench: seeded {} tasks in {:.1} s",
         tally.done,

@@ -93,19 +93,6 @@ impl Tally {
     }
 }
 
-/// Opens `n` connections to `addr`.
-pub async fn connect_all(addr: std::net::SocketAddr, n: usize) -> Result<Vec<Conn>, String> {
-    let mut conns = Vec::with_capacity(n);
-    for _ in 0..n {
-        conns.push(
-            Conn::connect(addr)
-                .await
-                .map_err(|e| format!("connect {addr}: {e}"))?,
-        );
-    }
-    Ok(conns)
-}
-
 /// Runs one loop over `conns` (must be called inside a `LocalSet`) and hands
 /// the connections back for the next loop.
 pub async fn run(conns: Vec<Conn>, workload: Rc<dyn Workload>, bounds: Bounds) -> (Vec<Conn>, Tally) {

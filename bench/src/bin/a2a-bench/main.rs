@@ -5,6 +5,7 @@
 //! in the same run. `scripts/bench` builds everything and runs it.
 
 mod args;
+mod deployment;
 mod http;
 mod http_target;
 mod load;
@@ -16,7 +17,7 @@ mod stdio_target;
 mod workloads;
 
 use crate::args::Options;
-use crate::http_target::HttpTarget;
+use crate::deployment::HttpTarget;
 use crate::report::{Facts, Row};
 use crate::scale::ScaleRow;
 use crate::workloads::{HTTP_WORKLOADS, SCALE_WORKLOAD, STDIO_WORKLOAD};
@@ -47,7 +48,7 @@ fn facts(options: &Options) -> Facts {
             load::WARMUP.time.as_secs()
         ),
         stdio_window: stdio_target::WINDOW,
-        agent_stream_limit: http_target::agent_stream_limit(options.connections),
+        agent_stream_limit: deployment::agent_stream_limit(options.connections),
         clock_ticks_per_second: bench::procfs::clock_ticks_per_second(),
     }
 }

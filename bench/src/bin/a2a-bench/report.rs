@@ -1,6 +1,7 @@
 //! The results: one row per (workload, target), the ratios to the floor of the
 //! same workload in the same run, the markdown table and the JSON file.
 
+use bench::procfs::CpuSpent;
 use bench::stats::{summarize, Summary};
 use serde::Serialize;
 use std::fmt::Write;
@@ -41,12 +42,16 @@ pub struct Row {
     pub seconds: f64,
     pub req_per_s: f64,
     pub latency: Summary,
+    /// The servers' CPU per request (every agent instance together).
     pub cpu_us_per_req: Option<f64>,
+    /// The PostgreSQL server's CPU per request, on the PostgreSQL stores.
+    pub database_cpu_us_per_req: Option<f64>,
     /// The driver's own CPU per request, and the share of the measured wall
     /// time it was busy: near 1, the load generator, not the server, set the pace.
     pub load_cpu_us_per_req: Option<f64>,
     pub load_busy: Option<f64>,
     pub rss_bytes: Option<u64>,
+    /// The servers' and the database's CPU per request together, over the floor's.
     pub cpu_vs_floor: Option<f64>,
     pub req_per_s_vs_floor: Option<f64>,
     /// Set on the row after which tasks were seeded: how many and the RSS growth per task.
@@ -81,6 +86,7 @@ impl Row {
             },
             latency,
             cpu_us_per_req: None,
+            database_cpu_us_per_req: None,
             load_cpu_us_per_req: None,
             load_busy: None,
             rss_bytes: None,
@@ -96,18 +102,24 @@ impl Row {
 const SATURATED: f64 = 0.9;
 
 impl Row {
-    /// Sets the CPU figures from the server's and the driver's CPU time (µs)
-    /// spent over the measured loop.
-    pub fn set_cpu(&mut self, server_us: u64, driver_us: u64) {
+    /// Sets the CPU figures from the CPU time spent over the measured loop.
+    pub fn set_cpu(&mut self, spent: CpuSpent) {
         if self.requests == 0 {
             return;
         }
         let n = self.requests as f64;
-        self.cpu_us_per_req = Some(server_us as f64 / n);
-        self.load_cpu_us_per_req = Some(driver_us as f64 / n);
+        self.cpu_us_per_req = Some(spent.servers as f64 / n);
+        self.database_cpu_us_per_req = spent.database.map(|us| us as f64 / n);
+        self.load_cpu_us_per_req = Some(spent.driver as f64 / n);
         if self.seconds > 0.0 {
-            self.load_busy = Some(driver_us as f64 / 1e6 / self.seconds);
+            self.load_busy = Some(spent.driver as f64 / 1e6 / self.seconds);
         }
+    }
+
+    /// Everything the request cost the server side: the servers' CPU and the database's.
+    fn total_cpu_us_per_req(&self) -> Option<f64> {
+        self.cpu_us_per_req
+            .map(|us| us + self.database_cpu_us_per_req.unwrap_or(0.0))
     }
 
     fn load_saturated(&self) -> bool {
@@ -122,7 +134,7 @@ pub fn fill_ratios(rows: &mut [Row]) {
         let Some(floor) = floors.iter().find(|f| f.workload == row.workload) else {
             continue;
         };
-        row.cpu_vs_floor = match (row.cpu_us_per_req, floor.cpu_us_per_req) {
+        row.cpu_vs_floor = match (row.total_cpu_us_per_req(), floor.cpu_us_per_req) {
             (Some(ours), Some(theirs)) if theirs > 0.0 => Some(ours / theirs),
             _ => None,
         };
@@ -144,7 +156,7 @@ pub fn render(facts: &Facts, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         out,
-        "load: {} keep-alive HTTP/1.1 connections (stdio: {} outstanding); per workload and target the first of {} requests or {} s, after a warm-up of {}; {} tasks seeded before list-tasks; agent stream limit {}; server CPU from /proc/<pid>/stat in ticks of {} ms\n",
+        "load: {} keep-alive HTTP/1.1 connections (stdio: {} outstanding); per workload and target the first of {} requests or {} s, after a warm-up of {}; {} tasks seeded before list-tasks; agent stream limit {}; server CPU from /proc/<pid>/stat in ticks of {} ms",
         facts.connections,
         facts.stdio_window,
         facts.requests,
@@ -154,8 +166,16 @@ pub fn render(facts: &Facts, rows: &[Row]) -> String {
         facts.agent_stream_limit,
         1000 / facts.clock_ticks_per_second.max(1)
     );
-    out.push_str("| workload | target | req/s | p50 µs | p99 µs | CPU µs/req | CPU × floor | req/s × floor | RSS MB | RSS/stored task |\n");
-    out.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    if rows.iter().any(|r| r.database_cpu_us_per_req.is_some()) {
+        let _ = writeln!(
+            out,
+            "postgres: one agent, postgres-x2: two agents (connections dealt alternately), both on core {} and one database of a PostgreSQL server on core {} (fsync on); CPU µs/req and RSS are the agents' together, DB µs/req the PostgreSQL server's (postmaster and backends), CPU × floor counts both",
+            facts.server_core, facts.load_core
+        );
+    }
+    out.push('\n');
+    out.push_str("| workload | target | req/s | p50 µs | p99 µs | CPU µs/req | DB µs/req | CPU × floor | req/s × floor | RSS MB | RSS/stored task |\n");
+    out.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for row in rows {
         let workload = if row.errors > 0 {
             format!("{} ⚠ {} errors", row.workload, row.errors)
@@ -168,13 +188,14 @@ pub fn render(facts: &Facts, rows: &[Row]) -> String {
         };
         let _ = writeln!(
             out,
-            "| {workload} | {} | {:.0}{} | {:.0} | {:.0} | {} | {} | {} | {} | {per_task} |",
+            "| {workload} | {} | {:.0}{} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {per_task} |",
             row.target,
             row.req_per_s,
             if row.load_saturated() { " †" } else { "" },
             row.latency.p50_us,
             row.latency.p99_us,
             opt(row.cpu_us_per_req, 1, ""),
+            opt(row.database_cpu_us_per_req, 1, ""),
             opt(row.cpu_vs_floor, 2, "×"),
             opt(row.req_per_s_vs_floor, 2, "×"),
             opt(row.rss_bytes.map(|b| b as f64 / (1024.0 * 1024.0)), 1, ""),
@@ -267,7 +288,11 @@ mod tests {
             elapsed: Duration::from_secs(1),
         };
         let mut row = Row::new(workload, target, is_floor, &Tally::default(), measured);
-        row.set_cpu(server_us, 950_000);
+        row.set_cpu(CpuSpent {
+            servers: server_us,
+            database: None,
+            driver: 950_000,
+        });
         row
     }
 
@@ -278,8 +303,18 @@ mod tests {
             row("get-task", "agent/memory", false, 500, 0, 50_000),
             row("list-tasks", "agent/memory", false, 100, 0, 100_000),
         ];
+        let mut on_postgres = row("get-task", "agent/postgres", false, 500, 0, 50_000);
+        on_postgres.set_cpu(CpuSpent {
+            servers: 50_000,
+            database: Some(25_000),
+            driver: 950_000,
+        });
+        rows.push(on_postgres);
         fill_ratios(&mut rows);
         assert_eq!(rows[1].cpu_vs_floor, Some(10.0));
+        // The database's CPU counts: (100 + 50) µs over the floor's 10.
+        assert_eq!(rows[3].database_cpu_us_per_req, Some(50.0));
+        assert_eq!(rows[3].cpu_vs_floor, Some(15.0));
         assert_eq!(rows[1].req_per_s_vs_floor, Some(0.5));
         // No floor row for list-tasks: no ratio rather than a wrong one.
         assert_eq!(rows[2].cpu_vs_floor, None);

@@ -5,15 +5,13 @@
 //! reads stay flat and memory bounded as the store grows.
 
 use crate::args::{Options, Store};
-use crate::http_target::{agent_args, measure, report_crash, HttpTarget, SEED_CONTEXTS};
+use crate::deployment::{Deployment, HttpTarget};
+use crate::http_target::{measure, SEED_CONTEXTS};
 use crate::load::{self, Bounds};
-use crate::process::{free_port, wait_ready, Server};
 use crate::report::Row;
 use crate::workloads::{GetTask, ListTasks, SeedTasks, SendMessage, GET_TASK, LIST_TASKS, SCALE_WORKLOAD};
-use bench::procfs::rss_bytes;
 use serde::Serialize;
 use std::cell::RefCell;
-use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -57,13 +55,9 @@ pub async fn bench(options: &Options) -> Result<Vec<ScaleRow>, String> {
 
 async fn grow(options: &Options, store: Store) -> Result<Vec<ScaleRow>, String> {
     let target = HttpTarget::Agent(store);
-    let scratch = tempfile::tempdir().map_err(|e| format!("scratch dir: {e}"))?;
-    let addr: SocketAddr = ([127, 0, 0, 1], free_port()?).into();
-    let args = agent_args(options, store, scratch.path(), addr)?;
-    let mut server = Server::start(options.server_core, &options.agent, &args, scratch, false)?;
-    wait_ready(&mut server, addr).await?;
+    let mut deployment = Deployment::start(options, target).await?;
     let contexts: Vec<String> = (0..SEED_CONTEXTS).map(|k| format!("scale-context-{k}")).collect();
-    let mut conns = load::connect_all(addr, options.connections).await?;
+    let mut conns = deployment.connect(options.connections).await?;
     let seeder = Rc::new(SeedTasks {
         send: SendMessage {
             contexts: contexts.clone(),
@@ -71,7 +65,7 @@ async fn grow(options: &Options, store: Store) -> Result<Vec<ScaleRow>, String> 
         keep_every: KEEP_EVERY,
         kept: RefCell::new(Vec::new()),
     });
-    let (mut stored, mut rss_before) = (0u64, rss_bytes(server.pid()).map_err(|e| e.to_string())?);
+    let (mut stored, mut rss_before) = (0u64, deployment.rss_bytes()?);
     let mut rows = Vec::new();
     for size in steps(options.scale_tasks) {
         let bounds = Bounds {
@@ -80,9 +74,7 @@ async fn grow(options: &Options, store: Store) -> Result<Vec<ScaleRow>, String> 
         };
         let (back, tally) = load::run(conns, seeder.clone(), bounds).await;
         conns = back;
-        server
-            .check_alive()
-            .map_err(|crash| report_crash(&server, target, SCALE_WORKLOAD, crash))?;
+        deployment.check_alive(SCALE_WORKLOAD)?;
         if tally.errors > 0 {
             return Err(format!(
                 "seeding failed {} times: {:?}",
@@ -90,7 +82,7 @@ async fn grow(options: &Options, store: Store) -> Result<Vec<ScaleRow>, String> 
             ));
         }
         stored += tally.done;
-        let rss = rss_bytes(server.pid()).map_err(|e| e.to_string())?;
+        let rss = deployment.rss_bytes()?;
         eprintln!(
             "a2a-bench: {} holds {stored} tasks (seeded at {:.0} req/s), RSS {:.1} MB",
             target.name(),
@@ -100,15 +92,13 @@ async fn grow(options: &Options, store: Store) -> Result<Vec<ScaleRow>, String> 
         let readers = Rc::new(GetTask {
             task_ids: seeder.kept.borrow().clone(),
         });
-        let (back, get_task) = measure(conns, readers, server.pid(), options, GET_TASK, target).await?;
+        let (back, get_task) = measure(conns, readers, &deployment, options, GET_TASK).await?;
         let lists = Rc::new(ListTasks {
             contexts: contexts.clone(),
         });
-        let (back, list_tasks) = measure(back, lists, server.pid(), options, LIST_TASKS, target).await?;
+        let (back, list_tasks) = measure(back, lists, &deployment, options, LIST_TASKS).await?;
         conns = back;
-        server
-            .check_alive()
-            .map_err(|crash| report_crash(&server, target, SCALE_WORKLOAD, crash))?;
+        deployment.check_alive(SCALE_WORKLOAD)?;
         rows.push(ScaleRow {
             target: target.name(),
             tasks: stored,

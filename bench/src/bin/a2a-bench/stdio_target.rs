@@ -53,11 +53,11 @@ fn run_peer(
     };
     let warmup = peer.get_task_loop(&task_id, WINDOW, Bounds::warmup(options));
     let pid = peer.server.pid();
-    let meter = CpuMeter::start(pid).map_err(|e| e.to_string())?;
+    let meter = CpuMeter::start(&[pid], None).map_err(|e| e.to_string())?;
     let measured = peer.get_task_loop(&task_id, WINDOW, Bounds::measured(options));
-    let (server_us, driver_us) = meter.stop().map_err(|e| e.to_string())?;
+    let spent = meter.stop().map_err(|e| e.to_string())?;
     let mut row = Row::new(STDIO_WORKLOAD, target, is_floor, &warmup, measured);
-    row.set_cpu(server_us, driver_us);
+    row.set_cpu(spent);
     row.rss_bytes = rss_bytes(pid).ok();
     peer.server.check_alive()?;
     eprintln!(

@@ -54,6 +54,7 @@ pub struct ArchivePutRpcRequest {
     PartialOrd
 )]
 pub enum ArchivePutRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -105,6 +106,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ArchivePutRpcRequestJson
     PartialOrd
 )]
 pub enum ArchivePutRpcRequestMethod {
+    ///`_mini/archive/put`, the one value the schema allows here.
     #[serde(rename = "_mini/archive/put")]
     MiniArchivePut,
 }
@@ -165,6 +167,7 @@ pub struct Envelope {
     PartialOrd
 )]
 pub enum EnvelopeJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -216,6 +219,7 @@ impl ::std::convert::TryFrom<::std::string::String> for EnvelopeJsonrpc {
     PartialOrd
 )]
 pub enum EnvelopeKind {
+    ///`note`, the one value the schema allows here.
     #[serde(rename = "note")]
     Note,
 }
@@ -293,6 +297,7 @@ pub struct GetNoteRpcRequest {
     PartialOrd
 )]
 pub enum GetNoteRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -344,6 +349,7 @@ impl ::std::convert::TryFrom<::std::string::String> for GetNoteRpcRequestJsonrpc
     PartialOrd
 )]
 pub enum GetNoteRpcRequestMethod {
+    ///`GetNote`, the one value the schema allows here.
     GetNote,
 }
 impl ::std::fmt::Display for GetNoteRpcRequestMethod {
@@ -384,8 +390,11 @@ impl ::std::convert::TryFrom<::std::string::String> for GetNoteRpcRequestMethod 
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum JsonrpcId {
+    ///The value as a JSON string.
     String(::std::string::String),
+    ///The value as a JSON integer.
     Int64(i64),
+    ///JSON `null`.
     Null,
 }
 impl ::std::convert::From<i64> for JsonrpcId {
@@ -418,8 +427,10 @@ pub struct Note {
 ///One streamed event.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub enum NoteEvent {
+    ///[`Note`]: A note.
     #[serde(rename = "note")]
     Note(Note),
+    ///[`StateChange`]: A note changed state.
     #[serde(rename = "stateChange")]
     #[serde(alias = "state_change")]
     StateChange(StateChange),
@@ -449,10 +460,15 @@ impl ::std::convert::From<StateChange> for NoteEvent {
 )]
 #[serde(try_from = "crate::rpc::ProtoEnumRepr")]
 pub enum NoteState {
+    ///Wire value `NOTE_STATE_UNSPECIFIED` (proto number 0).
     #[serde(rename = "NOTE_STATE_UNSPECIFIED")]
     Unspecified,
+    ///The note can still be edited.
+    ///
+    ///Wire value `NOTE_STATE_OPEN` (proto number 1).
     #[serde(rename = "NOTE_STATE_OPEN")]
     Open,
+    ///Wire value `NOTE_STATE_CLOSED` (proto number 2).
     #[serde(rename = "NOTE_STATE_CLOSED")]
     Closed,
 }
@@ -511,10 +527,13 @@ pub struct Part {
 ///The content alternatives of `Part`; exactly one is present.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub enum PartContent {
+    ///Text content.
     #[serde(rename = "text")]
     Text(::std::string::String),
+    ///Bytes, base64.
     #[serde(rename = "raw")]
     Raw(::std::string::String),
+    ///Any JSON value.
     #[serde(rename = "data")]
     Data(::serde_json::Value),
 }
@@ -559,6 +578,7 @@ pub struct WatchNotesRpcRequest {
     PartialOrd
 )]
 pub enum WatchNotesRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -610,6 +630,7 @@ impl ::std::convert::TryFrom<::std::string::String> for WatchNotesRpcRequestJson
     PartialOrd
 )]
 pub enum WatchNotesRpcRequestMethod {
+    ///`WatchNotes`, the one value the schema allows here.
     WatchNotes,
 }
 impl ::std::fmt::Display for WatchNotesRpcRequestMethod {

@@ -25,6 +25,7 @@ pub struct Envelope {
     PartialOrd
 )]
 pub enum EnvelopeJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -76,6 +77,7 @@ impl ::std::convert::TryFrom<::std::string::String> for EnvelopeJsonrpc {
     PartialOrd
 )]
 pub enum EnvelopeKind {
+    ///`note`, the one value the schema allows here.
     #[serde(rename = "note")]
     Note,
 }
@@ -153,6 +155,7 @@ pub struct GetNoteRpcRequest {
     PartialOrd
 )]
 pub enum GetNoteRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -204,6 +207,7 @@ impl ::std::convert::TryFrom<::std::string::String> for GetNoteRpcRequestJsonrpc
     PartialOrd
 )]
 pub enum GetNoteRpcRequestMethod {
+    ///`GetNote`, the one value the schema allows here.
     GetNote,
 }
 impl ::std::fmt::Display for GetNoteRpcRequestMethod {
@@ -244,8 +248,11 @@ impl ::std::convert::TryFrom<::std::string::String> for GetNoteRpcRequestMethod 
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum JsonrpcId {
+    ///The value as a JSON string.
     String(::std::string::String),
+    ///The value as a JSON integer.
     Int64(i64),
+    ///JSON `null`.
     Null,
 }
 impl ::std::convert::From<i64> for JsonrpcId {
@@ -278,8 +285,10 @@ pub struct Note {
 ///One streamed event.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub enum NoteEvent {
+    ///[`Note`]: A note.
     #[serde(rename = "note")]
     Note(Note),
+    ///[`StateChange`]: A note changed state.
     #[serde(rename = "stateChange")]
     #[serde(alias = "state_change")]
     StateChange(StateChange),
@@ -309,10 +318,15 @@ impl ::std::convert::From<StateChange> for NoteEvent {
 )]
 #[serde(try_from = "crate::rpc::ProtoEnumRepr")]
 pub enum NoteState {
+    ///Wire value `NOTE_STATE_UNSPECIFIED` (proto number 0).
     #[serde(rename = "NOTE_STATE_UNSPECIFIED")]
     Unspecified,
+    ///The note can still be edited.
+    ///
+    ///Wire value `NOTE_STATE_OPEN` (proto number 1).
     #[serde(rename = "NOTE_STATE_OPEN")]
     Open,
+    ///Wire value `NOTE_STATE_CLOSED` (proto number 2).
     #[serde(rename = "NOTE_STATE_CLOSED")]
     Closed,
 }
@@ -371,10 +385,13 @@ pub struct Part {
 ///The content alternatives of `Part`; exactly one is present.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub enum PartContent {
+    ///Text content.
     #[serde(rename = "text")]
     Text(::std::string::String),
+    ///Bytes, base64.
     #[serde(rename = "raw")]
     Raw(::std::string::String),
+    ///Any JSON value.
     #[serde(rename = "data")]
     Data(::serde_json::Value),
 }
@@ -419,6 +436,7 @@ pub struct WatchNotesRpcRequest {
     PartialOrd
 )]
 pub enum WatchNotesRpcRequestJsonrpc {
+    ///`2.0`, the one value the schema allows here.
     #[serde(rename = "2.0")]
     X20,
 }
@@ -470,6 +488,7 @@ impl ::std::convert::TryFrom<::std::string::String> for WatchNotesRpcRequestJson
     PartialOrd
 )]
 pub enum WatchNotesRpcRequestMethod {
+    ///`WatchNotes`, the one value the schema allows here.
     WatchNotes,
 }
 impl ::std::fmt::Display for WatchNotesRpcRequestMethod {

@@ -225,10 +225,13 @@ pub struct ApiKeySecurityScheme {
     PartialOrd
 )]
 pub enum ApiKeySecuritySchemeIn {
+    ///Wire value `query`.
     #[serde(rename = "query")]
     Query,
+    ///Wire value `header`.
     #[serde(rename = "header")]
     Header,
+    ///Wire value `cookie`.
     #[serde(rename = "cookie")]
     Cookie,
 }
@@ -284,6 +287,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ApiKeySecuritySchemeIn {
     PartialOrd
 )]
 pub enum ApiKeySecuritySchemeType {
+    ///`apiKey`, the one value the schema allows here.
     #[serde(rename = "apiKey")]
     ApiKey,
 }
@@ -417,6 +421,7 @@ pub struct DataPart {
     PartialOrd
 )]
 pub enum DataPartKind {
+    ///`data`, the one value the schema allows here.
     #[serde(rename = "data")]
     Data,
 }
@@ -473,7 +478,9 @@ pub struct DeleteTaskPushNotificationConfigParams {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum FileContent {
+    ///[`FileWithBytes`]: File content given inline as base64-encoded bytes.
     Bytes(FileWithBytes),
+    ///[`FileWithUri`]: File content given by reference: a URI to fetch it from.
     Uri(FileWithUri),
 }
 impl ::std::convert::From<FileWithBytes> for FileContent {
@@ -514,6 +521,7 @@ pub struct FilePart {
     PartialOrd
 )]
 pub enum FilePartKind {
+    ///`file`, the one value the schema allows here.
     #[serde(rename = "file")]
     File,
 }
@@ -631,6 +639,7 @@ pub struct HttpAuthSecurityScheme {
     PartialOrd
 )]
 pub enum HttpAuthSecuritySchemeType {
+    ///`http`, the one value the schema allows here.
     #[serde(rename = "http")]
     Http,
 }
@@ -823,6 +832,7 @@ pub struct Message {
     PartialOrd
 )]
 pub enum MessageKind {
+    ///`message`, the one value the schema allows here.
     #[serde(rename = "message")]
     Message,
 }
@@ -929,6 +939,7 @@ pub struct MutualTlsSecurityScheme {
     PartialOrd
 )]
 pub enum MutualTlsSecuritySchemeType {
+    ///`mutualTLS`, the one value the schema allows here.
     #[serde(rename = "mutualTLS")]
     MutualTls,
 }
@@ -1023,6 +1034,7 @@ pub struct OAuth2SecurityScheme {
     PartialOrd
 )]
 pub enum OAuth2SecuritySchemeType {
+    ///`oauth2`, the one value the schema allows here.
     #[serde(rename = "oauth2")]
     Oauth2,
 }
@@ -1113,6 +1125,7 @@ pub struct OpenIdConnectSecurityScheme {
     PartialOrd
 )]
 pub enum OpenIdConnectSecuritySchemeType {
+    ///`openIdConnect`, the one value the schema allows here.
     #[serde(rename = "openIdConnect")]
     OpenIdConnect,
 }
@@ -1154,8 +1167,11 @@ impl ::std::convert::TryFrom<::std::string::String> for OpenIdConnectSecuritySch
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum Part {
+    ///[`TextPart`]: A part carrying plain text.
     TextPart(TextPart),
+    ///[`FilePart`]: A part carrying a file, inline or by URI.
     FilePart(FilePart),
+    ///[`DataPart`]: A part carrying structured JSON data.
     DataPart(DataPart),
 }
 impl ::std::convert::From<TextPart> for Part {
@@ -1231,8 +1247,10 @@ pub struct PushNotificationConfig {
     PartialOrd
 )]
 pub enum Role {
+    ///Wire value `user`.
     #[serde(rename = "user")]
     User,
+    ///Wire value `agent`.
     #[serde(rename = "agent")]
     Agent,
 }
@@ -1276,10 +1294,15 @@ impl ::std::convert::TryFrom<::std::string::String> for Role {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum SecurityScheme {
+    ///[`ApiKeySecurityScheme`]: An API key in a header, query parameter or cookie.
     ApiKeySecurityScheme(ApiKeySecurityScheme),
+    ///[`HttpAuthSecurityScheme`]: HTTP authentication (RFC 7235), e.g. bearer tokens.
     HttpAuthSecurityScheme(HttpAuthSecurityScheme),
+    ///[`OAuth2SecurityScheme`]: OAuth 2.0.
     OAuth2SecurityScheme(OAuth2SecurityScheme),
+    ///[`OpenIdConnectSecurityScheme`]: OpenID Connect discovery.
     OpenIdConnectSecurityScheme(OpenIdConnectSecurityScheme),
+    ///[`MutualTlsSecurityScheme`]: Mutual TLS.
     MutualTlsSecurityScheme(MutualTlsSecurityScheme),
 }
 impl ::std::convert::From<ApiKeySecurityScheme> for SecurityScheme {
@@ -1311,7 +1334,9 @@ impl ::std::convert::From<MutualTlsSecurityScheme> for SecurityScheme {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum SendMessageResult {
+    ///[`Task`]: A unit of work the agent tracks, with its status, history and artifacts.
     Task(Task),
+    ///[`Message`]: One communication turn between client and agent.
     Message(Message),
 }
 impl ::std::convert::From<Task> for SendMessageResult {
@@ -1328,9 +1353,13 @@ impl ::std::convert::From<Message> for SendMessageResult {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum StreamEvent {
+    ///[`Task`]: A unit of work the agent tracks, with its status, history and artifacts.
     Task(Task),
+    ///[`Message`]: One communication turn between client and agent.
     Message(Message),
+    ///[`TaskStatusUpdateEvent`]: Stream event: the status of a task changed.
     TaskStatusUpdateEvent(TaskStatusUpdateEvent),
+    ///[`TaskArtifactUpdateEvent`]: Stream event: a task produced an artifact or a chunk of one.
     TaskArtifactUpdateEvent(TaskArtifactUpdateEvent),
 }
 impl ::std::convert::From<Task> for StreamEvent {
@@ -1425,6 +1454,7 @@ pub struct TaskArtifactUpdateEvent {
     PartialOrd
 )]
 pub enum TaskArtifactUpdateEventKind {
+    ///`artifact-update`, the one value the schema allows here.
     #[serde(rename = "artifact-update")]
     ArtifactUpdate,
 }
@@ -1487,6 +1517,7 @@ pub struct TaskIdParams {
     PartialOrd
 )]
 pub enum TaskKind {
+    ///`task`, the one value the schema allows here.
     #[serde(rename = "task")]
     Task,
 }
@@ -1593,22 +1624,31 @@ pub struct TaskQueryParams {
     PartialOrd
 )]
 pub enum TaskState {
+    ///Wire value `submitted`.
     #[serde(rename = "submitted")]
     Submitted,
+    ///Wire value `working`.
     #[serde(rename = "working")]
     Working,
+    ///Wire value `input-required`.
     #[serde(rename = "input-required")]
     InputRequired,
+    ///Wire value `completed`.
     #[serde(rename = "completed")]
     Completed,
+    ///Wire value `canceled`.
     #[serde(rename = "canceled")]
     Canceled,
+    ///Wire value `failed`.
     #[serde(rename = "failed")]
     Failed,
+    ///Wire value `rejected`.
     #[serde(rename = "rejected")]
     Rejected,
+    ///Wire value `auth-required`.
     #[serde(rename = "auth-required")]
     AuthRequired,
+    ///Wire value `unknown`.
     #[serde(rename = "unknown")]
     Unknown,
 }
@@ -1713,6 +1753,7 @@ pub struct TaskStatusUpdateEvent {
     PartialOrd
 )]
 pub enum TaskStatusUpdateEventKind {
+    ///`status-update`, the one value the schema allows here.
     #[serde(rename = "status-update")]
     StatusUpdate,
 }
@@ -1778,6 +1819,7 @@ pub struct TextPart {
     PartialOrd
 )]
 pub enum TextPartKind {
+    ///`text`, the one value the schema allows here.
     #[serde(rename = "text")]
     Text,
 }
@@ -1829,10 +1871,13 @@ impl ::std::convert::TryFrom<::std::string::String> for TextPartKind {
     PartialOrd
 )]
 pub enum TransportProtocol {
+    ///Wire value `JSONRPC`.
     #[serde(rename = "JSONRPC")]
     Jsonrpc,
+    ///Wire value `GRPC`.
     #[serde(rename = "GRPC")]
     Grpc,
+    ///Wire value `HTTP+JSON`.
     #[serde(rename = "HTTP+JSON")]
     HttpJson,
 }
