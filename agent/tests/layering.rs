@@ -10,8 +10,9 @@
 //! - the server knows nothing of the application, and the application nothing
 //!   of the server;
 //! - the agent binary is the one crate that composes the application and the
-//!   server for users; the fuzz harness is the only other, driving the same
-//!   composition in process so inputs reach the application as on stdio.
+//!   server for users; the fuzz harness drives the same composition in process
+//!   so inputs reach the application as on stdio, and the downstream example
+//!   composes it as a crate with an extension of its own would.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -62,6 +63,7 @@ const SERVER: &str = "cleveragents-server";
 const CLIENT: &str = "cleveragents-client";
 const AGENT: &str = "cleveragents-agent";
 const FUZZ: &str = "cleveragents-fuzz";
+const DOWNSTREAM: &str = "cleveragents-example-downstream";
 
 /// Package name → every package name it links.
 struct Graph {
@@ -189,7 +191,7 @@ fn the_server_and_the_application_do_not_know_each_other() {
 }
 
 #[test]
-fn only_the_agent_and_the_fuzz_harness_compose_the_application_and_the_server() {
+fn only_the_agent_the_fuzz_harness_and_the_downstream_example_compose_the_application_and_the_server() {
     let graph = Graph::load();
     let composers: Vec<&String> = graph
         .workspace
@@ -199,5 +201,5 @@ fn only_the_agent_and_the_fuzz_harness_compose_the_application_and_the_server() 
             links.contains(APP) && links.contains(SERVER)
         })
         .collect();
-    assert_eq!(composers, vec![AGENT, FUZZ]);
+    assert_eq!(composers, vec![AGENT, DOWNSTREAM, FUZZ]);
 }

@@ -4,9 +4,12 @@
 //!
 //! Entry point: [`generate`]. The CLI in `main.rs` writes the result into
 //! `generated/src/gen/` or checks that the committed files are current.
+//! [`extension`] is the other route: a downstream crate's `build.rs`
+//! generating its own extension beside the contract into `OUT_DIR`.
 
 pub mod dialect;
 mod emit;
+pub mod extension;
 pub mod model;
 mod openrpc;
 mod postpass;

@@ -12,6 +12,8 @@
 //! - [`check`], [`verdict`]: how an answer is judged (registry errors by code,
 //!   their ErrorInfo at its own level; valid results);
 //! - [`scenarios`]: multi-step checks built from the examples;
+//! - [`extension`]: the cases of an extension schema beyond the contract
+//!   (one a downstream crate generated its code from), judged by its own registry;
 //! - [`v0_3`]: the A2A 0.3 cases and scenarios, derived from the 0.3 schema
 //!   and sent as a 0.3 client sends them;
 //! - [`transport`]: raw JSON-RPC over HTTP/SSE and stdio; [`rest`]: the same
@@ -28,6 +30,7 @@ pub mod baseline;
 pub mod card;
 pub mod cases;
 pub mod check;
+pub mod extension;
 pub mod junit;
 pub mod level;
 pub mod report;

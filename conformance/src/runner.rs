@@ -9,6 +9,7 @@
 use crate::card::{Applicability, ContractChoice};
 use crate::cases::{self, Case, Message};
 use crate::check::{self, check_result};
+use crate::extension::Extension;
 use crate::level::Profile;
 use crate::report::{observe, CaseResult, Report, Subject};
 use crate::rules;
@@ -22,6 +23,7 @@ use a2a::rpc::Method as _;
 use a2a::types::Role;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What to run.
@@ -33,6 +35,9 @@ pub struct RunOptions {
     pub profile: Profile,
     /// Which contract to gate.
     pub contract: ContractChoice,
+    /// Extension schemas beyond the contract whose cases run too, when the
+    /// Agent Card declares them (see [`crate::extension`]).
+    pub extensions: Vec<Arc<Extension>>,
 }
 
 impl Default for RunOptions {
@@ -41,6 +46,7 @@ impl Default for RunOptions {
             groups: cases::all_groups(),
             profile: Profile::default(),
             contract: ContractChoice::default(),
+            extensions: Vec::new(),
         }
     }
 }
@@ -232,6 +238,12 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
         results.extend(scenarios::run_all(&main, &app).await);
     }
     let mut notes = exclusion_notes(options, &app);
+    for extension in &options.extensions {
+        match extension.run(&main, app.card.as_ref().ok()).await {
+            Ok(ran) => results.extend(ran),
+            Err(note) => notes.push(note),
+        }
+    }
     if !not_applicable.is_empty() {
         notes.push(format!(
             "{} cases have no form in the {} binding and were not run there (a JSON-RPC envelope, params that are no object, a path or query field missing or of another JSON type)",

@@ -56,6 +56,24 @@ pub fn schemas_v0_3() -> &'static Schemas {
     })
 }
 
+/// The schema set of an extension beyond the contract, for
+/// [`crate::extension`]: the contract's definitions with the extension's
+/// (references made local), and the extension document, whose `x-methods` and
+/// `x-errors` are its own. Built once per extension a run is given, and kept
+/// for the process (the suite holds its schemas as `'static`).
+pub fn with_extension(mut document: Value) -> Result<&'static Schemas, String> {
+    a2a::schema::localize_refs(&mut document);
+    let documents: Vec<&Value> = a2a::schema::documents().iter().chain([&document]).collect();
+    let definitions = a2a::rpc::bundle::merge_definitions(documents)?;
+    let definitions: &'static Map<String, Value> = Box::leak(Box::new(definitions));
+    let dialect: &'static Value = Box::leak(Box::new(document));
+    Ok(Box::leak(Box::new(Schemas {
+        definitions,
+        dialect: Some(dialect),
+        validators: Mutex::new(HashMap::new()),
+    })))
+}
+
 impl Schemas {
     /// The `x-methods` entry of a wire method name, from whichever file has it.
     pub fn method(&self, name: &str) -> Option<&Map<String, Value>> {

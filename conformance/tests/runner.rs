@@ -271,3 +271,95 @@ async fn listed_cases_carry_their_level_and_section() {
     assert!(!pure.contains("scenarios/registry-crud"), "{pure}");
     assert!(pure.contains("versioning/unknown-method/a2a "), "{pure}");
 }
+
+/// The extension schema of the workspace's downstream example.
+const NOTES_SCHEMA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../examples/downstream/schema/notes-ext.json"
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_schema_is_gated_when_the_card_declares_it() {
+    // Our agent does not declare the example's extension: nothing of it runs.
+    let http = common::serve_http(common::app_dispatch()).await;
+    let out = runner(args(&[
+        "--url",
+        &http.url,
+        "--groups",
+        "agent_card",
+        "--extension-schema",
+        NOTES_SCHEMA,
+    ]))
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("extension notes (urn:example:notes:v1) is not declared by the Agent Card: its 8 cases were not run"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("_notes/echo"), "{stdout}");
+
+    // A card that declares it, over an agent that does not implement it: every
+    // case of the extension fails, at MUST of the extension's URI.
+    let mut config = common::server_config();
+    config.agent.extensions.push(a2a::types::AgentExtension {
+        uri: Some("urn:example:notes:v1".into()),
+        description: None,
+        required: Some(false),
+        params: None,
+    });
+    let http = common::serve_http_with(config, common::app_dispatch()).await;
+    let out = runner(args(&[
+        "--url",
+        &http.url,
+        "--groups",
+        "agent_card",
+        "--extension-schema",
+        NOTES_SCHEMA,
+    ]))
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let failed: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("FAIL") && l.contains("(MUST urn:example:notes:v1)"))
+        .collect();
+    assert_eq!(failed.len(), 8, "{stdout}");
+    assert!(
+        failed.contains(
+            &"FAIL  [http] versioning/unknown-method/notes (MUST urn:example:notes:v1): error -32601: expected ErrorInfo METHOD_NOT_FOUND@urn:example:notes:v1, got METHOD_NOT_FOUND@a2a-protocol.org"
+        ),
+        "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreadable_extension_schema_is_bad_usage() {
+    let out = runner(args(&[
+        "--url",
+        "http://127.0.0.1:9/",
+        "--extension-schema",
+        "no/such/schema.json",
+    ]))
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("a2a-conformance: --extension-schema no/such/schema.json: "),
+        "{stderr}"
+    );
+    let a2a_schema = concat!(env!("CARGO_MANIFEST_DIR"), "/../schema/a2a.json");
+    let out = runner(args(&[
+        "--url",
+        "http://127.0.0.1:9/",
+        "--extension-schema",
+        a2a_schema,
+    ]))
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).ends_with("`x-contract.extensionUri` is missing\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

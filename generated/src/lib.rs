@@ -35,6 +35,9 @@ pub mod schema;
 pub mod signing;
 pub mod v0_3;
 
+/// The runtime crate itself, for code generated outside this crate (a
+/// downstream extension's build script) that names it by path.
+pub use a2a_runtime as runtime;
 pub use errors::ErrorKind;
 pub use generated::{client, errors, handlers, methods, registry, types};
 pub use handlers::{Handler, Router};

@@ -34,3 +34,22 @@ fn a_schema_edit_makes_the_committed_code_stale() {
     // The description reaches the Rust docs and the OpenRPC document.
     assert_eq!(stale, ["openrpc.json", "types.rs"]);
 }
+
+/// A downstream build script generates against the schemas the codegen crate
+/// embeds, and its code reuses this crate's types: both must be the files
+/// this crate was generated from.
+#[test]
+fn the_schemas_embedded_for_downstream_builds_are_this_crates() {
+    let embedded: Vec<(&str, &str)> = codegen::extension::CONTRACT_SCHEMAS.to_vec();
+    assert_eq!(
+        embedded,
+        [
+            ("a2a.json", a2a::schema::A2A_JSON),
+            ("cleveragents-ext.json", a2a::schema::EXTENSION_JSON)
+        ]
+    );
+    assert_eq!(
+        embedded.iter().map(|(f, _)| *f).collect::<Vec<_>>(),
+        codegen::SCHEMA_FILES
+    );
+}

@@ -167,6 +167,59 @@ pub trait Dispatch: Send + Sync + 'static {
     ) -> BoxFuture<'a, Outcome>;
 }
 
+/// Two dispatchers as one: the methods whose wire name starts with `prefix` go
+/// to `extension`, every other method to `base`. This is how an extension
+/// generated downstream (its methods all under its own method prefix) is
+/// served beside the contract's router by the same transports; the extension
+/// answers an unknown method under its prefix itself, in its own error domain.
+pub struct Prefixed<E, B> {
+    prefix: &'static str,
+    extension: E,
+    base: B,
+}
+
+impl<E, B> Prefixed<E, B> {
+    /// `extension` for the methods under `prefix`, `base` for the rest.
+    pub fn new(prefix: &'static str, extension: E, base: B) -> Self {
+        Prefixed {
+            prefix,
+            extension,
+            base,
+        }
+    }
+
+    /// The method prefix the extension owns.
+    pub fn prefix(&self) -> &'static str {
+        self.prefix
+    }
+}
+
+impl<E: Dispatch, B: Dispatch> Dispatch for Prefixed<E, B> {
+    fn dispatch<'a>(
+        &'a self,
+        ctx: CallContext,
+        method: &'a str,
+        params: Option<Value>,
+    ) -> BoxFuture<'a, Outcome> {
+        if method.starts_with(self.prefix) {
+            self.extension.dispatch(ctx, method, params)
+        } else {
+            self.base.dispatch(ctx, method, params)
+        }
+    }
+}
+
+impl<D: Dispatch + ?Sized> Dispatch for std::sync::Arc<D> {
+    fn dispatch<'a>(
+        &'a self,
+        ctx: CallContext,
+        method: &'a str,
+        params: Option<Value>,
+    ) -> BoxFuture<'a, Outcome> {
+        (**self).dispatch(ctx, method, params)
+    }
+}
+
 /// Maps the items of a stream (a tiny adapter so the crate needs no futures-util).
 pub struct MapStream<S, F> {
     inner: S,

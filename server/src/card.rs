@@ -2,7 +2,7 @@
 //! identity, interfaces (JSON-RPC and HTTP+JSON over HTTP, and the stdio binding),
 //! capabilities with the CleverAgents extension, skills and security schemes.
 
-use crate::config::{AuthConfig, ServerConfig};
+use crate::config::{AgentInfo, AuthConfig, ServerConfig};
 use crate::negotiate::{
     EXTENSION_VERSION_HEADER, JSONRPC_BINDING, PROTOCOL_VERSION, REST_BINDING, STDIO_BINDING_URI,
 };
@@ -147,8 +147,9 @@ fn base_url(url: &str, path: &str) -> String {
     base.trim_end_matches('/').to_string()
 }
 
-fn extensions() -> Vec<AgentExtension> {
-    Contract::ALL
+/// The contract's extensions, then those the configuration adds.
+fn extensions(agent: &AgentInfo) -> Vec<AgentExtension> {
+    let contract = Contract::ALL
         .iter()
         .filter_map(|contract| {
             let uri = contract.extension_uri()?;
@@ -165,8 +166,8 @@ fn extensions() -> Vec<AgentExtension> {
                 required: Some(false),
                 params: Some(params),
             })
-        })
-        .collect()
+        });
+    contract.chain(agent.extensions.iter().cloned()).collect()
 }
 
 /// The security schemes of the configured auth, keyed by scheme name.
@@ -244,7 +245,7 @@ pub fn agent_card(config: &ServerConfig, binding: Binding) -> AgentCard {
             streaming: Some(agent.capabilities.streaming),
             push_notifications: Some(agent.capabilities.push_notifications),
             extended_agent_card: Some(extended_card_enabled(config)),
-            extensions: extensions(),
+            extensions: extensions(agent),
         },
         default_input_modes: agent.default_input_modes.clone(),
         default_output_modes: agent.default_output_modes.clone(),

@@ -4,7 +4,7 @@
 
 use crate::error::ServerError;
 use a2a::rpc::Access;
-use a2a::types::{AgentProvider, AgentSkill, OAuthFlows};
+use a2a::types::{AgentExtension, AgentProvider, AgentSkill, OAuthFlows};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -67,6 +67,10 @@ pub struct AgentInfo {
     pub capabilities: CapabilityFlags,
     /// Keys the Agent Card is signed with (spec §8.4); none, unsigned.
     pub card_signing_keys: Vec<CardSigningKey>,
+    /// Further extensions the agent serves, declared in the card's
+    /// `capabilities.extensions` after the contract's own (an extension
+    /// generated downstream gives its entry as `extension::agent_extension()`).
+    pub extensions: Vec<AgentExtension>,
 }
 
 /// A key that signs the Agent Card (JWS over its canonical form, spec §8.4).
@@ -106,6 +110,7 @@ impl Default for AgentInfo {
             extended_skills: Vec::new(),
             capabilities: CapabilityFlags::default(),
             card_signing_keys: Vec::new(),
+            extensions: Vec::new(),
         }
     }
 }

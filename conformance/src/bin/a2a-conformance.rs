@@ -4,7 +4,7 @@
 //! ```text
 //! a2a-conformance (--url URL [--token T] [--card URL] | --stdio 'COMMAND')
 //!     [--profile spec|strict] [--contract auto|a2a|cleveragents]
-//!     [--groups g1,g2] [--expected-failures FILE]
+//!     [--groups g1,g2] [--expected-failures FILE] [--extension-schema FILE]…
 //!     [--junit FILE] [--json FILE] [--timeout SECS]
 //! a2a-conformance --list-groups | --list-cases [--groups …] [--contract …]
 //! a2a-conformance --acts PATH --url URL [--rest BASE] [--token T] [--profile spec|strict]
@@ -25,7 +25,8 @@ use std::time::Duration;
 const USAGE: &str =
     "usage: a2a-conformance (--url URL [--rest BASE] [--token T] [--card URL] | --stdio 'COMMAND')
     [--profile spec|strict] [--contract auto|a2a|cleveragents] [--groups g1,g2]
-    [--expected-failures FILE] [--junit FILE] [--json FILE] [--timeout SECS]
+    [--expected-failures FILE] [--extension-schema FILE]... [--junit FILE] [--json FILE]
+    [--timeout SECS]
   a2a-conformance --list-groups | --list-cases [--groups g1,g2] [--contract C]
   a2a-conformance --acts PATH --url URL [--rest BASE] [--token T] [--profile P] [--acts-draft]
       [--json FILE] [--timeout SECS]
@@ -48,6 +49,11 @@ const USAGE: &str =
   --expected-failures FILE
                        strict baseline of case ids: an unlisted failure fails,
                        a listed case that passes fails as stale
+  --extension-schema FILE
+                       also gate an extension beyond the contract described by this
+                       schema (x-contract, x-errors, x-methods, definitions that may
+                       refer to a2a.json), when the Agent Card declares its URI;
+                       repeatable
   --junit FILE         write a JUnit XML report
   --json FILE          write a JSON report
   --timeout SECS       bound on each exchange, streams included (default 30)
@@ -80,6 +86,7 @@ struct Args {
     list_cases: bool,
     acts: Option<PathBuf>,
     acts_draft: bool,
+    extensions: Vec<PathBuf>,
 }
 
 fn parse(argv: Vec<String>) -> Result<Args, String> {
@@ -114,6 +121,7 @@ fn parse(argv: Vec<String>) -> Result<Args, String> {
                 );
             }
             "--expected-failures" => args.expected_failures = Some(value("--expected-failures")?.into()),
+            "--extension-schema" => args.extensions.push(value("--extension-schema")?.into()),
             "--junit" => args.junit = Some(value("--junit")?.into()),
             "--json" => args.json = Some(value("--json")?.into()),
             "--timeout" => {
@@ -289,10 +297,22 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(code) => return code,
     };
+    let mut extensions = Vec::new();
+    for path in &args.extensions {
+        let read = std::fs::read_to_string(path).map_err(|e| e.to_string());
+        match read.and_then(|text| conformance::extension::Extension::parse(&text)) {
+            Ok(extension) => extensions.push(std::sync::Arc::new(extension)),
+            Err(e) => {
+                eprintln!("a2a-conformance: --extension-schema {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
     let options = RunOptions {
         groups,
         profile: args.profile,
         contract: args.contract,
+        extensions,
     };
     let mut report = runtime.block_on(conformance::run(connector.as_ref(), &options));
     if let Some(path) = &args.record {
