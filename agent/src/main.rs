@@ -252,6 +252,9 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
         sync_remotes: file.sync_remotes,
         limits: file.task_limits,
         plan_lease: file.plans.lease_ms.map(Duration::from_millis),
+        // One registry: the server records calls and streams, the
+        // application commits and deliveries, and `/metrics` shows them all.
+        metrics: server_config.metrics.clone(),
         ..Default::default()
     };
     Ok(Settings {

@@ -4,6 +4,7 @@
 
 use crate::context::CallContext;
 use crate::error::{Error, ErrorRegistry};
+use crate::method::MethodDescriptor;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -158,6 +159,19 @@ pub trait Dispatch: Send + Sync + 'static {
         method: &'a str,
         params: Option<Value>,
     ) -> BoxFuture<'a, Outcome>;
+}
+
+/// Runs the handler part of a call of `descriptor` (after resolution and
+/// authorization) inside its `handler` span, so a trace shows the
+/// application's work, and the store commits it waits for, under the
+/// transport's dispatch. The generated router wraps every method alike.
+pub async fn in_handler_span<C, T>(descriptor: &MethodDescriptor<C>, call: impl Future<Output = T>) -> T
+where
+    C: crate::method::ContractFacts,
+{
+    use tracing::Instrument;
+    let span = tracing::info_span!("handler", method = descriptor.name, service = descriptor.service);
+    call.instrument(span).await
 }
 
 /// Maps the items of a stream (a tiny adapter so the crate needs no futures-util).

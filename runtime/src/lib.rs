@@ -41,7 +41,9 @@ pub use access::authorize;
 pub use client::{CallError, ClientStream, RawEventStream, Transport};
 pub use context::{CallContext, Principal, Version};
 pub use dialect::{find_dialect_method, DialectMethod};
-pub use dispatch::{to_raw, BoxFuture, Dispatch, Event, EventStream, MapStream, Outcome, RawJson, Stream};
+pub use dispatch::{
+    in_handler_span, to_raw, BoxFuture, Dispatch, Event, EventStream, MapStream, Outcome, RawJson, Stream,
+};
 pub use envelope::{JsonRpcVersion, Notification, Request, RequestId, Response, JSONRPC_VERSION};
 pub use error::{Error, ErrorRegistry, BAD_REQUEST_TYPE, ERROR_INFO_TYPE};
 pub use method::{decode_named_params, decode_params, Access, ContractFacts, Method, MethodDescriptor};

@@ -20,6 +20,7 @@
 
 use super::{config_key, COLL};
 use crate::store::{Commit, Delivery, DeliveryChange, Store};
+use a2a::metrics::Metrics;
 use a2a::types::TaskPushNotificationConfig;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -122,6 +123,8 @@ struct Shared {
     in_flight: AtomicUsize,
     /// Wakes the deliverer: rows were written, or a delivery finished.
     wake: Arc<Notify>,
+    /// Where each attempt is counted.
+    metrics: Arc<Metrics>,
 }
 
 /// The delivery machinery of one agent.
@@ -169,9 +172,10 @@ fn is_internal(ip: IpAddr) -> bool {
 }
 
 impl PushDelivery {
-    /// The deliverer on `store`; it starts (within a runtime) at once, so
-    /// rows left by an earlier run or another agent are delivered.
-    pub fn new(store: Arc<dyn Store>, mut config: PushConfig) -> Self {
+    /// The deliverer on `store`, counting its attempts in `metrics`; it
+    /// starts (within a runtime) at once, so rows left by an earlier run or
+    /// another agent are delivered.
+    pub fn new(store: Arc<dyn Store>, mut config: PushConfig, metrics: Arc<Metrics>) -> Self {
         config.lease = config.lease.max(MIN_LEASE);
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -186,6 +190,7 @@ impl PushDelivery {
                 holder: crate::util::new_id(),
                 in_flight: AtomicUsize::new(0),
                 wake: Arc::new(Notify::new()),
+                metrics,
             }),
             started: AtomicBool::new(false),
         };
@@ -274,7 +279,11 @@ enum Attempt {
 /// Makes one attempt at `delivery` and commits its outcome.
 async fn deliver_one(shared: Arc<Shared>, delivery: Delivery) {
     let attempts = delivery.attempts.saturating_add(1);
-    let change = match attempt(&shared, &delivery).await {
+    let outcome = attempt(&shared, &delivery).await;
+    shared
+        .metrics
+        .record_push_attempt(!matches!(outcome, Attempt::Delivered));
+    let change = match outcome {
         Attempt::Delivered | Attempt::Refused => DeliveryChange::Done(delivery.key),
         Attempt::Failed if attempts >= shared.config.max_attempts.max(1) => {
             DeliveryChange::Done(delivery.key)

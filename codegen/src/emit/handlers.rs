@@ -196,7 +196,7 @@ fn handler_trait(idents: &[syn::Ident]) -> TokenStream {
 }
 
 /// `Router`: resolution and authorization before any handler runs, then the
-/// arm of the method.
+/// arm of the method, inside the call's handler span.
 fn router(arms: &[TokenStream]) -> TokenStream {
     quote! {
         /// Routes a decoded JSON-RPC call to the handler method of its wire name.
@@ -234,10 +234,13 @@ fn router(arms: &[TokenStream]) -> TokenStream {
                 if let Err(error) = crate::rpc::authorize(&mut ctx, descriptor, params.as_ref()) {
                     return crate::rpc::Outcome::Single(Err(error));
                 }
-                match descriptor.name {
-                    #(#arms)*
-                    _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
-                }
+                crate::rpc::in_handler_span(descriptor, async move {
+                    match descriptor.name {
+                        #(#arms)*
+                        _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
+                    }
+                })
+                .await
             }
         }
 

@@ -97,33 +97,43 @@ impl<H: Handler> Router<H> {
         ) {
             return crate::rpc::Outcome::Single(Err(error));
         }
-        match descriptor.name {
-            "GetNote" => {
-                let params = match crate::rpc::decode_params::<
-                    crate::types::GetNoteRequest,
-                >(descriptor, params) {
-                    Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                };
-                crate::rpc::Outcome::from_result(
-                    self.handler.get_note(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
-                )
-            }
-            "WatchNotes" => {
-                let params = match crate::rpc::decode_params::<
-                    crate::types::GetNoteRequest,
-                >(descriptor, params) {
-                    Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                };
-                crate::rpc::Outcome::from_stream(
-                    self.handler.watch_notes(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
-                )
-            }
-            _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
-        }
+        crate::rpc::in_handler_span(
+                descriptor,
+                async move {
+                    match descriptor.name {
+                        "GetNote" => {
+                            let params = match crate::rpc::decode_params::<
+                                crate::types::GetNoteRequest,
+                            >(descriptor, params) {
+                                Ok(params) => params,
+                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                            };
+                            crate::rpc::Outcome::from_result(
+                                self.handler.get_note(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        }
+                        "WatchNotes" => {
+                            let params = match crate::rpc::decode_params::<
+                                crate::types::GetNoteRequest,
+                            >(descriptor, params) {
+                                Ok(params) => params,
+                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                            };
+                            crate::rpc::Outcome::from_stream(
+                                self.handler.watch_notes(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        }
+                        _ => {
+                            crate::rpc::Outcome::Single(
+                                Err(crate::rpc::method_not_found(method)),
+                            )
+                        }
+                    }
+                },
+            )
+            .await
     }
 }
 impl<H: Handler> crate::rpc::Dispatch for Router<H> {
