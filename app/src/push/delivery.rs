@@ -22,11 +22,14 @@ use super::{config_key, COLL};
 use crate::store::{Commit, Delivery, DeliveryChange, Store};
 use a2a::metrics::Metrics;
 use a2a::types::TaskPushNotificationConfig;
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use telemetry::TraceContext;
 use tokio::sync::Notify;
+use tracing::Instrument;
 
 /// The header that carries the delivered event's per-task sequence number
 /// (the number an SSE `id:` and `Last-Event-ID` use): a redelivery repeats
@@ -125,7 +128,16 @@ struct Shared {
     wake: Arc<Notify>,
     /// Where each attempt is counted.
     metrics: Arc<Metrics>,
+    /// The trace each task's latest events were appended in (task id →
+    /// W3C trace context), so their deliveries continue it. Only traced
+    /// requests write here; it lives in memory, so a delivery made after a
+    /// restart, or by another agent, starts a trace of its own.
+    traces: Mutex<HashMap<String, TraceContext>>,
 }
+
+/// The most tasks whose trace is remembered; past it the memory starts over
+/// (a delivery without its trace is still made, untraced).
+const MAX_TRACED_TASKS: usize = 4096;
 
 /// The delivery machinery of one agent.
 pub struct PushDelivery {
@@ -191,6 +203,7 @@ impl PushDelivery {
                 in_flight: AtomicUsize::new(0),
                 wake: Arc::new(Notify::new()),
                 metrics,
+                traces: Mutex::new(HashMap::new()),
             }),
             started: AtomicBool::new(false),
         };
@@ -221,6 +234,19 @@ impl PushDelivery {
             return Err("the HTTP client could not be built; webhooks are not called".into());
         }
         Ok(self.shared.in_flight.load(Ordering::Relaxed))
+    }
+
+    /// Remembers the current trace (if the request is traced) as the one the
+    /// deliveries of `task_id`'s next events belong to.
+    pub fn note_trace(&self, task_id: &str) {
+        let Some(context) = telemetry::current() else {
+            return;
+        };
+        let mut traces = self.shared.traces.lock().unwrap_or_else(|p| p.into_inner());
+        if traces.len() >= MAX_TRACED_TASKS && !traces.contains_key(task_id) {
+            traces.clear();
+        }
+        traces.insert(task_id.to_string(), context);
     }
 
     /// Tells the deliverer that a commit recorded deliveries.
@@ -356,7 +382,25 @@ async fn attempt(shared: &Shared, delivery: &Delivery) -> Attempt {
         };
         request = request.header("Authorization", value);
     }
-    match request.send().await {
+    // The POST is a span of the trace the event was appended in, and the
+    // receiver gets that trace's context in the W3C headers.
+    let span =
+        tracing::info_span!("push.deliver", otel.kind = "client", task_id = %key.task_id, seq = key.seq);
+    let trace = shared
+        .traces
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key.task_id)
+        .cloned();
+    if let Some(parent) = trace {
+        telemetry::set_parent(&span, &parent);
+        if let Some(context) = telemetry::context_of(&span) {
+            for (name, value) in context.fields() {
+                request = request.header(name, value);
+            }
+        }
+    }
+    match request.send().instrument(span).await {
         Ok(response) if response.status().is_success() => Attempt::Delivered,
         Ok(response) if response.status().is_client_error() && response.status().as_u16() != 429 => {
             Attempt::Refused

@@ -12,6 +12,7 @@ use a2a::rpc::Error;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::watch;
+use tracing::Instrument;
 
 /// A shared, cloneable handle on the store.
 #[derive(Clone)]
@@ -64,7 +65,8 @@ impl StoreHandle {
         // from submission (queueing for the group commit included) to the
         // durable outcome, as the caller waits for it.
         let started = Instant::now();
-        let outcome = self.commit_quietly(commit).await;
+        let span = tracing::info_span!("store.commit", store = self.store.backend());
+        let outcome = self.commit_quietly(commit).instrument(span).await;
         self.metrics
             .record_store_commit(self.store.backend(), started.elapsed());
         if appends && outcome.is_ok() {
