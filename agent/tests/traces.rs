@@ -353,3 +353,58 @@ fn a_push_delivery_carries_the_trace_of_its_request_to_the_webhook() {
         assert_eq!(delivery.attributes["task_id"], task_id);
     }
 }
+
+#[test]
+fn a_sync_call_carries_the_trace_of_its_request_to_the_remote() {
+    let collector = Collector::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let otlp = [("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint.as_str())];
+    let mut remote = ServerAgent::start_logged(&["--memory"], &otlp, &dir.path().join("remote.log"));
+    let config = dir.path().join("local.json");
+    std::fs::write(
+        &config,
+        json!({"sync_remotes": {"default": remote.endpoint}}).to_string(),
+    )
+    .expect("config");
+    let mut local = ServerAgent::start_logged(
+        &["--memory", "--config", config.to_str().expect("utf-8")],
+        &otlp,
+        &dir.path().join("local.log"),
+    );
+    let reply = post(
+        &local.addr(),
+        &[("traceparent", TRACEPARENT.as_bytes())],
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "_cleveragents/sync/status", "params": {}}),
+    );
+    let answer = reply.messages().pop().expect("one answer");
+    assert!(answer.get("result").is_some(), "{answer}");
+    assert!(local.terminate().success());
+    assert!(remote.terminate().success());
+
+    let spans = collector.trace(TRACE_ID);
+    // The remote's own handlers are in the trace too: ours is the sync's.
+    let handlers: Vec<&Span> = spans
+        .iter()
+        .filter(|s| s.name == "handler" && s.attributes["method"] == "_cleveragents/sync/status")
+        .collect();
+    assert_eq!(handlers.len(), 1, "{spans:#?}");
+    let handler = handlers[0];
+    let requests: Vec<&Span> = spans.iter().filter(|s| s.name == "http.request").collect();
+    let (ours, theirs): (Vec<&Span>, Vec<&Span>) =
+        requests.into_iter().partition(|s| s.parent == CALLER_SPAN);
+    assert_eq!(ours.len(), 1, "{spans:#?}");
+    // Every call the sync made to the remote is a request of the same trace,
+    // a child of the local handler's span.
+    assert!(
+        !theirs.is_empty(),
+        "the remote's requests are in the trace: {spans:#?}"
+    );
+    for request in theirs {
+        assert_eq!(request.parent, handler.span_id, "{spans:#?}");
+    }
+    let remote_dispatches = spans
+        .iter()
+        .filter(|s| s.name == "dispatch" && s.attributes["method"] != "_cleveragents/sync/status")
+        .count();
+    assert!(remote_dispatches >= 1, "{spans:#?}");
+}

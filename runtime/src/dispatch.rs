@@ -4,7 +4,6 @@
 
 use crate::context::CallContext;
 use crate::error::{Error, ErrorRegistry};
-use crate::method::MethodDescriptor;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -161,16 +160,13 @@ pub trait Dispatch: Send + Sync + 'static {
     ) -> BoxFuture<'a, Outcome>;
 }
 
-/// Runs the handler part of a call of `descriptor` (after resolution and
-/// authorization) inside its `handler` span, so a trace shows the
-/// application's work, and the store commits it waits for, under the
-/// transport's dispatch. The generated router wraps every method alike.
-pub async fn in_handler_span<C, T>(descriptor: &MethodDescriptor<C>, call: impl Future<Output = T>) -> T
-where
-    C: crate::method::ContractFacts,
-{
+/// Runs a routed call of `method` (served by `service`) inside its `handler`
+/// span, so a trace shows the application's work, and the store commits it
+/// waits for, under the transport's dispatch. The generated router's
+/// [`Dispatch`] implementation wraps every call alike.
+pub async fn in_handler_span<T>(method: &str, service: &str, call: impl Future<Output = T>) -> T {
     use tracing::Instrument;
-    let span = tracing::info_span!("handler", method = descriptor.name, service = descriptor.service);
+    let span = tracing::info_span!("handler", method, service);
     call.instrument(span).await
 }
 

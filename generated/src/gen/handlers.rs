@@ -1731,1207 +1731,1155 @@ impl<H: Handler> Router<H> {
         ) {
             return crate::rpc::Outcome::Single(Err(error));
         }
-        crate::rpc::in_handler_span(
-                descriptor,
-                async move {
-                    match descriptor.name {
-                        "SendMessage" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SendMessageRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.send_message(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "SendStreamingMessage" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SendMessageRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_stream(
-                                self.handler.send_streaming_message(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "GetTask" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::GetTaskRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.get_task(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "ListTasks" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ListTasksRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.list_tasks(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "CancelTask" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::CancelTaskRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.cancel_task(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "SubscribeToTask" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SubscribeToTaskRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_stream(
-                                self.handler.subscribe_to_task(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "CreateTaskPushNotificationConfig" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::TaskPushNotificationConfig,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .create_task_push_notification_config(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "GetTaskPushNotificationConfig" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::GetTaskPushNotificationConfigRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .get_task_push_notification_config(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "ListTaskPushNotificationConfigs" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ListTaskPushNotificationConfigsRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .list_task_push_notification_configs(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "DeleteTaskPushNotificationConfig" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::DeleteTaskPushNotificationConfigRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .delete_task_push_notification_config(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "GetExtendedAgentCard" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::GetExtendedAgentCardRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.get_extended_agent_card(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/use" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanUseParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_use(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/execute" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanExecuteParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_execute(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/apply" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanApplyParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_apply(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/cancel" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanCancelParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_cancel(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/status" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanStatusParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_status(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/tree" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanTreeParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_tree(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/explain" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanExplainParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_explain(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/correct" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanCorrectParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_correct(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/diff" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanDiffParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_diff(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/artifacts" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanArtifactsParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_artifacts(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/prompt" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanPromptParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_prompt(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/rollback" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanRollbackParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_rollback(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/plan/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::PlanListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.plan_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actors/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actors/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actors/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ActorAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_add(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actors/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ActorUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_update(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actors/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_remove(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/tools/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/tools/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/tools/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ToolAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_add(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/tools/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ToolUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_update(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/tools/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_remove(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/skills/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/skills/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/skills/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SkillAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_add(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/skills/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SkillUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_update(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/skills/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_remove(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resources/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resources/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resources/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ResourceAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_add(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resources/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ResourceUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_update(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resources/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_remove(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resource-types/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_list(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resource-types/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_show(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resource-types/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ResourceTypeAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_add(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resource-types/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ResourceTypeUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_update(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/resource-types/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_remove(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/projects/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/projects/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/projects/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ProjectAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_add(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/projects/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ProjectUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_update(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/projects/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_remove(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/validations/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_validations_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/validations/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_validations_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/validations/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ValidationAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_validations_add(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/validations/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ValidationUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_validations_update(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/validations/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_validations_remove(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actions/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actions/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actions/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ActionAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_add(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actions/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ActionUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_update(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/actions/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_remove(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/automation-profiles/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_list(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/automation-profiles/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_show(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/automation-profiles/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::AutomationProfileAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_add(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/automation-profiles/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::AutomationProfileUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_update(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/automation-profiles/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_remove(&ctx, params)
-                                    .await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/invariants/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/invariants/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/invariants/add" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::InvariantAddParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_add(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/invariants/update" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::InvariantUpdateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_update(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/registry/invariants/remove" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::RegistryRemoveParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_remove(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/context/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ContextShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.context_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/context/inspect" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ContextInspectParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.context_inspect(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/context/simulate" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ContextSimulateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.context_simulate(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/context/set" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::ContextSetParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.context_set(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/sync/pull" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SyncPullParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.sync_pull(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/sync/push" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SyncPushParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.sync_push(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/sync/status" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SyncStatusParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.sync_status(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/namespace/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::NamespaceListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.namespace_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/namespace/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::NamespaceShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.namespace_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/namespace/members" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::NamespaceMembersParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.namespace_members(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/health/check" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::HealthCheckParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.health_check(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/diagnostics/run" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::DiagnosticsRunParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.diagnostics_run(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/session/create" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SessionCreateParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.session_create(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/session/list" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SessionListParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.session_list(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/session/show" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SessionShowParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.session_show(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/session/resume" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SessionResumeParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.session_resume(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/session/tell" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SessionTellParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.session_tell(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/session/delete" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SessionDeleteParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.session_delete(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/session/export" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SessionExportParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.session_export(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/session/import" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::SessionImportParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.session_import(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "_cleveragents/events/subscribe" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::EventsSubscribeParams,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_stream(
-                                self.handler.events_subscribe(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        _ => {
-                            crate::rpc::Outcome::Single(
-                                Err(crate::rpc::method_not_found(method)),
-                            )
-                        }
-                    }
-                },
-            )
-            .await
+        match descriptor.name {
+            "SendMessage" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SendMessageRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.send_message(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "SendStreamingMessage" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SendMessageRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_stream(
+                    self.handler.send_streaming_message(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "GetTask" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::GetTaskRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.get_task(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "ListTasks" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ListTasksRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.list_tasks(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "CancelTask" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::CancelTaskRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.cancel_task(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "SubscribeToTask" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SubscribeToTaskRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_stream(
+                    self.handler.subscribe_to_task(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "CreateTaskPushNotificationConfig" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::TaskPushNotificationConfig,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self
+                        .handler
+                        .create_task_push_notification_config(&ctx, params)
+                        .await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "GetTaskPushNotificationConfig" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::GetTaskPushNotificationConfigRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.get_task_push_notification_config(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "ListTaskPushNotificationConfigs" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ListTaskPushNotificationConfigsRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.list_task_push_notification_configs(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "DeleteTaskPushNotificationConfig" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::DeleteTaskPushNotificationConfigRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self
+                        .handler
+                        .delete_task_push_notification_config(&ctx, params)
+                        .await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "GetExtendedAgentCard" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::GetExtendedAgentCardRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.get_extended_agent_card(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/use" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanUseParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_use(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/execute" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanExecuteParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_execute(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/apply" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanApplyParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_apply(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/cancel" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanCancelParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_cancel(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/status" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanStatusParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_status(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/tree" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanTreeParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_tree(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/explain" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanExplainParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_explain(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/correct" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanCorrectParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_correct(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/diff" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanDiffParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_diff(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/artifacts" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanArtifactsParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_artifacts(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/prompt" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanPromptParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_prompt(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/rollback" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanRollbackParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_rollback(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/plan/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::PlanListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.plan_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actors/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actors_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actors/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actors_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actors/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ActorAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actors_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actors/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ActorUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actors_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actors/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actors_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/tools/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_tools_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/tools/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_tools_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/tools/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ToolAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_tools_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/tools/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ToolUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_tools_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/tools/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_tools_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/skills/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_skills_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/skills/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_skills_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/skills/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SkillAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_skills_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/skills/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SkillUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_skills_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/skills/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_skills_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resources/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resources_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resources/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resources_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resources/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ResourceAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resources_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resources/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ResourceUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resources_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resources/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resources_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resource-types/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resource_types_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resource-types/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resource_types_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resource-types/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ResourceTypeAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resource_types_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resource-types/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ResourceTypeUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resource_types_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/resource-types/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_resource_types_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/projects/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_projects_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/projects/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_projects_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/projects/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ProjectAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_projects_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/projects/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ProjectUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_projects_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/projects/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_projects_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/validations/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_validations_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/validations/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_validations_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/validations/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ValidationAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_validations_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/validations/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ValidationUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_validations_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/validations/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_validations_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actions/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actions_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actions/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actions_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actions/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ActionAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actions_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actions/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ActionUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actions_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/actions/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_actions_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/automation-profiles/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_automation_profiles_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/automation-profiles/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_automation_profiles_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/automation-profiles/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::AutomationProfileAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_automation_profiles_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/automation-profiles/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::AutomationProfileUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_automation_profiles_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/automation-profiles/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_automation_profiles_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/invariants/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_invariants_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/invariants/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_invariants_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/invariants/add" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::InvariantAddParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_invariants_add(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/invariants/update" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::InvariantUpdateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_invariants_update(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/registry/invariants/remove" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::RegistryRemoveParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.registry_invariants_remove(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/context/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ContextShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.context_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/context/inspect" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ContextInspectParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.context_inspect(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/context/simulate" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ContextSimulateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.context_simulate(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/context/set" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::ContextSetParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.context_set(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/sync/pull" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SyncPullParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.sync_pull(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/sync/push" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SyncPushParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.sync_push(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/sync/status" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SyncStatusParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.sync_status(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/namespace/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::NamespaceListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.namespace_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/namespace/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::NamespaceShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.namespace_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/namespace/members" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::NamespaceMembersParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.namespace_members(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/health/check" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::HealthCheckParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.health_check(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/diagnostics/run" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::DiagnosticsRunParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.diagnostics_run(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/create" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionCreateParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_create(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/list" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionListParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_list(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/show" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionShowParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_show(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/resume" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionResumeParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_resume(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/tell" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionTellParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_tell(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/delete" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionDeleteParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_delete(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/export" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionExportParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_export(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/session/import" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::SessionImportParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.session_import(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "_cleveragents/events/subscribe" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::EventsSubscribeParams,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_stream(
+                    self.handler.events_subscribe(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
+        }
     }
 }
 impl<H: Handler> crate::rpc::Dispatch for Router<H> {
@@ -2941,6 +2889,13 @@ impl<H: Handler> crate::rpc::Dispatch for Router<H> {
         method: &'a str,
         params: ::std::option::Option<::serde_json::Value>,
     ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
-        Box::pin(Router::dispatch(self, ctx, method, params))
+        let service = crate::methods::find_method(method).map_or("", |d| d.service);
+        Box::pin(
+            crate::rpc::in_handler_span(
+                method,
+                service,
+                Router::dispatch(self, ctx, method, params),
+            ),
+        )
     }
 }

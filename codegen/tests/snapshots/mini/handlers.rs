@@ -97,43 +97,33 @@ impl<H: Handler> Router<H> {
         ) {
             return crate::rpc::Outcome::Single(Err(error));
         }
-        crate::rpc::in_handler_span(
-                descriptor,
-                async move {
-                    match descriptor.name {
-                        "GetNote" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::GetNoteRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_result(
-                                self.handler.get_note(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        "WatchNotes" => {
-                            let params = match crate::rpc::decode_params::<
-                                crate::types::GetNoteRequest,
-                            >(descriptor, params) {
-                                Ok(params) => params,
-                                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
-                            };
-                            crate::rpc::Outcome::from_stream(
-                                self.handler.watch_notes(&ctx, params).await,
-                                crate::errors::ErrorKind::InternalError,
-                            )
-                        }
-                        _ => {
-                            crate::rpc::Outcome::Single(
-                                Err(crate::rpc::method_not_found(method)),
-                            )
-                        }
-                    }
-                },
-            )
-            .await
+        match descriptor.name {
+            "GetNote" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::GetNoteRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_result(
+                    self.handler.get_note(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            "WatchNotes" => {
+                let params = match crate::rpc::decode_params::<
+                    crate::types::GetNoteRequest,
+                >(descriptor, params) {
+                    Ok(params) => params,
+                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                };
+                crate::rpc::Outcome::from_stream(
+                    self.handler.watch_notes(&ctx, params).await,
+                    crate::errors::ErrorKind::InternalError,
+                )
+            }
+            _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
+        }
     }
 }
 impl<H: Handler> crate::rpc::Dispatch for Router<H> {
@@ -143,6 +133,13 @@ impl<H: Handler> crate::rpc::Dispatch for Router<H> {
         method: &'a str,
         params: ::std::option::Option<::serde_json::Value>,
     ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
-        Box::pin(Router::dispatch(self, ctx, method, params))
+        let service = crate::methods::find_method(method).map_or("", |d| d.service);
+        Box::pin(
+            crate::rpc::in_handler_span(
+                method,
+                service,
+                Router::dispatch(self, ctx, method, params),
+            ),
+        )
     }
 }
