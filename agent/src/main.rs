@@ -25,8 +25,11 @@
 //! Settings come from, in increasing precedence: defaults, the JSON config
 //! file (`--config` or `CLEVERAGENTS_CONFIG`), environment variables
 //! (`CLEVERAGENTS_DATA_DIR`, `CLEVERAGENTS_DATABASE_URL`, `CLEVERAGENTS_LISTEN`, `CLEVERAGENTS_LISTEN_V0_3`, `CLEVERAGENTS_EXECUTOR`,
-//! `CLEVERAGENTS_PUSH_ALLOW_LIST` comma-separated), then the command line.
-//! Logs go to stderr; in stdio mode stdout carries protocol only.
+//! `CLEVERAGENTS_PUSH_ALLOW_LIST` comma-separated, `OTEL_EXPORTER_OTLP_ENDPOINT`),
+//! then the command line.
+//! Logs go to stderr (level from `CLEVERAGENTS_LOG`, e.g. `info` for one line
+//! per call with method, principal, latency and outcome; default `warn`); in
+//! stdio mode stdout carries protocol only. Traces: see [`telemetry`].
 
 use a2a::rpc::{local, Access};
 use app::push::PushConfig;
@@ -36,6 +39,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+
+mod telemetry;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -57,6 +62,8 @@ struct FileConfig {
     task_limits: app::limits::DomainLimits,
     /// Sync remotes: name → base URL.
     sync_remotes: BTreeMap<String, String>,
+    /// Traces over OTLP (`otlp_endpoint`).
+    telemetry: telemetry::TelemetryFile,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -126,12 +133,19 @@ fn run() -> Result<(), String> {
         return Ok(());
     };
     let file = read_config(args.config_path.as_deref())?;
+    // Before the runtime: the exporter's client runs on threads of its own.
+    let tracing = telemetry::init(file.telemetry.endpoint())?;
     let settings = settle(args, file)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(serve(settings))
+    let served = runtime.block_on(serve(settings));
+    // The transport has ended (EOF on stdio, or a graceful shutdown): the
+    // last spans are exported before the process exits.
+    drop(runtime);
+    tracing.shutdown();
+    served
 }
 
 /// The environment, overridden by the command line; `None` when only the
@@ -252,6 +266,9 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
         sync_remotes: file.sync_remotes,
         limits: file.task_limits,
         plan_lease: file.plans.lease_ms.map(Duration::from_millis),
+        // One registry: the server records calls and streams, the
+        // application commits and deliveries, and `/metrics` shows them all.
+        metrics: server_config.metrics.clone(),
         ..Default::default()
     };
     Ok(Settings {
@@ -421,21 +438,7 @@ async fn shutdown_signal() {
     }
 }
 
-/// Logs go to stderr only (stdout carries the protocol in stdio mode). The level
-/// comes from `CLEVERAGENTS_LOG` (e.g. `info` for one line per call with method,
-/// principal, latency and outcome; `debug`), default `warn`.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("CLEVERAGENTS_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .try_init();
-}
-
 fn main() {
-    init_logging();
     if let Err(message) = run() {
         eprintln!("cleveragents-agent: {message}");
         std::process::exit(2);

@@ -79,8 +79,12 @@ impl App {
 
     /// Builds every service on the store and wires them together.
     fn compose(store: Arc<dyn Store>, config: AppConfig, executor: ExecutorChoice) -> Arc<App> {
-        let db = StoreHandle::new(store.clone());
-        let push = Arc::new(PushDelivery::new(store.clone(), config.push.clone()));
+        let db = StoreHandle::new(store.clone(), config.metrics.clone());
+        let push = Arc::new(PushDelivery::new(
+            store.clone(),
+            config.push.clone(),
+            config.metrics.clone(),
+        ));
         let registry = Registry::new(db.clone(), config.limits.clone());
         let sync = SyncService::new(db.clone(), registry.clone(), config.sync_remotes.clone());
         let engine = TaskEngine::new(db.clone(), push.clone());

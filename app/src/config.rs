@@ -69,4 +69,7 @@ pub struct AppConfig {
     /// agent dies, another agent on the shared store takes the run over
     /// this long after its last renewal (`None`: 30 s).
     pub plan_lease: Option<std::time::Duration>,
+    /// The registry store commits and push deliveries are recorded into; the
+    /// agent shares it with the server, which serves it at `GET /metrics`.
+    pub metrics: std::sync::Arc<a2a::metrics::Metrics>,
 }

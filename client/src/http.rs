@@ -54,6 +54,9 @@ pub struct HttpConfig {
     /// When set, the Agent Card the transport reads must carry a signature by
     /// one of these keys that verifies (spec §8.4), or the read fails.
     pub trusted_card_keys: Option<crate::TrustedKeys>,
+    /// Further headers sent with every request (name, value), e.g. the W3C
+    /// `traceparent` of the trace a call belongs to.
+    pub headers: Vec<(String, String)>,
 }
 
 impl HttpConfig {
@@ -72,6 +75,7 @@ impl HttpConfig {
             max_resumes: 3,
             max_answer_bytes: 64 << 20,
             trusted_card_keys: None,
+            headers: Vec::new(),
         }
     }
 }
@@ -207,6 +211,13 @@ fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
         headers.insert(
             name(wire::EXTENSION_VERSION_HEADER)?,
             HeaderValue::from_str(version).map_err(|_| bad("extension version"))?,
+        );
+    }
+    for (header, value) in &config.headers {
+        let header_name = name(header)?;
+        headers.insert(
+            header_name,
+            HeaderValue::from_str(value).map_err(|_| bad(header))?,
         );
     }
     match &config.credentials {

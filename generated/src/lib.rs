@@ -13,6 +13,7 @@
 //!   on every entity type, for one generic registry;
 //! - [`client`]: the typed [`rpc::Client`] over any [`rpc::Transport`];
 //! - [`openrpc`]: the OpenRPC document of all of it;
+//! - [`metrics`]: the agent's Prometheus metrics, laid out by the method table;
 //! - [`v0_3`]: A2A 0.3 (`schema/a2a-v0.3.json`), served through the 1.0
 //!   handlers by one conversion layer;
 //! - [`signing`]: what an Agent Card signature covers (its canonical form,
@@ -29,6 +30,7 @@
 #[rustfmt::skip]
 #[path = "gen/mod.rs"]
 mod generated;
+pub mod metrics;
 pub mod openrpc;
 pub mod rpc;
 pub mod schema;
@@ -41,7 +43,9 @@ pub use a2a_runtime as runtime;
 pub use errors::ErrorKind;
 pub use generated::{client, errors, handlers, methods, registry, types};
 pub use handlers::{Handler, Router};
-pub use methods::{capabilities, find_method, Contract, DEFAULT_NAMESPACE, METHODS, STDIO_BINDING_URI};
+pub use methods::{
+    capabilities, find_method, method_index, Contract, DEFAULT_NAMESPACE, METHODS, STDIO_BINDING_URI,
+};
 pub use rpc::{CallContext, Error, Method, MethodDescriptor, Outcome};
 
 /// The README's example, compiled and run as a doctest.

@@ -220,6 +220,16 @@ impl<D: Dispatch + ?Sized> Dispatch for std::sync::Arc<D> {
     }
 }
 
+/// Runs a routed call of `method` (served by `service`) inside its `handler`
+/// span, so a trace shows the application's work, and the store commits it
+/// waits for, under the transport's dispatch. The generated router's
+/// [`Dispatch`] implementation wraps every call alike.
+pub async fn in_handler_span<T>(method: &str, service: &str, call: impl Future<Output = T>) -> T {
+    use tracing::Instrument;
+    let span = tracing::info_span!("handler", method, service);
+    call.instrument(span).await
+}
+
 /// Maps the items of a stream (a tiny adapter so the crate needs no futures-util).
 pub struct MapStream<S, F> {
     inner: S,

@@ -27,6 +27,11 @@ pub struct ServerConfig {
     pub limits: Limits,
     /// Authentication schemes and principals (HTTP only; stdio runs as the user).
     pub auth: AuthConfig,
+    /// The registry the transports record calls and open streams into, served
+    /// at `GET /metrics`; the agent shares it with the application. Not read
+    /// from the file: each configuration starts with an empty one.
+    #[serde(skip)]
+    pub metrics: std::sync::Arc<a2a::metrics::Metrics>,
 }
 
 /// The agent's identity as published in the Agent Card.

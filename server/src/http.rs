@@ -5,7 +5,7 @@
 //! shutdown, on hyper 1.x; optionally on a second address for A2A 0.3 clients
 //! (`http.v0_3_listen`), which differs only in the card it serves. The JSON-RPC endpoint and its status codes are in
 //! [`rpc`], the REST binding in [`rest`], what both share per request in
-//! [`exchange`].
+//! [`exchange`], the Prometheus metrics at `GET /metrics` in [`metrics`].
 
 use crate::auth::Authenticator;
 use crate::card::{self, Binding};
@@ -29,11 +29,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 mod exchange;
+mod metrics;
 mod rest;
 mod rpc;
 use exchange::StreamSlots;
+pub use metrics::METRICS_PATH;
 
 /// Where the contract's OpenRPC document is served, public like the Agent
 /// Card: it describes the contract, nothing of this server's configuration.
@@ -323,7 +326,33 @@ impl HttpState {
         response
     }
 
+    /// Answers one request inside its transport span, which continues the
+    /// caller's trace when the request carries a W3C `traceparent`.
     async fn handle(
+        &self,
+        request: Request<Incoming>,
+        peer: SocketAddr,
+        address: Address,
+    ) -> Response<ResponseBody> {
+        let span = tracing::info_span!(
+            "http.request",
+            otel.kind = "server",
+            http.request.method = %request.method(),
+            url.path = %request.uri().path(),
+        );
+        if !span.is_disabled() {
+            let headers = request.headers();
+            let parent = telemetry::TraceContext::from_carrier(|name| {
+                headers.get(name).and_then(|value| value.to_str().ok())
+            });
+            if let Some(parent) = parent {
+                telemetry::set_parent(&span, &parent);
+            }
+        }
+        self.route(request, peer, address).instrument(span).await
+    }
+
+    async fn route(
         &self,
         request: Request<Incoming>,
         _peer: SocketAddr,
@@ -342,6 +371,7 @@ impl HttpState {
                 self.card(&request, address)
             }
             (&Method::GET | &Method::HEAD, OPENRPC_PATH) => openrpc(),
+            (&Method::GET | &Method::HEAD, METRICS_PATH) => self.metrics(&request),
             (&Method::POST, p) if p == self.config.http.path => self.rpc(request).await,
             _ if rest_route.is_some() => self.rest(request, rest_route.unwrap_or_default()).await,
             (_, p) if p == self.config.http.path => {

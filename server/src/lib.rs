@@ -37,7 +37,7 @@ pub use config::{
     JwtConfig, Limits, OAuth2Config, PrincipalConfig, Secret, ServerConfig,
 };
 pub use error::ServerError;
-pub use http::{serve_http, HttpServer};
+pub use http::{serve_http, HttpServer, METRICS_PATH};
 pub use stdio::{pipes, serve_stdio};
 
 /// The README's example, compiled and run as a doctest.

@@ -1,7 +1,8 @@
 //! The call path both transports share once a request is parsed and the caller
 //! known: capability gating, the methods the server answers
 //! itself (`GetExtendedAgentCard`, OpenRPC's `rpc.discover`), dispatch to the generated router, and the
-//! tracing span of the call. Authorization is the router's (it runs for every
+//! tracing span of the call, and the call's metrics (count by method and
+//! outcome, latency). Authorization is the router's (it runs for every
 //! dispatched method, from the principal the transport put in the call
 //! context). Keeping it in one place is what makes the two
 //! transports answer identically.
@@ -11,6 +12,7 @@ use crate::card::{self, Binding};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
 use crate::signing::CardSigner;
+use a2a::metrics::Metrics;
 use a2a::rpc::{decode_params, to_raw, CallContext, Dispatch, Error, Outcome, RawJson};
 use a2a::types::GetExtendedAgentCardRequest;
 use a2a::{capabilities, find_method, ErrorKind};
@@ -28,6 +30,7 @@ pub(crate) struct Pipeline {
     streaming: bool,
     push_notifications: bool,
     transport: &'static str,
+    metrics: Arc<Metrics>,
 }
 
 impl Pipeline {
@@ -51,6 +54,7 @@ impl Pipeline {
             extended_card_declared,
             streaming: config.agent.capabilities.streaming,
             push_notifications: config.agent.capabilities.push_notifications,
+            metrics: config.metrics.clone(),
             transport: match binding {
                 Binding::Http => "http",
                 Binding::Stdio => "stdio",
@@ -74,7 +78,7 @@ impl Pipeline {
             .unwrap_or_default();
         let principal = caller.map(|c| c.principal.subject.as_str()).unwrap_or("");
         let span = tracing::info_span!(
-            "rpc",
+            "dispatch",
             transport = self.transport,
             request_id = %request_id,
             method = %method,
@@ -83,7 +87,13 @@ impl Pipeline {
         async move {
             let started = Instant::now();
             let outcome = self.run(ctx, method, &mut params).await;
-            let latency_us = started.elapsed().as_micros() as u64;
+            let elapsed = started.elapsed();
+            let latency_us = elapsed.as_micros() as u64;
+            let error_code = match &outcome {
+                Outcome::Single(Err(e)) => Some(e.code),
+                _ => None,
+            };
+            self.metrics.record_request(method, error_code, elapsed);
             match &outcome {
                 Outcome::Single(Ok(_)) => tracing::info!(latency_us, outcome = "ok", "call answered"),
                 Outcome::Single(Err(e)) => {
@@ -95,6 +105,11 @@ impl Pipeline {
         }
         .instrument(span)
         .await
+    }
+
+    /// The registry calls are recorded into.
+    pub(crate) fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
     }
 
     /// True when the Agent Card declares `capability` (the flags the card is built from).

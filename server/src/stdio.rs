@@ -18,6 +18,7 @@ use crate::negotiate::{self, Dialect, Negotiated, PROTOCOL_VERSION};
 use crate::pipeline::Pipeline;
 use crate::signing::CardSigner;
 use a2a::methods::markers;
+use a2a::metrics::StreamTransport;
 use a2a::rpc::{decode_params, CallContext, Dispatch, Error, EventStream, Method, Outcome, RawJson};
 use a2a::types::{
     AgentCard, StdioActivatedExtension, StdioImplementationInfo, StdioInitializeParams,
@@ -34,6 +35,7 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 mod framing;
 pub mod pipes;
@@ -48,6 +50,9 @@ const STREAM_RESUME: &str = <markers::StreamResume as Method>::NAME;
 /// The member of the `initialize` result that carries the Agent Card
 /// (`StdioInitializeResult.agentCard`).
 const INITIALIZE_CARD_FIELD: &str = "agentCard";
+/// The member of a request's params that carries its W3C trace context on
+/// this binding, which has no headers (`docs/stdio-binding.md`, §5).
+const TRACE_META: &str = "_meta";
 
 struct Session {
     pipeline: Pipeline,
@@ -410,7 +415,32 @@ fn cancel_stream(session: &Session, params: Option<Value>) -> Result<Value, Erro
         .map_err(|e| Error::new(ErrorKind::ExtInternalError, format!("stream/cancel result: {e}")))
 }
 
-async fn run_request(session: &Session, admitted: Admitted) {
+async fn run_request(session: &Session, mut admitted: Admitted) {
+    // The transport span, continuing the caller's trace when the request
+    // carries one (`params._meta.traceparent`, the binding's header).
+    let span = tracing::info_span!("stdio.request", otel.kind = "server");
+    if let Some(parent) = take_trace_context(&mut admitted.request.params) {
+        telemetry::set_parent(&span, &parent);
+    }
+    run_admitted(session, admitted).instrument(span).await;
+}
+
+/// The W3C trace context a request carries in `params._meta` (`traceparent`,
+/// `tracestate`), taken out so the method's params are as its schema says.
+/// `_meta` goes when nothing else is left in it.
+fn take_trace_context(params: &mut Option<Value>) -> Option<telemetry::TraceContext> {
+    let object = params.as_mut()?.as_object_mut()?;
+    let meta = object.get_mut(TRACE_META)?.as_object_mut()?;
+    let context = telemetry::TraceContext::from_carrier(|name| meta.get(name)?.as_str());
+    meta.remove(telemetry::TRACEPARENT);
+    meta.remove(telemetry::TRACESTATE);
+    if meta.is_empty() {
+        object.remove(TRACE_META);
+    }
+    context
+}
+
+async fn run_admitted(session: &Session, admitted: Admitted) {
     let Admitted {
         negotiated,
         request,
@@ -447,6 +477,7 @@ async fn run_request(session: &Session, admitted: Admitted) {
             session.send(jsonrpc::response(&id, result)).await;
         }
         Outcome::Stream(events) => {
+            let _open = session.pipeline.metrics().stream_opened(StreamTransport::Stdio);
             let final_result = forward_stream(session, &id, events, cancel.unwrap_or_default()).await;
             session.streams().remove(&key);
             session.send(jsonrpc::response(&id, final_result)).await;

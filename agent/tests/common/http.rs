@@ -145,3 +145,43 @@ fn try_post_as(
     };
     Ok(Reply { status, head, body })
 }
+
+/// GETs `path` from `addr` with `headers` and reads the answer to the end.
+#[allow(dead_code)] // not every test binary reads a GET endpoint
+pub fn get(addr: &str, path: &str, headers: &[(&str, &[u8])]) -> Reply {
+    let broken = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+    let exchange = || -> std::io::Result<Reply> {
+        let mut request =
+            format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n").into_bytes();
+        for (name, value) in headers {
+            request.extend_from_slice(name.as_bytes());
+            request.extend_from_slice(b": ");
+            request.extend_from_slice(value);
+            request.extend_from_slice(b"\r\n");
+        }
+        request.extend_from_slice(b"\r\n");
+        let mut stream = TcpStream::connect(addr)?;
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(60)))?;
+        stream.write_all(&request)?;
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw)?;
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .ok_or_else(|| broken("no response head"))?;
+        let head = String::from_utf8_lossy(&raw[..split]).to_string();
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| broken("no status code"))?;
+        let rest = &raw[split + 4..];
+        let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+            decode_chunked(rest)
+        } else {
+            rest.to_vec()
+        };
+        Ok(Reply { status, head, body })
+    };
+    exchange().unwrap_or_else(|e| panic!("GET {path}: {e}"))
+}

@@ -96,6 +96,18 @@ impl ServerAgent {
             .to_string()
     }
 
+    /// Stops the agent with SIGTERM (a graceful shutdown) and waits until it
+    /// has exited.
+    #[allow(dead_code)]
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "SIGTERM sent");
+        self.child.wait().expect("the agent exits")
+    }
+
     /// Kills the agent with SIGKILL and reaps it.
     #[allow(dead_code)]
     pub fn kill(&mut self) {

@@ -20,12 +20,16 @@
 
 use super::{config_key, COLL};
 use crate::store::{Commit, Delivery, DeliveryChange, Store};
+use a2a::metrics::Metrics;
 use a2a::types::TaskPushNotificationConfig;
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use telemetry::TraceContext;
 use tokio::sync::Notify;
+use tracing::Instrument;
 
 /// The header that carries the delivered event's per-task sequence number
 /// (the number an SSE `id:` and `Last-Event-ID` use): a redelivery repeats
@@ -122,7 +126,18 @@ struct Shared {
     in_flight: AtomicUsize,
     /// Wakes the deliverer: rows were written, or a delivery finished.
     wake: Arc<Notify>,
+    /// Where each attempt is counted.
+    metrics: Arc<Metrics>,
+    /// The trace each task's latest events were appended in (task id →
+    /// W3C trace context), so their deliveries continue it. Only traced
+    /// requests write here; it lives in memory, so a delivery made after a
+    /// restart, or by another agent, starts a trace of its own.
+    traces: Mutex<HashMap<String, TraceContext>>,
 }
+
+/// The most tasks whose trace is remembered; past it the memory starts over
+/// (a delivery without its trace is still made, untraced).
+const MAX_TRACED_TASKS: usize = 4096;
 
 /// The delivery machinery of one agent.
 pub struct PushDelivery {
@@ -169,9 +184,10 @@ fn is_internal(ip: IpAddr) -> bool {
 }
 
 impl PushDelivery {
-    /// The deliverer on `store`; it starts (within a runtime) at once, so
-    /// rows left by an earlier run or another agent are delivered.
-    pub fn new(store: Arc<dyn Store>, mut config: PushConfig) -> Self {
+    /// The deliverer on `store`, counting its attempts in `metrics`; it
+    /// starts (within a runtime) at once, so rows left by an earlier run or
+    /// another agent are delivered.
+    pub fn new(store: Arc<dyn Store>, mut config: PushConfig, metrics: Arc<Metrics>) -> Self {
         config.lease = config.lease.max(MIN_LEASE);
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -186,6 +202,8 @@ impl PushDelivery {
                 holder: crate::util::new_id(),
                 in_flight: AtomicUsize::new(0),
                 wake: Arc::new(Notify::new()),
+                metrics,
+                traces: Mutex::new(HashMap::new()),
             }),
             started: AtomicBool::new(false),
         };
@@ -216,6 +234,19 @@ impl PushDelivery {
             return Err("the HTTP client could not be built; webhooks are not called".into());
         }
         Ok(self.shared.in_flight.load(Ordering::Relaxed))
+    }
+
+    /// Remembers the current trace (if the request is traced) as the one the
+    /// deliveries of `task_id`'s next events belong to.
+    pub fn note_trace(&self, task_id: &str) {
+        let Some(context) = telemetry::current() else {
+            return;
+        };
+        let mut traces = self.shared.traces.lock().unwrap_or_else(|p| p.into_inner());
+        if traces.len() >= MAX_TRACED_TASKS && !traces.contains_key(task_id) {
+            traces.clear();
+        }
+        traces.insert(task_id.to_string(), context);
     }
 
     /// Tells the deliverer that a commit recorded deliveries.
@@ -274,7 +305,11 @@ enum Attempt {
 /// Makes one attempt at `delivery` and commits its outcome.
 async fn deliver_one(shared: Arc<Shared>, delivery: Delivery) {
     let attempts = delivery.attempts.saturating_add(1);
-    let change = match attempt(&shared, &delivery).await {
+    let outcome = attempt(&shared, &delivery).await;
+    shared
+        .metrics
+        .record_push_attempt(!matches!(outcome, Attempt::Delivered));
+    let change = match outcome {
         Attempt::Delivered | Attempt::Refused => DeliveryChange::Done(delivery.key),
         Attempt::Failed if attempts >= shared.config.max_attempts.max(1) => {
             DeliveryChange::Done(delivery.key)
@@ -347,7 +382,25 @@ async fn attempt(shared: &Shared, delivery: &Delivery) -> Attempt {
         };
         request = request.header("Authorization", value);
     }
-    match request.send().await {
+    // The POST is a span of the trace the event was appended in, and the
+    // receiver gets that trace's context in the W3C headers.
+    let span =
+        tracing::info_span!("push.deliver", otel.kind = "client", task_id = %key.task_id, seq = key.seq);
+    let trace = shared
+        .traces
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key.task_id)
+        .cloned();
+    if let Some(parent) = trace {
+        telemetry::set_parent(&span, &parent);
+        if let Some(context) = telemetry::context_of(&span) {
+            for (name, value) in context.fields() {
+                request = request.header(name, value);
+            }
+        }
+    }
+    match request.send().instrument(span).await {
         Ok(response) if response.status().is_success() => Attempt::Delivered,
         Ok(response) if response.status().is_client_error() && response.status().as_u16() != 429 => {
             Attempt::Refused

@@ -7,9 +7,12 @@
 
 use super::{Commit, Committed, Store, StoreError, StoreResult};
 use crate::util::Family;
+use a2a::metrics::Metrics;
 use a2a::rpc::Error;
 use std::sync::Arc;
+use std::time::Instant;
 use tokio::sync::watch;
+use tracing::Instrument;
 
 /// A shared, cloneable handle on the store.
 #[derive(Clone)]
@@ -18,13 +21,17 @@ pub struct StoreHandle {
     /// Counts the durable commits that appended task events, so a namespace
     /// event stream wakes when there is something new to read.
     appended: Arc<watch::Sender<u64>>,
+    /// Where each commit's latency is recorded.
+    metrics: Arc<Metrics>,
 }
 
 impl StoreHandle {
-    pub fn new(store: Arc<dyn Store>) -> Self {
+    /// A handle on `store` recording its commits into `metrics`.
+    pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Self {
         StoreHandle {
             store,
             appended: Arc::new(watch::channel(0).0),
+            metrics,
         }
     }
 
@@ -54,7 +61,14 @@ impl StoreHandle {
     /// kept, so callers can map conflicts.
     pub async fn commit(&self, commit: Commit) -> StoreResult<Committed> {
         let appends = commit.task.as_ref().is_some_and(|t| !t.events.is_empty());
-        let outcome = self.commit_quietly(commit).await;
+        // Every backend's commits pass here, so the latency is measured alike:
+        // from submission (queueing for the group commit included) to the
+        // durable outcome, as the caller waits for it.
+        let started = Instant::now();
+        let span = tracing::info_span!("store.commit", store = self.store.backend());
+        let outcome = self.commit_quietly(commit).instrument(span).await;
+        self.metrics
+            .record_store_commit(self.store.backend(), started.elapsed());
         if appends && outcome.is_ok() {
             self.appended.send_modify(|n| *n = n.wrapping_add(1));
         }

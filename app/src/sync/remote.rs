@@ -54,6 +54,14 @@ impl Remote {
         config.timeout = Duration::from_secs(10);
         config.connect_timeout = Duration::from_secs(3);
         config.retries = 0;
+        // The remote's spans join the trace of the sync request (W3C headers).
+        if let Some(context) = telemetry::current() {
+            config.headers.extend(
+                context
+                    .fields()
+                    .map(|(name, value)| (name.to_string(), value.to_string())),
+            );
+        }
         let transport = HttpTransport::new(config).map_err(|e| failed(&name, &url, e))?;
         Ok(Remote {
             name,

@@ -275,6 +275,13 @@ impl TaskEngine {
     /// with `message`, and changes nothing. The deliveries its events owe are
     /// in the outbox with them; the deliverer hears of them at once.
     async fn commit(&self, commit: Commit, conflict: ErrorKind, message: &str) -> Result<(), Error> {
+        // Before the commit: once it is durable the deliverer may claim its
+        // rows at any moment, and should find the trace they belong to.
+        if commit.fanout.is_some() {
+            if let Some(task) = &commit.task {
+                self.push.note_trace(&task.row.id);
+            }
+        }
         match self.db.commit(commit).await {
             Ok(committed) => {
                 if committed.deliveries_owed > 0 {

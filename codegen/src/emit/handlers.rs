@@ -196,7 +196,8 @@ fn handler_trait(idents: &[syn::Ident]) -> TokenStream {
 }
 
 /// `Router`: resolution and authorization before any handler runs, then the
-/// arm of the method.
+/// arm of the method; as a [`Dispatch`](crate::rpc::Dispatch), inside the
+/// call's handler span.
 fn router(arms: &[TokenStream]) -> TokenStream {
     quote! {
         /// Routes a decoded JSON-RPC call to the handler method of its wire name.
@@ -248,7 +249,14 @@ fn router(arms: &[TokenStream]) -> TokenStream {
                 method: &'a str,
                 params: ::std::option::Option<::serde_json::Value>,
             ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
-                Box::pin(Router::dispatch(self, ctx, method, params))
+                // The call runs inside its handler span; boxed as a whole, so
+                // the span adds nothing to the size of the router's future.
+                let service = crate::methods::find_method(method).map_or("", |d| d.service);
+                Box::pin(crate::rpc::in_handler_span(
+                    method,
+                    service,
+                    Router::dispatch(self, ctx, method, params),
+                ))
             }
         }
     }

@@ -159,7 +159,7 @@ impl MethodTable {
             let wire = &method.name;
             table.descriptors.push(descriptor(contract, method, names)?);
             table.markers.push(marker_type(method, index, names)?);
-            table.lookup.push(quote!(#wire => Some(&METHODS[#index])));
+            table.lookup.push(quote!(#wire => Some(#index)));
         }
         Ok(table)
     }
@@ -178,9 +178,15 @@ impl MethodTable {
             /// Every method of every contract, in schema order.
             pub static METHODS: &[MethodDescriptor] = &[#(#descriptors),*];
 
+            /// The position in [`METHODS`] of the method with this wire name: what
+            /// per-method tables (metrics counters, say) are indexed by.
+            pub fn method_index(name: &str) -> Option<usize> {
+                match name { #(#lookup,)* _ => None }
+            }
+
             /// The descriptor of the method with this wire name.
             pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
-                match name { #(#lookup,)* _ => None }
+                method_index(name).map(|index| &METHODS[index])
             }
 
             /// The contract a wire method name belongs to ([`Contract::of_method`]).

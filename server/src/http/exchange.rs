@@ -10,6 +10,7 @@ use crate::negotiate::{
     self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
 };
 use crate::sse::{Framing, ResponseBody, SlotGuard, SseBody};
+use a2a::metrics::StreamTransport;
 use a2a::rpc::{CallContext, Error, EventStream, RawJson, RequestId};
 use a2a::ErrorKind;
 use bytes::Bytes;
@@ -282,7 +283,8 @@ impl HttpState {
             self.config.http.keep_alive(),
             self.config.limits.stream_idle_timeout(),
             self.shutdown.clone().cancelled_owned(),
-            slot.map(|s| Box::new(s) as SlotGuard),
+            // Held by the body: the stream counts as open until it is dropped.
+            Some(Box::new((slot, self.config.metrics.stream_opened(StreamTransport::Http))) as SlotGuard),
         ))))
     }
 

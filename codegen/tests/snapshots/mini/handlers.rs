@@ -133,6 +133,13 @@ impl<H: Handler> crate::rpc::Dispatch for Router<H> {
         method: &'a str,
         params: ::std::option::Option<::serde_json::Value>,
     ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
-        Box::pin(Router::dispatch(self, ctx, method, params))
+        let service = crate::methods::find_method(method).map_or("", |d| d.service);
+        Box::pin(
+            crate::rpc::in_handler_span(
+                method,
+                service,
+                Router::dispatch(self, ctx, method, params),
+            ),
+        )
     }
 }

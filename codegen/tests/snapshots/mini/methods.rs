@@ -237,13 +237,18 @@ pub static METHODS: &[MethodDescriptor] = &[
         roundtrip_request: crate::rpc::roundtrip::<crate::types::WatchNotesRpcRequest>,
     },
 ];
-/// The descriptor of the method with this wire name.
-pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
+/// The position in [`METHODS`] of the method with this wire name: what
+/// per-method tables (metrics counters, say) are indexed by.
+pub fn method_index(name: &str) -> Option<usize> {
     match name {
-        "GetNote" => Some(&METHODS[0usize]),
-        "WatchNotes" => Some(&METHODS[1usize]),
+        "GetNote" => Some(0usize),
+        "WatchNotes" => Some(1usize),
         _ => None,
     }
+}
+/// The descriptor of the method with this wire name.
+pub fn find_method(name: &str) -> Option<&'static MethodDescriptor> {
+    method_index(name).map(|index| &METHODS[index])
 }
 /// The contract a wire method name belongs to ([`Contract::of_method`]).
 pub fn contract_of_name(name: &str) -> Contract {
