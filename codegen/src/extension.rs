@@ -9,7 +9,7 @@
 //! }
 //! ```
 //!
-//! ```ignore
+//! ```text
 //! // src/lib.rs (or main.rs): at the crate root, since the code names its modules from there
 //! include!(concat!(env!("OUT_DIR"), "/a2a_extension.rs"));
 //! ```
