@@ -46,33 +46,28 @@ pub fn envelope() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// An example's params behind the byte `params_selector`, and each of its
+/// results and stream events behind `result_selector`: inputs of the targets
+/// whose first byte chooses what the rest is.
+fn selected(example: &Value, params_selector: u8, result_selector: u8) -> Vec<Vec<u8>> {
+    let results = example.get("result").into_iter().chain(
+        example
+            .get("events")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten(),
+    );
+    std::iter::once((params_selector, &example["params"]))
+        .chain(results.map(|result| (result_selector, result)))
+        .map(|(selector, value)| [&[selector][..], &serde_json::to_vec(value).unwrap_or_default()].concat())
+        .collect()
+}
+
 pub fn protojson() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     for (index, _, example) in examples() {
         let selector = (index % 0x80) as u8;
-        seeds.push(
-            [
-                &[selector][..],
-                &serde_json::to_vec(&example["params"]).unwrap_or_default(),
-            ]
-            .concat(),
-        );
-        let results = example.get("result").into_iter().chain(
-            example
-                .get("events")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten(),
-        );
-        for result in results {
-            seeds.push(
-                [
-                    &[selector | 0x80][..],
-                    &serde_json::to_vec(result).unwrap_or_default(),
-                ]
-                .concat(),
-            );
-        }
+        seeds.extend(selected(example, selector, selector | 0x80));
     }
     seeds
 }
@@ -100,22 +95,7 @@ pub fn conversion() -> Vec<Vec<u8>> {
         ];
         for (version, examples) in sides {
             for example in examples.into_iter().flatten() {
-                let params = [
-                    &[low | version][..],
-                    &serde_json::to_vec(&example["params"]).unwrap_or_default(),
-                ];
-                seeds.push(params.concat());
-                let results = example.get("result").into_iter().chain(
-                    example
-                        .get("events")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten(),
-                );
-                for result in results {
-                    let bytes = serde_json::to_vec(result).unwrap_or_default();
-                    seeds.push([&[low | version | 0x40][..], &bytes].concat());
-                }
+                seeds.extend(selected(example, low | version, low | version | 0x40));
             }
         }
     }
