@@ -103,16 +103,22 @@ fn try_post_as(
     headers: &[(&str, &[u8])],
     call: &Value,
 ) -> std::io::Result<Reply> {
-    let broken = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
     let body = serde_json::to_vec(call).expect("encodes");
     let version = version
         .map(|v| format!("A2A-Version: {v}\r\n"))
         .unwrap_or_default();
-    let mut request = format!(
+    let head = format!(
         "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n{version}Connection: close\r\nContent-Length: {}\r\n",
         body.len()
-    )
-    .into_bytes();
+    );
+    exchange(addr, head, headers, &body)
+}
+
+/// Sends one request (`head`: its request line and fixed headers, each line
+/// ended) with `headers` and `body`, and reads the answer to the end.
+fn exchange(addr: &str, head: String, headers: &[(&str, &[u8])], body: &[u8]) -> std::io::Result<Reply> {
+    let broken = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+    let mut request = head.into_bytes();
     for (name, value) in headers {
         request.extend_from_slice(name.as_bytes());
         request.extend_from_slice(b": ");
@@ -120,7 +126,7 @@ fn try_post_as(
         request.extend_from_slice(b"\r\n");
     }
     request.extend_from_slice(b"\r\n");
-    request.extend_from_slice(&body);
+    request.extend_from_slice(body);
     let mut stream = TcpStream::connect(addr)?;
     stream.set_read_timeout(Some(std::time::Duration::from_secs(60)))?;
     stream.write_all(&request)?;
@@ -149,39 +155,6 @@ fn try_post_as(
 /// GETs `path` from `addr` with `headers` and reads the answer to the end.
 #[allow(dead_code)] // not every test binary reads a GET endpoint
 pub fn get(addr: &str, path: &str, headers: &[(&str, &[u8])]) -> Reply {
-    let broken = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
-    let exchange = || -> std::io::Result<Reply> {
-        let mut request =
-            format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n").into_bytes();
-        for (name, value) in headers {
-            request.extend_from_slice(name.as_bytes());
-            request.extend_from_slice(b": ");
-            request.extend_from_slice(value);
-            request.extend_from_slice(b"\r\n");
-        }
-        request.extend_from_slice(b"\r\n");
-        let mut stream = TcpStream::connect(addr)?;
-        stream.set_read_timeout(Some(std::time::Duration::from_secs(60)))?;
-        stream.write_all(&request)?;
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw)?;
-        let split = raw
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .ok_or_else(|| broken("no response head"))?;
-        let head = String::from_utf8_lossy(&raw[..split]).to_string();
-        let status = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| broken("no status code"))?;
-        let rest = &raw[split + 4..];
-        let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-            decode_chunked(rest)
-        } else {
-            rest.to_vec()
-        };
-        Ok(Reply { status, head, body })
-    };
-    exchange().unwrap_or_else(|e| panic!("GET {path}: {e}"))
+    let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    exchange(addr, head, headers, &[]).unwrap_or_else(|e| panic!("GET {path}: {e}"))
 }
