@@ -61,12 +61,18 @@ pub enum Start {
     Message(Box<Message>),
     /// Track the work as a task; [`Executor::run`] drives it.
     Task,
+    /// Track the work as a task that goes through these statuses (state,
+    /// optional agent message) at once: a new task is created with all of
+    /// them in one durable commit, each still its own event, and no run
+    /// follows. For work that is decided the moment the message arrives.
+    Settled(Vec<(TaskState, Option<Message>)>),
 }
 
 /// The built-in agent behind `SendMessage`.
 pub trait Executor: Send + Sync + 'static {
-    /// Decides, before any task exists, whether to reply directly or work on a
-    /// task. An error is returned to the caller and changes nothing.
+    /// Decides, before any task exists, whether to reply directly, work on a
+    /// task, or settle a task at once. An error is returned to the caller
+    /// and changes nothing.
     fn start(&self, request: &ExecRequest) -> Result<Start, Error>;
     /// Drives the task to a terminal or interrupted state. Runs detached from
     /// the caller, so it completes even when the client goes away.
@@ -101,14 +107,9 @@ impl TaskHandle {
     /// An agent message in this task's context.
     pub fn agent_message(&self, parts: Vec<Part>) -> Message {
         Message {
-            message_id: crate::util::new_id(),
             context_id: Some(self.context_id.clone()),
             task_id: Some(self.task_id.clone()),
-            role: Role::Agent,
-            parts,
-            metadata: None,
-            extensions: vec![],
-            reference_task_ids: vec![],
+            ..agent_message(parts)
         }
     }
 
@@ -165,6 +166,21 @@ impl TaskHandle {
     }
 }
 
+/// An agent message with a fresh id; the task it is a status of gives it
+/// its `taskId` and `contextId`.
+pub fn agent_message(parts: Vec<Part>) -> Message {
+    Message {
+        message_id: crate::util::new_id(),
+        context_id: None,
+        task_id: None,
+        role: Role::Agent,
+        parts,
+        metadata: None,
+        extensions: vec![],
+        reference_task_ids: vec![],
+    }
+}
+
 /// A text part.
 pub fn text_part(text: &str) -> Part {
     Part {
@@ -186,6 +202,16 @@ pub fn message_text(message: &Message) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The default executor's reply to a message that starts no plan.
+fn echo(message: &Message) -> String {
+    let text = message_text(message);
+    if text.is_empty() {
+        "Received a message without text.".to_string()
+    } else {
+        format!("Received: {text}")
+    }
 }
 
 /// The deterministic session executor.
@@ -212,14 +238,23 @@ impl Executor for DefaultExecutor {
             .task
             .as_ref()
             .is_some_and(|t| crate::plans::plan_of_task(t).is_some());
-        if !continues_plan {
-            if let Some(Err((field, why))) = crate::plans::plan_request(&request.message) {
-                return Err(
-                    crate::util::Family::A2a.invalid_params(&format!("message.parts.data.{field}"), &why)
-                );
-            }
+        if continues_plan {
+            return Ok(Start::Task);
         }
-        Ok(Start::Task)
+        match crate::plans::plan_request(&request.message) {
+            Some(Err((field, why))) => {
+                Err(crate::util::Family::A2a.invalid_params(&format!("message.parts.data.{field}"), &why))
+            }
+            Some(Ok(_)) => Ok(Start::Task),
+            // Nothing happens between the two: the task is created with both.
+            None => Ok(Start::Settled(vec![
+                (TaskState::Working, None),
+                (
+                    TaskState::Completed,
+                    Some(agent_message(vec![text_part(&echo(&request.message))])),
+                ),
+            ])),
+        }
     }
 
     fn run(&self, request: ExecRequest, task: TaskHandle) -> BoxFuture<'static, ()> {
@@ -232,19 +267,17 @@ impl Executor for DefaultExecutor {
                         return plans.plan_reply(&task, &plan_id, &request.message).await;
                     }
                 }
-                if let Some(Ok(start)) = crate::plans::plan_request(&request.message) {
-                    return plans.plan_start_in_task(&task, start).await;
+                match crate::plans::plan_request(&request.message) {
+                    Some(Ok(start)) => plans.plan_start_in_task(&task, start).await,
+                    // `start` settles every other message; a run of one echoes it too.
+                    _ => task
+                        .statuses(&[
+                            (TaskState::Working, None),
+                            (TaskState::Completed, Some(&echo(&request.message))),
+                        ])
+                        .await
+                        .map(|_| ()),
                 }
-                let text = message_text(&request.message);
-                let reply = if text.is_empty() {
-                    "Received a message without text.".to_string()
-                } else {
-                    format!("Received: {text}")
-                };
-                // Nothing happens between the two: one commit makes both durable.
-                task.statuses(&[(TaskState::Working, None), (TaskState::Completed, Some(&reply))])
-                    .await
-                    .map(|_| ())
             }
             .await;
             if let Err(error) = outcome {

@@ -127,11 +127,11 @@ pub(crate) async fn execute(
     };
     let doc = record::put(ns, &rec, ver)?;
     let announced = rec.clone();
-    let (_first, rx) = plans
+    // The plan's runner drives the task from here; nothing waits on its events.
+    plans
         .engine
         .create_task_then(ns, task, move |t| created(t, &announced), vec![doc])
         .await?;
-    drop(rx);
     spawn_run(plans, ns.to_string(), rec.plan.id.clone())?;
     Ok(PlanExecution {
         context_id: rec.plan.context_id.clone(),

@@ -97,6 +97,15 @@ pub(crate) type Subscription = (
     Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
 );
 
+/// A task just created ([`TaskEngine::create_task_then`]): its events in
+/// order (the Task first), the task after them, and the receiver of its
+/// later events (none when it is already terminal).
+pub(crate) struct Created {
+    pub(crate) events: Vec<Event<StreamResponse>>,
+    pub(crate) task: Task,
+    pub(crate) rx: Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
+}
+
 /// One status step of [`TaskEngine::set_statuses`]: state, agent message, event metadata.
 pub(crate) type StatusStep = (
     TaskState,
@@ -196,53 +205,29 @@ impl TaskEngine {
         }
     }
 
-    /// Creates a task with its first event (the Task itself), registering a
-    /// subscriber first so the caller misses nothing. Extra documents (e.g. a
-    /// push configuration, a plan) are written in the same commit.
-    pub(crate) async fn create_task(
-        &self,
-        namespace: &str,
-        task: Task,
-        docs: Vec<DocWrite>,
-    ) -> Result<
-        (
-            Event<StreamResponse>,
-            mpsc::UnboundedReceiver<Event<StreamResponse>>,
-        ),
-        Error,
-    > {
-        self.create_task_then(namespace, task, |_| Ok(Change { events: vec![] }), docs)
-            .await
-    }
-
-    /// Like [`TaskEngine::create_task`], and applies `then` to the task after
-    /// its first event: the events `then` returns follow the Task in the same
-    /// commit (a plan announces itself as its task begins), with their
-    /// sequence numbers stamped as [`TaskEngine::mutate_with`] does. The
-    /// receiver starts after the last of them; they reach subscribers from
-    /// the log, as any backlog does.
+    /// Creates a task with its first event (the Task itself), and applies
+    /// `then` to the task after it: the events `then` returns follow the
+    /// Task in the same commit (a plan announces itself as its task begins,
+    /// a settled task goes through all its statuses), with their sequence
+    /// numbers stamped as [`TaskEngine::mutate_with`] does. Extra documents
+    /// (e.g. a push configuration, a plan) are written in the same commit. A
+    /// subscriber is registered under the task's lock unless `then` left the
+    /// task terminal, so the caller misses nothing that follows.
     pub(crate) async fn create_task_then<F>(
         &self,
         namespace: &str,
         mut task: Task,
         then: F,
         docs: Vec<DocWrite>,
-    ) -> Result<
-        (
-            Event<StreamResponse>,
-            mpsc::UnboundedReceiver<Event<StreamResponse>>,
-        ),
-        Error,
-    >
+    ) -> Result<Created, Error>
     where
         F: FnOnce(&mut Task) -> Result<Change, Error>,
     {
         let id = task.id.clone();
         let mut live = self.hold(&id).await?;
-        let event = StreamResponse::Task(task.clone());
         let mut rows = vec![EventRow {
             seq: 1,
-            body: event.clone(),
+            body: StreamResponse::Task(task.clone()),
         }];
         for (i, mut body) in then(&mut task)?.events.into_iter().enumerate() {
             let seq = 2 + i as u64;
@@ -250,9 +235,13 @@ impl TaskEngine {
             rows.push(EventRow { seq, body });
         }
         let last_seq = rows.len() as u64;
+        let events = rows
+            .iter()
+            .map(|row| Event::with_seq(row.seq, row.body.clone()))
+            .collect();
         let commit = Commit {
             task: Some(TaskWrite {
-                row: TaskRow::new(namespace, task, last_seq),
+                row: TaskRow::new(namespace, task.clone(), last_seq),
                 create: true,
                 expected_last_seq: 0,
                 events: rows,
@@ -267,8 +256,8 @@ impl TaskEngine {
             "a document written with the task already exists",
         )
         .await?;
-        let rx = live.subscribe(namespace, last_seq);
-        Ok((Event::with_seq(1, event), rx))
+        let rx = (!is_terminal(task.status.state)).then(|| live.subscribe(namespace, last_seq));
+        Ok(Created { events, task, rx })
     }
 
     /// Commits a task change; a conflicting document write is `conflict`

@@ -3,7 +3,7 @@
 //! continuation, the executor run), GetTask, ListTasks, CancelTask and
 //! SubscribeToTask, on the task engine.
 
-use super::changes::{cancel_change, is_terminal, trim_history, Change};
+use super::changes::{cancel_change, is_terminal, status_change, trim_history, Change};
 use super::engine::TaskEngine;
 use super::stream::{ends_stream, TaskEvents};
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
@@ -41,25 +41,23 @@ fn check_history_length(value: Option<i32>, field: &str) -> Result<(), Error> {
 }
 
 /// Result of the shared send path.
-// A short-lived return value, moved once: boxing would only add an allocation.
-#[allow(clippy::large_enum_variant)]
 pub enum Sent {
     Message(Box<Message>),
     Task {
         task_id: String,
         namespace: String,
-        first: Event<StreamResponse>,
-        rx: mpsc::UnboundedReceiver<Event<StreamResponse>>,
+        opened: Opened,
     },
 }
 
-/// A task the send path opened or continued: its id, the first event of its
-/// stream and the rest of the stream.
-type Opened = (
-    String,
-    Event<StreamResponse>,
-    mpsc::UnboundedReceiver<Event<StreamResponse>>,
-);
+/// The stream of a task the send path opened or continued: its events so
+/// far (the first is the Task), the receiver of the later ones (none when
+/// the task was settled as it was created), and the task as it ended then.
+pub struct Opened {
+    backlog: VecDeque<Event<StreamResponse>>,
+    rx: Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
+    settled: Option<Task>,
+}
 
 /// The write of the push config a new task's request carries, if any: stored
 /// under the new task, with an id of its own when the client gave none.
@@ -95,6 +93,23 @@ fn push_config_writes(
         ));
     }
     Ok(docs)
+}
+
+/// Moves a new task through `steps`, each step its own status event.
+fn apply_steps(task: &mut Task, steps: Vec<(TaskState, Option<Message>)>) -> Result<Change, Error> {
+    let mut events = Vec::with_capacity(steps.len());
+    for (state, message) in steps {
+        events.extend(status_change(task, state, message, None)?.events);
+    }
+    Ok(Change { events })
+}
+
+/// Status steps as [`TaskEngine::set_statuses`] takes them.
+fn with_no_metadata(steps: Vec<(TaskState, Option<Message>)>) -> Vec<crate::tasks::engine::StatusStep> {
+    steps
+        .into_iter()
+        .map(|(state, message)| (state, message, None))
+        .collect()
 }
 
 impl TaskService {
@@ -139,34 +154,49 @@ impl TaskService {
             streaming,
             metadata: request.metadata.clone(),
         };
-        match self.executor.start(&exec)? {
+        let (steps, run) = match self.executor.start(&exec)? {
             Start::Message(reply) => {
                 let mut reply = *reply;
                 reply.context_id = Some(context_id);
                 if let Some(task) = &existing {
                     reply.task_id = Some(task.id.clone());
                 }
-                Ok(Sent::Message(Box::new(reply)))
+                return Ok(Sent::Message(Box::new(reply)));
             }
-            Start::Task => {
-                let (task_id, first, rx) = match existing {
-                    Some(task) => self.continue_task(&namespace, task.id, message.clone()).await?,
-                    None => {
-                        self.open_task(&namespace, &context_id, &mut message, &request)
-                            .await?
-                    }
-                };
-                let mut exec = exec;
-                exec.message = message;
-                self.spawn_run(exec, &namespace, &task_id, context_id);
-                Ok(Sent::Task {
-                    task_id,
-                    namespace,
-                    first,
-                    rx,
-                })
+            Start::Task => (vec![], true),
+            Start::Settled(steps) => (steps, false),
+        };
+        let (task_id, opened) = match existing {
+            Some(task) => {
+                let opened = self.continue_task(&namespace, &task.id, message.clone()).await?;
+                if !run {
+                    // Applied after the continuation is durable, detached
+                    // from the caller like a run: a client gone meanwhile
+                    // leaves no task half-way.
+                    let (engine, namespace, id) = (self.engine.clone(), namespace.clone(), task.id.clone());
+                    tokio::spawn(async move {
+                        engine
+                            .set_statuses(&namespace, &id, with_no_metadata(steps))
+                            .await
+                    });
+                }
+                (task.id, opened)
             }
+            None => {
+                self.open_task(&namespace, &context_id, &mut message, &request, steps)
+                    .await?
+            }
+        };
+        if run {
+            let mut exec = exec;
+            exec.message = message;
+            self.spawn_run(exec, &namespace, &task_id, context_id);
         }
+        Ok(Sent::Task {
+            task_id,
+            namespace,
+            opened,
+        })
     }
 
     /// Rejects a malformed request before anything is read or written.
@@ -219,10 +249,10 @@ impl TaskService {
 
     /// Appends `message` to an existing task and subscribes to it. The task is
     /// checked again inside the mutation: it may have ended since it was read.
-    async fn continue_task(&self, namespace: &str, id: String, message: Message) -> Result<Opened, Error> {
+    async fn continue_task(&self, namespace: &str, id: &str, message: Message) -> Result<Opened, Error> {
         let max_history = self.limits.max_history_per_task;
         self.engine
-            .mutate(namespace, &id, |task| {
+            .mutate(namespace, id, |task| {
                 if is_terminal(task.status.state) {
                     return Err(Error::new(
                         ErrorKind::UnsupportedOperation,
@@ -241,22 +271,28 @@ impl TaskService {
                 Ok(Change { events: vec![] })
             })
             .await?;
-        let (mut backlog, rx) = self.engine.subscribe(namespace, &id, None).await?;
-        let first = backlog
-            .pop_front()
-            .ok_or_else(|| FAMILY.internal("no snapshot"))?;
-        Ok((id, first, rx.ok_or_else(|| FAMILY.internal("task ended"))?))
+        let (backlog, rx) = self.engine.subscribe(namespace, id, None).await?;
+        if backlog.is_empty() {
+            return Err(FAMILY.internal("no snapshot"));
+        }
+        Ok(Opened {
+            backlog,
+            rx: Some(rx.ok_or_else(|| FAMILY.internal("task ended"))?),
+            settled: None,
+        })
     }
 
     /// Creates a SUBMITTED task for `message` (which is given the new task's
-    /// id), together with the push config the request carries, in one commit.
+    /// id), together with the push config the request carries, in one
+    /// commit; the task goes through `steps` in that commit too.
     async fn open_task(
         &self,
         namespace: &str,
         context_id: &str,
         message: &mut Message,
         request: &a2a::types::SendMessageRequest,
-    ) -> Result<Opened, Error> {
+        steps: Vec<(TaskState, Option<Message>)>,
+    ) -> Result<(String, Opened), Error> {
         let id = util::new_id();
         message.task_id = Some(id.clone());
         let task = Task {
@@ -272,8 +308,17 @@ impl TaskService {
             metadata: None,
         };
         let docs = push_config_writes(namespace, &id, request)?;
-        let (first, rx) = self.engine.create_task(namespace, task, docs).await?;
-        Ok((id, first, rx))
+        let settles = !steps.is_empty();
+        let created = self
+            .engine
+            .create_task_then(namespace, task, |task| apply_steps(task, steps), docs)
+            .await?;
+        let opened = Opened {
+            backlog: created.events.into(),
+            rx: created.rx,
+            settled: settles.then_some(created.task),
+        };
+        Ok((id, opened))
     }
 
     /// Runs the executor on the task in the background; the caller answers
@@ -300,18 +345,29 @@ impl TaskService {
             Sent::Task {
                 task_id,
                 namespace,
-                mut rx,
-                ..
+                opened,
             } => {
+                if let Some(mut task) = opened.settled {
+                    trim_history(&mut task, config.history_length);
+                    return Ok(a2a::types::SendMessageResponse::Task(task));
+                }
                 if !config.return_immediately.unwrap_or(false) {
-                    // Blocking: wait for a terminal or interrupted status.
-                    while let Some(event) = rx.recv().await {
-                        if ends_stream(&event.data, true) {
-                            break;
+                    // Blocking: wait for a terminal or interrupted status
+                    // after the first event (the task as it was opened or
+                    // continued, which may be waiting for this very message).
+                    let ended = opened
+                        .backlog
+                        .iter()
+                        .skip(1)
+                        .any(|event| ends_stream(&event.data, true));
+                    if let (false, Some(mut rx)) = (ended, opened.rx) {
+                        while let Some(event) = rx.recv().await {
+                            if ends_stream(&event.data, true) {
+                                break;
+                            }
                         }
                     }
                 }
-                drop(rx);
                 let mut task = self.engine.load_task(&namespace, &task_id)?.body;
                 trim_history(&mut task, config.history_length);
                 Ok(a2a::types::SendMessageResponse::Task(task))
@@ -334,9 +390,9 @@ impl TaskService {
                 };
                 Ok(Box::pin(stream))
             }
-            Sent::Task { first, rx, .. } => Ok(Box::pin(TaskEvents {
-                backlog: VecDeque::from([first]),
-                rx: Some(rx),
+            Sent::Task { opened, .. } => Ok(Box::pin(TaskEvents {
+                backlog: opened.backlog,
+                rx: opened.rx,
                 stop_when_interrupted: true,
                 done: false,
             })),
