@@ -7,7 +7,7 @@ use crate::app::App;
 use crate::util::namespace;
 use a2a::handlers::*;
 use a2a::registry::RegistryEntity;
-use a2a::rpc::{CallContext, Error, EventStream};
+use a2a::rpc::{CallContext, Error, EventStream, Reply};
 use a2a::types::*;
 use a2a::ErrorKind;
 
@@ -24,7 +24,7 @@ impl MessagingHandler for App {
     ) -> R<EventStream<StreamResponse>> {
         self.tasks.send_streaming_message(ctx, params).await
     }
-    async fn get_task(&self, ctx: &CallContext, params: GetTaskRequest) -> R<Task> {
+    async fn get_task(&self, ctx: &CallContext, params: GetTaskRequest) -> R<Reply<Task>> {
         self.tasks.get_task(ctx, params).await
     }
     async fn list_tasks(&self, ctx: &CallContext, params: ListTasksRequest) -> R<ListTasksResponse> {

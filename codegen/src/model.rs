@@ -112,6 +112,11 @@ pub struct MethodDef {
     pub params: String,
     pub result: String,
     pub streaming: bool,
+    /// The handler may answer with the result already encoded (as stored):
+    /// its method returns a `Reply` of the result, which the router sends
+    /// as it is. Unary methods only.
+    #[serde(default)]
+    pub encoded_result: bool,
     #[serde(default)]
     pub errors: Vec<String>,
     #[serde(default)]
@@ -285,6 +290,9 @@ fn check_method(
     }
     if let Some(section) = &method.spec_section {
         check_section(file, &at("specSection"), section)?;
+    }
+    if method.encoded_result && (method.streaming || method.notification) {
+        return Err(Error::schema(file, at("`encodedResult` is for unary methods")));
     }
     if method.examples.is_empty() {
         return Err(Error::schema(file, at("needs at least one example")));

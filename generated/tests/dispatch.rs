@@ -5,25 +5,32 @@
 mod common;
 
 use a2a::handlers::*;
-use a2a::rpc::{CallContext, Event, EventStream, Outcome, Version};
+use a2a::rpc::{CallContext, Event, EventStream, Outcome, Reply, Version};
 use a2a::types::{GetTaskRequest, SendMessageRequest, StreamResponse, Task};
 use a2a::{Contract, ErrorKind, Router, METHODS};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The task the backend answers already encoded.
+const STORED: &str = r#"{"status": {"state": "TASK_STATE_COMPLETED"}, "id": "stored"}"#;
+
 /// Implements two methods; every other method keeps the generated default.
 struct Backend;
 
 impl MessagingHandler for Backend {
-    async fn get_task(&self, _ctx: &CallContext, params: GetTaskRequest) -> Result<Task, a2a::Error> {
-        if params.id == "missing" {
-            return Err(a2a::Error::new(ErrorKind::TaskNotFound, "no task `missing`"));
+    async fn get_task(&self, _ctx: &CallContext, params: GetTaskRequest) -> Result<Reply<Task>, a2a::Error> {
+        match params.id.as_str() {
+            "missing" => Err(a2a::Error::new(ErrorKind::TaskNotFound, "no task `missing`")),
+            // As a backend keeps it: spacing and member order of its own.
+            "stored" => Ok(Reply::Encoded(
+                serde_json::value::RawValue::from_string(STORED.to_string()).expect("fixture JSON"),
+            )),
+            id => Ok(Reply::Value(
+                serde_json::from_value(json!({"id": id, "status": {"state": "TASK_STATE_WORKING"}}))
+                    .expect("fixture task"),
+            )),
         }
-        Ok(
-            serde_json::from_value(json!({"id": params.id, "status": {"state": "TASK_STATE_WORKING"}}))
-                .expect("fixture task"),
-        )
     }
 
     async fn send_streaming_message(
@@ -176,6 +183,17 @@ async fn implemented_method_answers_its_result() {
         result,
         json!({"id": "t9", "status": {"state": "TASK_STATE_WORKING"}})
     );
+}
+
+#[tokio::test]
+async fn an_encoded_result_is_sent_as_it_is() {
+    let outcome = router()
+        .dispatch(CallContext::default(), "GetTask", Some(json!({"id": "stored"})))
+        .await;
+    let Outcome::Single(Ok(raw)) = outcome else {
+        panic!("expected a result, got {outcome:?}");
+    };
+    assert_eq!(raw.get(), STORED);
 }
 
 #[tokio::test]

@@ -72,6 +72,25 @@ pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::E
     serde_json::value::to_raw_value(value)
 }
 
+/// What the handler of a method whose schema marks its result
+/// `encodedResult` answers: the result as a value, or already encoded (as
+/// the backend stored it, say), which is sent as it is, neither decoded nor
+/// encoded again. The encoding must be the value's own: the JSON the value
+/// encodes to, not merely JSON.
+#[derive(Debug)]
+pub enum Reply<T> {
+    /// The result as a value, encoded on its way out.
+    Value(T),
+    /// The result already encoded.
+    Encoded(RawJson),
+}
+
+impl<T> From<T> for Reply<T> {
+    fn from(value: T) -> Self {
+        Reply::Value(value)
+    }
+}
+
 /// The answer of the dispatcher: one result, or a stream of JSON events.
 pub enum Outcome {
     /// A non-streaming method's result or error.
@@ -94,6 +113,15 @@ impl Outcome {
     /// `internal` (the generated router passes its base contract's internal error).
     pub fn from_result<T: Serialize>(result: Result<T, Error>, internal: impl ErrorRegistry) -> Self {
         Outcome::Single(result.and_then(|value| encode(&value, internal)))
+    }
+
+    /// A handler's unary [`Reply`]: a value is encoded as by
+    /// [`Outcome::from_result`], an encoded result goes out as it is.
+    pub fn from_reply<T: Serialize>(result: Result<Reply<T>, Error>, internal: impl ErrorRegistry) -> Self {
+        Outcome::Single(result.and_then(|reply| match reply {
+            Reply::Value(value) => encode(&value, internal),
+            Reply::Encoded(raw) => Ok(raw),
+        }))
     }
 
     /// Encodes a handler's stream, event by event.

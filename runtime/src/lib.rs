@@ -45,7 +45,7 @@ pub use context::{CallContext, Principal, Version};
 pub use dialect::{find_dialect_method, DialectMethod};
 pub use dispatch::{
     in_handler_span, to_raw, BoxFuture, Dispatch, Event, EventStream, MapStream, Outcome, Prefixed, RawJson,
-    Stream,
+    Reply, Stream,
 };
 pub use envelope::{JsonRpcVersion, Notification, Request, RequestId, Response, JSONRPC_VERSION};
 pub use error::{Error, ErrorRegistry, BAD_REQUEST_TYPE, ERROR_INFO_TYPE};

@@ -7,7 +7,7 @@
 //! (env `BENCH_REQUESTS` per scenario, default 40000; `BENCH_CONNECTIONS`, default 32).
 
 use a2a::handlers::*;
-use a2a::rpc::{CallContext, Error};
+use a2a::rpc::{CallContext, Error, Reply};
 use a2a::types::*;
 use a2a::Router;
 use bytes::Bytes;
@@ -25,8 +25,8 @@ struct MemoryHandler {
 }
 
 impl MessagingHandler for MemoryHandler {
-    async fn get_task(&self, _ctx: &CallContext, _params: GetTaskRequest) -> Result<Task, Error> {
-        Ok(self.task.clone())
+    async fn get_task(&self, _ctx: &CallContext, _params: GetTaskRequest) -> Result<Reply<Task>, Error> {
+        Ok(self.task.clone().into())
     }
     async fn send_message(
         &self,

@@ -5,7 +5,7 @@
 //! `cargo run -p cleveragents-server --example demo_agent -- [--listen 127.0.0.1:8080] [--api-key KEY] [--stdio]`
 
 use a2a::handlers::*;
-use a2a::rpc::{CallContext, Error, Event, EventStream};
+use a2a::rpc::{CallContext, Error, Event, EventStream, Reply};
 use a2a::types::*;
 use a2a::{ErrorKind, Router};
 use serde_json::json;
@@ -19,9 +19,9 @@ fn task(id: &str, state: &str) -> Result<Task, Error> {
 }
 
 impl MessagingHandler for Demo {
-    async fn get_task(&self, _ctx: &CallContext, params: GetTaskRequest) -> Result<Task, Error> {
+    async fn get_task(&self, _ctx: &CallContext, params: GetTaskRequest) -> Result<Reply<Task>, Error> {
         if params.id == "demo-task" {
-            task("demo-task", "TASK_STATE_COMPLETED")
+            task("demo-task", "TASK_STATE_COMPLETED").map(Reply::Value)
         } else {
             Err(Error::from_kind(ErrorKind::TaskNotFound))
         }

@@ -105,9 +105,12 @@ impl MemoryStore {
             versions.push(next.unwrap_or(0));
             pending.insert(key, next);
         }
-        let events = match &commit.task {
-            Some(tw) => TaskTable::encode(&tw.events)?,
-            None => vec![],
+        let (events, body) = match &commit.task {
+            Some(tw) => (
+                TaskTable::encode(&tw.events)?,
+                Some(TaskTable::encode_body(&tw.row.body)?),
+            ),
+            None => (vec![], None),
         };
         // Whether each retry comes from its row's lease holder, asked before
         // anything changes so a failure changes nothing.
@@ -119,21 +122,9 @@ impl MemoryStore {
             });
         }
         let mut task_rank = None;
-        let fanout = commit
-            .task
-            .as_ref()
-            .zip(commit.fanout.as_ref())
-            .map(|(tw, fanout)| {
-                let events: Vec<(u64, StreamResponse)> =
-                    tw.events.iter().map(|e| (e.seq, e.body.clone())).collect();
-                (
-                    tw.row.namespace.clone(),
-                    tw.row.id.clone(),
-                    fanout.clone(),
-                    events,
-                )
-            });
-        if let Some(tw) = commit.task {
+        // The task written and its events, for the deliveries they owe.
+        let mut appended = None;
+        if let (Some(tw), Some(body)) = (commit.task, body) {
             state.rank += 1;
             let mut row = tw.row;
             row.rank = state.rank;
@@ -151,7 +142,9 @@ impl MemoryStore {
                 .entry(row.namespace.clone())
                 .or_default()
                 .extend(positions);
-            state.tasks.put(row, events);
+            let written = (row.namespace.clone(), row.id.clone());
+            state.tasks.put(row, body, events);
+            appended = Some((written, tw.events));
         }
         for (write, version) in commit.docs.into_iter().zip(&versions) {
             let key = (write.coll, write.namespace, write.key);
@@ -165,7 +158,7 @@ impl MemoryStore {
             }
         }
         let mut deliveries_owed = 0;
-        if let Some((namespace, task_id, fanout, events)) = fanout {
+        if let (Some(((namespace, task_id), events)), Some(fanout)) = (appended, &commit.fanout) {
             let start = (fanout.coll.clone(), namespace.clone(), fanout.prefix.clone());
             let targets: Vec<String> = state
                 .docs
@@ -176,14 +169,14 @@ impl MemoryStore {
                 .map(|((_, _, k), _)| k[fanout.prefix.len()..].to_string())
                 .collect();
             for config_id in targets {
-                for (seq, body) in &events {
+                for event in &events {
                     let key = DeliveryKey {
                         namespace: namespace.clone(),
                         task_id: task_id.clone(),
                         config_id: config_id.clone(),
-                        seq: *seq,
+                        seq: event.seq,
                     };
-                    state.outbox.insert(key, (body.clone(), 0, 0));
+                    state.outbox.insert(key, (event.body.clone(), 0, 0));
                     deliveries_owed += 1;
                 }
             }
@@ -254,7 +247,11 @@ impl Store for MemoryStore {
     }
 
     fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
-        Ok(self.lock()?.tasks.get(namespace, id))
+        self.lock()?.tasks.get(namespace, id).transpose()
+    }
+
+    fn get_task_encoded(&self, namespace: &str, id: &str) -> StoreResult<Option<RawJson>> {
+        Ok(self.lock()?.tasks.get_encoded(namespace, id))
     }
 
     fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
@@ -287,7 +284,7 @@ impl Store for MemoryStore {
     }
 
     fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
-        Ok(self.lock()?.tasks.list(query))
+        self.lock()?.tasks.list(query)
     }
 
     fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>> {

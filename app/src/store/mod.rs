@@ -39,6 +39,7 @@ pub mod sqlite;
 #[cfg(test)]
 mod conformance;
 
+use a2a::rpc::RawJson;
 use a2a::types::{StreamResponse, Task};
 use serde_json::Value;
 use std::fmt;
@@ -361,6 +362,14 @@ pub trait Store: Send + Sync + 'static {
     }
     /// The task `id` of `namespace`; a task of another namespace is not found.
     fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>>;
+    /// The body of [`Store::get_task`] encoded, as an answer sends it: a
+    /// backend that keeps it encoded hands it out without decoding it. By
+    /// default the decoded body, encoded again.
+    fn get_task_encoded(&self, namespace: &str, id: &str) -> StoreResult<Option<RawJson>> {
+        self.get_task(namespace, id)?
+            .map(|row| a2a::rpc::to_raw(&row.body).map_err(|e| StoreError::Backend(e.to_string())))
+            .transpose()
+    }
     /// Events of task `task_id` of `namespace` with a sequence number above
     /// `after`, in order (none for a task of another namespace).
     fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>>;

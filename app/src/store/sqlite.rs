@@ -14,7 +14,7 @@ use super::leases::Leases;
 use super::*;
 use counts::TaskCounts;
 use readers::Readers;
-use rows::{backend, configure, task_from_row, TASK_COLUMNS};
+use rows::{backend, configure, raw_body, task_from_row, TASK_COLUMNS};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use std::sync::Arc;
@@ -247,6 +247,18 @@ impl Store for SqliteStore {
             .and_then(|mut stmt| stmt.query_row([id, namespace], task_from_row).optional())
             .map_err(backend)?
             .transpose()
+        })
+    }
+
+    fn get_task_encoded(&self, namespace: &str, id: &str) -> StoreResult<Option<RawJson>> {
+        self.readers.with(|conn| {
+            conn.prepare_cached("SELECT body FROM tasks WHERE id = ?1 AND namespace = ?2")
+                .and_then(|mut stmt| {
+                    stmt.query_row([id, namespace], |row| Ok(raw_body(row.get_ref(0)?)))
+                        .optional()
+                })
+                .map_err(backend)?
+                .transpose()
         })
     }
 

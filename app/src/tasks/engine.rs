@@ -113,6 +113,11 @@ pub(crate) type StatusStep = (
     Option<serde_json::Map<String, serde_json::Value>>,
 );
 
+/// TaskNotFound for task `id`.
+pub(crate) fn not_found(id: &str) -> Error {
+    Error::new(ErrorKind::TaskNotFound, format!("Task `{id}` not found"))
+}
+
 /// The task engine: every task change goes through it. Clones share the
 /// per-task locks and subscriber lists.
 #[derive(Clone)]
@@ -198,10 +203,7 @@ impl TaskEngine {
     pub(crate) fn load_task(&self, namespace: &str, id: &str) -> Result<TaskRow, Error> {
         match self.db.run(FAMILY, |s| s.get_task(namespace, id))? {
             Some(row) => Ok(row),
-            None => Err(Error::new(
-                ErrorKind::TaskNotFound,
-                format!("Task `{id}` not found"),
-            )),
+            None => Err(not_found(id)),
         }
     }
 

@@ -4,14 +4,14 @@
 //! SubscribeToTask, on the task engine.
 
 use super::changes::{cancel_change, is_terminal, status_change, trim_history, Change};
-use super::engine::TaskEngine;
+use super::engine::{not_found, TaskEngine};
 use super::stream::{ends_stream, TaskEvents};
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
 use crate::limits::{exceeded, DomainLimits};
 use crate::push::PushDelivery;
 use crate::store::{DocWrite, Expect, StoreHandle, TaskQuery};
 use crate::util::{self, namespace, to_json, Family};
-use a2a::rpc::{CallContext, Error, Event, EventStream};
+use a2a::rpc::{CallContext, Error, Event, EventStream, Reply};
 use a2a::types::{
     ListTasksRequest, ListTasksResponse, Message, StreamResponse, Task, TaskPushNotificationConfig,
     TaskState, TaskStatus,
@@ -41,6 +41,8 @@ fn check_history_length(value: Option<i32>, field: &str) -> Result<(), Error> {
 }
 
 /// Result of the shared send path.
+// A short-lived return value, moved once: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum Sent {
     Message(Box<Message>),
     Task {
@@ -403,12 +405,22 @@ impl TaskService {
         &self,
         ctx: &CallContext,
         request: a2a::types::GetTaskRequest,
-    ) -> Result<Task, Error> {
+    ) -> Result<Reply<Task>, Error> {
         let namespace = namespace(ctx);
         check_history_length(request.history_length, "historyLength")?;
+        if request.history_length.is_none() {
+            // The whole task: as the store keeps it, neither decoded nor encoded again.
+            return match self
+                .db
+                .run(FAMILY, |s| s.get_task_encoded(&namespace, &request.id))?
+            {
+                Some(encoded) => Ok(Reply::Encoded(encoded)),
+                None => Err(not_found(&request.id)),
+            };
+        }
         let mut task = self.engine.load_task(&namespace, &request.id)?.body;
         trim_history(&mut task, request.history_length);
-        Ok(task)
+        Ok(Reply::Value(task))
     }
 
     pub(crate) async fn list_tasks(

@@ -124,6 +124,8 @@ fn handler_fn(
     let result = names.ty(&method.result)?;
     let output = if method.streaming {
         quote!(crate::rpc::EventStream<#result>)
+    } else if method.encoded_result {
+        quote!(crate::rpc::Reply<#result>)
     } else {
         result.clone()
     };
@@ -170,6 +172,8 @@ fn dispatch_arm(method: &MethodDef, internal: &TokenStream, names: &Names) -> Re
     let wire = &method.name;
     let call = if method.streaming {
         quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await, #internal))
+    } else if method.encoded_result {
+        quote!(crate::rpc::Outcome::from_reply(self.handler.#f(&ctx, params).await, #internal))
     } else {
         quote!(crate::rpc::Outcome::from_result(self.handler.#f(&ctx, params).await, #internal))
     };

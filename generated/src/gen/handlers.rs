@@ -56,7 +56,10 @@ pub trait MessagingHandler: Send + Sync {
         ctx: &crate::rpc::CallContext,
         params: crate::types::GetTaskRequest,
     ) -> impl ::std::future::Future<
-        Output = ::std::result::Result<crate::types::Task, crate::rpc::Error>,
+        Output = ::std::result::Result<
+            crate::rpc::Reply<crate::types::Task>,
+            crate::rpc::Error,
+        >,
     > + Send {
         let _ = (ctx, params);
         async {
@@ -1763,7 +1766,7 @@ impl<H: Handler> Router<H> {
                     Ok(params) => params,
                     Err(error) => return crate::rpc::Outcome::Single(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
+                crate::rpc::Outcome::from_reply(
                     self.handler.get_task(&ctx, params).await,
                     crate::errors::ErrorKind::InternalError,
                 )

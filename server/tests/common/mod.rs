@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use a2a::handlers::*;
-use a2a::rpc::{BoxFuture, CallContext, Dispatch, Error, Event, EventStream, Outcome};
+use a2a::rpc::{BoxFuture, CallContext, Dispatch, Error, Event, EventStream, Outcome, Reply};
 use a2a::types::*;
 use a2a::{ErrorKind, Router};
 use serde_json::{json, Value};
@@ -150,8 +150,8 @@ fn status_event(n: u64) -> StreamResponse {
 }
 
 impl MessagingHandler for TestHandler {
-    async fn get_task(&self, ctx: &CallContext, params: GetTaskRequest) -> Result<Task, Error> {
-        match params.id.as_str() {
+    async fn get_task(&self, ctx: &CallContext, params: GetTaskRequest) -> Result<Reply<Task>, Error> {
+        let task = match params.id.as_str() {
             "missing" => Err(Error::from_kind(ErrorKind::TaskNotFound)),
             "slow" => {
                 self.probe.gate.notified().await;
@@ -166,7 +166,8 @@ impl MessagingHandler for TestHandler {
                 ctx.namespace.as_deref(),
                 ctx.principal.as_ref().map(|p| p.subject.as_str()),
             )),
-        }
+        };
+        task.map(Reply::Value)
     }
 
     async fn send_message(

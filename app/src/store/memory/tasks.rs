@@ -7,13 +7,16 @@
 //! stays in memory: a task's id is one shared allocation (its key, its entry
 //! and both orders point at it), namespaces and states are interned (a
 //! handful of values shared by every task), a context's id is shared by its
-//! tasks and its order, and events are kept as their encoded JSON (read back
-//! only to resume a stream, and several times smaller than the decoded value).
+//! tasks and its order, and a task's body and events are kept as their
+//! encoded JSON: several times smaller than the decoded values (a finished
+//! one-message task: about 0.6 KB against 3 KB), and the body is what a read
+//! of the whole task answers as it is.
 
 use super::ranks::Ranks;
 use crate::store::counts::{StateCounts, StateTally};
 use crate::store::json::{decode, encode};
-use crate::store::{EventRow, StoreResult, TaskPage, TaskQuery, TaskRow};
+use crate::store::{EventRow, StoreError, StoreResult, TaskPage, TaskQuery, TaskRow};
+use a2a::rpc::RawJson;
 use a2a::types::Task;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -27,13 +30,14 @@ struct Entry {
     status_ts: Box<str>,
     last_seq: u64,
     rank: i64,
-    body: Task,
+    /// The task, encoded.
+    body: RawJson,
     events: Vec<(u64, Box<str>)>,
 }
 
 impl Entry {
-    fn row(&self) -> TaskRow {
-        TaskRow {
+    fn row(&self) -> StoreResult<TaskRow> {
+        Ok(TaskRow {
             id: self.id.to_string(),
             namespace: self.namespace.to_string(),
             context_id: self.context.to_string(),
@@ -41,8 +45,8 @@ impl Entry {
             status_ts: self.status_ts.to_string(),
             last_seq: self.last_seq,
             rank: self.rank,
-            body: self.body.clone(),
-        }
+            body: decode(self.body.get())?,
+        })
     }
 }
 
@@ -71,16 +75,30 @@ impl TaskTable {
         self.entries.get(id).map(|e| e.last_seq)
     }
 
-    /// Task `id` of `namespace`.
-    pub(super) fn get(&self, namespace: &str, id: &str) -> Option<TaskRow> {
+    fn entry(&self, namespace: &str, id: &str) -> Option<&Entry> {
         self.entries
             .get(id)
             .filter(|e| &*e.namespace == namespace)
-            .map(|e| e.row())
+            .map(|e| &**e)
+    }
+
+    /// Task `id` of `namespace`.
+    pub(super) fn get(&self, namespace: &str, id: &str) -> Option<StoreResult<TaskRow>> {
+        self.entry(namespace, id).map(Entry::row)
+    }
+
+    /// Task `id` of `namespace`, encoded.
+    pub(super) fn get_encoded(&self, namespace: &str, id: &str) -> Option<RawJson> {
+        self.entry(namespace, id).map(|e| e.body.clone())
     }
 
     pub(super) fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// Encodes a task's body before anything changes, so a failure changes nothing.
+    pub(super) fn encode_body(task: &Task) -> StoreResult<RawJson> {
+        a2a::rpc::to_raw(task).map_err(|e| StoreError::Backend(e.to_string()))
     }
 
     /// Encodes events before anything changes, so a failure changes nothing.
@@ -100,8 +118,9 @@ impl TaskTable {
         shared
     }
 
-    /// Stores `row` (already ranked) and appends `events` to its log.
-    pub(super) fn put(&mut self, row: TaskRow, events: Vec<(u64, Box<str>)>) {
+    /// Stores `row` (already ranked) as `body`, its body encoded, and
+    /// appends `events` to its log.
+    pub(super) fn put(&mut self, row: TaskRow, body: RawJson, events: Vec<(u64, Box<str>)>) {
         let previous = self.entries.remove(row.id.as_str());
         let (id, context, mut log) = match previous {
             Some(old) if *old.context == row.context_id => {
@@ -123,7 +142,7 @@ impl TaskTable {
             status_ts: row.status_ts.into_boxed_str(),
             last_seq: row.last_seq,
             rank: row.rank,
-            body: row.body,
+            body,
             events: log,
         });
         self.index(&entry);
@@ -202,7 +221,7 @@ impl TaskTable {
         Ok(Some((entry.context.to_string(), EventRow { seq, body })))
     }
 
-    pub(super) fn list(&self, query: &TaskQuery) -> TaskPage {
+    pub(super) fn list(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
         let empty = Ranks::default();
         let namespace: Arc<str> = query.namespace.as_str().into();
         let context = query
@@ -219,21 +238,22 @@ impl TaskTable {
                     && query.status_ts_from.as_deref().is_none_or(|t| &*e.status_ts >= t)
             })
         };
-        let mut rows: Vec<TaskRow> = order
+        let mut page: Vec<&Entry> = order
             .newest_below(query.before_rank.unwrap_or(i64::MAX))
             .filter(|id| matches(id))
             .take(query.limit.saturating_add(1))
-            .filter_map(|id| self.entries.get(id).map(|e| e.row()))
+            .filter_map(|id| self.entries.get(id).map(|e| &**e))
             .collect();
-        let more = rows.len() > query.limit;
-        rows.truncate(query.limit);
+        let more = page.len() > query.limit;
+        page.truncate(query.limit);
+        let rows = page.into_iter().map(Entry::row).collect::<StoreResult<_>>()?;
         // A time filter is the one a count cannot answer: those matches are counted.
         let total = match (context, &query.status_ts_from) {
             (None, None) => self.counts.total(&query.namespace, query.state.as_deref()),
             (Some(context), None) => context.map_or(0, |c| c.states.total(query.state.as_deref())),
             (_, Some(_)) => order.newest_below(i64::MAX).filter(|id| matches(id)).count() as u64,
         };
-        TaskPage { rows, total, more }
+        Ok(TaskPage { rows, total, more })
     }
 
     /// Every task's id, the sequence number its row names and the one its log ends at.
