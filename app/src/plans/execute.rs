@@ -130,7 +130,7 @@ pub(crate) async fn execute(
     // The plan's runner drives the task from here; nothing waits on its events.
     plans
         .engine
-        .create_task_then(ns, task, move |t| created(t, &announced), vec![doc])
+        .create_task_then(ns, task, move |t| created(t, &announced), vec![doc], false)
         .await?;
     spawn_run(plans, ns.to_string(), rec.plan.id.clone())?;
     Ok(PlanExecution {

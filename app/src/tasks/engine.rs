@@ -98,7 +98,7 @@ pub(crate) type Subscription = (
 );
 
 /// A task just created ([`TaskEngine::create_task_then`]): its events in
-/// order (the Task first), the task after them, and the receiver of its
+/// order (the Task first; none unless asked for), the task after them, and the receiver of its
 /// later events (none when it is already terminal).
 pub(crate) struct Created {
     pub(crate) events: Vec<Event<StreamResponse>>,
@@ -214,13 +214,15 @@ impl TaskEngine {
     /// numbers stamped as [`TaskEngine::mutate_with`] does. Extra documents
     /// (e.g. a push configuration, a plan) are written in the same commit. A
     /// subscriber is registered under the task's lock unless `then` left the
-    /// task terminal, so the caller misses nothing that follows.
+    /// task terminal, so the caller misses nothing that follows. The events
+    /// are handed back only when `keep_events` (a stream answers them).
     pub(crate) async fn create_task_then<F>(
         &self,
         namespace: &str,
         mut task: Task,
         then: F,
         docs: Vec<DocWrite>,
+        keep_events: bool,
     ) -> Result<Created, Error>
     where
         F: FnOnce(&mut Task) -> Result<Change, Error>,
@@ -237,10 +239,13 @@ impl TaskEngine {
             rows.push(EventRow { seq, body });
         }
         let last_seq = rows.len() as u64;
-        let events = rows
-            .iter()
-            .map(|row| Event::with_seq(row.seq, row.body.clone()))
-            .collect();
+        let events = match keep_events {
+            true => rows
+                .iter()
+                .map(|row| Event::with_seq(row.seq, row.body.clone()))
+                .collect(),
+            false => vec![],
+        };
         let commit = Commit {
             task: Some(TaskWrite {
                 row: TaskRow::new(namespace, task.clone(), last_seq),

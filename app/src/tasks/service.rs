@@ -13,8 +13,8 @@ use crate::store::{DocWrite, Expect, StoreHandle, TaskQuery};
 use crate::util::{self, namespace, to_json, Family};
 use a2a::rpc::{CallContext, Error, Event, EventStream, Reply};
 use a2a::types::{
-    ListTasksRequest, ListTasksResponse, Message, StreamResponse, Task, TaskPushNotificationConfig,
-    TaskState, TaskStatus,
+    ListTasksRequest, ListTasksResponse, Message, SendMessageConfiguration, StreamResponse, Task,
+    TaskPushNotificationConfig, TaskState, TaskStatus,
 };
 use a2a::ErrorKind;
 use std::collections::VecDeque;
@@ -66,14 +66,11 @@ pub struct Opened {
 fn push_config_writes(
     namespace: &str,
     task_id: &str,
-    request: &a2a::types::SendMessageRequest,
+    configuration: Option<&SendMessageConfiguration>,
+    tenant: Option<&str>,
 ) -> Result<Vec<DocWrite>, Error> {
     let mut docs = vec![];
-    if let Some(push) = request
-        .configuration
-        .as_ref()
-        .and_then(|c| c.task_push_notification_config.clone())
-    {
+    if let Some(push) = configuration.and_then(|c| c.task_push_notification_config.clone()) {
         let config = TaskPushNotificationConfig {
             id: Some(
                 push.id
@@ -82,7 +79,7 @@ fn push_config_writes(
                     .unwrap_or_else(util::new_id),
             ),
             task_id: Some(task_id.to_string()),
-            tenant: request.tenant.clone(),
+            tenant: tenant.map(str::to_string),
             ..push
         };
         let key = crate::push::config_key(task_id, config.id.as_deref().unwrap_or_default());
@@ -141,7 +138,12 @@ impl TaskService {
     ) -> Result<Sent, Error> {
         let namespace = namespace(ctx);
         self.check_send(&request)?;
-        let mut message = request.message.clone();
+        let a2a::types::SendMessageRequest {
+            mut message,
+            configuration,
+            metadata,
+            tenant,
+        } = request;
         let existing = self.referenced_task(&namespace, &mut message).await?;
         let context_id = message
             .context_id
@@ -151,12 +153,20 @@ impl TaskService {
         message.context_id = Some(context_id.clone());
         let exec = ExecRequest {
             namespace: namespace.clone(),
-            message: message.clone(),
-            task: existing.clone(),
+            message,
+            task: existing,
             streaming,
-            metadata: request.metadata.clone(),
+            metadata,
         };
-        let (steps, run) = match self.executor.start(&exec)? {
+        let decision = self.executor.start(&exec)?;
+        // The request's parts back, and only a run copies them again.
+        let ExecRequest {
+            mut message,
+            task: existing,
+            metadata,
+            ..
+        } = exec;
+        let (steps, run) = match decision {
             Start::Message(reply) => {
                 let mut reply = *reply;
                 reply.context_id = Some(context_id);
@@ -168,6 +178,7 @@ impl TaskService {
             Start::Task => (vec![], true),
             Start::Settled(steps) => (steps, false),
         };
+        let run_on = if run { existing.clone() } else { None };
         let (task_id, opened) = match existing {
             Some(task) => {
                 let opened = self.continue_task(&namespace, &task.id, message.clone()).await?;
@@ -185,13 +196,25 @@ impl TaskService {
                 (task.id, opened)
             }
             None => {
-                self.open_task(&namespace, &context_id, &mut message, &request, steps)
-                    .await?
+                self.open_task(
+                    &namespace,
+                    &context_id,
+                    &mut message,
+                    (configuration.as_ref(), tenant.as_deref()),
+                    steps,
+                    streaming,
+                )
+                .await?
             }
         };
         if run {
-            let mut exec = exec;
-            exec.message = message;
+            let exec = ExecRequest {
+                namespace: namespace.clone(),
+                message,
+                task: run_on,
+                streaming,
+                metadata,
+            };
             self.spawn_run(exec, &namespace, &task_id, context_id);
         }
         Ok(Sent::Task {
@@ -286,14 +309,16 @@ impl TaskService {
 
     /// Creates a SUBMITTED task for `message` (which is given the new task's
     /// id), together with the push config the request carries, in one
-    /// commit; the task goes through `steps` in that commit too.
+    /// commit; the task goes through `steps` in that commit too. Its events
+    /// so far are kept for a stream only.
     async fn open_task(
         &self,
         namespace: &str,
         context_id: &str,
         message: &mut Message,
-        request: &a2a::types::SendMessageRequest,
+        (configuration, tenant): (Option<&SendMessageConfiguration>, Option<&str>),
         steps: Vec<(TaskState, Option<Message>)>,
+        streaming: bool,
     ) -> Result<(String, Opened), Error> {
         let id = util::new_id();
         message.task_id = Some(id.clone());
@@ -309,11 +334,11 @@ impl TaskService {
             history: vec![message.clone()],
             metadata: None,
         };
-        let docs = push_config_writes(namespace, &id, request)?;
+        let docs = push_config_writes(namespace, &id, configuration, tenant)?;
         let settles = !steps.is_empty();
         let created = self
             .engine
-            .create_task_then(namespace, task, |task| apply_steps(task, steps), docs)
+            .create_task_then(namespace, task, |task| apply_steps(task, steps), docs, streaming)
             .await?;
         let opened = Opened {
             backlog: created.events.into(),
