@@ -123,6 +123,20 @@ pub fn task_create_update_and_events(store: &dyn Store) {
         Some("TASK_STATE_COMPLETED")
     );
     assert_eq!(got.map(|r| r.body), Some(task("t1", "done")));
+    // Encoded, the task is exactly its body's encoding, found as the task is.
+    let encoded = store.get_task_encoded("ns", "t1").ok().flatten();
+    assert_eq!(
+        encoded.map(|raw| raw.get().to_string()),
+        serde_json::to_string(&task("t1", "done")).ok()
+    );
+    assert_eq!(
+        store.get_task_encoded("ns", "nope").map(|raw| raw.is_none()),
+        Ok(true)
+    );
+    assert_eq!(
+        store.get_task_encoded("other", "t1").map(|raw| raw.is_none()),
+        Ok(true)
+    );
     let events = store.events_after("ns", "t1", 1).unwrap_or_default();
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3]);
     assert_eq!(events[1].body, event("t1", 3));
@@ -1003,6 +1017,29 @@ store_suite!(sqlite, {
     let store = SqliteStore::open(&dir.path().join("store.db")).expect("sqlite opens");
     (Box::new(store), Some(dir))
 });
+
+#[test]
+fn sqlite_damaged_body_is_a_store_failure_not_output() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    let store = SqliteStore::open(&path).expect("open");
+    create(
+        &store,
+        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+    );
+    rusqlite::Connection::open(&path)
+        .and_then(|conn| conn.execute("UPDATE tasks SET body = '{\"id\": \"t\", ' WHERE id = 't'", []))
+        .expect("damage the row");
+    for outcome in [
+        store.get_task_encoded("ns", "t").map(|_| ()),
+        store.get_task("ns", "t").map(|_| ()),
+    ] {
+        match outcome {
+            Err(StoreError::Backend(why)) => assert!(why.starts_with("stored data is unreadable"), "{why}"),
+            other => panic!("expected a store failure, got {other:?}"),
+        }
+    }
+}
 
 #[test]
 fn sqlite_survives_reopen() {
