@@ -7,7 +7,7 @@ mod tasks;
 use super::leases::Leases;
 use super::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use tasks::TaskTable;
 
 type DocKey = (String, String, String);
@@ -19,7 +19,8 @@ struct State {
     rank: i64,
     /// Per namespace: (position, task id, seq) of every appended event, in
     /// position order; the bodies stay in the task table.
-    event_order: HashMap<String, Vec<(u64, String, u64)>>,
+    /// Shares each task id's allocation with the task table.
+    event_order: HashMap<String, Vec<(u64, Arc<str>, u64)>>,
     /// The last position given.
     position: u64,
     /// The push outbox: each pending row's event, attempts and next attempt time.
@@ -132,18 +133,19 @@ impl MemoryStore {
                 row.last_seq = last.seq;
             }
             task_rank = Some(row.rank);
+            let written = (row.namespace.clone(), row.id.clone());
+            let id = state.tasks.put(row, body, events);
             let mut positions = Vec::with_capacity(tw.events.len());
             for event in &tw.events {
                 state.position += 1;
-                positions.push((state.position, row.id.clone(), event.seq));
+                positions.push((state.position, id.clone(), event.seq));
             }
-            state
-                .event_order
-                .entry(row.namespace.clone())
-                .or_default()
-                .extend(positions);
-            let written = (row.namespace.clone(), row.id.clone());
-            state.tasks.put(row, body, events);
+            match state.event_order.get_mut(&written.0) {
+                Some(order) => order.extend(positions),
+                None => {
+                    state.event_order.insert(written.0.clone(), positions);
+                }
+            }
             appended = Some((written, tw.events));
         }
         for (write, version) in commit.docs.into_iter().zip(&versions) {
@@ -186,7 +188,7 @@ impl MemoryStore {
             if state.tasks.remove(&delete.namespace, &delete.id) {
                 deleted_tasks += 1;
                 if let Some(order) = state.event_order.get_mut(&delete.namespace) {
-                    order.retain(|(_, task_id, _)| *task_id != delete.id);
+                    order.retain(|(_, task_id, _)| **task_id != *delete.id);
                 }
                 state
                     .outbox
@@ -274,7 +276,7 @@ impl Store for MemoryStore {
             if let Some((context_id, event)) = state.tasks.event(namespace, task_id, *seq)? {
                 out.push(OrderedEvent {
                     position: *position,
-                    task_id: task_id.clone(),
+                    task_id: task_id.to_string(),
                     context_id,
                     event,
                 });

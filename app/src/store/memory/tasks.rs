@@ -119,8 +119,8 @@ impl TaskTable {
     }
 
     /// Stores `row` (already ranked) as `body`, its body encoded, and
-    /// appends `events` to its log.
-    pub(super) fn put(&mut self, row: TaskRow, body: RawJson, events: Vec<(u64, Box<str>)>) {
+    /// appends `events` to its log; the task's id, shared.
+    pub(super) fn put(&mut self, row: TaskRow, body: RawJson, events: Vec<(u64, Box<str>)>) -> Arc<str> {
         let previous = self.entries.remove(row.id.as_str());
         let (id, context, mut log) = match previous {
             Some(old) if *old.context == row.context_id => {
@@ -146,7 +146,9 @@ impl TaskTable {
             events: log,
         });
         self.index(&entry);
-        self.entries.insert(entry.id.clone(), entry);
+        let id = entry.id.clone();
+        self.entries.insert(id.clone(), entry);
+        id
     }
 
     /// Removes task `id` of `namespace` with its log; false when there is none.
