@@ -1022,11 +1022,7 @@ store_suite!(sqlite, {
 fn sqlite_damaged_body_is_a_store_failure_not_output() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
-    let store = SqliteStore::open(&path).expect("open");
-    create(
-        &store,
-        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-    );
+    let store = sqlite_with_one_task(&path);
     rusqlite::Connection::open(&path)
         .and_then(|conn| conn.execute("UPDATE tasks SET body = '{\"id\": \"t\", ' WHERE id = 't'", []))
         .expect("damage the row");
@@ -1041,17 +1037,21 @@ fn sqlite_damaged_body_is_a_store_failure_not_output() {
     }
 }
 
+/// A SQLite store at `path` holding task `t` of namespace `ns`, submitted.
+fn sqlite_with_one_task(path: &std::path::Path) -> SqliteStore {
+    let store = SqliteStore::open(path).expect("open");
+    create(
+        &store,
+        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+    );
+    store
+}
+
 #[test]
 fn sqlite_survives_reopen() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
-    {
-        let store = SqliteStore::open(&path).expect("open");
-        create(
-            &store,
-            row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-        );
-    }
+    drop(sqlite_with_one_task(&path));
     let store = SqliteStore::open(&path).expect("reopen");
     assert_eq!(
         store.get_task("ns", "t").ok().flatten().map(|r| r.last_seq),
