@@ -134,6 +134,10 @@ impl SqliteStore {
         // spill to a temporary file: written and read back on every turn.
         conn.pragma_update(None, "temp_store", "MEMORY")
             .map_err(backend)?;
+        // The writer revisits the same hot pages (the newest leaves of each
+        // index) every turn; with SQLite's default 2 MB it read them back
+        // from the WAL. 16 MB, a bound of the agent's memory like any other.
+        conn.pragma_update(None, "cache_size", -16384).map_err(backend)?;
         configure(&conn)?;
         migrate(&mut conn)?;
         let counts = Arc::new(TaskCounts::load(&conn)?);
