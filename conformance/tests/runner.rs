@@ -278,19 +278,24 @@ const NOTES_SCHEMA: &str = concat!(
     "/../examples/downstream/schema/notes-ext.json"
 );
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_extension_schema_is_gated_when_the_card_declares_it() {
-    // Our agent does not declare the example's extension: nothing of it runs.
-    let http = common::serve_http(common::app_dispatch()).await;
-    let out = runner(args(&[
+/// The runner on the Agent Card group at `url`, with the example extension's schema.
+async fn gated(url: &str) -> std::process::Output {
+    runner(args(&[
         "--url",
-        &http.url,
+        url,
         "--groups",
         "agent_card",
         "--extension-schema",
         NOTES_SCHEMA,
     ]))
-    .await;
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_schema_is_gated_when_the_card_declares_it() {
+    // Our agent does not declare the example's extension: nothing of it runs.
+    let http = common::serve_http(common::app_dispatch()).await;
+    let out = gated(&http.url).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(
@@ -309,15 +314,7 @@ async fn an_extension_schema_is_gated_when_the_card_declares_it() {
         params: None,
     });
     let http = common::serve_http_with(config, common::app_dispatch()).await;
-    let out = runner(args(&[
-        "--url",
-        &http.url,
-        "--groups",
-        "agent_card",
-        "--extension-schema",
-        NOTES_SCHEMA,
-    ]))
-    .await;
+    let out = gated(&http.url).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     let failed: Vec<&str> = stdout

@@ -49,6 +49,23 @@ pub fn status_change(
     Ok(set_status(task, state, message, metadata))
 }
 
+/// One status step: state, agent message, event metadata.
+pub(crate) type StatusStep = (
+    TaskState,
+    Option<Message>,
+    Option<serde_json::Map<String, serde_json::Value>>,
+);
+
+/// Moves `task` through `steps` (refused once terminal), each step its own
+/// status event.
+pub(crate) fn status_steps(task: &mut Task, steps: Vec<StatusStep>) -> Result<Change, Error> {
+    let mut events = Vec::with_capacity(steps.len());
+    for (state, message, metadata) in steps {
+        events.extend(status_change(task, state, message, metadata)?.events);
+    }
+    Ok(Change { events })
+}
+
 /// Sets the status of `task` (its previous status message becomes history
 /// when superseded) and describes the status-update event.
 fn set_status(

@@ -21,7 +21,9 @@
 //! store is the truth: a missed notice delays an event, never loses it, and
 //! nobody gets one twice.
 
-use super::changes::{artifact_change, is_terminal, stamp_seq, status_change, Change};
+use super::changes::{
+    artifact_change, is_terminal, stamp_seq, status_change, status_steps, Change, StatusStep,
+};
 use super::stream::ends_stream;
 use crate::push::PushDelivery;
 use crate::store::{Appended, Commit, DocWrite, EventRow, StoreError, StoreHandle, TaskRow, TaskWrite};
@@ -105,13 +107,6 @@ pub(crate) struct Created {
     pub(crate) task: Task,
     pub(crate) rx: Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
 }
-
-/// One status step of [`TaskEngine::set_statuses`]: state, agent message, event metadata.
-pub(crate) type StatusStep = (
-    TaskState,
-    Option<Message>,
-    Option<serde_json::Map<String, serde_json::Value>>,
-);
 
 /// TaskNotFound for task `id`.
 pub(crate) fn not_found(id: &str) -> Error {
@@ -397,14 +392,8 @@ impl TaskEngine {
         task_id: &str,
         steps: Vec<StatusStep>,
     ) -> Result<Task, Error> {
-        self.mutate(namespace, task_id, |task| {
-            let mut events = Vec::with_capacity(steps.len());
-            for (state, message, metadata) in steps {
-                events.extend(status_change(task, state, message, metadata)?.events);
-            }
-            Ok(Change { events })
-        })
-        .await
+        self.mutate(namespace, task_id, |task| status_steps(task, steps))
+            .await
     }
 
     /// Adds (or, with `append`, extends) an artifact.

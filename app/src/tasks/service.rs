@@ -3,7 +3,7 @@
 //! continuation, the executor run), GetTask, ListTasks, CancelTask and
 //! SubscribeToTask, on the task engine.
 
-use super::changes::{cancel_change, is_terminal, status_change, trim_history, Change};
+use super::changes::{cancel_change, is_terminal, status_steps, trim_history, Change, StatusStep};
 use super::engine::{not_found, TaskEngine};
 use super::stream::{ends_stream, TaskEvents};
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
@@ -94,17 +94,8 @@ fn push_config_writes(
     Ok(docs)
 }
 
-/// Moves a new task through `steps`, each step its own status event.
-fn apply_steps(task: &mut Task, steps: Vec<(TaskState, Option<Message>)>) -> Result<Change, Error> {
-    let mut events = Vec::with_capacity(steps.len());
-    for (state, message) in steps {
-        events.extend(status_change(task, state, message, None)?.events);
-    }
-    Ok(Change { events })
-}
-
-/// Status steps as [`TaskEngine::set_statuses`] takes them.
-fn with_no_metadata(steps: Vec<(TaskState, Option<Message>)>) -> Vec<crate::tasks::engine::StatusStep> {
+/// An executor's settled steps as status steps, without event metadata.
+fn with_no_metadata(steps: Vec<(TaskState, Option<Message>)>) -> Vec<StatusStep> {
     steps
         .into_iter()
         .map(|(state, message)| (state, message, None))
@@ -338,7 +329,13 @@ impl TaskService {
         let settles = !steps.is_empty();
         let created = self
             .engine
-            .create_task_then(namespace, task, |task| apply_steps(task, steps), docs, streaming)
+            .create_task_then(
+                namespace,
+                task,
+                |task| status_steps(task, with_no_metadata(steps)),
+                docs,
+                streaming,
+            )
             .await?;
         let opened = Opened {
             backlog: created.events.into(),

@@ -23,7 +23,13 @@ struct Agent {
 }
 
 async fn start() -> Agent {
-    let config = notes::server_config("127.0.0.1:0".parse().expect("loopback address"));
+    start_with(notes::server_config(
+        "127.0.0.1:0".parse().expect("loopback address"),
+    ))
+    .await
+}
+
+async fn start_with(config: server::ServerConfig) -> Agent {
     let dispatch = notes::dispatch().expect("the application opens in memory");
     let server = server::HttpServer::bind(config, dispatch)
         .await
@@ -37,6 +43,45 @@ async fn start() -> Agent {
         url: format!("http://{addr}/"),
         _stop: stop,
     }
+}
+
+/// The conformance runner's connector to `agent`.
+fn connector(agent: &Agent) -> conformance::transport::HttpConnector {
+    conformance::transport::HttpConnector {
+        url: agent.url.clone(),
+        token: None,
+        timeout: std::time::Duration::from_secs(30),
+        card_url: None,
+    }
+}
+
+/// The strict profile with the extension's schema, on `groups` (empty: the
+/// profile's own).
+fn strict_with_notes(groups: &[&str]) -> conformance::RunOptions {
+    let extension = conformance::extension::Extension::parse(notes::extension::SCHEMA_JSON)
+        .expect("the schema the crate was built from");
+    let mut options = conformance::RunOptions {
+        extensions: vec![std::sync::Arc::new(extension)],
+        ..conformance::RunOptions::with_profile(conformance::Profile::Strict)
+    };
+    if !groups.is_empty() {
+        options.groups = groups.iter().map(|g| g.to_string()).collect();
+    }
+    options
+}
+
+/// Runs the strict profile with the extension's schema over `connector`;
+/// no case may fail.
+async fn passes_strictly(connector: &dyn conformance::transport::Connector) -> conformance::Report {
+    let report = conformance::run(connector, &strict_with_notes(&[])).await;
+    let failures: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome.is_failure())
+        .map(|c| format!("{}: {}", c.id, c.detail))
+        .collect();
+    assert!(failures.is_empty(), "{failures:#?}");
+    report
 }
 
 fn transport(agent: &Agent) -> HttpTransport {
@@ -222,29 +267,9 @@ async fn the_agent_card_declares_the_extension_beside_the_contracts() {
 /// own cases pass.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_conformance_runner_passes_the_agent_with_the_extensions_schema() {
-    use conformance::extension::Extension;
-    use conformance::{Outcome, Profile, RunOptions};
+    use conformance::Outcome;
     let agent = start().await;
-    let connector = conformance::transport::HttpConnector {
-        url: agent.url.clone(),
-        token: None,
-        timeout: std::time::Duration::from_secs(30),
-        card_url: None,
-    };
-    let extension =
-        Extension::parse(notes::extension::SCHEMA_JSON).expect("the schema the crate was built from");
-    let options = RunOptions {
-        extensions: vec![std::sync::Arc::new(extension)],
-        ..RunOptions::with_profile(Profile::Strict)
-    };
-    let report = conformance::run(&connector, &options).await;
-    let failures: Vec<String> = report
-        .cases
-        .iter()
-        .filter(|c| c.outcome.is_failure())
-        .map(|c| format!("{}: {}", c.id, c.detail))
-        .collect();
-    assert!(failures.is_empty(), "{failures:#?}");
+    let report = passes_strictly(&connector(&agent)).await;
     assert!(report.passed());
     assert!(
         report.notes.iter().all(|n| !n.contains("urn:example:notes:v1")),
@@ -313,32 +338,10 @@ async fn the_conformance_runner_passes_the_agent_with_the_extensions_schema() {
 /// runner says so and calls none of its methods.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_extension_the_card_does_not_declare_is_not_gated() {
-    use conformance::extension::Extension;
-    use conformance::{Profile, RunOptions};
     let mut config = notes::server_config("127.0.0.1:0".parse().expect("loopback address"));
     config.agent.extensions.clear();
-    let dispatch = notes::dispatch().expect("the application opens in memory");
-    let server = server::HttpServer::bind(config, dispatch)
-        .await
-        .expect("bind loopback");
-    let addr = server.local_addr().expect("bound address");
-    let (_stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(server.serve(async {
-        let _ = stopped.await;
-    }));
-    let connector = conformance::transport::HttpConnector {
-        url: format!("http://{addr}/"),
-        token: None,
-        timeout: std::time::Duration::from_secs(30),
-        card_url: None,
-    };
-    let extension =
-        Extension::parse(notes::extension::SCHEMA_JSON).expect("the schema the crate was built from");
-    let options = RunOptions {
-        groups: vec!["agent_card".into()],
-        extensions: vec![std::sync::Arc::new(extension)],
-        ..RunOptions::with_profile(Profile::Strict)
-    };
+    let agent = start_with(config).await;
+    let (connector, options) = (connector(&agent), strict_with_notes(&["agent_card"]));
     let report = conformance::run(&connector, &options).await;
     assert!(report.passed());
     assert_eq!(
@@ -390,25 +393,10 @@ impl conformance::transport::Connector for Stdio {
 /// the extension, and its cases pass there too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_conformance_runner_passes_the_agent_over_stdio() {
-    use conformance::extension::Extension;
-    use conformance::{Profile, RunOptions};
     let connector = Stdio {
         dispatch: notes::dispatch().expect("the application opens in memory"),
     };
-    let extension =
-        Extension::parse(notes::extension::SCHEMA_JSON).expect("the schema the crate was built from");
-    let options = RunOptions {
-        extensions: vec![std::sync::Arc::new(extension)],
-        ..RunOptions::with_profile(Profile::Strict)
-    };
-    let report = conformance::run(&connector, &options).await;
-    let failures: Vec<String> = report
-        .cases
-        .iter()
-        .filter(|c| c.outcome.is_failure())
-        .map(|c| format!("{}: {}", c.id, c.detail))
-        .collect();
-    assert!(failures.is_empty(), "{failures:#?}");
+    let report = passes_strictly(&connector).await;
     let extension = report
         .cases
         .iter()
