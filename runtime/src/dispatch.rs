@@ -109,6 +109,13 @@ impl fmt::Debug for Outcome {
 }
 
 impl Outcome {
+    /// A unary outcome known before anything runs (a call refused by
+    /// resolution, authorization or its params), as the boxed future a
+    /// dispatcher returns.
+    pub fn ready<'a>(result: Result<RawJson, Error>) -> BoxFuture<'a, Outcome> {
+        Box::pin(std::future::ready(Outcome::Single(result)))
+    }
+
     /// Encodes a handler's unary result; a value that cannot be encoded is
     /// `internal` (the generated router passes its base contract's internal error).
     pub fn from_result<T: Serialize>(result: Result<T, Error>, internal: impl ErrorRegistry) -> Self {

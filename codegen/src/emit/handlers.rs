@@ -164,12 +164,17 @@ fn handler_fn(
     })
 }
 
-/// The router's arm of one method: decode its params, call its handler method,
-/// encode what it answers (`internal` if the answer cannot be encoded).
+/// The router's arm of one method: decode its params, then the call of its
+/// handler method, boxed on its own inside the call's handler span, encoding
+/// what it answers (`internal` if the answer cannot be encoded). Each arm
+/// boxes a future of its own method's size: one `async fn` over every arm
+/// would be as large as the largest handler's future, and every call would
+/// copy all of it.
 fn dispatch_arm(method: &MethodDef, internal: &TokenStream, names: &Names) -> Result<TokenStream> {
     let f = fn_name(method);
     let params = names.ty(&method.params)?;
     let wire = &method.name;
+    let service = &method.service;
     let call = if method.streaming {
         quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await, #internal))
     } else if method.encoded_result {
@@ -181,9 +186,9 @@ fn dispatch_arm(method: &MethodDef, internal: &TokenStream, names: &Names) -> Re
         #wire => {
             let params = match crate::rpc::decode_params::<#params>(descriptor, params) {
                 Ok(params) => params,
-                Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                Err(error) => return crate::rpc::Outcome::ready(Err(error)),
             };
-            #call
+            Box::pin(crate::rpc::in_handler_span(#wire, #service, async move { #call }))
         }
     })
 }
@@ -199,9 +204,9 @@ fn handler_trait(idents: &[syn::Ident]) -> TokenStream {
     }
 }
 
-/// `Router`: resolution and authorization before any handler runs, then the
-/// arm of the method; as a [`Dispatch`](crate::rpc::Dispatch), inside the
-/// call's handler span.
+/// `Router`: resolution, authorization and the params' decoding before any
+/// handler runs, then the arm of the method, whose boxed future runs inside
+/// the call's handler span; the same as a [`Dispatch`](crate::rpc::Dispatch).
 fn router(arms: &[TokenStream]) -> TokenStream {
     quote! {
         /// Routes a decoded JSON-RPC call to the handler method of its wire name.
@@ -224,24 +229,28 @@ fn router(arms: &[TokenStream]) -> TokenStream {
             /// methods, binding methods and methods newer than the caller's extension
             /// version answer method-not-found; the caller is then authorized in the
             /// namespace the call acts in ([`crate::rpc::authorize`]); params that do not match the method's
-            /// schema answer invalid-params with the offending field.
-            pub async fn dispatch(
+            /// schema answer invalid-params with the offending field. The handler
+            /// runs inside the call's `handler` span.
+            ///
+            /// Resolution, authorization and decoding happen here, before the
+            /// future is returned; the future is the handler's call alone.
+            pub fn dispatch(
                 &self,
                 ctx: crate::rpc::CallContext,
                 method: &str,
                 params: ::std::option::Option<::serde_json::Value>,
-            ) -> crate::rpc::Outcome {
+            ) -> crate::rpc::BoxFuture<'_, crate::rpc::Outcome> {
                 let descriptor = match crate::rpc::resolve(method, &ctx) {
                     Ok(descriptor) => descriptor,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
                 let mut ctx = ctx;
                 if let Err(error) = crate::rpc::authorize(&mut ctx, descriptor, params.as_ref()) {
-                    return crate::rpc::Outcome::Single(Err(error));
+                    return crate::rpc::Outcome::ready(Err(error));
                 }
                 match descriptor.name {
                     #(#arms)*
-                    _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
+                    _ => crate::rpc::Outcome::ready(Err(crate::rpc::method_not_found(method))),
                 }
             }
         }
@@ -253,14 +262,7 @@ fn router(arms: &[TokenStream]) -> TokenStream {
                 method: &'a str,
                 params: ::std::option::Option<::serde_json::Value>,
             ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
-                // The call runs inside its handler span; boxed as a whole, so
-                // the span adds nothing to the size of the router's future.
-                let service = crate::methods::find_method(method).map_or("", |d| d.service);
-                Box::pin(crate::rpc::in_handler_span(
-                    method,
-                    service,
-                    Router::dispatch(self, ctx, method, params),
-                ))
+                Router::dispatch(self, ctx, method, params)
             }
         }
     }

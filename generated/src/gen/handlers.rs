@@ -1715,16 +1715,20 @@ impl<H: Handler> Router<H> {
     /// methods, binding methods and methods newer than the caller's extension
     /// version answer method-not-found; the caller is then authorized in the
     /// namespace the call acts in ([`crate::rpc::authorize`]); params that do not match the method's
-    /// schema answer invalid-params with the offending field.
-    pub async fn dispatch(
+    /// schema answer invalid-params with the offending field. The handler
+    /// runs inside the call's `handler` span.
+    ///
+    /// Resolution, authorization and decoding happen here, before the
+    /// future is returned; the future is the handler's call alone.
+    pub fn dispatch(
         &self,
         ctx: crate::rpc::CallContext,
         method: &str,
         params: ::std::option::Option<::serde_json::Value>,
-    ) -> crate::rpc::Outcome {
+    ) -> crate::rpc::BoxFuture<'_, crate::rpc::Outcome> {
         let descriptor = match crate::rpc::resolve(method, &ctx) {
             Ok(descriptor) => descriptor,
-            Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+            Err(error) => return crate::rpc::Outcome::ready(Err(error)),
         };
         let mut ctx = ctx;
         if let Err(error) = crate::rpc::authorize(
@@ -1732,7 +1736,7 @@ impl<H: Handler> Router<H> {
             descriptor,
             params.as_ref(),
         ) {
-            return crate::rpc::Outcome::Single(Err(error));
+            return crate::rpc::Outcome::ready(Err(error));
         }
         match descriptor.name {
             "SendMessage" => {
@@ -1740,11 +1744,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SendMessageRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.send_message(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "SendMessage",
+                        "messaging",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.send_message(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "SendStreamingMessage" => {
@@ -1752,11 +1764,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SendMessageRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_stream(
-                    self.handler.send_streaming_message(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "SendStreamingMessage",
+                        "messaging",
+                        async move {
+                            crate::rpc::Outcome::from_stream(
+                                self.handler.send_streaming_message(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "GetTask" => {
@@ -1764,11 +1784,19 @@ impl<H: Handler> Router<H> {
                     crate::types::GetTaskRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_reply(
-                    self.handler.get_task(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "GetTask",
+                        "messaging",
+                        async move {
+                            crate::rpc::Outcome::from_reply(
+                                self.handler.get_task(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "ListTasks" => {
@@ -1776,11 +1804,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ListTasksRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.list_tasks(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "ListTasks",
+                        "messaging",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.list_tasks(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "CancelTask" => {
@@ -1788,11 +1824,19 @@ impl<H: Handler> Router<H> {
                     crate::types::CancelTaskRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.cancel_task(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "CancelTask",
+                        "messaging",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.cancel_task(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "SubscribeToTask" => {
@@ -1800,11 +1844,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SubscribeToTaskRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_stream(
-                    self.handler.subscribe_to_task(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "SubscribeToTask",
+                        "messaging",
+                        async move {
+                            crate::rpc::Outcome::from_stream(
+                                self.handler.subscribe_to_task(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "CreateTaskPushNotificationConfig" => {
@@ -1812,14 +1864,22 @@ impl<H: Handler> Router<H> {
                     crate::types::TaskPushNotificationConfig,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self
-                        .handler
-                        .create_task_push_notification_config(&ctx, params)
-                        .await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "CreateTaskPushNotificationConfig",
+                        "push_config",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .create_task_push_notification_config(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "GetTaskPushNotificationConfig" => {
@@ -1827,11 +1887,22 @@ impl<H: Handler> Router<H> {
                     crate::types::GetTaskPushNotificationConfigRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.get_task_push_notification_config(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "GetTaskPushNotificationConfig",
+                        "push_config",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .get_task_push_notification_config(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "ListTaskPushNotificationConfigs" => {
@@ -1839,11 +1910,22 @@ impl<H: Handler> Router<H> {
                     crate::types::ListTaskPushNotificationConfigsRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.list_task_push_notification_configs(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "ListTaskPushNotificationConfigs",
+                        "push_config",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .list_task_push_notification_configs(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "DeleteTaskPushNotificationConfig" => {
@@ -1851,14 +1933,22 @@ impl<H: Handler> Router<H> {
                     crate::types::DeleteTaskPushNotificationConfigRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self
-                        .handler
-                        .delete_task_push_notification_config(&ctx, params)
-                        .await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "DeleteTaskPushNotificationConfig",
+                        "push_config",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .delete_task_push_notification_config(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "GetExtendedAgentCard" => {
@@ -1866,11 +1956,19 @@ impl<H: Handler> Router<H> {
                     crate::types::GetExtendedAgentCardRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.get_extended_agent_card(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "GetExtendedAgentCard",
+                        "agent_card",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.get_extended_agent_card(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/use" => {
@@ -1878,11 +1976,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanUseParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_use(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/use",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_use(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/execute" => {
@@ -1890,11 +1996,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanExecuteParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_execute(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/execute",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_execute(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/apply" => {
@@ -1902,11 +2016,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanApplyParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_apply(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/apply",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_apply(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/cancel" => {
@@ -1914,11 +2036,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanCancelParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_cancel(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/cancel",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_cancel(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/status" => {
@@ -1926,11 +2056,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanStatusParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_status(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/status",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_status(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/tree" => {
@@ -1938,11 +2076,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanTreeParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_tree(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/tree",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_tree(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/explain" => {
@@ -1950,11 +2096,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanExplainParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_explain(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/explain",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_explain(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/correct" => {
@@ -1962,11 +2116,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanCorrectParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_correct(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/correct",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_correct(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/diff" => {
@@ -1974,11 +2136,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanDiffParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_diff(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/diff",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_diff(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/artifacts" => {
@@ -1986,11 +2156,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanArtifactsParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_artifacts(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/artifacts",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_artifacts(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/prompt" => {
@@ -1998,11 +2176,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanPromptParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_prompt(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/prompt",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_prompt(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/rollback" => {
@@ -2010,11 +2196,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanRollbackParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_rollback(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/rollback",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_rollback(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/plan/list" => {
@@ -2022,11 +2216,19 @@ impl<H: Handler> Router<H> {
                     crate::types::PlanListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.plan_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/plan/list",
+                        "plan",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.plan_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actors/list" => {
@@ -2034,11 +2236,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actors_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actors/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actors_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actors/show" => {
@@ -2046,11 +2256,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actors_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actors/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actors_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actors/add" => {
@@ -2058,11 +2276,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ActorAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actors_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actors/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actors_add(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actors/update" => {
@@ -2070,11 +2296,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ActorUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actors_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actors/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actors_update(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actors/remove" => {
@@ -2082,11 +2316,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actors_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actors/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actors_remove(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/tools/list" => {
@@ -2094,11 +2336,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_tools_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/tools/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_tools_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/tools/show" => {
@@ -2106,11 +2356,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_tools_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/tools/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_tools_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/tools/add" => {
@@ -2118,11 +2376,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ToolAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_tools_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/tools/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_tools_add(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/tools/update" => {
@@ -2130,11 +2396,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ToolUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_tools_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/tools/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_tools_update(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/tools/remove" => {
@@ -2142,11 +2416,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_tools_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/tools/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_tools_remove(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/skills/list" => {
@@ -2154,11 +2436,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_skills_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/skills/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_skills_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/skills/show" => {
@@ -2166,11 +2456,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_skills_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/skills/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_skills_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/skills/add" => {
@@ -2178,11 +2476,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SkillAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_skills_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/skills/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_skills_add(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/skills/update" => {
@@ -2190,11 +2496,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SkillUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_skills_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/skills/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_skills_update(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/skills/remove" => {
@@ -2202,11 +2516,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_skills_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/skills/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_skills_remove(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resources/list" => {
@@ -2214,11 +2536,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resources_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resources/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_resources_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resources/show" => {
@@ -2226,11 +2556,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resources_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resources/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_resources_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resources/add" => {
@@ -2238,11 +2576,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ResourceAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resources_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resources/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_resources_add(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resources/update" => {
@@ -2250,11 +2596,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ResourceUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resources_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resources/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_resources_update(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resources/remove" => {
@@ -2262,11 +2616,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resources_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resources/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_resources_remove(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resource-types/list" => {
@@ -2274,11 +2636,22 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resource_types_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resource-types/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_resource_types_list(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resource-types/show" => {
@@ -2286,11 +2659,22 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resource_types_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resource-types/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_resource_types_show(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resource-types/add" => {
@@ -2298,11 +2682,22 @@ impl<H: Handler> Router<H> {
                     crate::types::ResourceTypeAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resource_types_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resource-types/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_resource_types_add(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resource-types/update" => {
@@ -2310,11 +2705,22 @@ impl<H: Handler> Router<H> {
                     crate::types::ResourceTypeUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resource_types_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resource-types/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_resource_types_update(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/resource-types/remove" => {
@@ -2322,11 +2728,22 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_resource_types_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/resource-types/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_resource_types_remove(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/projects/list" => {
@@ -2334,11 +2751,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_projects_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/projects/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_projects_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/projects/show" => {
@@ -2346,11 +2771,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_projects_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/projects/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_projects_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/projects/add" => {
@@ -2358,11 +2791,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ProjectAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_projects_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/projects/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_projects_add(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/projects/update" => {
@@ -2370,11 +2811,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ProjectUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_projects_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/projects/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_projects_update(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/projects/remove" => {
@@ -2382,11 +2831,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_projects_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/projects/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_projects_remove(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/validations/list" => {
@@ -2394,11 +2851,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_validations_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/validations/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_validations_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/validations/show" => {
@@ -2406,11 +2871,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_validations_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/validations/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_validations_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/validations/add" => {
@@ -2418,11 +2891,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ValidationAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_validations_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/validations/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_validations_add(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/validations/update" => {
@@ -2430,11 +2911,22 @@ impl<H: Handler> Router<H> {
                     crate::types::ValidationUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_validations_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/validations/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_validations_update(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/validations/remove" => {
@@ -2442,11 +2934,22 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_validations_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/validations/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_validations_remove(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actions/list" => {
@@ -2454,11 +2957,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actions_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actions/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actions_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actions/show" => {
@@ -2466,11 +2977,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actions_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actions/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actions_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actions/add" => {
@@ -2478,11 +2997,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ActionAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actions_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actions/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actions_add(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actions/update" => {
@@ -2490,11 +3017,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ActionUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actions_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actions/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actions_update(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/actions/remove" => {
@@ -2502,11 +3037,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_actions_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/actions/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_actions_remove(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/automation-profiles/list" => {
@@ -2514,11 +3057,22 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_automation_profiles_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/automation-profiles/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_automation_profiles_list(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/automation-profiles/show" => {
@@ -2526,11 +3080,22 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_automation_profiles_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/automation-profiles/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_automation_profiles_show(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/automation-profiles/add" => {
@@ -2538,11 +3103,22 @@ impl<H: Handler> Router<H> {
                     crate::types::AutomationProfileAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_automation_profiles_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/automation-profiles/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_automation_profiles_add(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/automation-profiles/update" => {
@@ -2550,11 +3126,22 @@ impl<H: Handler> Router<H> {
                     crate::types::AutomationProfileUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_automation_profiles_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/automation-profiles/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_automation_profiles_update(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/automation-profiles/remove" => {
@@ -2562,11 +3149,22 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_automation_profiles_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/automation-profiles/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self
+                                    .handler
+                                    .registry_automation_profiles_remove(&ctx, params)
+                                    .await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/invariants/list" => {
@@ -2574,11 +3172,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_invariants_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/invariants/list",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_invariants_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/invariants/show" => {
@@ -2586,11 +3192,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_invariants_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/invariants/show",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_invariants_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/invariants/add" => {
@@ -2598,11 +3212,19 @@ impl<H: Handler> Router<H> {
                     crate::types::InvariantAddParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_invariants_add(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/invariants/add",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_invariants_add(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/invariants/update" => {
@@ -2610,11 +3232,19 @@ impl<H: Handler> Router<H> {
                     crate::types::InvariantUpdateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_invariants_update(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/invariants/update",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_invariants_update(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/registry/invariants/remove" => {
@@ -2622,11 +3252,19 @@ impl<H: Handler> Router<H> {
                     crate::types::RegistryRemoveParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.registry_invariants_remove(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/registry/invariants/remove",
+                        "registry",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.registry_invariants_remove(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/context/show" => {
@@ -2634,11 +3272,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ContextShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.context_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/context/show",
+                        "context",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.context_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/context/inspect" => {
@@ -2646,11 +3292,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ContextInspectParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.context_inspect(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/context/inspect",
+                        "context",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.context_inspect(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/context/simulate" => {
@@ -2658,11 +3312,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ContextSimulateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.context_simulate(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/context/simulate",
+                        "context",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.context_simulate(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/context/set" => {
@@ -2670,11 +3332,19 @@ impl<H: Handler> Router<H> {
                     crate::types::ContextSetParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.context_set(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/context/set",
+                        "context",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.context_set(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/sync/pull" => {
@@ -2682,11 +3352,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SyncPullParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.sync_pull(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/sync/pull",
+                        "sync",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.sync_pull(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/sync/push" => {
@@ -2694,11 +3372,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SyncPushParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.sync_push(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/sync/push",
+                        "sync",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.sync_push(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/sync/status" => {
@@ -2706,11 +3392,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SyncStatusParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.sync_status(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/sync/status",
+                        "sync",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.sync_status(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/namespace/list" => {
@@ -2718,11 +3412,19 @@ impl<H: Handler> Router<H> {
                     crate::types::NamespaceListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.namespace_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/namespace/list",
+                        "namespace",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.namespace_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/namespace/show" => {
@@ -2730,11 +3432,19 @@ impl<H: Handler> Router<H> {
                     crate::types::NamespaceShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.namespace_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/namespace/show",
+                        "namespace",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.namespace_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/namespace/members" => {
@@ -2742,11 +3452,19 @@ impl<H: Handler> Router<H> {
                     crate::types::NamespaceMembersParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.namespace_members(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/namespace/members",
+                        "namespace",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.namespace_members(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/health/check" => {
@@ -2754,11 +3472,19 @@ impl<H: Handler> Router<H> {
                     crate::types::HealthCheckParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.health_check(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/health/check",
+                        "health",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.health_check(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/diagnostics/run" => {
@@ -2766,11 +3492,19 @@ impl<H: Handler> Router<H> {
                     crate::types::DiagnosticsRunParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.diagnostics_run(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/diagnostics/run",
+                        "health",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.diagnostics_run(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/session/create" => {
@@ -2778,11 +3512,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SessionCreateParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.session_create(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/session/create",
+                        "session",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.session_create(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/session/list" => {
@@ -2790,11 +3532,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SessionListParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.session_list(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/session/list",
+                        "session",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.session_list(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/session/show" => {
@@ -2802,11 +3552,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SessionShowParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.session_show(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/session/show",
+                        "session",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.session_show(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/session/resume" => {
@@ -2814,11 +3572,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SessionResumeParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.session_resume(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/session/resume",
+                        "session",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.session_resume(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/session/tell" => {
@@ -2826,11 +3592,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SessionTellParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.session_tell(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/session/tell",
+                        "session",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.session_tell(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/session/delete" => {
@@ -2838,11 +3612,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SessionDeleteParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.session_delete(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/session/delete",
+                        "session",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.session_delete(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/session/export" => {
@@ -2850,11 +3632,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SessionExportParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.session_export(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/session/export",
+                        "session",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.session_export(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/session/import" => {
@@ -2862,11 +3652,19 @@ impl<H: Handler> Router<H> {
                     crate::types::SessionImportParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.session_import(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/session/import",
+                        "session",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.session_import(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_cleveragents/events/subscribe" => {
@@ -2874,14 +3672,22 @@ impl<H: Handler> Router<H> {
                     crate::types::EventsSubscribeParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_stream(
-                    self.handler.events_subscribe(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_cleveragents/events/subscribe",
+                        "events",
+                        async move {
+                            crate::rpc::Outcome::from_stream(
+                                self.handler.events_subscribe(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
-            _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
+            _ => crate::rpc::Outcome::ready(Err(crate::rpc::method_not_found(method))),
         }
     }
 }
@@ -2892,13 +3698,6 @@ impl<H: Handler> crate::rpc::Dispatch for Router<H> {
         method: &'a str,
         params: ::std::option::Option<::serde_json::Value>,
     ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
-        let service = crate::methods::find_method(method).map_or("", |d| d.service);
-        Box::pin(
-            crate::rpc::in_handler_span(
-                method,
-                service,
-                Router::dispatch(self, ctx, method, params),
-            ),
-        )
+        Router::dispatch(self, ctx, method, params)
     }
 }

@@ -100,16 +100,20 @@ impl<H: Handler> Router<H> {
     /// methods, binding methods and methods newer than the caller's extension
     /// version answer method-not-found; the caller is then authorized in the
     /// namespace the call acts in ([`crate::rpc::authorize`]); params that do not match the method's
-    /// schema answer invalid-params with the offending field.
-    pub async fn dispatch(
+    /// schema answer invalid-params with the offending field. The handler
+    /// runs inside the call's `handler` span.
+    ///
+    /// Resolution, authorization and decoding happen here, before the
+    /// future is returned; the future is the handler's call alone.
+    pub fn dispatch(
         &self,
         ctx: crate::rpc::CallContext,
         method: &str,
         params: ::std::option::Option<::serde_json::Value>,
-    ) -> crate::rpc::Outcome {
+    ) -> crate::rpc::BoxFuture<'_, crate::rpc::Outcome> {
         let descriptor = match crate::rpc::resolve(method, &ctx) {
             Ok(descriptor) => descriptor,
-            Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+            Err(error) => return crate::rpc::Outcome::ready(Err(error)),
         };
         let mut ctx = ctx;
         if let Err(error) = crate::rpc::authorize(
@@ -117,7 +121,7 @@ impl<H: Handler> Router<H> {
             descriptor,
             params.as_ref(),
         ) {
-            return crate::rpc::Outcome::Single(Err(error));
+            return crate::rpc::Outcome::ready(Err(error));
         }
         match descriptor.name {
             "GetNote" => {
@@ -125,11 +129,19 @@ impl<H: Handler> Router<H> {
                     crate::types::GetNoteRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.get_note(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "GetNote",
+                        "notes",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.get_note(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "WatchNotes" => {
@@ -137,11 +149,19 @@ impl<H: Handler> Router<H> {
                     crate::types::GetNoteRequest,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_stream(
-                    self.handler.watch_notes(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "WatchNotes",
+                        "notes",
+                        async move {
+                            crate::rpc::Outcome::from_stream(
+                                self.handler.watch_notes(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
             "_mini/archive/put" => {
@@ -149,14 +169,22 @@ impl<H: Handler> Router<H> {
                     crate::types::ArchivePutParams,
                 >(descriptor, params) {
                     Ok(params) => params,
-                    Err(error) => return crate::rpc::Outcome::Single(Err(error)),
+                    Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
-                crate::rpc::Outcome::from_result(
-                    self.handler.archive_put(&ctx, params).await,
-                    crate::errors::ErrorKind::InternalError,
+                Box::pin(
+                    crate::rpc::in_handler_span(
+                        "_mini/archive/put",
+                        "archive",
+                        async move {
+                            crate::rpc::Outcome::from_result(
+                                self.handler.archive_put(&ctx, params).await,
+                                crate::errors::ErrorKind::InternalError,
+                            )
+                        },
+                    ),
                 )
             }
-            _ => crate::rpc::Outcome::Single(Err(crate::rpc::method_not_found(method))),
+            _ => crate::rpc::Outcome::ready(Err(crate::rpc::method_not_found(method))),
         }
     }
 }
@@ -167,13 +195,6 @@ impl<H: Handler> crate::rpc::Dispatch for Router<H> {
         method: &'a str,
         params: ::std::option::Option<::serde_json::Value>,
     ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
-        let service = crate::methods::find_method(method).map_or("", |d| d.service);
-        Box::pin(
-            crate::rpc::in_handler_span(
-                method,
-                service,
-                Router::dispatch(self, ctx, method, params),
-            ),
-        )
+        Router::dispatch(self, ctx, method, params)
     }
 }
