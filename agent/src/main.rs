@@ -140,7 +140,13 @@ fn run() -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    let served = runtime.block_on(serve(settings));
+    // The agent runs as a task on the runtime's workers, not on this thread:
+    // every hand-over between a future polled by `block_on` here and a task
+    // on a worker (each stdio message to its writer, say) wakes the other
+    // thread, a context switch each time.
+    let served = runtime
+        .block_on(runtime.spawn(serve(settings)))
+        .unwrap_or_else(|e| Err(format!("the agent's main task failed: {e}")));
     // The transport has ended (EOF on stdio, or a graceful shutdown): the
     // last spans are exported before the process exits.
     drop(runtime);

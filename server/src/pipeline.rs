@@ -71,16 +71,17 @@ impl Pipeline {
         method: &str,
         mut params: Option<Value>,
     ) -> Outcome {
-        let request_id = ctx
-            .request_id
-            .as_ref()
-            .map(|id| serde_json::to_string(id).unwrap_or_default())
-            .unwrap_or_default();
         let principal = caller.map(|c| c.principal.subject.as_str()).unwrap_or("");
+        // The fields are evaluated only when the span is recorded: the id's
+        // JSON text is not built for a span nothing listens to.
         let span = tracing::info_span!(
             "dispatch",
             transport = self.transport,
-            request_id = %request_id,
+            request_id = %ctx
+                .request_id
+                .as_ref()
+                .map(|id| serde_json::to_string(id).unwrap_or_default())
+                .unwrap_or_default(),
             method = %method,
             principal = %principal,
         );

@@ -28,7 +28,8 @@ use a2a::{find_method, Contract, ErrorKind};
 use serde_json::Value;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
-use std::future::poll_fn;
+use std::future::{poll_fn, Future};
+use std::task::Poll;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
@@ -152,10 +153,21 @@ where
             break;
         };
         let session = session.clone();
-        tasks.spawn(async move {
+        let mut call = Box::pin(async move {
             run_request(&session, admitted).await;
             drop(permit);
         });
+        // A call that needs no waiting (a read of the store, say) is
+        // answered right here, in the reader's task: its answer joins the
+        // ones queued before the reader next waits for input, and the writer
+        // sends them in one write. Only a call that must wait becomes a task
+        // of its own, polled from where it stopped.
+        if poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx)))
+            .await
+            .is_pending()
+        {
+            tasks.spawn(call);
+        }
         // Reap finished tasks so the set does not grow with the session.
         while tasks.try_join_next().is_some() {}
     }
@@ -468,18 +480,17 @@ async fn run_admitted(session: &Session, admitted: Admitted) {
         // A notification: run it, answer nothing.
         return;
     };
-    let key = id_key(&id);
     match outcome {
         Outcome::Single(result) => {
             if cancel.is_some() {
-                session.streams().remove(&key);
+                session.streams().remove(&id_key(&id));
             }
             session.send(jsonrpc::response(&id, result)).await;
         }
         Outcome::Stream(events) => {
             let _open = session.pipeline.metrics().stream_opened(StreamTransport::Stdio);
             let final_result = forward_stream(session, &id, events, cancel.unwrap_or_default()).await;
-            session.streams().remove(&key);
+            session.streams().remove(&id_key(&id));
             session.send(jsonrpc::response(&id, final_result)).await;
         }
     }
