@@ -259,10 +259,16 @@ impl<D: Dispatch + ?Sized> Dispatch for std::sync::Arc<D> {
 /// span, so a trace shows the application's work, and the store commits it
 /// waits for, under the transport's dispatch. The generated router's
 /// [`Dispatch`] implementation wraps every call alike.
-pub async fn in_handler_span<T>(method: &str, service: &str, call: impl Future<Output = T>) -> T {
+///
+/// Not an `async fn`: that would move `call` once more, into a future of its
+/// own, when first polled; the instrumented call is built here, in place.
+pub fn in_handler_span<F: Future>(
+    method: &str,
+    service: &str,
+    call: F,
+) -> tracing::instrument::Instrumented<F> {
     use tracing::Instrument;
-    let span = tracing::info_span!("handler", method, service);
-    call.instrument(span).await
+    call.instrument(tracing::info_span!("handler", method, service))
 }
 
 /// Maps the items of a stream (a tiny adapter so the crate needs no futures-util).

@@ -129,9 +129,9 @@ impl SqliteStore {
         // durable (fsync of the WAL) before it returns.
         conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
         conn.pragma_update(None, "synchronous", "FULL").map_err(backend)?;
-        // Each commit of a group runs in a savepoint, whose journal (the
-        // pages it changes that the group changed before) would otherwise
-        // spill to a temporary file: written and read back on every turn.
+        // A turn in which a commit fails runs again with each commit in a
+        // savepoint, whose journal (the pages it changes that the turn
+        // changed before) would otherwise spill to a temporary file.
         conn.pragma_update(None, "temp_store", "MEMORY")
             .map_err(backend)?;
         // The writer revisits the same hot pages (the newest leaves of each

@@ -1,7 +1,7 @@
 //! Group commit: one writer thread owns the write connection. Commits queue
-//! up while it is busy; each turn takes everything queued, applies each
-//! commit inside its own savepoint of one transaction (a commit that fails
-//! its checks is rolled back alone and changes nothing), makes the
+//! up while it is busy; each turn takes everything queued, applies the
+//! commits in one transaction (a commit that fails its checks is rolled
+//! back alone and changes nothing: see [`commit_batch`]), makes the
 //! transaction durable with one `fsync`, and only then tells every caller
 //! its outcome. Under load many commits share one `fsync`; alone, a commit
 //! costs what it did before.
@@ -95,18 +95,68 @@ fn run(mut conn: Connection, mut rank: RankCounter, counts: &TaskCounts, rx: mps
     }
 }
 
-/// Applies every commit of `batch` in one durable transaction, each in its
-/// own savepoint; the outcome of each, in order.
+/// Applies every commit of `batch` in one durable transaction; the outcome
+/// of each, in order. A commit that fails changes nothing and the others
+/// still land.
+///
+/// Most turns fail nothing, so the commits are first applied straight into
+/// the transaction. Only when one of them fails is that attempt rolled back
+/// and the turn applied again with a savepoint around each commit, which
+/// costs a statement pair and a journal copy of every page a commit touches.
 fn commit_batch(
     conn: &mut Connection,
     rank: &mut RankCounter,
     counts: &TaskCounts,
     batch: &[Job],
 ) -> Vec<StoreResult<Committed>> {
-    let failed_all = |e: StoreError| batch.iter().map(|_| Err(e.clone())).collect();
+    match commit_straight(conn, rank, counts, batch) {
+        Some(outcomes) => outcomes,
+        None => commit_isolated(conn, rank, counts, batch),
+    }
+}
+
+/// Every commit of `batch` applied in order in one transaction, made
+/// durable. `None` when a commit failed in a turn of several: nothing of the
+/// attempt is kept (the transaction is rolled back) and the turn must be
+/// applied commit by commit. A turn of one commit needs no second attempt:
+/// its failure is its outcome.
+fn commit_straight(
+    conn: &mut Connection,
+    rank: &mut RankCounter,
+    counts: &TaskCounts,
+    batch: &[Job],
+) -> Option<Vec<StoreResult<Committed>>> {
+    let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => return Some(failed_all(batch, backend(e))),
+    };
+    let mut outcomes = Vec::with_capacity(batch.len());
+    let mut deltas = Vec::with_capacity(batch.len());
+    for (commit, _) in batch {
+        match apply(&tx, rank, commit) {
+            Ok((applied, delta)) => {
+                deltas.extend(delta);
+                outcomes.push(Ok(applied));
+            }
+            // Dropping the transaction rolls the attempt back.
+            Err(e) if batch.len() == 1 => return Some(vec![Err(e)]),
+            Err(_) => return None,
+        }
+    }
+    Some(finish(tx, rank, counts, outcomes, &deltas))
+}
+
+/// Every commit of `batch` in its own savepoint of one transaction: one that
+/// fails is rolled back alone.
+fn commit_isolated(
+    conn: &mut Connection,
+    rank: &mut RankCounter,
+    counts: &TaskCounts,
+    batch: &[Job],
+) -> Vec<StoreResult<Committed>> {
     let mut tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
-        Err(e) => return failed_all(backend(e)),
+        Err(e) => return failed_all(batch, backend(e)),
     };
     let mut outcomes = Vec::with_capacity(batch.len());
     let mut deltas = Vec::with_capacity(batch.len());
@@ -120,20 +170,37 @@ fn commit_batch(
         // A savepoint dropped without `commit` rolls back what it did.
         outcomes.push(outcome);
     }
+    finish(tx, rank, counts, outcomes, &deltas)
+}
+
+/// Saves the rank counter and commits the turn's transaction; the counts
+/// take the turn's changes once it is durable.
+fn finish(
+    tx: rusqlite::Transaction<'_>,
+    rank: &mut RankCounter,
+    counts: &TaskCounts,
+    outcomes: Vec<StoreResult<Committed>>,
+    deltas: &[Delta],
+) -> Vec<StoreResult<Committed>> {
     if let Err(e) = rank.save(&tx) {
-        return failed_all(e);
+        return outcomes.iter().map(|_| Err(e.clone())).collect();
     }
     match tx.commit() {
         Ok(()) => {
-            counts.apply(&deltas);
+            counts.apply(deltas);
             outcomes
         }
+        // Nothing of the turn is on disk: the ranks handed out are lost
+        // too, which only leaves a gap in their sequence.
         Err(e) => {
-            // Nothing of the turn is on disk: the ranks handed out are lost
-            // too, which only leaves a gap in their sequence.
-            failed_all(backend(e))
+            let e = backend(e);
+            outcomes.iter().map(|_| Err(e.clone())).collect()
         }
     }
+}
+
+fn failed_all(batch: &[Job], e: StoreError) -> Vec<StoreResult<Committed>> {
+    batch.iter().map(|_| Err(e.clone())).collect()
 }
 
 /// One commit: the task write, then the document writes in order; what it
@@ -430,5 +497,80 @@ fn write_doc(conn: &Connection, index: usize, write: &DocWrite) -> StoreResult<u
                 .map_err(backend)?;
             Ok(0)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A migrated database in a scratch directory and the writer's state over it.
+    fn database() -> (tempfile::TempDir, Connection, RankCounter, TaskCounts) {
+        let dir = tempfile::tempdir().expect("scratch dir");
+        let mut conn = Connection::open(dir.path().join("store.db")).expect("open");
+        super::super::migrate(&mut conn).expect("migrate");
+        let rank = RankCounter::load(&conn).expect("ranks");
+        let counts = TaskCounts::load(&conn).expect("counts");
+        (dir, conn, rank, counts)
+    }
+
+    fn put(key: &str, expect: Expect) -> DocWrite {
+        DocWrite::put("notes", "ns", key, expect, json!({ "key": key }))
+    }
+
+    fn job(docs: Vec<DocWrite>) -> Job {
+        let commit = Commit {
+            docs,
+            ..Commit::default()
+        };
+        (commit, Box::new(|_| {}))
+    }
+
+    fn stored_keys(conn: &Connection) -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT key FROM docs WHERE coll = 'notes' ORDER BY key")
+            .expect("prepare");
+        let keys = stmt.query_map([], |r| r.get(0)).expect("query");
+        keys.collect::<Result<_, _>>().expect("keys")
+    }
+
+    #[test]
+    fn a_commit_failing_after_a_write_in_a_turn_of_several_changes_nothing_and_the_others_land() {
+        let (_dir, mut conn, mut rank, counts) = database();
+        let batch = vec![
+            job(vec![put("a", Expect::Absent)]),
+            // Writes `b`, then fails on `a`, which the commit before created.
+            job(vec![put("b", Expect::Absent), put("a", Expect::Absent)]),
+            job(vec![put("c", Expect::Absent)]),
+        ];
+        let outcomes = commit_batch(&mut conn, &mut rank, &counts, &batch);
+        assert_eq!(outcomes[0].as_ref().map(|c| c.doc_versions.clone()), Ok(vec![1]));
+        assert_eq!(
+            outcomes[1],
+            Err(StoreError::Conflict {
+                index: Some(1),
+                found: Some(1)
+            })
+        );
+        assert_eq!(outcomes[2].as_ref().map(|c| c.doc_versions.clone()), Ok(vec![1]));
+        assert_eq!(stored_keys(&conn), ["a", "c"]);
+    }
+
+    #[test]
+    fn a_turn_of_one_failing_commit_changes_nothing() {
+        let (_dir, mut conn, mut rank, counts) = database();
+        let first = vec![job(vec![put("a", Expect::Absent)])];
+        assert!(commit_batch(&mut conn, &mut rank, &counts, &first)[0].is_ok());
+        let failing = vec![job(vec![put("b", Expect::Absent), put("a", Expect::Version(7))])];
+        let outcomes = commit_batch(&mut conn, &mut rank, &counts, &failing);
+        assert_eq!(
+            outcomes,
+            [Err(StoreError::Conflict {
+                index: Some(1),
+                found: Some(1)
+            })]
+        );
+        assert_eq!(stored_keys(&conn), ["a"]);
     }
 }
