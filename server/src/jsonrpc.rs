@@ -6,8 +6,11 @@
 //! semantics for streaming methods, and one request per message keeps the two
 //! transports identical.
 
+mod message;
+
 use a2a::rpc::{contract_of_name, Error, Notification, RequestId, Response, JSONRPC_VERSION};
 use a2a::Contract;
+use message::Message;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -38,18 +41,24 @@ const BASE: Contract = Contract::A2a;
 
 /// Parses and validates one message.
 pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Request, Box<Rejected>> {
-    let value = parse_json(bytes, max_depth).map_err(|error| {
+    let message = parse_message(bytes, max_depth).map_err(|error| {
         Box::new(Rejected {
             id: Value::Null,
             error,
         })
     })?;
-    validate(value)
+    validate(message)
 }
 
-/// Parses a JSON document no deeper than `max_depth`: the first step of every
-/// message, whichever binding carries it.
-pub(crate) fn parse_json(bytes: &[u8], max_depth: usize) -> Result<Value, Error> {
+/// The depth check of [`parse_json`], then the message read straight into
+/// its members: no map is built for the envelope, and only the members'
+/// values become JSON values.
+fn parse_message(bytes: &[u8], max_depth: usize) -> Result<Message, Error> {
+    check_depth(bytes, max_depth)?;
+    serde_json::from_slice(bytes).map_err(parse_failure)
+}
+
+fn check_depth(bytes: &[u8], max_depth: usize) -> Result<(), Error> {
     if exceeds_depth(bytes, max_depth) {
         return Err(Error::new(
             BASE.invalid_request(),
@@ -57,15 +66,25 @@ pub(crate) fn parse_json(bytes: &[u8], max_depth: usize) -> Result<Value, Error>
         )
         .with_metadata("limit", max_depth.to_string()));
     }
-    serde_json::from_slice(bytes)
-        .map_err(|e| Error::new(BASE.parse_error(), format!("Invalid JSON payload: {e}")))
+    Ok(())
+}
+
+fn parse_failure(e: serde_json::Error) -> Error {
+    Error::new(BASE.parse_error(), format!("Invalid JSON payload: {e}"))
+}
+
+/// Parses a JSON document no deeper than `max_depth`: the first step of every
+/// message, whichever binding carries it.
+pub(crate) fn parse_json(bytes: &[u8], max_depth: usize) -> Result<Value, Error> {
+    check_depth(bytes, max_depth)?;
+    serde_json::from_slice(bytes).map_err(parse_failure)
 }
 
 /// Validates a parsed message as a single JSON-RPC 2.0 request.
-pub(crate) fn validate(value: Value) -> Result<Request, Box<Rejected>> {
-    let mut object = match value {
-        Value::Object(object) => object,
-        Value::Array(_) => {
+fn validate(message: Message) -> Result<Request, Box<Rejected>> {
+    let members = match message {
+        Message::Object(members) => members,
+        Message::Array => {
             return Err(Box::new(Rejected {
                 id: Value::Null,
                 error: Error::new(
@@ -74,14 +93,14 @@ pub(crate) fn validate(value: Value) -> Result<Request, Box<Rejected>> {
                 ),
             }))
         }
-        _ => {
+        Message::Other => {
             return Err(Box::new(Rejected {
                 id: Value::Null,
                 error: Error::new(BASE.invalid_request(), "A request must be a JSON object"),
             }))
         }
     };
-    let contract = match object.get("method") {
+    let contract = match &members.method {
         Some(Value::String(name)) => contract_of_name(name),
         _ => BASE,
     };
@@ -91,7 +110,7 @@ pub(crate) fn validate(value: Value) -> Result<Request, Box<Rejected>> {
             error: Error::new(contract.invalid_request(), message),
         })
     };
-    let (id, request_id) = match object.remove("id") {
+    let (id, request_id) = match members.id {
         None => (None, None),
         Some(Value::Null) => (Some(Value::Null), Some(RequestId::Null)),
         Some(Value::String(s)) => (Some(Value::String(s.clone())), Some(RequestId::String(s))),
@@ -112,18 +131,18 @@ pub(crate) fn validate(value: Value) -> Result<Request, Box<Rejected>> {
         }
     };
     let echo = id.clone().unwrap_or(Value::Null);
-    match object.remove("jsonrpc") {
+    match members.jsonrpc {
         Some(Value::String(v)) if v == "2.0" => {}
         Some(_) => return Err(invalid(echo, "`jsonrpc` must be exactly \"2.0\"".into())),
         None => return Err(invalid(echo, "`jsonrpc` is missing; it must be \"2.0\"".into())),
     }
-    let method = match object.remove("method") {
+    let method = match members.method {
         Some(Value::String(m)) if !m.is_empty() => m,
         Some(Value::String(_)) => return Err(invalid(echo, "`method` must not be empty".into())),
         Some(_) => return Err(invalid(echo, "`method` must be a string".into())),
         None => return Err(invalid(echo, "`method` is missing".into())),
     };
-    let params = match object.remove("params") {
+    let params = match members.params {
         None => None,
         Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
         Some(_) => {
@@ -133,7 +152,7 @@ pub(crate) fn validate(value: Value) -> Result<Request, Box<Rejected>> {
             ))
         }
     };
-    if let Some(unknown) = object.keys().next() {
+    if let Some(unknown) = members.unknown {
         return Err(invalid(
             echo,
             format!("unknown member `{unknown}` in the request"),
@@ -239,9 +258,89 @@ mod tests {
         assert!(!exceeds_depth(br#"[["\"[[["]]"#, 2));
     }
 
+    fn refused(message: &str) -> (Value, i64, String) {
+        let r = parse(message.as_bytes(), 8).unwrap_err();
+        (r.id, r.error.code, r.error.message)
+    }
+
+    #[test]
+    fn a_member_given_twice_keeps_its_last_value() {
+        let request = parse(
+            br#"{"jsonrpc":"2.0","id":1,"method":"A","method":"GetTask","id":"x"}"#,
+            8,
+        )
+        .unwrap();
+        assert_eq!(request.method, "GetTask");
+        assert_eq!(request.id, Some(json!("x")));
+        assert_eq!(request.params, None);
+    }
+
+    #[test]
+    fn the_first_unknown_member_is_named() {
+        let (id, code, message) = refused(r#"{"b":1,"jsonrpc":"2.0","id":7,"a":2,"method":"GetTask","b":3}"#);
+        assert_eq!((id, code), (json!(7), -32600));
+        assert_eq!(message, "unknown member `b` in the request");
+    }
+
+    #[test]
+    fn every_value_is_parsed_in_full_wherever_it_is() {
+        for message in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","extra":1e400}"#,
+            r#"[{"jsonrpc":"2.0"}, 1e400]"#,
+        ] {
+            let (id, code, text) = refused(message);
+            assert_eq!((id, code), (Value::Null, -32700), "{message}");
+            assert!(
+                text.starts_with("Invalid JSON payload: number out of range"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn shapes_other_than_one_object_are_invalid_requests() {
+        for (message, text) in [
+            ("[]", "Batch requests are not supported"),
+            (
+                r#"[{"jsonrpc":"2.0","id":1,"method":"GetTask"}]"#,
+                "Batch requests are not supported",
+            ),
+            ("null", "A request must be a JSON object"),
+            ("\"GetTask\"", "A request must be a JSON object"),
+            ("-1.5", "A request must be a JSON object"),
+            ("true", "A request must be a JSON object"),
+        ] {
+            let (id, code, message_text) = refused(message);
+            assert_eq!((id, code), (Value::Null, -32600), "{message}");
+            assert!(message_text.starts_with(text), "{message}: {message_text}");
+        }
+    }
+
+    #[test]
+    fn syntax_errors_and_trailing_input_are_parse_errors() {
+        for message in [
+            r#"{"jsonrpc":"2.0","id":1"#,
+            r#"{"jsonrpc":"2.0"} {}"#,
+            r#"{"id\x":1}"#,
+        ] {
+            assert_eq!(refused(message).1, -32700, "{message}");
+        }
+    }
+
+    #[test]
+    fn escaped_member_names_are_read_as_their_text() {
+        let request = parse(
+            br#"{"json\u0072pc":"2.0","\u0069d":3,"method":"GetTask","params":{"id":"t"}}"#,
+            8,
+        )
+        .unwrap();
+        assert_eq!(request.request_id, Some(RequestId::Integer(3)));
+        assert_eq!(request.params, Some(json!({"id": "t"})));
+    }
+
     #[test]
     fn fractional_id_is_invalid() {
-        let r = validate(json!({"jsonrpc":"2.0","id":1.5,"method":"GetTask"})).unwrap_err();
+        let r = parse(br#"{"jsonrpc":"2.0","id":1.5,"method":"GetTask"}"#, 8).unwrap_err();
         assert_eq!(r.error.code, -32600);
         assert_eq!(r.id, Value::Null);
     }
