@@ -107,6 +107,11 @@ impl Session {
 }
 
 /// Serves one stdio session over `input`/`output` until EOF on `input`.
+///
+/// Calls that need no waiting are answered in the session's own task, and
+/// the writer is a task beside it: run the session as a task of the runtime
+/// (`runtime.spawn`), not in `block_on`, or every message handed from one to
+/// the other wakes a second thread.
 pub async fn serve_stdio<R, W>(
     config: &ServerConfig,
     dispatch: Arc<dyn Dispatch>,
