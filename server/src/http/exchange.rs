@@ -19,10 +19,37 @@ use http::{Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 /// Response headers that echo a negotiation back to the client.
 pub(super) type EchoHeaders = Vec<(HeaderName, HeaderValue)>;
+
+/// The service-parameter headers' names, parsed once rather than on every
+/// answer (a name outside the standard set is an allocation each time).
+/// `None` only if the schema declared a name HTTP cannot carry.
+static A2A_VERSION_NAME: LazyLock<Option<HeaderName>> = LazyLock::new(|| header_name(A2A_VERSION_HEADER));
+static A2A_EXTENSIONS_NAME: LazyLock<Option<HeaderName>> =
+    LazyLock::new(|| header_name(A2A_EXTENSIONS_HEADER));
+static EXTENSION_VERSION_NAME: LazyLock<Option<HeaderName>> =
+    LazyLock::new(|| header_name(EXTENSION_VERSION_HEADER));
+
+fn header_name(name: &str) -> Option<HeaderName> {
+    HeaderName::from_bytes(name.as_bytes()).ok()
+}
+
+/// The header value naming `version` of `contract`: the declared text of one
+/// of its supported versions, used as it is.
+fn version_value(contract: a2a::Contract, version: a2a::rpc::Version) -> Option<HeaderValue> {
+    let declared: &'static str = contract
+        .versions()
+        .iter()
+        .find(|text| a2a::rpc::Version::parse(text) == Some(version))?;
+    // Checked first: `from_static` takes only what a header value may hold.
+    declared
+        .bytes()
+        .all(|b| b.is_ascii_graphic() || b == b' ')
+        .then(|| HeaderValue::from_static(declared))
+}
 
 /// Media types a request body may be declared as: JSON-RPC's, and the one
 /// spec §11.1 recommends for HTTP+JSON.
@@ -114,7 +141,7 @@ pub(super) fn respond(answer: Answer) -> Response<ResponseBody> {
             HeaderValue::from_static("no"),
         );
     }
-    if let Ok(name) = HeaderName::from_bytes(A2A_VERSION_HEADER.as_bytes()) {
+    if let Some(name) = A2A_VERSION_NAME.clone() {
         headers.insert(name, HeaderValue::from_static(PROTOCOL_VERSION));
     }
     for (name, value) in answer.extra {
@@ -210,16 +237,13 @@ impl HttpState {
             if requested_minor.is_some() {
                 extension_versions.insert(contract.name(), v);
             }
-            if let (Ok(name), Ok(value)) = (
-                HeaderName::from_bytes(EXTENSION_VERSION_HEADER.as_bytes()),
-                HeaderValue::from_str(&v.to_string()),
-            ) {
+            if let (Some(name), Some(value)) = (EXTENSION_VERSION_NAME.clone(), version_value(contract, v)) {
                 extra.push((name, value));
             }
         }
         if !activated.is_empty() {
-            if let (Ok(name), Ok(value)) = (
-                HeaderName::from_bytes(A2A_EXTENSIONS_HEADER.as_bytes()),
+            if let (Some(name), Ok(value)) = (
+                A2A_EXTENSIONS_NAME.clone(),
                 HeaderValue::from_str(&activated.join(", ")),
             ) {
                 extra.push((name, value));
