@@ -13,7 +13,7 @@ use crate::config::ServerConfig;
 use crate::error::ServerError;
 use crate::signing::CardSigner;
 use a2a::metrics::Metrics;
-use a2a::rpc::{decode_params, to_raw, CallContext, Dispatch, Error, Outcome, RawJson};
+use a2a::rpc::{decode_params, to_raw, BoxFuture, CallContext, Dispatch, Error, Outcome, RawJson};
 use a2a::types::GetExtendedAgentCardRequest;
 use a2a::{capabilities, find_method, ErrorKind};
 use serde_json::Value;
@@ -69,7 +69,7 @@ impl Pipeline {
         ctx: CallContext,
         caller: Option<&Authenticated>,
         method: &str,
-        mut params: Option<Value>,
+        params: Option<Value>,
     ) -> Outcome {
         let principal = caller.map(|c| c.principal.subject.as_str()).unwrap_or("");
         // The fields are evaluated only when the span is recorded: the id's
@@ -85,27 +85,28 @@ impl Pipeline {
             method = %method,
             principal = %principal,
         );
-        async move {
-            let started = Instant::now();
-            let outcome = self.run(ctx, method, &mut params).await;
-            let elapsed = started.elapsed();
-            let latency_us = elapsed.as_micros() as u64;
-            let error_code = match &outcome {
-                Outcome::Single(Err(e)) => Some(e.code),
-                _ => None,
-            };
-            self.metrics.record_request(method, error_code, elapsed);
-            match &outcome {
-                Outcome::Single(Ok(_)) => tracing::info!(latency_us, outcome = "ok", "call answered"),
-                Outcome::Single(Err(e)) => {
-                    tracing::info!(latency_us, outcome = "error", code = e.code, "call answered")
-                }
-                Outcome::Stream(_) => tracing::info!(latency_us, outcome = "stream", "stream opened"),
+        let started = Instant::now();
+        // What runs before the handler (gates, resolution, decoding) runs
+        // here, inside the span; what is awaited is the handler's own boxed
+        // future, so this future stays small whatever the method.
+        let call = span.in_scope(|| self.run(ctx, method, params));
+        let outcome = call.instrument(span.clone()).await;
+        let _entered = span.enter();
+        let elapsed = started.elapsed();
+        let latency_us = elapsed.as_micros() as u64;
+        let error_code = match &outcome {
+            Outcome::Single(Err(e)) => Some(e.code),
+            _ => None,
+        };
+        self.metrics.record_request(method, error_code, elapsed);
+        match &outcome {
+            Outcome::Single(Ok(_)) => tracing::info!(latency_us, outcome = "ok", "call answered"),
+            Outcome::Single(Err(e)) => {
+                tracing::info!(latency_us, outcome = "error", code = e.code, "call answered")
             }
-            outcome
+            Outcome::Stream(_) => tracing::info!(latency_us, outcome = "stream", "stream opened"),
         }
-        .instrument(span)
-        .await
+        outcome
     }
 
     /// The registry calls are recorded into.
@@ -123,22 +124,24 @@ impl Pipeline {
         }
     }
 
-    async fn run(&self, ctx: CallContext, method: &str, params: &mut Option<Value>) -> Outcome {
+    /// The call's checks, then the dispatcher's future for it (or its
+    /// answer, when a check or the server itself answers).
+    fn run<'a>(&'a self, ctx: CallContext, method: &'a str, params: Option<Value>) -> BoxFuture<'a, Outcome> {
         if method == a2a::openrpc::DISCOVER_METHOD {
-            return Outcome::Single(openrpc_document());
+            return Outcome::ready(openrpc_document());
         }
         // Unknown, binding-owned and not-yet-visible methods go straight to the
         // router, which answers method-not-found exactly as the contract says.
         let descriptor = match find_method(method) {
             Some(d) if d.is_dispatched() && ctx.can_see(d) => d,
-            _ => return self.dispatch.dispatch(ctx, method, params.take()).await,
+            _ => return self.dispatch.dispatch(ctx, method, params),
         };
         // A capability the card does not declare answers the schema's "not
         // supported" error for it (spec §3.3.4), before anything else runs.
         if let Some(capability) = descriptor.capability.filter(|c| !self.offers(c)) {
             let kind = capabilities::find(capability)
                 .map_or(ErrorKind::UnsupportedOperation, |c| c.unsupported_error);
-            return Outcome::Single(Err(Error::new(
+            return Outcome::ready(Err(Error::new(
                 kind,
                 format!("`{method}` needs the `{capability}` capability, which this agent does not offer"),
             )));
@@ -146,16 +149,16 @@ impl Pipeline {
         // The extended card is the server's to give (it is built from the
         // configuration), so the method needing that capability is answered here.
         if descriptor.capability == Some(capabilities::EXTENDED_AGENT_CARD) {
-            if let Err(error) = decode_params::<GetExtendedAgentCardRequest>(descriptor, params.take()) {
-                return Outcome::Single(Err(error));
+            if let Err(error) = decode_params::<GetExtendedAgentCardRequest>(descriptor, params) {
+                return Outcome::ready(Err(error));
             }
-            return Outcome::Single(
+            return Outcome::ready(
                 self.extended_card
                     .clone()
                     .ok_or_else(|| Error::from_kind(ErrorKind::ExtendedAgentCardNotConfigured)),
             );
         }
-        self.dispatch.dispatch(ctx, method, params.take()).await
+        self.dispatch.dispatch(ctx, method, params)
     }
 }
 
