@@ -11,6 +11,7 @@ mod message;
 use a2a::rpc::{contract_of_name, Error, Notification, RequestId, Response, JSONRPC_VERSION};
 use a2a::Contract;
 use message::Message;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -41,7 +42,7 @@ const BASE: Contract = Contract::A2a;
 
 /// Parses and validates one message.
 pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Request, Box<Rejected>> {
-    let message = parse_message(bytes, max_depth).map_err(|error| {
+    let message = parse_json::<Message>(bytes, max_depth).map_err(|error| {
         Box::new(Rejected {
             id: Value::Null,
             error,
@@ -50,15 +51,10 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Request, Box<Rejected>> {
     validate(message)
 }
 
-/// The depth check of [`parse_json`], then the message read straight into
-/// its members: no map is built for the envelope, and only the members'
-/// values become JSON values.
-fn parse_message(bytes: &[u8], max_depth: usize) -> Result<Message, Error> {
-    check_depth(bytes, max_depth)?;
-    serde_json::from_slice(bytes).map_err(parse_failure)
-}
-
-fn check_depth(bytes: &[u8], max_depth: usize) -> Result<(), Error> {
+/// Parses a JSON document no deeper than `max_depth`: the first step of every
+/// message, whichever binding carries it. A request is read straight into a
+/// [`Message`] (no map for its envelope); other bodies into what they are.
+pub(crate) fn parse_json<T: DeserializeOwned>(bytes: &[u8], max_depth: usize) -> Result<T, Error> {
     if exceeds_depth(bytes, max_depth) {
         return Err(Error::new(
             BASE.invalid_request(),
@@ -66,18 +62,8 @@ fn check_depth(bytes: &[u8], max_depth: usize) -> Result<(), Error> {
         )
         .with_metadata("limit", max_depth.to_string()));
     }
-    Ok(())
-}
-
-fn parse_failure(e: serde_json::Error) -> Error {
-    Error::new(BASE.parse_error(), format!("Invalid JSON payload: {e}"))
-}
-
-/// Parses a JSON document no deeper than `max_depth`: the first step of every
-/// message, whichever binding carries it.
-pub(crate) fn parse_json(bytes: &[u8], max_depth: usize) -> Result<Value, Error> {
-    check_depth(bytes, max_depth)?;
-    serde_json::from_slice(bytes).map_err(parse_failure)
+    serde_json::from_slice(bytes)
+        .map_err(|e| Error::new(BASE.parse_error(), format!("Invalid JSON payload: {e}")))
 }
 
 /// Validates a parsed message as a single JSON-RPC 2.0 request.

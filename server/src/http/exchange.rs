@@ -37,18 +37,28 @@ fn header_name(name: &str) -> Option<HeaderName> {
     HeaderName::from_bytes(name.as_bytes()).ok()
 }
 
-/// The header value naming `version` of `contract`: the declared text of one
-/// of its supported versions, used as it is.
+/// Every supported version of every extension with its header value, built
+/// once from the declared texts: the echo of a negotiation clones one.
+static VERSION_VALUES: LazyLock<Vec<(a2a::Contract, a2a::rpc::Version, HeaderValue)>> = LazyLock::new(|| {
+    negotiate::extension_contracts()
+        .flat_map(|(contract, _)| {
+            contract.versions().iter().filter_map(move |text| {
+                Some((
+                    contract,
+                    a2a::rpc::Version::parse(text)?,
+                    HeaderValue::from_str(text).ok()?,
+                ))
+            })
+        })
+        .collect()
+});
+
+/// The header value naming `version` of `contract`.
 fn version_value(contract: a2a::Contract, version: a2a::rpc::Version) -> Option<HeaderValue> {
-    let declared: &'static str = contract
-        .versions()
+    VERSION_VALUES
         .iter()
-        .find(|text| a2a::rpc::Version::parse(text) == Some(version))?;
-    // Checked first: `from_static` takes only what a header value may hold.
-    declared
-        .bytes()
-        .all(|b| b.is_ascii_graphic() || b == b' ')
-        .then(|| HeaderValue::from_static(declared))
+        .find(|(c, v, _)| *c == contract && *v == version)
+        .map(|(_, _, value)| value.clone())
 }
 
 /// Media types a request body may be declared as: JSON-RPC's, and the one

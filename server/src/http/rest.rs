@@ -161,7 +161,7 @@ impl HttpState {
         if !has_body || bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(Map::new());
         }
-        match jsonrpc::parse_json(bytes, self.config.limits.max_json_depth)? {
+        match jsonrpc::parse_json::<Value>(bytes, self.config.limits.max_json_depth)? {
             Value::Object(params) => Ok(params),
             _ => Err(Error::new(
                 ErrorKind::InvalidRequest,

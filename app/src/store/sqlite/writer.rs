@@ -128,7 +128,7 @@ fn commit_straight(
 ) -> Option<Vec<StoreResult<Committed>>> {
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
-        Err(e) => return Some(failed_all(batch, backend(e))),
+        Err(e) => return Some(failed_all(batch.len(), backend(e))),
     };
     let mut outcomes = Vec::with_capacity(batch.len());
     let mut deltas = Vec::with_capacity(batch.len());
@@ -156,7 +156,7 @@ fn commit_isolated(
 ) -> Vec<StoreResult<Committed>> {
     let mut tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
-        Err(e) => return failed_all(batch, backend(e)),
+        Err(e) => return failed_all(batch.len(), backend(e)),
     };
     let mut outcomes = Vec::with_capacity(batch.len());
     let mut deltas = Vec::with_capacity(batch.len());
@@ -183,7 +183,7 @@ fn finish(
     deltas: &[Delta],
 ) -> Vec<StoreResult<Committed>> {
     if let Err(e) = rank.save(&tx) {
-        return outcomes.iter().map(|_| Err(e.clone())).collect();
+        return failed_all(outcomes.len(), e);
     }
     match tx.commit() {
         Ok(()) => {
@@ -192,15 +192,13 @@ fn finish(
         }
         // Nothing of the turn is on disk: the ranks handed out are lost
         // too, which only leaves a gap in their sequence.
-        Err(e) => {
-            let e = backend(e);
-            outcomes.iter().map(|_| Err(e.clone())).collect()
-        }
+        Err(e) => failed_all(outcomes.len(), backend(e)),
     }
 }
 
-fn failed_all(batch: &[Job], e: StoreError) -> Vec<StoreResult<Committed>> {
-    batch.iter().map(|_| Err(e.clone())).collect()
+/// `count` outcomes, each the turn's failure `e`.
+fn failed_all(count: usize, e: StoreError) -> Vec<StoreResult<Committed>> {
+    vec![Err(e); count]
 }
 
 /// One commit: the task write, then the document writes in order; what it
