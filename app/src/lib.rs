@@ -21,6 +21,7 @@ pub mod executor;
 pub mod glob;
 mod handlers;
 pub mod health;
+pub mod lifecycle;
 pub mod limits;
 pub mod namespaces;
 pub mod plans;

@@ -12,7 +12,11 @@ fn typed<T: serde::de::DeserializeOwned>(value: Value) -> T {
 
 /// A task body with `id`, told apart from others by its metadata `note`.
 fn task(id: &str, note: &str) -> Task {
-    typed(json!({ "id": id, "status": { "state": "TASK_STATE_SUBMITTED" }, "metadata": { "note": note } }))
+    task_in(id, note, "TASK_STATE_SUBMITTED")
+}
+
+fn task_in(id: &str, note: &str, state: &str) -> Task {
+    typed(json!({ "id": id, "status": { "state": state }, "metadata": { "note": note } }))
 }
 
 /// A status-update event of task `id`, told apart by its metadata `n`.
@@ -87,7 +91,7 @@ pub fn task_create_update_and_events(store: &dyn Store) {
         "TASK_STATE_COMPLETED",
         "2024-01-01T00:00:01.000Z",
     );
-    updated.body = task("t1", "done");
+    updated.body = task_in("t1", "done", "TASK_STATE_COMPLETED");
     let update = Commit {
         task: Some(TaskWrite {
             row: updated,
@@ -122,12 +126,15 @@ pub fn task_create_update_and_events(store: &dyn Store) {
         got.as_ref().map(|r| r.state.as_str()),
         Some("TASK_STATE_COMPLETED")
     );
-    assert_eq!(got.map(|r| r.body), Some(task("t1", "done")));
+    assert_eq!(
+        got.map(|r| r.body),
+        Some(task_in("t1", "done", "TASK_STATE_COMPLETED"))
+    );
     // Encoded, the task is exactly its body's encoding, found as the task is.
     let encoded = store.get_task_encoded("ns", "t1").ok().flatten();
     assert_eq!(
         encoded.map(|raw| raw.get().to_string()),
-        serde_json::to_string(&task("t1", "done")).ok()
+        serde_json::to_string(&task_in("t1", "done", "TASK_STATE_COMPLETED")).ok()
     );
     assert_eq!(
         store.get_task_encoded("ns", "nope").map(|raw| raw.is_none()),
@@ -145,6 +152,47 @@ pub fn task_create_update_and_events(store: &dyn Store) {
     // A task is found only in its own namespace, and so are its events.
     assert_eq!(store.get_task("other", "t1"), Ok(None));
     assert_eq!(store.events_after("other", "t1", 0), Ok(vec![]));
+    // Written again with another body, the task keeps every event it had, exactly.
+    let mut again = row(
+        "t1",
+        "ns",
+        "c1",
+        "TASK_STATE_INPUT_REQUIRED",
+        "2024-01-01T00:00:02.000Z",
+    );
+    again.body = task_in("t1", "asked", "TASK_STATE_INPUT_REQUIRED");
+    let append = Commit {
+        task: Some(TaskWrite {
+            row: again,
+            create: false,
+            expected_last_seq: 3,
+            events: vec![EventRow {
+                seq: 4,
+                body: event("t1", 4),
+            }],
+        }),
+        ..Commit::default()
+    };
+    assert!(store.commit(&append).is_ok());
+    let events = store.events_after("ns", "t1", 0).unwrap_or_default();
+    let expected = [
+        StreamResponse::Task(task("t1", "first")),
+        event("t1", 2),
+        event("t1", 3),
+        event("t1", 4),
+    ];
+    assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+    assert_eq!(events.into_iter().map(|e| e.body).collect::<Vec<_>>(), expected);
+    let ordered = store.namespace_events_after("ns", 0, 10).unwrap_or_default();
+    assert_eq!(
+        ordered.iter().map(|e| e.event.seq).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4]
+    );
+    assert_eq!(
+        ordered.into_iter().map(|e| e.event.body).collect::<Vec<_>>(),
+        expected
+    );
+    assert_eq!(store.check_integrity(true).map(|i| i.problems), Ok(vec![]));
 }
 
 pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {

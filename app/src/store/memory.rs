@@ -1,6 +1,7 @@
 //! The in-memory backend: the same semantics as SQLite without durability, for
 //! tests and throwaway runs.
 
+mod log;
 mod ranks;
 mod tasks;
 
@@ -126,15 +127,16 @@ impl MemoryStore {
         // The task written and its events, for the deliveries they owe.
         let mut appended = None;
         if let (Some(tw), Some(body)) = (commit.task, body) {
-            state.rank += 1;
             let mut row = tw.row;
-            row.rank = state.rank;
+            row.rank = state.rank + 1;
             if let Some(last) = tw.events.last() {
                 row.last_seq = last.seq;
             }
             task_rank = Some(row.rank);
             let written = (row.namespace.clone(), row.id.clone());
-            let id = state.tasks.put(row, body, events);
+            // The first change: when it fails, nothing has changed.
+            let id = state.tasks.put(row, body, events)?;
+            state.rank += 1;
             let mut positions = Vec::with_capacity(tw.events.len());
             for event in &tw.events {
                 state.position += 1;
@@ -428,8 +430,12 @@ impl Store for MemoryStore {
         let state = self.lock()?;
         let mut problems = Vec::new();
         for (id, last_seq, end) in state.tasks.logs() {
-            if end != last_seq {
-                problems.push(format!("task {id}: last_seq {last_seq} but log ends at {end}"));
+            match end {
+                Ok(end) if end != last_seq => {
+                    problems.push(format!("task {id}: last_seq {last_seq} but log ends at {end}"))
+                }
+                Ok(_) => {}
+                Err(e) => problems.push(format!("task {id}: {e}")),
             }
         }
         Ok(Integrity {

@@ -2,6 +2,7 @@
 //! artifact changes with the events that announce them, and history trimming.
 //! Pure functions on the contract's types; the engine persists and fans out.
 
+use crate::lifecycle::is_terminal;
 use crate::util;
 use a2a::rpc::Error;
 use a2a::types::{
@@ -9,19 +10,6 @@ use a2a::types::{
     TaskStatusUpdateEvent,
 };
 use a2a::ErrorKind;
-
-/// Terminal states: no further change is possible.
-pub fn is_terminal(state: TaskState) -> bool {
-    matches!(
-        state,
-        TaskState::Completed | TaskState::Failed | TaskState::Canceled | TaskState::Rejected
-    )
-}
-
-/// Interrupted states: the task waits for the client.
-pub fn is_interrupted(state: TaskState) -> bool {
-    matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
-}
 
 /// What a change to a task produced.
 pub struct Change {

@@ -21,10 +21,9 @@
 //! store is the truth: a missed notice delays an event, never loses it, and
 //! nobody gets one twice.
 
-use super::changes::{
-    artifact_change, is_terminal, stamp_seq, status_change, status_steps, Change, StatusStep,
-};
+use super::changes::{artifact_change, stamp_seq, status_change, status_steps, Change, StatusStep};
 use super::stream::ends_stream;
+use crate::lifecycle::is_terminal;
 use crate::push::PushDelivery;
 use crate::store::{Appended, Commit, DocWrite, EventRow, StoreError, StoreHandle, TaskRow, TaskWrite};
 use crate::util::Family;

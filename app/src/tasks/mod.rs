@@ -11,6 +11,7 @@ pub mod engine;
 pub mod service;
 pub mod stream;
 
-pub use changes::{artifact_change, is_interrupted, is_terminal, status_change, trim_history, Change};
+pub use crate::lifecycle::{is_interrupted, is_terminal};
+pub use changes::{artifact_change, status_change, trim_history, Change};
 pub use engine::TaskEngine;
 pub use service::TaskService;

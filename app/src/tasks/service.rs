@@ -3,10 +3,11 @@
 //! continuation, the executor run), GetTask, ListTasks, CancelTask and
 //! SubscribeToTask, on the task engine.
 
-use super::changes::{cancel_change, is_terminal, status_steps, trim_history, Change, StatusStep};
+use super::changes::{cancel_change, status_steps, trim_history, Change, StatusStep};
 use super::engine::{not_found, TaskEngine};
 use super::stream::{ends_stream, TaskEvents};
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
+use crate::lifecycle::is_terminal;
 use crate::limits::{exceeded, DomainLimits};
 use crate::push::PushDelivery;
 use crate::store::{DocWrite, Expect, StoreHandle, TaskQuery};

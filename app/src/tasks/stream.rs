@@ -2,7 +2,7 @@
 //! snapshot or the events after a resume point), then live events, ending
 //! after a terminal status (or, for message streams, an interrupted one).
 
-use super::changes::{is_interrupted, is_terminal};
+use crate::lifecycle::{is_interrupted, is_terminal};
 use a2a::rpc::{Error, Event, Stream};
 use a2a::types::StreamResponse;
 use std::collections::VecDeque;

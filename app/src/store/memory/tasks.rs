@@ -10,9 +10,12 @@
 //! tasks and its order, and a task's body and events are kept as their
 //! encoded JSON: several times smaller than the decoded values (a finished
 //! one-message task: about 0.6 KB against 3 KB), and the body is what a read
-//! of the whole task answers as it is.
+//! of the whole task answers as it is. A resting task's events are sealed
+//! against its body (see [`EventLog`]).
 
+use super::log::{Encoded, EventLog};
 use super::ranks::Ranks;
+use crate::lifecycle::{is_interrupted, is_terminal};
 use crate::store::counts::{StateCounts, StateTally};
 use crate::store::json::{decode, encode};
 use crate::store::{EventRow, StoreError, StoreResult, TaskPage, TaskQuery, TaskRow};
@@ -32,7 +35,7 @@ struct Entry {
     rank: i64,
     /// The task, encoded.
     body: RawJson,
-    events: Vec<(u64, Box<str>)>,
+    events: EventLog,
 }
 
 impl Entry {
@@ -102,7 +105,7 @@ impl TaskTable {
     }
 
     /// Encodes events before anything changes, so a failure changes nothing.
-    pub(super) fn encode(events: &[EventRow]) -> StoreResult<Vec<(u64, Box<str>)>> {
+    pub(super) fn encode(events: &[EventRow]) -> StoreResult<Vec<Encoded>> {
         events
             .iter()
             .map(|e| encode(&e.body).map(|text| (e.seq, text.into_boxed_str())))
@@ -119,21 +122,29 @@ impl TaskTable {
     }
 
     /// Stores `row` (already ranked) as `body`, its body encoded, and
-    /// appends `events` to its log; the task's id, shared.
-    pub(super) fn put(&mut self, row: TaskRow, body: RawJson, events: Vec<(u64, Box<str>)>) -> Arc<str> {
+    /// appends `events` to its log; the task's id, shared. Fails, changing
+    /// nothing, only when the task's sealed log cannot be read back.
+    pub(super) fn put(&mut self, row: TaskRow, body: RawJson, events: Vec<Encoded>) -> StoreResult<Arc<str>> {
+        // The log is opened against the body it was sealed with, before that body goes.
+        let mut log = match self.entries.get_mut(row.id.as_str()) {
+            Some(old) => old.events.take(old.body.get())?,
+            None => Vec::new(),
+        };
         let previous = self.entries.remove(row.id.as_str());
-        let (id, context, mut log) = match previous {
+        let (id, context) = match previous {
             Some(old) if *old.context == row.context_id => {
                 self.unindex(&old);
-                (old.id, old.context, old.events)
+                (old.id, old.context)
             }
             Some(old) => {
                 self.unindex(&old);
-                (old.id, row.context_id.as_str().into(), old.events)
+                (old.id, row.context_id.as_str().into())
             }
-            None => (row.id.as_str().into(), row.context_id.as_str().into(), Vec::new()),
+            None => (row.id.as_str().into(), row.context_id.as_str().into()),
         };
         log.extend(events);
+        let state = row.body.status.state;
+        let events = EventLog::new(log, body.get(), is_terminal(state) || is_interrupted(state));
         let entry = Box::new(Entry {
             id,
             namespace: self.intern(&row.namespace),
@@ -143,12 +154,12 @@ impl TaskTable {
             last_seq: row.last_seq,
             rank: row.rank,
             body,
-            events: log,
+            events,
         });
         self.index(&entry);
         let id = entry.id.clone();
         self.entries.insert(id.clone(), entry);
-        id
+        Ok(id)
     }
 
     /// Removes task `id` of `namespace` with its log; false when there is none.
@@ -195,15 +206,20 @@ impl TaskTable {
     }
 
     pub(super) fn events_after(&self, namespace: &str, id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
-        let Some(entry) = self.entries.get(id).filter(|e| &*e.namespace == namespace) else {
+        let Some(entry) = self.entry(namespace, id) else {
             return Ok(vec![]);
         };
-        entry
-            .events
-            .iter()
-            .filter(|(seq, _)| *seq > after)
-            .map(|(seq, text)| decode(text).map(|body| EventRow { seq: *seq, body }))
-            .collect()
+        let mut rows = Vec::new();
+        entry.events.each(entry.body.get(), |seq, text| {
+            if seq > after {
+                rows.push(EventRow {
+                    seq,
+                    body: decode(text)?,
+                });
+            }
+            Ok(())
+        })?;
+        Ok(rows)
     }
 
     /// Event `seq` of task `id` of `namespace`, with the task's context.
@@ -213,14 +229,20 @@ impl TaskTable {
         id: &str,
         seq: u64,
     ) -> StoreResult<Option<(String, EventRow)>> {
-        let Some(entry) = self.entries.get(id).filter(|e| &*e.namespace == namespace) else {
+        let Some(entry) = self.entry(namespace, id) else {
             return Ok(None);
         };
-        let Ok(index) = entry.events.binary_search_by_key(&seq, |(s, _)| *s) else {
-            return Ok(None);
-        };
-        let body = decode(&entry.events[index].1)?;
-        Ok(Some((entry.context.to_string(), EventRow { seq, body })))
+        let mut found = None;
+        entry.events.each(entry.body.get(), |at, text| {
+            if at == seq {
+                found = Some(EventRow {
+                    seq,
+                    body: decode(text)?,
+                });
+            }
+            Ok(())
+        })?;
+        Ok(found.map(|event| (entry.context.to_string(), event)))
     }
 
     pub(super) fn list(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
@@ -258,11 +280,16 @@ impl TaskTable {
         Ok(TaskPage { rows, total, more })
     }
 
-    /// Every task's id, the sequence number its row names and the one its log ends at.
-    pub(super) fn logs(&self) -> impl Iterator<Item = (&str, u64, u64)> {
+    /// Every task's id, the sequence number its row names and the one its
+    /// log ends at, or why its log cannot be read.
+    pub(super) fn logs(&self) -> impl Iterator<Item = (&str, u64, StoreResult<u64>)> {
         self.entries.values().map(|e| {
-            let end = e.events.last().map(|(seq, _)| *seq).unwrap_or(0);
-            (&*e.id, e.last_seq, end)
+            let mut end = 0;
+            let read = e.events.each(e.body.get(), |seq, _| {
+                end = seq;
+                Ok(())
+            });
+            (&*e.id, e.last_seq, read.map(|()| end))
         })
     }
 
