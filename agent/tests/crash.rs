@@ -3,7 +3,8 @@
 //! data directory, over stdio one call at a time, and over HTTP with many
 //! concurrent callers (so commits share transactions); after the kill a
 //! fresh agent on the same directory must return every task whose response a
-//! client received, exactly as acknowledged.
+//! client received, exactly as acknowledged. A data directory belongs to one
+//! running agent: a second one started on it is refused and changes nothing.
 
 mod common;
 
@@ -207,4 +208,37 @@ fn sigkill_under_concurrent_load_loses_no_acknowledged_task() {
         "{total} stored, {} acknowledged",
         acknowledged.len()
     );
+}
+
+#[test]
+fn a_second_agent_on_a_data_directory_in_use_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data_dir = dir.path().to_str().expect("utf-8 path").to_string();
+    let agent = common::ServerAgent::start_with(&["--data-dir", &data_dir]);
+    let addr = agent.addr();
+    let mut stream = TcpStream::connect(&addr).expect("connects");
+    let sent = http_call(&mut stream, &addr, &send_message(1)).expect("first agent answers");
+    let task = sent["result"]["task"].clone();
+    let task_id = task["id"].as_str().expect("task id").to_string();
+
+    // Waits out the store's busy timeout (in case the holder was stopping), then exits.
+    let second = Command::new(common::AGENT)
+        .args(["--listen", "127.0.0.1:0", "--data-dir", &data_dir])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("second agent runs");
+    assert_eq!(second.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&second.stderr);
+    let expected = format!(
+        "cleveragents-agent: cannot open {}: storage failure: the database is in use by another process",
+        dir.path().join("store.db").display()
+    );
+    assert_eq!(message.trim_end(), expected);
+
+    // The first agent is untouched: it still holds and serves what it had.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task_id}});
+    let answer = http_call(&mut stream, &addr, &call).expect("first agent still answers");
+    assert_eq!(answer["result"], task);
 }

@@ -14,8 +14,8 @@ use super::leases::Leases;
 use super::*;
 use counts::TaskCounts;
 use readers::Readers;
-use rows::{backend, configure, raw_body, task_from_row, TASK_COLUMNS};
-use rusqlite::{params, Connection, OptionalExtension};
+use rows::{backend, configure, raw_body, task_from_row, EXCLUSIVE_VFS, TASK_COLUMNS};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::path::Path;
 use std::sync::Arc;
 use writer::Writer;
@@ -124,10 +124,17 @@ pub struct SqliteStore {
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path` and migrates it.
     pub fn open(path: &Path) -> StoreResult<Self> {
-        let mut conn = Connection::open(path).map_err(backend)?;
+        // The database belongs to this process (the push leases live in its
+        // memory): `unix-excl` holds the file locked for as long as it is
+        // open, so a second process is refused instead of sharing it, and the
+        // WAL index lives in this process's heap, so beginning and ending a
+        // transaction locks in memory rather than with `fcntl` on a `-shm` file.
+        let mut conn = Connection::open_with_flags_and_vfs(path, OpenFlags::default(), EXCLUSIVE_VFS)
+            .map_err(backend)?;
         // WAL lets readers proceed during a write; FULL makes every commit
         // durable (fsync of the WAL) before it returns.
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(open_error)?;
         conn.pragma_update(None, "synchronous", "FULL").map_err(backend)?;
         // A turn in which a commit fails runs again with each commit in a
         // savepoint, whose journal (the pages it changes that the turn
@@ -147,6 +154,17 @@ impl SqliteStore {
             counts,
             leases: Arc::default(),
         })
+    }
+}
+
+/// Why the database could not be opened: held by another process (after the
+/// busy timeout, in case that process was just stopping), or the failure itself.
+fn open_error(e: rusqlite::Error) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy) => {
+            StoreError::Backend("the database is in use by another process".into())
+        }
+        _ => backend(e),
     }
 }
 

@@ -8,6 +8,11 @@ pub(super) fn backend<E: std::fmt::Display>(e: E) -> StoreError {
     StoreError::Backend(e.to_string())
 }
 
+/// The VFS every connection opens the database with: the file held locked
+/// by this process while open, the WAL index in its memory (see
+/// [`super::SqliteStore::open`]).
+pub(super) const EXCLUSIVE_VFS: &str = "unix-excl";
+
 /// Prepared statements kept per connection: every query the store runs fits.
 const STATEMENT_CACHE: usize = 64;
 
