@@ -1070,10 +1070,12 @@ store_suite!(sqlite, {
 fn sqlite_damaged_body_is_a_store_failure_not_output() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
-    let store = sqlite_with_one_task(&path);
+    // Damaged while no agent holds it (a running one holds the file locked).
+    drop(sqlite_with_one_task(&path));
     rusqlite::Connection::open(&path)
         .and_then(|conn| conn.execute("UPDATE tasks SET body = '{\"id\": \"t\", ' WHERE id = 't'", []))
         .expect("damage the row");
+    let store = SqliteStore::open(&path).expect("reopen");
     for outcome in [
         store.get_task_encoded("ns", "t").map(|_| ()),
         store.get_task("ns", "t").map(|_| ()),

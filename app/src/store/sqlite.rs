@@ -6,6 +6,7 @@
 mod counts;
 mod outbox;
 mod readers;
+mod recent;
 mod rows;
 mod writer;
 
@@ -14,11 +15,12 @@ use super::leases::Leases;
 use super::*;
 use counts::TaskCounts;
 use readers::Readers;
+use recent::RecentBodies;
 use rows::{backend, configure, raw_body, task_from_row, EXCLUSIVE_VFS, TASK_COLUMNS};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::path::Path;
 use std::sync::Arc;
-use writer::Writer;
+use writer::{Published, Writer};
 
 /// Migrations in order; migration `i` brings `user_version` from `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -118,6 +120,7 @@ pub struct SqliteStore {
     writer: Writer,
     readers: Readers,
     counts: Arc<TaskCounts>,
+    recent: Arc<RecentBodies>,
     leases: Arc<Leases>,
 }
 
@@ -148,10 +151,16 @@ impl SqliteStore {
         configure(&conn)?;
         migrate(&mut conn)?;
         let counts = Arc::new(TaskCounts::load(&conn)?);
+        let recent = Arc::new(RecentBodies::default());
+        let published = Published {
+            counts: counts.clone(),
+            recent: recent.clone(),
+        };
         Ok(SqliteStore {
-            writer: Writer::start(conn, counts.clone())?,
+            writer: Writer::start(conn, published)?,
             readers: Readers::new(path),
             counts,
+            recent,
             leases: Arc::default(),
         })
     }
@@ -273,6 +282,9 @@ impl Store for SqliteStore {
     }
 
     fn get_task_encoded(&self, namespace: &str, id: &str) -> StoreResult<Option<RawJson>> {
+        if let Some(body) = self.recent.get(namespace, id) {
+            return Ok(Some(body));
+        }
         self.readers.with(|conn| {
             conn.prepare_cached("SELECT body FROM tasks WHERE id = ?1 AND namespace = ?2")
                 .and_then(|mut stmt| {

@@ -4,15 +4,18 @@
 //! back alone and changes nothing: see [`commit_batch`]), makes the
 //! transaction durable with one `fsync`, and only then tells every caller
 //! its outcome. Under load many commits share one `fsync`; alone, a commit
-//! costs what it did before.
+//! costs what it did before. What the readers are served from memory (the
+//! task counts, the recent bodies) takes a turn's changes once it is durable.
 
 use super::counts::{Delta, TaskCounts};
 use super::outbox;
+use super::recent::{BodyChange, RecentBodies};
 use super::rows::backend;
 use crate::store::json::encode;
 use crate::store::{
     Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskDelete, TaskWrite,
 };
+use a2a::rpc::RawJson;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -21,6 +24,27 @@ use std::sync::{Arc, Mutex};
 const MAX_BATCH: usize = 256;
 
 type Job = (Commit, CommitDone);
+
+/// What the writer keeps current for the readers, in memory.
+pub(super) struct Published {
+    pub counts: Arc<TaskCounts>,
+    pub recent: Arc<RecentBodies>,
+}
+
+/// A turn's changes to what is published, gathered while it is applied and
+/// handed over once it is durable.
+#[derive(Default)]
+struct Effects {
+    deltas: Vec<Delta>,
+    bodies: Vec<BodyChange>,
+}
+
+impl Effects {
+    fn extend(&mut self, other: Effects) {
+        self.deltas.extend(other.deltas);
+        self.bodies.extend(other.bodies);
+    }
+}
 
 /// The queue of the writer thread.
 pub(super) struct Writer {
@@ -32,12 +56,12 @@ pub(super) struct Writer {
 
 impl Writer {
     /// Starts the writer thread on `conn`.
-    pub(super) fn start(conn: Connection, counts: Arc<TaskCounts>) -> StoreResult<Self> {
+    pub(super) fn start(conn: Connection, published: Published) -> StoreResult<Self> {
         let (tx, rx) = mpsc::channel::<Job>();
         let rank = RankCounter::load(&conn)?;
         let thread = std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run(conn, rank, &counts, rx))
+            .spawn(move || run(conn, rank, &published, rx))
             .map_err(backend)?;
         Ok(Writer {
             queue: Mutex::new(Some(tx)),
@@ -79,7 +103,7 @@ impl Drop for Writer {
 }
 
 /// The writer's loop: one transaction per turn until every sender is gone.
-fn run(mut conn: Connection, mut rank: RankCounter, counts: &TaskCounts, rx: mpsc::Receiver<Job>) {
+fn run(mut conn: Connection, mut rank: RankCounter, published: &Published, rx: mpsc::Receiver<Job>) {
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -88,7 +112,7 @@ fn run(mut conn: Connection, mut rank: RankCounter, counts: &TaskCounts, rx: mps
                 Err(_) => break,
             }
         }
-        let outcomes = commit_batch(&mut conn, &mut rank, counts, &batch);
+        let outcomes = commit_batch(&mut conn, &mut rank, published, &batch);
         for ((_, done), outcome) in batch.into_iter().zip(outcomes) {
             done(outcome);
         }
@@ -106,12 +130,12 @@ fn run(mut conn: Connection, mut rank: RankCounter, counts: &TaskCounts, rx: mps
 fn commit_batch(
     conn: &mut Connection,
     rank: &mut RankCounter,
-    counts: &TaskCounts,
+    published: &Published,
     batch: &[Job],
 ) -> Vec<StoreResult<Committed>> {
-    match commit_straight(conn, rank, counts, batch) {
+    match commit_straight(conn, rank, published, batch) {
         Some(outcomes) => outcomes,
-        None => commit_isolated(conn, rank, counts, batch),
+        None => commit_isolated(conn, rank, published, batch),
     }
 }
 
@@ -123,7 +147,7 @@ fn commit_batch(
 fn commit_straight(
     conn: &mut Connection,
     rank: &mut RankCounter,
-    counts: &TaskCounts,
+    published: &Published,
     batch: &[Job],
 ) -> Option<Vec<StoreResult<Committed>>> {
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
@@ -131,11 +155,11 @@ fn commit_straight(
         Err(e) => return Some(failed_all(batch.len(), backend(e))),
     };
     let mut outcomes = Vec::with_capacity(batch.len());
-    let mut deltas = Vec::with_capacity(batch.len());
+    let mut effects = Effects::default();
     for (commit, _) in batch {
         match apply(&tx, rank, commit) {
-            Ok((applied, delta)) => {
-                deltas.extend(delta);
+            Ok((applied, effect)) => {
+                effects.extend(effect);
                 outcomes.push(Ok(applied));
             }
             // Dropping the transaction rolls the attempt back.
@@ -143,7 +167,7 @@ fn commit_straight(
             Err(_) => return None,
         }
     }
-    Some(finish(tx, rank, counts, outcomes, &deltas))
+    Some(finish(tx, rank, published, outcomes, effects))
 }
 
 /// Every commit of `batch` in its own savepoint of one transaction: one that
@@ -151,7 +175,7 @@ fn commit_straight(
 fn commit_isolated(
     conn: &mut Connection,
     rank: &mut RankCounter,
-    counts: &TaskCounts,
+    published: &Published,
     batch: &[Job],
 ) -> Vec<StoreResult<Committed>> {
     let mut tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
@@ -159,35 +183,36 @@ fn commit_isolated(
         Err(e) => return failed_all(batch.len(), backend(e)),
     };
     let mut outcomes = Vec::with_capacity(batch.len());
-    let mut deltas = Vec::with_capacity(batch.len());
+    let mut effects = Effects::default();
     for (commit, _) in batch {
         let outcome = tx.savepoint().map_err(backend).and_then(|sp| {
-            let (applied, delta) = apply(&sp, rank, commit)?;
+            let (applied, effect) = apply(&sp, rank, commit)?;
             sp.commit().map_err(backend)?;
-            deltas.extend(delta);
+            effects.extend(effect);
             Ok(applied)
         });
         // A savepoint dropped without `commit` rolls back what it did.
         outcomes.push(outcome);
     }
-    finish(tx, rank, counts, outcomes, &deltas)
+    finish(tx, rank, published, outcomes, effects)
 }
 
-/// Saves the rank counter and commits the turn's transaction; the counts
-/// take the turn's changes once it is durable.
+/// Saves the rank counter and commits the turn's transaction; what is
+/// published takes the turn's changes once it is durable.
 fn finish(
     tx: rusqlite::Transaction<'_>,
     rank: &mut RankCounter,
-    counts: &TaskCounts,
+    published: &Published,
     outcomes: Vec<StoreResult<Committed>>,
-    deltas: &[Delta],
+    effects: Effects,
 ) -> Vec<StoreResult<Committed>> {
     if let Err(e) = rank.save(&tx) {
         return failed_all(outcomes.len(), e);
     }
     match tx.commit() {
         Ok(()) => {
-            counts.apply(deltas);
+            published.counts.apply(&effects.deltas);
+            published.recent.apply(effects.bodies);
             outcomes
         }
         // Nothing of the turn is on disk: the ranks handed out are lost
@@ -202,14 +227,21 @@ fn failed_all(count: usize, e: StoreError) -> Vec<StoreResult<Committed>> {
 }
 
 /// One commit: the task write, then the document writes in order; what it
-/// does to the task counts.
-fn apply(conn: &Connection, rank: &mut RankCounter, commit: &Commit) -> StoreResult<(Committed, Vec<Delta>)> {
-    let (task_rank, delta) = match &commit.task {
+/// does to what is published.
+fn apply(conn: &Connection, rank: &mut RankCounter, commit: &Commit) -> StoreResult<(Committed, Effects)> {
+    let mut effects = Effects::default();
+    let task_rank = match &commit.task {
         Some(tw) => {
-            let (rank, delta) = write_task(conn, rank.next(), tw)?;
-            (Some(rank), Some(delta))
+            let (rank, delta, body) = write_task(conn, rank.next(), tw)?;
+            effects.deltas.push(delta);
+            effects.bodies.push(BodyChange::Written {
+                namespace: tw.row.namespace.clone(),
+                id: tw.row.id.clone(),
+                body,
+            });
+            Some(rank)
         }
-        None => (None, None),
+        None => None,
     };
     let mut versions = Vec::with_capacity(commit.docs.len());
     for (index, write) in commit.docs.iter().enumerate() {
@@ -220,9 +252,15 @@ fn apply(conn: &Connection, rank: &mut RankCounter, commit: &Commit) -> StoreRes
         (Some(tw), Some(fanout)) => outbox::fan_out(conn, tw, fanout)?,
         _ => 0,
     };
-    let mut deltas: Vec<Delta> = delta.into_iter().collect();
+    let mut deleted_tasks = 0;
     for delete in &commit.delete_tasks {
-        deltas.extend(delete_task(conn, delete)?);
+        if let Some(delta) = delete_task(conn, delete)? {
+            deleted_tasks += 1;
+            effects.deltas.push(delta);
+            effects.bodies.push(BodyChange::Deleted {
+                id: delete.id.clone(),
+            });
+        }
     }
     for change in &commit.deliveries {
         outbox::apply(conn, change)?;
@@ -231,10 +269,10 @@ fn apply(conn: &Connection, rank: &mut RankCounter, commit: &Commit) -> StoreRes
         Committed {
             task_rank,
             doc_versions: versions,
-            deleted_tasks: deltas.iter().filter(|d| d.to.is_none()).count() as u64,
+            deleted_tasks,
             deliveries_owed,
         },
-        deltas,
+        effects,
     ))
 }
 
@@ -314,8 +352,9 @@ impl RankCounter {
 }
 
 /// Checks the task write's expectation, then stores the task row under
-/// `rank` and appends its events; the rank given and the change of state.
-fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64, Delta)> {
+/// `rank` and appends its events; the rank given, the change of state and
+/// the body as stored.
+fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64, Delta, RawJson)> {
     let stored: Option<(i64, String, String)> = conn
         .prepare_cached("SELECT last_seq, namespace, state FROM tasks WHERE id = ?1")
         .and_then(|mut stmt| {
@@ -336,6 +375,7 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64,
         return Err(StoreError::Conflict { index: None, found });
     }
     let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(tw.row.last_seq);
+    let body = serde_json::value::to_raw_value(&tw.row.body).map_err(backend)?;
     let mut upsert = conn
         .prepare_cached(
             "INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
@@ -355,7 +395,7 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64,
             tw.row.status_ts,
             last_seq as i64,
             rank,
-            encode(&tw.row.body)?
+            body.get()
         ])
         .map_err(backend)?;
     let mut append = conn
@@ -389,7 +429,7 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64,
         from,
         to: Some(tw.row.state.clone()),
     };
-    Ok((rank, delta))
+    Ok((rank, delta, body))
 }
 
 /// True when the (namespace, context) has counts: it holds two tasks or more.
@@ -504,13 +544,16 @@ mod tests {
     use serde_json::json;
 
     /// A migrated database in a scratch directory and the writer's state over it.
-    fn database() -> (tempfile::TempDir, Connection, RankCounter, TaskCounts) {
+    fn database() -> (tempfile::TempDir, Connection, RankCounter, Published) {
         let dir = tempfile::tempdir().expect("scratch dir");
         let mut conn = Connection::open(dir.path().join("store.db")).expect("open");
         super::super::migrate(&mut conn).expect("migrate");
         let rank = RankCounter::load(&conn).expect("ranks");
-        let counts = TaskCounts::load(&conn).expect("counts");
-        (dir, conn, rank, counts)
+        let published = Published {
+            counts: Arc::new(TaskCounts::load(&conn).expect("counts")),
+            recent: Arc::default(),
+        };
+        (dir, conn, rank, published)
     }
 
     fn put(key: &str, expect: Expect) -> DocWrite {
@@ -519,6 +562,25 @@ mod tests {
 
     fn job(docs: Vec<DocWrite>) -> Job {
         let commit = Commit {
+            docs,
+            ..Commit::default()
+        };
+        (commit, Box::new(|_| {}))
+    }
+
+    /// A commit creating task `id`, then writing `docs`.
+    fn task_job(id: &str, docs: Vec<DocWrite>) -> Job {
+        let task: a2a::types::Task = serde_json::from_value(
+            json!({ "id": id, "contextId": "c", "status": { "state": "TASK_STATE_COMPLETED" } }),
+        )
+        .expect("task");
+        let commit = Commit {
+            task: Some(TaskWrite {
+                row: crate::store::TaskRow::new("ns", task, 0),
+                create: true,
+                expected_last_seq: 0,
+                events: vec![],
+            }),
             docs,
             ..Commit::default()
         };
@@ -535,14 +597,14 @@ mod tests {
 
     #[test]
     fn a_commit_failing_after_a_write_in_a_turn_of_several_changes_nothing_and_the_others_land() {
-        let (_dir, mut conn, mut rank, counts) = database();
+        let (_dir, mut conn, mut rank, published) = database();
         let batch = vec![
             job(vec![put("a", Expect::Absent)]),
             // Writes `b`, then fails on `a`, which the commit before created.
             job(vec![put("b", Expect::Absent), put("a", Expect::Absent)]),
             job(vec![put("c", Expect::Absent)]),
         ];
-        let outcomes = commit_batch(&mut conn, &mut rank, &counts, &batch);
+        let outcomes = commit_batch(&mut conn, &mut rank, &published, &batch);
         assert_eq!(outcomes[0].as_ref().map(|c| c.doc_versions.clone()), Ok(vec![1]));
         assert_eq!(
             outcomes[1],
@@ -557,11 +619,11 @@ mod tests {
 
     #[test]
     fn a_turn_of_one_failing_commit_changes_nothing() {
-        let (_dir, mut conn, mut rank, counts) = database();
+        let (_dir, mut conn, mut rank, published) = database();
         let first = vec![job(vec![put("a", Expect::Absent)])];
-        assert!(commit_batch(&mut conn, &mut rank, &counts, &first)[0].is_ok());
+        assert!(commit_batch(&mut conn, &mut rank, &published, &first)[0].is_ok());
         let failing = vec![job(vec![put("b", Expect::Absent), put("a", Expect::Version(7))])];
-        let outcomes = commit_batch(&mut conn, &mut rank, &counts, &failing);
+        let outcomes = commit_batch(&mut conn, &mut rank, &published, &failing);
         assert_eq!(
             outcomes,
             [Err(StoreError::Conflict {
@@ -570,5 +632,41 @@ mod tests {
             })]
         );
         assert_eq!(stored_keys(&conn), ["a"]);
+    }
+
+    #[test]
+    fn only_the_bodies_of_durable_commits_are_served_from_memory() {
+        let (_dir, mut conn, mut rank, published) = database();
+        let batch = vec![
+            task_job("t1", vec![put("a", Expect::Absent)]),
+            // Creates t2, then fails on `a`: t2 was never stored.
+            task_job("t2", vec![put("a", Expect::Absent)]),
+            task_job("t3", vec![]),
+        ];
+        let outcomes = commit_batch(&mut conn, &mut rank, &published, &batch);
+        assert_eq!(
+            outcomes.iter().map(Result::is_ok).collect::<Vec<_>>(),
+            [true, false, true]
+        );
+        let held = |id: &str| published.recent.get("ns", id).map(|b| b.get().to_string());
+        let stored: Option<String> = conn
+            .query_row("SELECT body FROM tasks WHERE id = 't1'", [], |r| r.get(0))
+            .optional()
+            .expect("read");
+        assert_eq!(held("t1"), stored);
+        assert!(held("t1").is_some_and(|b| b.contains(r#""id":"t1""#)));
+        assert_eq!(held("t2"), None);
+        assert!(held("t3").is_some());
+        // Deleted, the task is no longer held.
+        let delete = Commit {
+            delete_tasks: vec![TaskDelete {
+                namespace: "ns".into(),
+                id: "t1".into(),
+            }],
+            ..Commit::default()
+        };
+        let outcomes = commit_batch(&mut conn, &mut rank, &published, &[(delete, Box::new(|_| {}))]);
+        assert_eq!(outcomes[0].as_ref().map(|c| c.deleted_tasks), Ok(1));
+        assert_eq!(held("t1"), None);
     }
 }
