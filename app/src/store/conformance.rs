@@ -84,33 +84,7 @@ pub fn task_create_update_and_events(store: &dyn Store) {
             found: Some(1)
         })
     );
-    let mut updated = row(
-        "t1",
-        "ns",
-        "c1",
-        "TASK_STATE_COMPLETED",
-        "2024-01-01T00:00:01.000Z",
-    );
-    updated.body = task_in("t1", "done", "TASK_STATE_COMPLETED");
-    let update = Commit {
-        task: Some(TaskWrite {
-            row: updated,
-            create: false,
-            expected_last_seq: 1,
-            events: vec![
-                EventRow {
-                    seq: 2,
-                    body: event("t1", 2),
-                },
-                EventRow {
-                    seq: 3,
-                    body: event("t1", 3),
-                },
-            ],
-        }),
-        docs: vec![],
-        ..Commit::default()
-    };
+    let update = move_t1("TASK_STATE_COMPLETED", "done", 1, &[2, 3]);
     assert!(store.commit(&update).is_ok());
     // A stale writer (expects seq 1, the log is at 3) is refused.
     assert_eq!(
@@ -153,26 +127,7 @@ pub fn task_create_update_and_events(store: &dyn Store) {
     assert_eq!(store.get_task("other", "t1"), Ok(None));
     assert_eq!(store.events_after("other", "t1", 0), Ok(vec![]));
     // Written again with another body, the task keeps every event it had, exactly.
-    let mut again = row(
-        "t1",
-        "ns",
-        "c1",
-        "TASK_STATE_INPUT_REQUIRED",
-        "2024-01-01T00:00:02.000Z",
-    );
-    again.body = task_in("t1", "asked", "TASK_STATE_INPUT_REQUIRED");
-    let append = Commit {
-        task: Some(TaskWrite {
-            row: again,
-            create: false,
-            expected_last_seq: 3,
-            events: vec![EventRow {
-                seq: 4,
-                body: event("t1", 4),
-            }],
-        }),
-        ..Commit::default()
-    };
+    let append = move_t1("TASK_STATE_INPUT_REQUIRED", "asked", 3, &[4]);
     assert!(store.commit(&append).is_ok());
     let events = store.events_after("ns", "t1", 0).unwrap_or_default();
     let expected = [
@@ -193,6 +148,28 @@ pub fn task_create_update_and_events(store: &dyn Store) {
         expected
     );
     assert_eq!(store.check_integrity(true).map(|i| i.problems), Ok(vec![]));
+}
+
+/// Task `t1` of `ns` moved to `state` (its body noted `note`) after event
+/// `expected`, appending events `seqs`.
+fn move_t1(state: &str, note: &str, expected: u64, seqs: &[u64]) -> Commit {
+    let mut moved = row("t1", "ns", "c1", state, "2024-01-01T00:00:01.000Z");
+    moved.body = task_in("t1", note, state);
+    Commit {
+        task: Some(TaskWrite {
+            row: moved,
+            create: false,
+            expected_last_seq: expected,
+            events: seqs
+                .iter()
+                .map(|&seq| EventRow {
+                    seq,
+                    body: event("t1", seq),
+                })
+                .collect(),
+        }),
+        ..Commit::default()
+    }
 }
 
 pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
