@@ -51,6 +51,21 @@ impl Entry {
             body: decode(self.body.get())?,
         })
     }
+
+    /// The task's events whose sequence numbers `keep` takes, decoded.
+    fn events_where(&self, keep: impl Fn(u64) -> bool) -> StoreResult<Vec<EventRow>> {
+        let mut rows = Vec::new();
+        self.events.each(self.body.get(), |seq, text| {
+            if keep(seq) {
+                rows.push(EventRow {
+                    seq,
+                    body: decode(text)?,
+                });
+            }
+            Ok(())
+        })?;
+        Ok(rows)
+    }
 }
 
 #[derive(Default)]
@@ -206,20 +221,10 @@ impl TaskTable {
     }
 
     pub(super) fn events_after(&self, namespace: &str, id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
-        let Some(entry) = self.entry(namespace, id) else {
-            return Ok(vec![]);
-        };
-        let mut rows = Vec::new();
-        entry.events.each(entry.body.get(), |seq, text| {
-            if seq > after {
-                rows.push(EventRow {
-                    seq,
-                    body: decode(text)?,
-                });
-            }
-            Ok(())
-        })?;
-        Ok(rows)
+        match self.entry(namespace, id) {
+            Some(entry) => entry.events_where(|seq| seq > after),
+            None => Ok(vec![]),
+        }
     }
 
     /// Event `seq` of task `id` of `namespace`, with the task's context.
@@ -232,16 +237,7 @@ impl TaskTable {
         let Some(entry) = self.entry(namespace, id) else {
             return Ok(None);
         };
-        let mut found = None;
-        entry.events.each(entry.body.get(), |at, text| {
-            if at == seq {
-                found = Some(EventRow {
-                    seq,
-                    body: decode(text)?,
-                });
-            }
-            Ok(())
-        })?;
+        let found = entry.events_where(|at| at == seq)?.pop();
         Ok(found.map(|event| (entry.context.to_string(), event)))
     }
 
