@@ -1304,6 +1304,62 @@ fn sqlite_events_keep_their_places_when_the_order_moves_into_the_events() {
     );
 }
 
+/// How PostgreSQL plans a listing's count of one context in one state on
+/// a table without statistics (as the planner finds one filled since the
+/// agent started), with the plan it keeps for every call.
+fn postgres_count_plan(url: &str) -> Result<String, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::spawn(connection);
+        client
+            .batch_execute(
+                "SET plan_cache_mode = force_generic_plan; \
+                 PREPARE counted(text, text, text) AS \
+                 SELECT COUNT(*) FROM tasks WHERE namespace = $1 AND context_id = $2 AND state = $3",
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let lines = client
+            .simple_query("EXPLAIN EXECUTE counted('ns', 'c', 'TASK_STATE_COMPLETED')")
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(lines
+            .iter()
+            .filter_map(|line| match line {
+                tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"))
+    })
+}
+
+#[test]
+fn postgres_counts_a_context_in_one_state_in_its_own_index() {
+    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).expect("open");
+    for (id, ctx, state) in [
+        ("t1", "c", "TASK_STATE_COMPLETED"),
+        ("t2", "d", "TASK_STATE_COMPLETED"),
+        ("t3", "c", "TASK_STATE_WORKING"),
+    ] {
+        create(&store, row(id, "ns", ctx, state, "2024-01-01T00:00:00.000Z"));
+    }
+    let plan = postgres_count_plan(&url).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        plan.contains("Index Only Scan using tasks_by_context_state")
+            || plan.contains("Index Scan using tasks_by_context_state"),
+        "{plan}"
+    );
+    assert_eq!(context_totals(&store, "c"), Ok((2, 1, 1)));
+}
+
 #[test]
 fn postgres_event_order_is_filled_from_an_older_store() {
     let url = crate::store::postgres::cluster::TestCluster::fresh_database();
@@ -1331,7 +1387,8 @@ fn postgres_event_order_is_filled_from_an_older_store() {
         // The database as migration 1 left it: no event order yet.
         client
             .batch_execute(
-                "DROP TABLE push_outbox; DROP TABLE event_order; DROP SEQUENCE event_position; UPDATE schema_version SET version = 1",
+                "DROP TABLE push_outbox; DROP TABLE event_order; DROP SEQUENCE event_position; \
+                 DROP INDEX tasks_by_context_state; UPDATE schema_version SET version = 1",
             )
             .await
             .map_err(|e| e.to_string())

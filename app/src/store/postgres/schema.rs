@@ -90,6 +90,15 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX push_outbox_by_holder ON push_outbox(holder) WHERE holder IS NOT NULL;
 ",
+    "
+    -- A listing of one context in one state (a client's completed tasks in
+    -- a conversation, say) reads exactly its matches, in rank order, and
+    -- counts them in the same index range. Without it, a table the planner
+    -- had no statistics of yet (one filled since the agent started) was
+    -- counted through the state index: every task of the namespace in that
+    -- state, each read from the table to check its context.
+    CREATE INDEX tasks_by_context_state ON tasks(namespace, context_id, state, rank DESC);
+",
 ];
 
 /// Held by every transaction that appends task events, from the moment it
