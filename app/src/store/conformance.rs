@@ -1094,52 +1094,24 @@ fn sqlite_survives_reopen() {
     assert_eq!(page.map(|p| p.total), Ok(1), "the counts are read back on open");
 }
 
-/// A raw connection to a SQLite database at `path` as migration `version`
-/// left it (the first `version` migrations applied), to write an older
-/// store's rows into.
-fn sqlite_at_version(path: &std::path::Path, version: usize) -> rusqlite::Connection {
-    let conn = rusqlite::Connection::open(path).expect("raw open");
-    for (index, sql) in super::sqlite::MIGRATIONS[..version].iter().enumerate() {
-        conn.execute_batch(sql).expect("an older migration");
-        conn.pragma_update(None, "user_version", index + 1)
-            .expect("its version");
-    }
-    conn
-}
-
-/// Task `id` of namespace `ns` written into an older store's `tasks` table
-/// (whose columns every version has had), at `rank`, its log ending at `last_seq`.
-fn old_task(conn: &rusqlite::Connection, id: &str, ctx: &str, rank: i64, last_seq: i64) {
-    let body = serde_json::to_string(&task_in(id, "old", "TASK_STATE_WORKING")).expect("encode");
-    conn.execute(
-        "INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
-         VALUES(?1, 'ns', ?2, 'TASK_STATE_WORKING', '2024-01-01T00:00:00.000Z', ?3, ?4, ?5)",
-        rusqlite::params![id, ctx, last_seq, rank, body],
-    )
-    .expect("an older task row");
-}
-
-/// Event `seq` of task `id` written into an older store's `task_events`.
-fn old_event(conn: &rusqlite::Connection, id: &str, seq: i64) {
-    let body = serde_json::to_string(&event(id, seq as u64)).expect("encode");
-    conn.execute(
-        "INSERT INTO task_events(task_id, seq, body) VALUES(?1, ?2, ?3)",
-        rusqlite::params![id, seq, body],
-    )
-    .expect("an older event row");
-}
-
 #[test]
 fn sqlite_context_counts_are_filled_from_an_older_store() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
     {
-        // The store as migration 2 left it: no per-context counts yet.
-        let conn = sqlite_at_version(&path, 2);
-        for (rank, (id, ctx)) in [("t1", "c"), ("t2", "c"), ("t3", "d")].into_iter().enumerate() {
-            old_task(&conn, id, ctx, rank as i64 + 1, 1);
-            old_event(&conn, id, 1);
+        let store = SqliteStore::open(&path).expect("open");
+        for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
+            create(
+                &store,
+                row(id, "ns", ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+            );
         }
+    }
+    {
+        // The store as migration 2 left it: no per-context counts yet.
+        let conn = rusqlite::Connection::open(&path).expect("raw open");
+        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE context_counts; DROP TABLE event_order; PRAGMA user_version = 2;")
+            .expect("downgrade");
     }
     let store = SqliteStore::open(&path).expect("reopen migrates");
     assert_eq!(context_totals(&store, "c"), Ok((2, 2, 0)));
@@ -1212,96 +1184,28 @@ fn sqlite_event_order_is_filled_from_an_older_store() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
     {
-        // The store as migration 3 left it: no event order yet. t1 was
-        // written last (its second event), after t2.
-        let conn = sqlite_at_version(&path, 3);
-        old_task(&conn, "t1", "c", 3, 2);
-        old_task(&conn, "t2", "c", 2, 1);
-        for (id, seq) in [("t1", 1), ("t2", 1), ("t1", 2)] {
-            old_event(&conn, id, seq);
-        }
+        let store = SqliteStore::open(&path).expect("open");
+        create(
+            &store,
+            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        );
+        create(
+            &store,
+            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        );
+        append(&store, "t1", "ns", "c", 2);
+    }
+    {
+        // The store as migration 3 left it: no event order yet.
+        let conn = rusqlite::Connection::open(&path).expect("raw open");
+        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE event_order; PRAGMA user_version = 3;")
+            .expect("downgrade");
     }
     let store = SqliteStore::open(&path).expect("reopen migrates");
     // Each task's events stay in their order; tasks come in the order of their last write.
     let pairs = ordered(&store, "ns", 0, 100);
     let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
     assert_eq!(pairs, strings(&[("t2", 1), ("t1", 1), ("t1", 2)]));
-}
-
-/// `(position, task, seq)` of every event of namespace `ns`.
-fn placed(store: &dyn Store) -> Vec<(u64, String, u64)> {
-    store
-        .namespace_events_after("ns", 0, 100)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|e| (e.position, e.task_id, e.event.seq))
-        .collect()
-}
-
-#[test]
-fn sqlite_events_keep_their_places_when_the_order_moves_into_the_events() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("store.db");
-    {
-        // The store as migration 5 left it: the order a table of its own,
-        // positions given by AUTOINCREMENT. Task t3's event took position 4
-        // and went with t3; t2's second event has no place (none is written
-        // so, but a migration must not lose it).
-        let conn = sqlite_at_version(&path, 5);
-        old_task(&conn, "t1", "c", 3, 2);
-        old_task(&conn, "t2", "c", 4, 2);
-        old_task(&conn, "t3", "c", 5, 1);
-        for (id, seq) in [("t1", 1), ("t2", 1), ("t1", 2), ("t3", 1), ("t2", 2)] {
-            old_event(&conn, id, seq);
-        }
-        for (id, seq) in [("t1", 1), ("t2", 1), ("t1", 2), ("t3", 1)] {
-            conn.execute(
-                "INSERT INTO event_order(namespace, task_id, seq) VALUES('ns', ?1, ?2)",
-                rusqlite::params![id, seq],
-            )
-            .expect("an older place");
-        }
-        conn.execute_batch(
-            "DELETE FROM event_order WHERE task_id = 't3'; DELETE FROM task_events WHERE task_id = 't3';
-             DELETE FROM tasks WHERE id = 't3';",
-        )
-        .expect("delete t3");
-    }
-    let store = SqliteStore::open(&path).expect("reopen migrates");
-    let strings = |v: &[(u64, &str, u64)]| {
-        v.iter()
-            .map(|(p, t, s)| (*p, t.to_string(), *s))
-            .collect::<Vec<_>>()
-    };
-    // The placed events keep their positions; the unplaced one follows every
-    // position ever given, t3's included.
-    assert_eq!(
-        placed(&store),
-        strings(&[(1, "t1", 1), (2, "t2", 1), (3, "t1", 2), (5, "t2", 2)])
-    );
-    assert_eq!(
-        store
-            .get_task("ns", "t2")
-            .map(|t| t.map(|t| (t.last_seq, t.rank))),
-        Ok(Some((2, 4))),
-        "the tasks are untouched"
-    );
-    // The writer goes on past them, and past them again after a reopen.
-    append(&store, "t1", "ns", "c", 3);
-    drop(store);
-    let store = SqliteStore::open(&path).expect("reopen");
-    append(&store, "t2", "ns", "c", 3);
-    assert_eq!(placed(&store)[4..], strings(&[(6, "t1", 3), (7, "t2", 3)])[..]);
-    let page = store.list_tasks(&TaskQuery {
-        namespace: "ns".into(),
-        limit: 10,
-        ..Default::default()
-    });
-    assert_eq!(
-        page.map(|p| p.rows.into_iter().map(|r| r.id).collect::<Vec<_>>()),
-        Ok(vec!["t2".to_string(), "t1".to_string()]),
-        "newest write first"
-    );
 }
 
 /// How PostgreSQL plans a listing's count of one context in one state on

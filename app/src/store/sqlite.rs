@@ -23,7 +23,7 @@ use std::sync::Arc;
 use writer::{Published, Writer};
 
 /// Migrations in order; migration `i` brings `user_version` from `i` to `i + 1`.
-pub(super) const MIGRATIONS: &[&str] = &[
+const MIGRATIONS: &[&str] = &[
     "
     CREATE TABLE tasks (
         id         TEXT PRIMARY KEY,
@@ -111,44 +111,6 @@ pub(super) const MIGRATIONS: &[&str] = &[
         next_attempt_ms INTEGER NOT NULL,
         PRIMARY KEY (namespace, task_id, config_id, seq)
     ) WITHOUT ROWID;
-",
-    "
-    -- An event's place in the store-wide order is a column of the event
-    -- (an index where event_order was a table and an index), given by the
-    -- writer, which saves the last position given in `counters` with each
-    -- turn: a position is never given twice, even after the newest events
-    -- are deleted with their tasks.
-    CREATE TABLE task_events_placed (
-        task_id   TEXT NOT NULL,
-        seq       INTEGER NOT NULL,
-        namespace TEXT NOT NULL,
-        position  INTEGER NOT NULL,
-        body      TEXT NOT NULL,
-        PRIMARY KEY (task_id, seq)
-    ) WITHOUT ROWID;
-    -- Every event has its place since migration 4; one without (none is
-    -- known) is placed after all the others, in the order of its task's writes.
-    WITH given(last) AS (
-        SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'event_order'), 0),
-                   COALESCE((SELECT MAX(position) FROM event_order), 0)))
-    INSERT INTO task_events_placed(task_id, seq, namespace, position, body)
-        SELECT e.task_id, e.seq, t.namespace,
-               COALESCE(o.position,
-                        given.last + ROW_NUMBER() OVER (PARTITION BY o.position IS NULL ORDER BY t.rank, e.seq)),
-               e.body
-        FROM task_events e JOIN tasks t ON t.id = e.task_id
-        LEFT JOIN event_order o ON o.task_id = e.task_id AND o.seq = e.seq
-        CROSS JOIN given;
-    INSERT INTO counters(name, value)
-        SELECT 'event_position', MAX(
-            COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'event_order'), 0),
-            COALESCE((SELECT MAX(position) FROM task_events_placed), 0))
-        WHERE true
-        ON CONFLICT(name) DO UPDATE SET value = excluded.value;
-    DROP TABLE event_order;
-    DROP TABLE task_events;
-    ALTER TABLE task_events_placed RENAME TO task_events;
-    CREATE INDEX task_events_by_position ON task_events(namespace, position);
 ",
 ];
 
@@ -343,9 +305,10 @@ impl Store for SqliteStore {
         self.readers.with(|conn| {
             let mut stmt = conn
                 .prepare_cached(
-                    "SELECT e.position, e.task_id, t.context_id, e.seq, e.body FROM task_events e \
-                     JOIN tasks t ON t.id = e.task_id \
-                     WHERE e.namespace = ?1 AND e.position > ?2 ORDER BY e.position LIMIT ?3",
+                    "SELECT o.position, o.task_id, t.context_id, e.seq, e.body FROM event_order o \
+                     JOIN task_events e ON e.task_id = o.task_id AND e.seq = o.seq \
+                     JOIN tasks t ON t.id = o.task_id \
+                     WHERE o.namespace = ?1 AND o.position > ?2 ORDER BY o.position LIMIT ?3",
                 )
                 .map_err(backend)?;
             let limit = i64::try_from(limit).unwrap_or(i64::MAX);

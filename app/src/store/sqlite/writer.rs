@@ -58,10 +58,10 @@ impl Writer {
     /// Starts the writer thread on `conn`.
     pub(super) fn start(conn: Connection, published: Published) -> StoreResult<Self> {
         let (tx, rx) = mpsc::channel::<Job>();
-        let counters = Counters::load(&conn)?;
+        let rank = RankCounter::load(&conn)?;
         let thread = std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run(conn, counters, &published, rx))
+            .spawn(move || run(conn, rank, &published, rx))
             .map_err(backend)?;
         Ok(Writer {
             queue: Mutex::new(Some(tx)),
@@ -103,7 +103,7 @@ impl Drop for Writer {
 }
 
 /// The writer's loop: one transaction per turn until every sender is gone.
-fn run(mut conn: Connection, mut counters: Counters, published: &Published, rx: mpsc::Receiver<Job>) {
+fn run(mut conn: Connection, mut rank: RankCounter, published: &Published, rx: mpsc::Receiver<Job>) {
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -112,7 +112,7 @@ fn run(mut conn: Connection, mut counters: Counters, published: &Published, rx: 
                 Err(_) => break,
             }
         }
-        let outcomes = commit_batch(&mut conn, &mut counters, published, &batch);
+        let outcomes = commit_batch(&mut conn, &mut rank, published, &batch);
         for ((_, done), outcome) in batch.into_iter().zip(outcomes) {
             done(outcome);
         }
@@ -129,13 +129,13 @@ fn run(mut conn: Connection, mut counters: Counters, published: &Published, rx: 
 /// costs a statement pair and a journal copy of every page a commit touches.
 fn commit_batch(
     conn: &mut Connection,
-    counters: &mut Counters,
+    rank: &mut RankCounter,
     published: &Published,
     batch: &[Job],
 ) -> Vec<StoreResult<Committed>> {
-    match commit_straight(conn, counters, published, batch) {
+    match commit_straight(conn, rank, published, batch) {
         Some(outcomes) => outcomes,
-        None => commit_isolated(conn, counters, published, batch),
+        None => commit_isolated(conn, rank, published, batch),
     }
 }
 
@@ -146,7 +146,7 @@ fn commit_batch(
 /// its failure is its outcome.
 fn commit_straight(
     conn: &mut Connection,
-    counters: &mut Counters,
+    rank: &mut RankCounter,
     published: &Published,
     batch: &[Job],
 ) -> Option<Vec<StoreResult<Committed>>> {
@@ -157,7 +157,7 @@ fn commit_straight(
     let mut outcomes = Vec::with_capacity(batch.len());
     let mut effects = Effects::default();
     for (commit, _) in batch {
-        match apply(&tx, counters, commit) {
+        match apply(&tx, rank, commit) {
             Ok((applied, effect)) => {
                 effects.extend(effect);
                 outcomes.push(Ok(applied));
@@ -167,14 +167,14 @@ fn commit_straight(
             Err(_) => return None,
         }
     }
-    Some(finish(tx, counters, published, outcomes, effects))
+    Some(finish(tx, rank, published, outcomes, effects))
 }
 
 /// Every commit of `batch` in its own savepoint of one transaction: one that
 /// fails is rolled back alone.
 fn commit_isolated(
     conn: &mut Connection,
-    counters: &mut Counters,
+    rank: &mut RankCounter,
     published: &Published,
     batch: &[Job],
 ) -> Vec<StoreResult<Committed>> {
@@ -186,7 +186,7 @@ fn commit_isolated(
     let mut effects = Effects::default();
     for (commit, _) in batch {
         let outcome = tx.savepoint().map_err(backend).and_then(|sp| {
-            let (applied, effect) = apply(&sp, counters, commit)?;
+            let (applied, effect) = apply(&sp, rank, commit)?;
             sp.commit().map_err(backend)?;
             effects.extend(effect);
             Ok(applied)
@@ -194,19 +194,19 @@ fn commit_isolated(
         // A savepoint dropped without `commit` rolls back what it did.
         outcomes.push(outcome);
     }
-    finish(tx, counters, published, outcomes, effects)
+    finish(tx, rank, published, outcomes, effects)
 }
 
-/// Saves the counters and commits the turn's transaction; what is
+/// Saves the rank counter and commits the turn's transaction; what is
 /// published takes the turn's changes once it is durable.
 fn finish(
     tx: rusqlite::Transaction<'_>,
-    counters: &mut Counters,
+    rank: &mut RankCounter,
     published: &Published,
     outcomes: Vec<StoreResult<Committed>>,
     effects: Effects,
 ) -> Vec<StoreResult<Committed>> {
-    if let Err(e) = counters.save(&tx) {
+    if let Err(e) = rank.save(&tx) {
         return failed_all(outcomes.len(), e);
     }
     match tx.commit() {
@@ -215,8 +215,8 @@ fn finish(
             published.recent.apply(effects.bodies);
             outcomes
         }
-        // Nothing of the turn is on disk: the ranks and positions handed
-        // out are lost too, which only leaves a gap in their sequences.
+        // Nothing of the turn is on disk: the ranks handed out are lost
+        // too, which only leaves a gap in their sequence.
         Err(e) => failed_all(outcomes.len(), backend(e)),
     }
 }
@@ -228,11 +228,11 @@ fn failed_all(count: usize, e: StoreError) -> Vec<StoreResult<Committed>> {
 
 /// One commit: the task write, then the document writes in order; what it
 /// does to what is published.
-fn apply(conn: &Connection, counters: &mut Counters, commit: &Commit) -> StoreResult<(Committed, Effects)> {
+fn apply(conn: &Connection, rank: &mut RankCounter, commit: &Commit) -> StoreResult<(Committed, Effects)> {
     let mut effects = Effects::default();
     let task_rank = match &commit.task {
         Some(tw) => {
-            let (rank, delta, body) = write_task(conn, counters, tw)?;
+            let (rank, delta, body) = write_task(conn, rank.next(), tw)?;
             effects.deltas.push(delta);
             effects.bodies.push(BodyChange::Written {
                 namespace: tw.row.namespace.clone(),
@@ -292,6 +292,7 @@ fn delete_task(conn: &Connection, delete: &TaskDelete) -> StoreResult<Option<Del
         return Ok(None);
     };
     for sql in [
+        "DELETE FROM event_order WHERE task_id = ?1",
         "DELETE FROM task_events WHERE task_id = ?1",
         "DELETE FROM tasks WHERE id = ?1",
     ] {
@@ -311,54 +312,24 @@ fn delete_task(conn: &Connection, delete: &TaskDelete) -> StoreResult<Option<Del
     }))
 }
 
-/// The sequences the writer hands out: the recency rank of task writes and
-/// the store-wide position of appended events. Kept in memory, saved once
-/// per turn; they only need to grow, and a failed turn leaves a gap.
-struct Counters {
-    rank: Counter,
-    position: Counter,
-}
-
-impl Counters {
-    fn load(conn: &Connection) -> StoreResult<Self> {
-        Ok(Counters {
-            rank: Counter::load(conn, "task_rank", "SELECT MAX(rank) FROM tasks")?,
-            position: Counter::load(conn, "event_position", "SELECT MAX(position) FROM task_events")?,
-        })
-    }
-
-    fn save(&mut self, conn: &Connection) -> StoreResult<()> {
-        self.rank.save(conn)?;
-        self.position.save(conn)
-    }
-}
-
-/// One sequence, stored in `counters` under `name`.
-struct Counter {
-    name: &'static str,
+/// The recency rank of task writes: kept in memory by the writer, saved once
+/// per turn. Ranks only need to grow; a failed turn leaves a gap.
+struct RankCounter {
     last: i64,
     saved: i64,
 }
 
-impl Counter {
-    /// The sequence as saved, or past the largest value in use (`largest`
-    /// selects it) should that be further.
-    fn load(conn: &Connection, name: &'static str, largest: &str) -> StoreResult<Self> {
+impl RankCounter {
+    fn load(conn: &Connection) -> StoreResult<Self> {
         let last: i64 = conn
             .query_row(
-                &format!(
-                    "SELECT MAX(COALESCE((SELECT value FROM counters WHERE name = ?1), 0),
-                                COALESCE(({largest}), 0))"
-                ),
-                [name],
+                "SELECT MAX(COALESCE((SELECT value FROM counters WHERE name = 'task_rank'), 0),
+                            COALESCE((SELECT MAX(rank) FROM tasks), 0))",
+                [],
                 |r| r.get(0),
             )
             .map_err(backend)?;
-        Ok(Counter {
-            name,
-            last,
-            saved: last,
-        })
+        Ok(RankCounter { last, saved: last })
     }
 
     fn next(&mut self) -> i64 {
@@ -369,10 +340,10 @@ impl Counter {
     fn save(&mut self, conn: &Connection) -> StoreResult<()> {
         if self.last != self.saved {
             conn.prepare_cached(
-                "INSERT INTO counters(name, value) VALUES(?1, ?2)
+                "INSERT INTO counters(name, value) VALUES('task_rank', ?1)
                  ON CONFLICT(name) DO UPDATE SET value = excluded.value",
             )
-            .and_then(|mut stmt| stmt.execute(params![self.name, self.last]))
+            .and_then(|mut stmt| stmt.execute([self.last]))
             .map_err(backend)?;
             self.saved = self.last;
         }
@@ -380,43 +351,43 @@ impl Counter {
     }
 }
 
-/// Checks the task write's expectation, then stores the task row under the
-/// next rank and appends its events at the next positions; the rank given,
-/// the change of state and the body as stored.
-fn write_task(
-    conn: &Connection,
-    counters: &mut Counters,
-    tw: &TaskWrite,
-) -> StoreResult<(i64, Delta, RawJson)> {
-    // A new task is inserted without a look first: its id is free unless
-    // the insert finds it taken.
-    let from = match tw.create {
-        true => None,
-        false => match stored_task(conn, &tw.row.id)? {
-            Some((seq, namespace, state)) if seq == tw.expected_last_seq => Some((namespace, state)),
-            found => {
-                return Err(StoreError::Conflict {
-                    index: None,
-                    found: found.map(|(seq, ..)| seq),
-                })
-            }
-        },
+/// Checks the task write's expectation, then stores the task row under
+/// `rank` and appends its events; the rank given, the change of state and
+/// the body as stored.
+fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64, Delta, RawJson)> {
+    let stored: Option<(i64, String, String)> = conn
+        .prepare_cached("SELECT last_seq, namespace, state FROM tasks WHERE id = ?1")
+        .and_then(|mut stmt| {
+            stmt.query_row([&tw.row.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()
+        })
+        .map_err(backend)?;
+    let (found, from) = match stored {
+        Some((seq, namespace, state)) => (Some(seq as u64), Some((namespace, state))),
+        None => (None, None),
     };
+    let ok = match (tw.create, found) {
+        (true, None) => true,
+        (false, Some(seq)) => seq == tw.expected_last_seq,
+        _ => false,
+    };
+    if !ok {
+        return Err(StoreError::Conflict { index: None, found });
+    }
     let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(tw.row.last_seq);
     let body = serde_json::value::to_raw_value(&tw.row.body).map_err(backend)?;
-    let rank = counters.rank.next();
-    let sql = match tw.create {
-        true => {
+    let mut upsert = conn
+        .prepare_cached(
             "INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
-             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-        }
-        false => {
-            "UPDATE tasks SET namespace = ?2, context_id = ?3, state = ?4, status_ts = ?5,
-               last_seq = ?6, rank = ?7, body = ?8 WHERE id = ?1"
-        }
-    };
-    let written = conn.prepare_cached(sql).and_then(|mut stmt| {
-        stmt.execute(params![
+             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT(id) DO UPDATE SET namespace = excluded.namespace,
+               context_id = excluded.context_id, state = excluded.state,
+               status_ts = excluded.status_ts, last_seq = excluded.last_seq,
+               rank = excluded.rank, body = excluded.body",
+        )
+        .map_err(backend)?;
+    upsert
+        .execute(params![
             tw.row.id,
             tw.row.namespace,
             tw.row.context_id,
@@ -426,30 +397,19 @@ fn write_task(
             rank,
             body.get()
         ])
-    });
-    if let Err(e) = written {
-        return Err(match stored_task(conn, &tw.row.id)? {
-            Some((seq, ..)) if tw.create => StoreError::Conflict {
-                index: None,
-                found: Some(seq),
-            },
-            _ => backend(e),
-        });
-    }
+        .map_err(backend)?;
     let mut append = conn
-        .prepare_cached(
-            "INSERT INTO task_events(task_id, seq, namespace, position, body) VALUES(?1, ?2, ?3, ?4, ?5)",
-        )
+        .prepare_cached("INSERT INTO task_events(task_id, seq, body) VALUES(?1, ?2, ?3)")
+        .map_err(backend)?;
+    let mut order = conn
+        .prepare_cached("INSERT INTO event_order(namespace, task_id, seq) VALUES(?1, ?2, ?3)")
         .map_err(backend)?;
     for event in &tw.events {
         append
-            .execute(params![
-                tw.row.id,
-                event.seq as i64,
-                tw.row.namespace,
-                counters.position.next(),
-                encode(&event.body)?
-            ])
+            .execute(params![tw.row.id, event.seq as i64, encode(&event.body)?])
+            .map_err(backend)?;
+        order
+            .execute(params![tw.row.namespace, tw.row.id, event.seq as i64])
             .map_err(backend)?;
     }
     let context = (&tw.row.namespace, &tw.row.context_id);
@@ -470,16 +430,6 @@ fn write_task(
         to: Some(tw.row.state.clone()),
     };
     Ok((rank, delta, body))
-}
-
-/// The last sequence number, namespace and state of stored task `id`.
-fn stored_task(conn: &Connection, id: &str) -> StoreResult<Option<(u64, String, String)>> {
-    conn.prepare_cached("SELECT last_seq, namespace, state FROM tasks WHERE id = ?1")
-        .and_then(|mut stmt| {
-            stmt.query_row([id], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?, r.get(2)?)))
-                .optional()
-        })
-        .map_err(backend)
 }
 
 /// True when the (namespace, context) has counts: it holds two tasks or more.
@@ -594,16 +544,16 @@ mod tests {
     use serde_json::json;
 
     /// A migrated database in a scratch directory and the writer's state over it.
-    fn database() -> (tempfile::TempDir, Connection, Counters, Published) {
+    fn database() -> (tempfile::TempDir, Connection, RankCounter, Published) {
         let dir = tempfile::tempdir().expect("scratch dir");
         let mut conn = Connection::open(dir.path().join("store.db")).expect("open");
         super::super::migrate(&mut conn).expect("migrate");
-        let counters = Counters::load(&conn).expect("counters");
+        let rank = RankCounter::load(&conn).expect("ranks");
         let published = Published {
             counts: Arc::new(TaskCounts::load(&conn).expect("counts")),
             recent: Arc::default(),
         };
-        (dir, conn, counters, published)
+        (dir, conn, rank, published)
     }
 
     fn put(key: &str, expect: Expect) -> DocWrite {
@@ -647,14 +597,14 @@ mod tests {
 
     #[test]
     fn a_commit_failing_after_a_write_in_a_turn_of_several_changes_nothing_and_the_others_land() {
-        let (_dir, mut conn, mut counters, published) = database();
+        let (_dir, mut conn, mut rank, published) = database();
         let batch = vec![
             job(vec![put("a", Expect::Absent)]),
             // Writes `b`, then fails on `a`, which the commit before created.
             job(vec![put("b", Expect::Absent), put("a", Expect::Absent)]),
             job(vec![put("c", Expect::Absent)]),
         ];
-        let outcomes = commit_batch(&mut conn, &mut counters, &published, &batch);
+        let outcomes = commit_batch(&mut conn, &mut rank, &published, &batch);
         assert_eq!(outcomes[0].as_ref().map(|c| c.doc_versions.clone()), Ok(vec![1]));
         assert_eq!(
             outcomes[1],
@@ -669,11 +619,11 @@ mod tests {
 
     #[test]
     fn a_turn_of_one_failing_commit_changes_nothing() {
-        let (_dir, mut conn, mut counters, published) = database();
+        let (_dir, mut conn, mut rank, published) = database();
         let first = vec![job(vec![put("a", Expect::Absent)])];
-        assert!(commit_batch(&mut conn, &mut counters, &published, &first)[0].is_ok());
+        assert!(commit_batch(&mut conn, &mut rank, &published, &first)[0].is_ok());
         let failing = vec![job(vec![put("b", Expect::Absent), put("a", Expect::Version(7))])];
-        let outcomes = commit_batch(&mut conn, &mut counters, &published, &failing);
+        let outcomes = commit_batch(&mut conn, &mut rank, &published, &failing);
         assert_eq!(
             outcomes,
             [Err(StoreError::Conflict {
@@ -686,14 +636,14 @@ mod tests {
 
     #[test]
     fn only_the_bodies_of_durable_commits_are_served_from_memory() {
-        let (_dir, mut conn, mut counters, published) = database();
+        let (_dir, mut conn, mut rank, published) = database();
         let batch = vec![
             task_job("t1", vec![put("a", Expect::Absent)]),
             // Creates t2, then fails on `a`: t2 was never stored.
             task_job("t2", vec![put("a", Expect::Absent)]),
             task_job("t3", vec![]),
         ];
-        let outcomes = commit_batch(&mut conn, &mut counters, &published, &batch);
+        let outcomes = commit_batch(&mut conn, &mut rank, &published, &batch);
         assert_eq!(
             outcomes.iter().map(Result::is_ok).collect::<Vec<_>>(),
             [true, false, true]
@@ -715,12 +665,7 @@ mod tests {
             }],
             ..Commit::default()
         };
-        let outcomes = commit_batch(
-            &mut conn,
-            &mut counters,
-            &published,
-            &[(delete, Box::new(|_| {}))],
-        );
+        let outcomes = commit_batch(&mut conn, &mut rank, &published, &[(delete, Box::new(|_| {}))]);
         assert_eq!(outcomes[0].as_ref().map(|c| c.deleted_tasks), Ok(1));
         assert_eq!(held("t1"), None);
     }
