@@ -1208,10 +1208,18 @@ fn sqlite_event_order_is_filled_from_an_older_store() {
     assert_eq!(pairs, strings(&[("t2", 1), ("t1", 1), ("t1", 2)]));
 }
 
-/// How PostgreSQL plans a listing's count of one context in one state on
-/// a table without statistics (as the planner finds one filled since the
-/// agent started), with the plan it keeps for every call.
-fn postgres_count_plan(url: &str) -> Result<String, String> {
+/// How PostgreSQL plans the statements of a listing of context `c` in the
+/// completed state on a table without statistics (as the planner finds one
+/// filled since the agent started), with the plan it keeps for every call:
+/// the count's plan, then the page's.
+fn postgres_listing_plans(url: &str) -> Result<String, String> {
+    let listing = super::postgres::reads::listing(&TaskQuery {
+        namespace: "ns".into(),
+        context_id: Some("c".into()),
+        state: Some("TASK_STATE_COMPLETED".into()),
+        limit: 20,
+        ..Default::default()
+    });
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -1222,15 +1230,18 @@ fn postgres_count_plan(url: &str) -> Result<String, String> {
             .map_err(|e| e.to_string())?;
         tokio::spawn(connection);
         client
-            .batch_execute(
+            .batch_execute(&format!(
                 "SET plan_cache_mode = force_generic_plan; \
-                 PREPARE counted(text, text, text) AS \
-                 SELECT COUNT(*) FROM tasks WHERE namespace = $1 AND context_id = $2 AND state = $3",
-            )
+                 PREPARE counted AS {}; PREPARE paged AS {}",
+                listing.count_sql, listing.page_sql
+            ))
             .await
             .map_err(|e| e.to_string())?;
         let lines = client
-            .simple_query("EXPLAIN EXECUTE counted('ns', 'c', 'TASK_STATE_COMPLETED')")
+            .simple_query(
+                "EXPLAIN EXECUTE counted('ns', 'c', 'TASK_STATE_COMPLETED'); \
+                 EXPLAIN EXECUTE paged('ns', 'c', 'TASK_STATE_COMPLETED', 21)",
+            )
             .await
             .map_err(|e| e.to_string())?;
         Ok(lines
@@ -1245,7 +1256,7 @@ fn postgres_count_plan(url: &str) -> Result<String, String> {
 }
 
 #[test]
-fn postgres_counts_a_context_in_one_state_in_its_own_index() {
+fn postgres_lists_a_context_in_one_state_from_its_own_index() {
     let url = crate::store::postgres::cluster::TestCluster::fresh_database();
     let store = PgStore::open(&url).expect("open");
     for (id, ctx, state) in [
@@ -1255,12 +1266,12 @@ fn postgres_counts_a_context_in_one_state_in_its_own_index() {
     ] {
         create(&store, row(id, "ns", ctx, state, "2024-01-01T00:00:00.000Z"));
     }
-    let plan = postgres_count_plan(&url).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        plan.contains("Index Only Scan using tasks_by_context_state")
-            || plan.contains("Index Scan using tasks_by_context_state"),
-        "{plan}"
-    );
+    let plans = postgres_listing_plans(&url).unwrap_or_else(|e| panic!("{e}"));
+    let scans = plans
+        .lines()
+        .filter(|line| line.contains("Scan using tasks_by_context_state on tasks"))
+        .count();
+    assert_eq!(scans, 2, "both the count and the page read the index:\n{plans}");
     assert_eq!(context_totals(&store, "c"), Ok((2, 1, 1)));
 }
 

@@ -21,7 +21,7 @@ mod conn;
 mod io;
 mod listen;
 mod outbox;
-mod reads;
+pub(super) mod reads;
 mod schema;
 mod writer;
 

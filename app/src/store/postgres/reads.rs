@@ -106,9 +106,17 @@ pub(super) async fn namespace_events_after(
         .collect()
 }
 
-/// A page of tasks; the total is counted by the indexes on every call, as
-/// several agents change the tasks and none can keep the count alone.
-pub(super) async fn list_tasks(conn: &Conn, query: &TaskQuery) -> StoreResult<TaskPage> {
+/// The statements of one listing: the count of its matches (bound to the
+/// first `count_args` of `args`) and its page (bound to all of them).
+pub(in crate::store) struct Listing {
+    pub count_sql: String,
+    pub page_sql: String,
+    args: Vec<Param>,
+    count_args: usize,
+}
+
+/// The statements that list `query`.
+pub(in crate::store) fn listing(query: &TaskQuery) -> Listing {
     let mut filter = String::from("namespace = $1");
     let mut args: Vec<Param> = vec![Box::new(query.namespace.clone())];
     if let Some(context) = &query.context_id {
@@ -132,6 +140,23 @@ pub(super) async fn list_tasks(conn: &Conn, query: &TaskQuery) -> StoreResult<Ta
         "SELECT {TASK_COLUMNS} FROM tasks WHERE {filter} ORDER BY rank DESC LIMIT ${}",
         args.len()
     );
+    Listing {
+        count_sql,
+        page_sql,
+        args,
+        count_args,
+    }
+}
+
+/// A page of tasks; the total is counted by the indexes on every call, as
+/// several agents change the tasks and none can keep the count alone.
+pub(super) async fn list_tasks(conn: &Conn, query: &TaskQuery) -> StoreResult<TaskPage> {
+    let Listing {
+        count_sql,
+        page_sql,
+        args,
+        count_args,
+    } = listing(query);
     let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| &**a as &(dyn ToSql + Sync)).collect();
     let count = conn.statement(&count_sql).await?;
     let total: i64 = conn
