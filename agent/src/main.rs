@@ -4,10 +4,16 @@
 //! ```text
 //! cleveragents-agent --stdio                      # local mode (NDJSON on stdin/stdout)
 //! cleveragents-agent --listen 127.0.0.1:9999      # server mode (HTTP JSON-RPC + SSE)
+//! cleveragents-agent --stop                       # stops the data directory's background agent
 //!   [--data-dir DIR] [--config FILE.json] [--executor default|tck] [--memory]
 //!   [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR]
-//!   [--admin-key] [--insecure-no-auth]
+//!   [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process]
 //! ```
+//!
+//! In local mode the process a client spawns is a front for the data
+//! directory's background agent, which it starts when none runs and which
+//! serves every local client at once ([`local`]); `--in-process` serves the
+//! one session in this process instead (as `--memory` always does).
 //!
 //! The store is SQLite in the data directory unless `--database-url` (or
 //! `CLEVERAGENTS_DATABASE_URL`, or `database_url` in the config file) names a
@@ -31,15 +37,16 @@
 //! per call with method, principal, latency and outcome; default `warn`); in
 //! stdio mode stdout carries protocol only. Traces: see [`telemetry`].
 
-use a2a::rpc::{local, Access};
+use a2a::rpc::{local as defaults, Access};
 use app::push::PushConfig;
-use app::{App, AppConfig, ExecutorKind, StoreConfig};
+use app::{AppConfig, ExecutorKind, StoreConfig};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
+mod local;
+mod modes;
 mod telemetry;
 
 #[global_allocator]
@@ -64,7 +71,20 @@ struct FileConfig {
     sync_remotes: BTreeMap<String, String>,
     /// Traces over OTLP (`otlp_endpoint`).
     telemetry: telemetry::TelemetryFile,
+    /// The background agent of local mode.
+    local: LocalFile,
 }
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct LocalFile {
+    /// How long the background agent stays with no client connected and
+    /// nothing running before it exits.
+    idle_timeout_ms: Option<u64>,
+}
+
+/// The background agent's idle period when nothing sets one.
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -83,13 +103,18 @@ struct PlansFile {
     lease_ms: Option<u64>,
 }
 
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Mode {
     Stdio,
+    /// The background agent a stdio front starts (not for people to type).
+    Background,
     Listen(String),
+    /// Stop the data directory's background agent.
+    Stop,
 }
 
 fn usage() -> &'static str {
-    "usage: cleveragents-agent (--stdio | --listen ADDR) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR] [--admin-key] [--insecure-no-auth]"
+    "usage: cleveragents-agent (--stdio | --listen ADDR | --stop) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR] [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process]"
 }
 
 fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
@@ -117,6 +142,10 @@ struct Args {
     insecure_no_auth: bool,
     /// A second address, for A2A 0.3 clients (`http.v0_3_listen`).
     listen_v0_3: Option<String>,
+    /// Serve a stdio session in this process, not through the background agent.
+    in_process: bool,
+    /// The background agent's idle period (`local.idle_timeout_ms`).
+    idle_timeout_ms: Option<u64>,
 }
 
 /// Everything the agent starts with, settled from every source.
@@ -126,6 +155,13 @@ struct Settings {
     executor: ExecutorKind,
     server_config: server::ServerConfig,
     app_config: AppConfig,
+    /// The data directory, absolute.
+    data_dir: PathBuf,
+    /// What a front and its background agent must agree on.
+    identity: local::Identity,
+    idle_timeout: Duration,
+    in_process: bool,
+    telemetry_endpoint: Option<String>,
 }
 
 fn run() -> Result<(), String> {
@@ -133,9 +169,21 @@ fn run() -> Result<(), String> {
         return Ok(());
     };
     let file = read_config(args.config_path.as_deref())?;
+    let config_text = match &args.config_path {
+        Some(path) => std::fs::read(path).unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let settings = settle(args, file, &config_text)?;
+    // The front and `--stop` need no runtime, no store and no telemetry.
+    match settings.mode {
+        Mode::Stdio if !settings.in_process && !matches!(settings.store, StoreConfig::Memory) => {
+            return modes::front(&settings);
+        }
+        Mode::Stop => return modes::stop(&settings),
+        _ => {}
+    }
     // Before the runtime: the exporter's client runs on threads of its own.
-    let tracing = telemetry::init(file.telemetry.endpoint())?;
-    let settings = settle(args, file)?;
+    let tracing = telemetry::init(settings.telemetry_endpoint.clone())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -145,7 +193,7 @@ fn run() -> Result<(), String> {
     // on a worker (each stdio message to its writer, say) wakes the other
     // thread, a context switch each time.
     let served = runtime
-        .block_on(runtime.spawn(serve(settings)))
+        .block_on(runtime.spawn(modes::serve(settings)))
         .unwrap_or_else(|e| Err(format!("the agent's main task failed: {e}")));
     // The transport has ended (EOF on stdio, or a graceful shutdown): the
     // last spans are exported before the process exits.
@@ -159,7 +207,7 @@ fn run() -> Result<(), String> {
 fn parse_args() -> Result<Option<Args>, String> {
     let mut args = Args {
         mode: None,
-        data_dir: std::env::var_os(local::DATA_DIR_ENV).map(PathBuf::from),
+        data_dir: std::env::var_os(defaults::DATA_DIR_ENV).map(PathBuf::from),
         database_url: std::env::var("CLEVERAGENTS_DATABASE_URL")
             .ok()
             .filter(|url| !url.is_empty()),
@@ -171,6 +219,11 @@ fn parse_args() -> Result<Option<Args>, String> {
         listen_v0_3: std::env::var("CLEVERAGENTS_LISTEN_V0_3")
             .ok()
             .filter(|a| !a.is_empty()),
+        in_process: false,
+        idle_timeout_ms: match std::env::var("CLEVERAGENTS_IDLE_TIMEOUT_MS") {
+            Ok(ms) if !ms.is_empty() => Some(parse_millis("CLEVERAGENTS_IDLE_TIMEOUT_MS", &ms)?),
+            _ => None,
+        },
     };
     if let Ok(listen) = std::env::var("CLEVERAGENTS_LISTEN") {
         args.mode = Some(Mode::Listen(listen));
@@ -183,6 +236,12 @@ fn parse_args() -> Result<Option<Args>, String> {
         };
         match arg.as_str() {
             "--stdio" => args.mode = Some(Mode::Stdio),
+            "--background" => args.mode = Some(Mode::Background),
+            "--stop" => args.mode = Some(Mode::Stop),
+            "--in-process" => args.in_process = true,
+            "--idle-timeout-ms" => {
+                args.idle_timeout_ms = Some(parse_millis("--idle-timeout-ms", &value("--idle-timeout-ms")?)?)
+            }
             "--listen" => args.mode = Some(Mode::Listen(value("--listen")?)),
             "--listen-v0-3" => args.listen_v0_3 = Some(value("--listen-v0-3")?),
             "--data-dir" => args.data_dir = Some(PathBuf::from(value("--data-dir")?)),
@@ -202,6 +261,12 @@ fn parse_args() -> Result<Option<Args>, String> {
     Ok(Some(args))
 }
 
+fn parse_millis(name: &str, text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("{name} takes a number of milliseconds, not `{text}`"))
+}
+
 fn read_config(path: Option<&Path>) -> Result<FileConfig, String> {
     match path {
         Some(path) => {
@@ -215,7 +280,7 @@ fn read_config(path: Option<&Path>) -> Result<FileConfig, String> {
 
 /// Merges the command line and environment over the config file over the
 /// defaults.
-fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
+fn settle(args: Args, file: FileConfig, config_text: &[u8]) -> Result<Settings, String> {
     let mode = args.mode.ok_or_else(|| usage().to_string())?;
     let executor = parse_executor(
         args.executor
@@ -224,10 +289,12 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
             .unwrap_or("default"),
     )?;
     let push = push_config(&file.push);
-    let data_dir = args
-        .data_dir
-        .or(file.data_dir.clone())
-        .unwrap_or_else(local::default_data_dir);
+    let data_dir = absolute(
+        &args
+            .data_dir
+            .or(file.data_dir.clone())
+            .unwrap_or_else(defaults::default_data_dir),
+    )?;
     let database_url = args.database_url.or(file.database_url.clone());
     let store = if args.memory || file.memory {
         StoreConfig::Memory
@@ -241,6 +308,28 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
             data_dir: data_dir.clone(),
         }
     };
+    let identity = local::Identity::current(format!(
+        "store {}; executor {executor:?}; config {}",
+        match &store {
+            StoreConfig::Memory => "memory".to_string(),
+            StoreConfig::Sqlite { data_dir } => format!("sqlite in {}", data_dir.display()),
+            StoreConfig::Postgres { url } => format!("postgres at {url}"),
+        },
+        match &args.config_path {
+            Some(path) => format!(
+                "{} ({} bytes, hash {:016x})",
+                path.display(),
+                config_text.len(),
+                fnv1a(config_text)
+            ),
+            None => "none".to_string(),
+        }
+    ));
+    let idle_timeout = args
+        .idle_timeout_ms
+        .or(file.local.idle_timeout_ms)
+        .map_or(DEFAULT_IDLE_TIMEOUT, Duration::from_millis);
+    let telemetry_endpoint = file.telemetry.endpoint();
     let mut server_config = file.server;
     server_config.auth.insecure_no_auth |= args.insecure_no_auth;
     if let Some(addr) = &args.listen_v0_3 {
@@ -283,13 +372,32 @@ fn settle(args: Args, file: FileConfig) -> Result<Settings, String> {
         executor,
         server_config,
         app_config,
+        data_dir,
+        identity,
+        idle_timeout,
+        in_process: args.in_process,
+        telemetry_endpoint,
+    })
+}
+
+/// `path` made absolute against the working directory (the data directory
+/// names one place whichever process reads it).
+fn absolute(path: &Path) -> Result<PathBuf, String> {
+    std::path::absolute(path).map_err(|e| format!("invalid data directory {}: {e}", path.display()))
+}
+
+/// A stable 64-bit digest (FNV-1a) of the config file, so a front and a
+/// background agent on different config contents tell they differ.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
     })
 }
 
 /// Adds the data directory's admin API key (created on first use) to the
 /// accepted keys, as a principal with the admin role in every namespace.
 fn admit_admin_key(auth: &mut server::AuthConfig, data_dir: &Path) -> Result<(), String> {
-    let path = local::admin_key_path(data_dir);
+    let path = defaults::admin_key_path(data_dir);
     let key = match std::fs::read_to_string(&path) {
         Ok(text) => text.trim().to_string(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => create_admin_key(&path)?,
@@ -301,15 +409,15 @@ fn admit_admin_key(auth: &mut server::AuthConfig, data_dir: &Path) -> Result<(),
     eprintln!("cleveragents-agent: admin API key in {}", path.display());
     auth.api_keys.push(server::CredentialConfig {
         secret: server::Secret::new(key),
-        subject: local::ADMIN_KEY_SUBJECT.into(),
+        subject: defaults::ADMIN_KEY_SUBJECT.into(),
     });
     if !auth
         .principals
         .iter()
-        .any(|p| p.subject == local::ADMIN_KEY_SUBJECT)
+        .any(|p| p.subject == defaults::ADMIN_KEY_SUBJECT)
     {
         auth.principals.push(server::PrincipalConfig {
-            subject: local::ADMIN_KEY_SUBJECT.into(),
+            subject: defaults::ADMIN_KEY_SUBJECT.into(),
             namespaces: [("*".to_string(), Access::Admin)].into(),
             default_namespace: None,
         });
@@ -359,88 +467,6 @@ fn push_config(file: &PushFile) -> PushConfig {
             .unwrap_or(defaults.initial_backoff),
         timeout: defaults.timeout,
         lease: file.lease_ms.map(Duration::from_millis).unwrap_or(defaults.lease),
-    }
-}
-
-/// Opens the application on its store and serves it until the transport ends.
-async fn serve(settings: Settings) -> Result<(), String> {
-    let Settings {
-        mode,
-        store,
-        executor,
-        server_config,
-        app_config,
-    } = settings;
-    let app = App::open(store.clone(), app_config)?;
-    // Plans that were running when the agent stopped continue now.
-    match app.resume_plans().await {
-        Ok(0) => {}
-        Ok(n) => eprintln!("cleveragents-agent: resumed {n} running plan(s)"),
-        Err(e) => eprintln!("cleveragents-agent: cannot resume running plans: {}", e.message),
-    }
-    tracing::info!(?store, ?executor, "agent started");
-    let dispatch: Arc<dyn a2a::rpc::Dispatch> = Arc::new(a2a::Router::new(app));
-    start_transport(mode, server_config, dispatch).await
-}
-
-async fn start_transport(
-    mode: Mode,
-    mut server_config: server::ServerConfig,
-    dispatch: Arc<dyn a2a::rpc::Dispatch>,
-) -> Result<(), String> {
-    match mode {
-        Mode::Stdio => server::serve_stdio(
-            &server_config,
-            dispatch,
-            server::pipes::stdin(),
-            server::pipes::stdout(),
-        )
-        .await
-        .map_err(|e| e.to_string()),
-        Mode::Listen(addr) => {
-            server_config.http.listen = addr
-                .parse()
-                .map_err(|e| format!("invalid --listen address `{addr}`: {e}"))?;
-            let server = server::HttpServer::bind(server_config, dispatch)
-                .await
-                .map_err(|e| match e {
-                    server::ServerError::AnonymousOnNetwork { .. } => format!(
-                        "{e} (command line: --admin-key to create an admin API key, or --insecure-no-auth)"
-                    ),
-                    e => e.to_string(),
-                })?;
-            // The bound address, so `--listen 127.0.0.1:0` is usable by scripts and tests.
-            let bound = server.local_addr().map_err(|e| e.to_string())?;
-            eprintln!("cleveragents-agent: listening on http://{bound}/");
-            if let Some(v0_3) = server.v0_3_local_addr().map_err(|e| e.to_string())? {
-                eprintln!("cleveragents-agent: serving A2A 0.3 clients' Agent Card on http://{v0_3}/");
-            }
-            server.serve(shutdown_signal()).await.map_err(|e| e.to_string())
-        }
-    }
-}
-
-/// Resolves on Ctrl-C or SIGTERM, which start a graceful shutdown (in-flight
-/// requests drain, open streams end).
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
     }
 }
 

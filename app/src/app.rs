@@ -3,6 +3,7 @@
 //! none reaches back to the application). `handlers.rs` maps each method of
 //! the generated handler traits to its service.
 
+pub use crate::activity::Work;
 pub use crate::config::{AppConfig, ExecutorKind, StoreConfig};
 use crate::context::ContextService;
 use crate::events::EventService;
@@ -19,6 +20,15 @@ use crate::tasks::{TaskEngine, TaskService};
 use a2a::rpc::Error;
 use std::sync::Arc;
 
+/// What [`App::resume_work`] picked up at start-up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resumed {
+    /// Plans whose runners started again.
+    pub plans: usize,
+    /// Tasks left submitted or working by the previous process, now failed.
+    pub failed_tasks: usize,
+}
+
 /// The reference application: the composition of its services.
 pub struct App {
     pub(crate) store: Arc<dyn Store>,
@@ -27,6 +37,7 @@ pub struct App {
     pub(crate) tasks: TaskService,
     pub(crate) plans: PlanService,
     pub(crate) push_configs: PushConfigs,
+    pub(crate) push: Arc<PushDelivery>,
     pub(crate) context: ContextService,
     pub(crate) namespaces: NamespaceService,
     pub(crate) health: HealthService,
@@ -115,6 +126,7 @@ impl App {
             context: ContextService::new(db.clone(), registry.clone()),
             namespaces: NamespaceService::new(db.clone(), config.members.clone(), started_at),
             health: HealthService::new(db.clone(), engine.clone(), push.clone(), config.clone()),
+            push,
             registry,
             sync,
             store,
@@ -128,8 +140,31 @@ impl App {
         &self.store
     }
 
-    /// Resumes the plans a previous run left RUNNING (see [`PlanService::resume_plans`]).
-    pub async fn resume_plans(&self) -> Result<usize, Error> {
-        self.plans.resume_plans().await
+    /// Picks up the work a previous process left under way; the agent calls
+    /// it once at start-up. Plans left RUNNING resume (see
+    /// [`PlanService::resume_plans`]). On a store only this process opens,
+    /// every other task left submitted or working is failed, with a status
+    /// message saying so: its run ended with that process, and no task may
+    /// stay working for ever. (On a shared store another agent may still be
+    /// running it.)
+    pub async fn resume_work(&self) -> Result<Resumed, Error> {
+        let resumed = self.plans.resume_plans().await?;
+        let plans = resumed.len();
+        let failed_tasks = if self.store.appended().is_some() {
+            0
+        } else {
+            self.tasks.fail_abandoned(&resumed.into_iter().collect()).await?
+        };
+        Ok(Resumed { plans, failed_tasks })
+    }
+
+    /// What the application is doing by itself now (see [`Work`]).
+    pub fn work(&self) -> Work {
+        let owed = self.store.has_deliveries().unwrap_or(true);
+        Work {
+            task_runs: self.tasks.runs(),
+            plan_runs: self.plans.runs(),
+            deliveries: self.push.in_flight() + usize::from(owed),
+        }
     }
 }

@@ -13,6 +13,7 @@
 //! # let _ = router; Ok(()) }
 //! ```
 
+pub mod activity;
 mod app;
 pub mod config;
 pub mod context;

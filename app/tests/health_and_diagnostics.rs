@@ -85,6 +85,9 @@ impl Store for Broken {
     fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
         self.0.pending_deliveries(namespace, task_id)
     }
+    fn has_deliveries(&self) -> StoreResult<bool> {
+        self.0.has_deliveries()
+    }
     fn check_integrity(&self, deep: bool) -> StoreResult<Integrity> {
         Ok(Integrity {
             checked_objects: 7,

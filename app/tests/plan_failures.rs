@@ -389,7 +389,7 @@ async fn a_plan_running_at_a_crash_resumes_at_start_up() {
         ids
     };
     let app = open();
-    assert_eq!(app.resume_plans().await.ok(), Some(1));
+    assert_eq!(app.resume_work().await.ok().map(|r| r.plans), Some(1));
     let router = Router::new(app);
     let events = events_until(&router, &task_id, "TASK_STATE_COMPLETED").await;
     assert_eq!(

@@ -158,8 +158,8 @@ impl PlanService {
     /// way runs again from its start. On a store shared with other agents,
     /// only runs whose lease expired are taken over, and a sweep keeps taking
     /// over those whose agent dies later (every third of the lease). Returns
-    /// how many runs were resumed now.
-    pub async fn resume_plans(&self) -> Result<usize, Error> {
+    /// the tasks of the runs resumed now.
+    pub async fn resume_plans(&self) -> Result<Vec<String>, Error> {
         let resumed = execute::resume(self, true).await?;
         if self.shared_store {
             let plans = self.clone();

@@ -4,7 +4,7 @@
 //! plan under the extension URI; its first plan event is `plan.created`) in
 //! the same commit that makes the plan RUNNING, and hands it to a detached runner ([`super::runner`]). Plans left
 //! RUNNING by a crash are handed to runners again at start-up
-//! ([`crate::App::resume_plans`]), and on a shared store, once their run lease has
+//! ([`crate::App::resume_work`]), and on a shared store, once their run lease has
 //! expired, by a periodic sweep.
 
 use super::events::{created, plan_metadata};
@@ -144,10 +144,10 @@ pub(crate) async fn execute(
 /// mid-run). A step that was under way runs again from its start. At
 /// `start_up` on a store only this process opens, every RUNNING plan is
 /// resumed (whoever ran it is gone); otherwise only those whose run lease
-/// has expired (see [`super::lease`]). Returns how many runs were resumed.
-pub(crate) async fn resume(plans: &PlanService, start_up: bool) -> Result<usize, Error> {
+/// has expired (see [`super::lease`]). Returns the tasks of the runs resumed.
+pub(crate) async fn resume(plans: &PlanService, start_up: bool) -> Result<Vec<String>, Error> {
     let namespaces = plans.db.run(FAMILY, |s| s.namespaces())?;
-    let mut resumed = 0;
+    let mut resumed = Vec::new();
     for ns in namespaces {
         let n = ns.clone();
         let docs = plans
@@ -159,12 +159,14 @@ pub(crate) async fn resume(plans: &PlanService, start_up: bool) -> Result<usize,
                 continue;
             };
             let orphaned = (start_up && !plans.shared_store) || plans.run_abandoned(&rec);
+            let Some(task_id) = rec.plan.task_id.clone() else {
+                continue;
+            };
             if rec.plan.state == PlanState::Running
-                && rec.plan.task_id.is_some()
                 && orphaned
                 && spawn_run(plans, ns.clone(), rec.plan.id.clone())?
             {
-                resumed += 1;
+                resumed.push(task_id);
             }
         }
     }

@@ -114,6 +114,11 @@ impl PlanService {
             .is_ok_and(|mut running| running.insert(plan_id.to_string()))
     }
 
+    /// How many plans a runner of this agent drives now.
+    pub(crate) fn runs(&self) -> usize {
+        self.running.lock().map_or(0, |running| running.len())
+    }
+
     /// The runner of plan `plan_id` has ended.
     pub(crate) fn end_run(&self, plan_id: &str) {
         if let Ok(mut running) = self.running.lock() {

@@ -236,6 +236,11 @@ impl PushDelivery {
         Ok(self.shared.in_flight.load(Ordering::Relaxed))
     }
 
+    /// Deliveries under way in this process now.
+    pub fn in_flight(&self) -> usize {
+        self.shared.in_flight.load(Ordering::Relaxed)
+    }
+
     /// Remembers the current trace (if the request is traced) as the one the
     /// deliveries of `task_id`'s next events belong to.
     pub fn note_trace(&self, task_id: &str) {

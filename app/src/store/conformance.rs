@@ -842,7 +842,9 @@ fn append_owing(store: &dyn Store, id: &str, from: u64, to: u64) -> StoreResult<
 }
 
 pub fn outbox_rows_are_written_with_their_events(store: &dyn Store) {
+    assert_eq!(store.has_deliveries(), Ok(false), "an empty outbox");
     assert_eq!(create_with_hooks(store, "t").map(|c| c.deliveries_owed), Ok(2));
+    assert_eq!(store.has_deliveries(), Ok(true));
     let rows = store.pending_deliveries("ns", "t").expect("pending");
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0].key, key("t", "w1", 1));
@@ -962,6 +964,8 @@ pub fn outbox_rows_go_with_their_target_or_task(store: &dyn Store) {
     assert_eq!(store.commit(&commit).map(|c| c.deleted_tasks), Ok(1));
     assert_eq!(pending(store, "ns", "t"), vec![]);
     assert_eq!(claim(store, "a", 1000, 2000), vec![]);
+    // Every row gone: nothing is owed any more.
+    assert_eq!(store.has_deliveries(), Ok(false));
 }
 
 macro_rules! store_suite {

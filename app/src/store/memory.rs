@@ -426,6 +426,10 @@ impl Store for MemoryStore {
             .collect())
     }
 
+    fn has_deliveries(&self) -> StoreResult<bool> {
+        Ok(!self.lock()?.outbox.is_empty())
+    }
+
     fn check_integrity(&self, _deep: bool) -> StoreResult<Integrity> {
         let state = self.lock()?;
         let mut problems = Vec::new();

@@ -429,6 +429,10 @@ pub trait Store: Send + Sync + 'static {
     /// The pending outbox rows of task `task_id` of `namespace`, in (target,
     /// sequence) order.
     fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>>;
+    /// True while any outbox row is still owed to its webhook (due now or
+    /// later), in any namespace: the deliveries an agent that lets its
+    /// process end would leave waiting.
+    fn has_deliveries(&self) -> StoreResult<bool>;
     /// Notices of task events appended by other processes sharing the
     /// store, for a store that can be shared (`None`: only this process
     /// writes it, and the task engine already knows every event). A notice

@@ -270,6 +270,10 @@ impl Store for PgStore {
         self.read(move |conn| async move { outbox::pending(&conn, &namespace, &task_id).await })
     }
 
+    fn has_deliveries(&self) -> StoreResult<bool> {
+        self.read(|conn| async move { outbox::any(&conn).await })
+    }
+
     fn appended(&self) -> Option<broadcast::Receiver<Appended>> {
         Some(self.feed.subscribe())
     }

@@ -270,6 +270,10 @@ impl Store for SqliteStore {
             .with(|conn| outbox::pending(conn, namespace, task_id))
     }
 
+    fn has_deliveries(&self) -> StoreResult<bool> {
+        self.readers.with(outbox::any)
+    }
+
     fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
         self.readers.with(|conn| {
             conn.prepare_cached(&format!(

@@ -6,7 +6,8 @@
 use super::changes::{cancel_change, status_steps, trim_history, Change, StatusStep};
 use super::engine::{not_found, TaskEngine};
 use super::stream::{ends_stream, TaskEvents};
-use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
+use crate::activity::Activity;
+use crate::executor::{agent_message, text_part, ExecRequest, Executor, Start, TaskHandle};
 use crate::lifecycle::is_terminal;
 use crate::limits::{exceeded, DomainLimits};
 use crate::push::PushDelivery;
@@ -18,7 +19,7 @@ use a2a::types::{
     TaskPushNotificationConfig, TaskState, TaskStatus,
 };
 use a2a::ErrorKind;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -32,7 +33,13 @@ pub struct TaskService {
     executor: Arc<dyn Executor>,
     push: Arc<PushDelivery>,
     limits: DomainLimits,
+    /// The runs and detached status changes under way.
+    activity: Activity,
 }
+
+/// The status message of a task failed at start-up because the process
+/// running it ended first.
+pub const ABANDONED: &str = "The agent stopped before this task finished; send the message again to retry.";
 
 fn check_history_length(value: Option<i32>, field: &str) -> Result<(), Error> {
     match value {
@@ -117,7 +124,65 @@ impl TaskService {
             executor,
             push,
             limits,
+            activity: Activity::default(),
         }
+    }
+
+    /// Executor runs and detached status changes under way in this process.
+    pub(crate) fn runs(&self) -> usize {
+        self.activity.count()
+    }
+
+    /// Fails every task left submitted or working by a process that ended
+    /// before its run did (a crash, a kill), but those in `resumed` (the
+    /// tasks of plans whose runners start again). Called once at start-up on
+    /// a store only this process opens: no run of an earlier process can
+    /// still be under way, and nothing else would ever move such a task on.
+    /// Returns how many tasks were failed.
+    pub(crate) async fn fail_abandoned(&self, resumed: &HashSet<String>) -> Result<usize, Error> {
+        const PAGE: usize = 500;
+        let namespaces = self.db.run(FAMILY, |s| s.namespaces())?;
+        let mut abandoned = Vec::new();
+        for namespace in namespaces {
+            for state in [TaskState::Submitted, TaskState::Working] {
+                let mut before_rank = None;
+                loop {
+                    let query = TaskQuery {
+                        namespace: namespace.clone(),
+                        context_id: None,
+                        state: Some(state.to_string()),
+                        status_ts_from: None,
+                        before_rank,
+                        limit: PAGE,
+                    };
+                    let page = self.db.run(FAMILY, move |s| s.list_tasks(&query))?;
+                    before_rank = page.rows.last().map(|row| row.rank);
+                    abandoned.extend(
+                        page.rows
+                            .into_iter()
+                            .filter(|row| !resumed.contains(&row.id))
+                            .map(|row| (row.namespace, row.id)),
+                    );
+                    if !page.more {
+                        break;
+                    }
+                }
+            }
+        }
+        let mut failed = 0;
+        for (namespace, id) in abandoned {
+            let reason = agent_message(vec![text_part(ABANDONED)]);
+            // A task another path ended meanwhile is left as it is.
+            if self
+                .engine
+                .set_statuses(&namespace, &id, vec![(TaskState::Failed, Some(reason), None)])
+                .await
+                .is_ok()
+            {
+                failed += 1;
+            }
+        }
+        Ok(failed)
     }
 
     /// The shared SendMessage path: validation, contextId/taskId rules, the
@@ -179,7 +244,9 @@ impl TaskService {
                     // from the caller like a run: a client gone meanwhile
                     // leaves no task half-way.
                     let (engine, namespace, id) = (self.engine.clone(), namespace.clone(), task.id.clone());
+                    let running = self.activity.begin();
                     tokio::spawn(async move {
+                        let _running = running;
                         engine
                             .set_statuses(&namespace, &id, with_no_metadata(steps))
                             .await
@@ -356,7 +423,11 @@ impl TaskService {
             context_id,
         );
         let executor = self.executor.clone();
-        tokio::spawn(async move { executor.run(exec, handle).await });
+        let running = self.activity.begin();
+        tokio::spawn(async move {
+            let _running = running;
+            executor.run(exec, handle).await
+        });
     }
 
     pub(crate) async fn send_message(

@@ -94,6 +94,15 @@ pub(super) async fn renew(conn: &Conn, holder: &str, until: i64) -> StoreResult<
         .map_err(backend)
 }
 
+const ANY: &str = "SELECT EXISTS (SELECT 1 FROM push_outbox)";
+
+/// True when the outbox holds any row.
+pub(super) async fn any(conn: &Conn) -> StoreResult<bool> {
+    let sql = conn.statement(ANY).await?;
+    let row = conn.client.query_one(&sql, &[]).await.map_err(backend)?;
+    row.try_get(0).map_err(backend)
+}
+
 pub(super) async fn pending(conn: &Conn, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
     let sql = conn.statement(PENDING).await?;
     let rows = conn

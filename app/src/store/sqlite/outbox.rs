@@ -137,6 +137,13 @@ pub(super) fn row(conn: &Connection, key: &DeliveryKey) -> StoreResult<Option<De
 }
 
 /// Every pending row of a task, in (target, sequence) order.
+/// True when the outbox holds any row.
+pub(super) fn any(conn: &Connection) -> StoreResult<bool> {
+    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM push_outbox)")
+        .and_then(|mut stmt| stmt.query_row([], |r| r.get::<_, bool>(0)))
+        .map_err(backend)
+}
+
 pub(super) fn pending(conn: &Connection, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
     let mut stmt = conn
         .prepare_cached(
