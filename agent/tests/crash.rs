@@ -24,7 +24,8 @@ struct Agent {
 impl Agent {
     fn start(data_dir: &std::path::Path) -> Agent {
         let mut child = Command::new(env!("CARGO_BIN_EXE_cleveragents-agent"))
-            .args(["--stdio", "--data-dir"])
+            // In this process: the kill then stops the store's owner itself.
+            .args(["--stdio", "--in-process", "--data-dir"])
             .arg(data_dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -221,7 +222,7 @@ fn a_second_agent_on_a_data_directory_in_use_is_refused() {
     let task = sent["result"]["task"].clone();
     let task_id = task["id"].as_str().expect("task id").to_string();
 
-    // Waits out the store's busy timeout (in case the holder was stopping), then exits.
+    // Refused at once: the data directory's owner is named, with what to do.
     let second = Command::new(common::AGENT)
         .args(["--listen", "127.0.0.1:0", "--data-dir", &data_dir])
         .stdin(Stdio::null())
@@ -232,8 +233,8 @@ fn a_second_agent_on_a_data_directory_in_use_is_refused() {
     assert_eq!(second.status.code(), Some(2));
     let message = String::from_utf8_lossy(&second.stderr);
     let expected = format!(
-        "cleveragents-agent: cannot open {}: storage failure: the database is in use by another process",
-        dir.path().join("store.db").display()
+        "cleveragents-agent: a server-mode agent (pid {}) already serves {data_dir}. A server-mode agent serves local clients too, so stop that one first (`cleveragents-agent --stop --data-dir {data_dir}` stops a background agent), or give this server another --data-dir",
+        agent.pid()
     );
     assert_eq!(message.trim_end(), expected);
 

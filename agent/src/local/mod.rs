@@ -87,7 +87,21 @@ impl RunDir {
     /// Creates the directory (and the data directory) readable by the user
     /// only, and checks that the socket's path is short enough to bind.
     pub fn prepare(&self) -> Result<(), String> {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+        // Another user's data directory is refused before anything is
+        // touched in it: local mode serves each user's own data only.
+        if let Some(data_dir) = self.dir.parent() {
+            let uid = rustix::process::geteuid().as_raw();
+            if let Ok(meta) = std::fs::metadata(data_dir) {
+                if meta.uid() != uid {
+                    return Err(format!(
+                        "the data directory {} belongs to uid {}, not to this user (uid {uid}): local mode serves each user's own data only",
+                        data_dir.display(),
+                        meta.uid()
+                    ));
+                }
+            }
+        }
         let fail = |e: std::io::Error| format!("cannot create {}: {e}", self.dir.display());
         std::fs::DirBuilder::new()
             .recursive(true)

@@ -108,6 +108,12 @@ impl ServerAgent {
         self.child.wait().expect("the agent exits")
     }
 
+    /// The agent's process id.
+    #[allow(dead_code)]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Kills the agent with SIGKILL and reaps it.
     #[allow(dead_code)]
     pub fn kill(&mut self) {
