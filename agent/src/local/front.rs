@@ -57,7 +57,12 @@ impl Front {
             match self.connect()? {
                 Reach::Session(stream, handover) => return self.serve(stream, handover),
                 Reach::Absent => {
-                    lifecycle::start_background(&self.run, &self.exe, &self.background_args)?;
+                    lifecycle::start_background(&self.run, &self.exe, &self.background_args).map_err(
+                        |e| {
+                            let data_dir = self.run.dir.parent().unwrap_or(&self.run.dir);
+                            format!("cannot start the background agent of {}: {e}", data_dir.display())
+                        },
+                    )?;
                 }
                 Reach::Retiring => {}
             }

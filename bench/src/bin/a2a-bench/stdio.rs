@@ -29,7 +29,7 @@ pub struct StdioPeer {
 
 /// The handshake the binding requires before anything else: the contract's
 /// protocol version, with its extension activated.
-fn initialize_params() -> String {
+pub fn initialize_params() -> String {
     let version = declared(Contract::A2a.protocol_version());
     let extension = declared(Contract::Cleveragents.extension_uri());
     format!(
