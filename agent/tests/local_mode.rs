@@ -615,3 +615,43 @@ fn another_user_is_refused() {
     owner.result("ListTasks", json!({}));
     assert!(owner.close().success());
 }
+
+#[test]
+fn push_deliveries_go_on_after_every_client_has_exited() {
+    use common::webhook::{Mode, Receiver};
+    let receiver = Receiver::start(Mode::Unavailable);
+    let (dir, data) = data_dir();
+    let config = dir.path().join("config.json");
+    let settings =
+        json!({"push": {"allow_list": ["127.0.0.1"], "max_attempts": 1000, "initial_backoff_ms": 20}});
+    std::fs::write(&config, settings.to_string()).expect("config");
+    let config = config.to_str().expect("utf-8 path");
+    // A short idle period: only the deliveries still owed keep the agent on.
+    let args = ["--config", config, "--idle-timeout-ms", "100"];
+    let mut client = Front::open(&data, &args, "1.2");
+    let mut request = message("pushed");
+    request["configuration"] =
+        json!({"taskPushNotificationConfig": {"url": receiver.url, "token": "local-token"}});
+    let sent = client.result("SendMessage", request);
+    let task_id = sent["task"]["id"].as_str().expect("task id").to_string();
+    assert_eq!(sent["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    assert!(client.close().success());
+
+    // The webhook refuses for a while, then takes them: every event arrives.
+    receiver.wait_for("retries", |posts| {
+        posts.iter().filter(|p| p.status == 503).count() >= 3
+    });
+    receiver.set(Mode::Accept);
+    let posts = receiver.wait_for("every event delivered", |posts| {
+        posts.iter().filter(|p| p.status == 200).count() == 3
+    });
+    let accepted: Vec<(String, u64)> = posts
+        .iter()
+        .filter(|p| p.status == 200)
+        .map(|p| (p.task_id.clone(), p.seq))
+        .collect();
+    assert_eq!(
+        accepted,
+        vec![(task_id.clone(), 1), (task_id.clone(), 2), (task_id, 3)]
+    );
+}

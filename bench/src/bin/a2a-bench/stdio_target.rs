@@ -131,6 +131,7 @@ fn run_peer(
                 String::from_utf8_lossy(&stopped.stderr)
             ));
         }
+        let follows = follow_latencies(program, &data_dir, FOLLOWED);
         let mut trips = trips?;
         trips.sort_unstable();
         let at = |q: f64| trips[((trips.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0;
@@ -141,8 +142,107 @@ fn run_peer(
             at(0.99),
             at(1.0)
         );
+        let mut follows = follows?;
+        follows.sort_unstable();
+        let at = |q: f64| follows[((follows.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0;
+        eprintln!(
+            "a2a-bench: local follower (one client follows the domain events, another sends messages), {} messages: the follower sees each p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms after it was sent",
+            follows.len(),
+            at(0.5),
+            at(0.99),
+            at(1.0)
+        );
     }
     Ok(row)
+}
+
+/// Messages whose arrival at a follower is timed.
+const FOLLOWED: usize = 100;
+
+/// A spawned front with its session initialized: its stdin, and its
+/// stdout's lines with the instant each arrived.
+fn session(
+    program: &Path,
+    data_dir: &Path,
+) -> Result<
+    (
+        std::process::Child,
+        std::process::ChildStdin,
+        std::sync::mpsc::Receiver<(Instant, String)>,
+    ),
+    String,
+> {
+    let mut child = Command::new(program)
+        .arg("--stdio")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot spawn the front: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send((Instant::now(), line)).is_err() {
+                return;
+            }
+        }
+    });
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":0,"method":"{}","params":{}}}"#,
+        markers::Initialize::NAME,
+        crate::stdio::initialize_params()
+    )
+    .map_err(|e| e.to_string())?;
+    rx.recv_timeout(Duration::from_secs(30))
+        .map_err(|_| "no initialize answer")?;
+    Ok((child, stdin, rx))
+}
+
+/// Times how long after one client sends a message another, following the
+/// namespace's domain events, receives the new task's first event.
+fn follow_latencies(program: &Path, data_dir: &Path, count: usize) -> Result<Vec<Duration>, String> {
+    let wait = Duration::from_secs(30);
+    let (mut follower, mut follow_in, follow_out) = session(program, data_dir)?;
+    writeln!(
+        follow_in,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"{}","params":{{"follow":true}}}}"#,
+        markers::EventsSubscribe::NAME
+    )
+    .map_err(|e| e.to_string())?;
+    let (mut sender, mut send_in, send_out) = session(program, data_dir)?;
+    let mut times = Vec::with_capacity(count);
+    for n in 0..count {
+        let marker = format!("followed-{n}-{}", std::process::id());
+        let sent = Instant::now();
+        writeln!(
+            send_in,
+            r#"{{"jsonrpc":"2.0","id":{},"method":"{}","params":{{"message":{{"messageId":"{marker}","role":"{}","parts":[{{"text":"hi"}}]}}}}}}"#,
+            n + 1,
+            markers::SendMessage::NAME,
+            Role::User
+        )
+        .map_err(|e| e.to_string())?;
+        send_out
+            .recv_timeout(wait)
+            .map_err(|_| "no answer to SendMessage")?;
+        loop {
+            let (at, line) = follow_out
+                .recv_timeout(wait)
+                .map_err(|_| "the follower saw nothing")?;
+            if line.contains(&marker) {
+                times.push(at.duration_since(sent));
+                break;
+            }
+        }
+    }
+    drop((follow_in, send_in));
+    let _ = (follower.wait(), sender.wait());
+    Ok(times)
 }
 
 /// Client spawns measured one after another.
