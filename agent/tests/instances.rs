@@ -479,3 +479,48 @@ fn a_plan_whose_agent_is_killed_mid_run_is_finished_once_by_another() {
         |s| s.len() == PLAN_STEPS && s.iter().all(|s| s["state"] == "PLAN_STEP_STATE_SUCCEEDED")
     ));
 }
+
+#[test]
+fn a_task_whose_agent_dies_mid_run_is_failed_by_another_once_its_lease_expires() {
+    let url = TestCluster::fresh_database();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut runner = leasing_agent(&url, dir.path(), 600);
+    let other = leasing_agent(&url, dir.path(), 600);
+    // A two-second run, started and cut short by SIGKILL at once.
+    let sent = result(
+        &runner.addr(),
+        "SendMessage",
+        json!({"message": {"messageId": "tck-long-running-lease", "role": "ROLE_USER",
+                           "parts": [{"text": "work"}]},
+               "configuration": {"returnImmediately": true}}),
+    );
+    let task_id = sent["task"]["id"].as_str().expect("task id").to_string();
+    runner.kill();
+
+    // The other agent fails it once the dead agent's lease has expired.
+    let follower = Follower::start(&other.addr(), &task_id, None);
+    let (_, first) = follower.next();
+    assert_eq!(first["task"]["id"], task_id.as_str());
+    let ended = loop {
+        let (_, event) = follower.next();
+        if is_state(&event, "TASK_STATE_FAILED") {
+            break event;
+        }
+        assert!(
+            !is_state(&event, "TASK_STATE_COMPLETED"),
+            "the run was cut short: {event}"
+        );
+    };
+    assert_eq!(
+        ended["statusUpdate"]["status"]["message"]["parts"][0]["text"],
+        "The agent stopped before this task finished; send the message again to retry."
+    );
+    assert!(follower.ended());
+    // Failed once: the lease is gone with it, so no later sweep touches it.
+    let log = whole_log(&other.addr(), &task_id);
+    let failures = log
+        .values()
+        .filter(|event| is_state(event, "TASK_STATE_FAILED"))
+        .count();
+    assert_eq!(failures, 1, "{log:#?}");
+}

@@ -117,6 +117,7 @@ impl App {
             executor,
             push.clone(),
             config.limits.clone(),
+            config.plan_lease.unwrap_or(crate::plans::lease::DEFAULT_LEASE),
         );
         Arc::new(App {
             sessions: SessionService::new(db.clone(), tasks.clone()),
@@ -149,6 +150,7 @@ impl App {
     /// running it.)
     pub async fn resume_work(&self) -> Result<Resumed, Error> {
         let resumed = self.plans.resume_plans().await?;
+        self.tasks.sweep_abandoned_runs();
         let plans = resumed.len();
         let failed_tasks = if self.store.appended().is_some() {
             0

@@ -5,6 +5,7 @@
 
 use super::changes::{cancel_change, status_steps, trim_history, Change, StatusStep};
 use super::engine::{not_found, TaskEngine};
+use super::runs::RunLeases;
 use super::stream::{ends_stream, TaskEvents};
 use crate::activity::Activity;
 use crate::executor::{agent_message, text_part, ExecRequest, Executor, Start, TaskHandle};
@@ -21,6 +22,7 @@ use a2a::types::{
 use a2a::ErrorKind;
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 const FAMILY: Family = Family::A2a;
@@ -35,6 +37,8 @@ pub struct TaskService {
     limits: DomainLimits,
     /// The runs and detached status changes under way.
     activity: Activity,
+    /// The leases of this agent's runs, on a store shared with other agents.
+    leases: Option<RunLeases>,
 }
 
 /// The status message of a task failed at start-up because the process
@@ -117,8 +121,11 @@ impl TaskService {
         executor: Arc<dyn Executor>,
         push: Arc<PushDelivery>,
         limits: DomainLimits,
+        run_lease: Duration,
     ) -> Self {
+        let shared = db.store().appended().is_some();
         TaskService {
+            leases: shared.then(|| RunLeases::new(db.clone(), crate::plans::lease::clamp(run_lease))),
             db,
             engine,
             executor,
@@ -126,6 +133,48 @@ impl TaskService {
             limits,
             activity: Activity::default(),
         }
+    }
+
+    /// On a store shared with other agents, fails every task whose run's
+    /// agent died (its lease expired), every third of the lease, for as long
+    /// as the application lives (see [`super::runs`]).
+    pub(crate) fn sweep_abandoned_runs(&self) {
+        let Some(leases) = self.leases.clone() else {
+            return;
+        };
+        let engine = self.engine.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(leases.lease() / 3);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                // A failed sweep is tried again on the next tick.
+                let Ok(expired) = leases.expired() else {
+                    continue;
+                };
+                for (namespace, task_id, version) in expired {
+                    // The task fails and its lease goes in one commit, refused
+                    // if the lease was renewed meanwhile (its agent lives).
+                    let dropped = leases.drop_expired(&namespace, &task_id, version);
+                    let reason = agent_message(vec![text_part(ABANDONED)]);
+                    let failed = engine
+                        .mutate_with(&namespace, &task_id, vec![dropped.clone()], |task| {
+                            if !matches!(task.status.state, TaskState::Submitted | TaskState::Working) {
+                                return Err(Error::new(
+                                    ErrorKind::TaskNotCancelable,
+                                    "the task has moved on",
+                                ));
+                            }
+                            status_steps(task, vec![(TaskState::Failed, Some(reason), None)])
+                        })
+                        .await;
+                    if failed.is_err() {
+                        // Ended meanwhile, or gone: only the lease goes.
+                        leases.apply(dropped).await;
+                    }
+                }
+            }
+        });
     }
 
     /// Executor runs and detached status changes under way in this process.
@@ -393,8 +442,13 @@ impl TaskService {
             history: vec![message.clone()],
             metadata: None,
         };
-        let docs = push_config_writes(namespace, &id, configuration, tenant)?;
+        let mut docs = push_config_writes(namespace, &id, configuration, tenant)?;
         let settles = !steps.is_empty();
+        // A run follows: its lease comes into being with the task, so an
+        // agent dying right after the commit leaves a lease to expire.
+        if let (false, Some(leases)) = (settles, &self.leases) {
+            docs.push(leases.put(namespace, &id)?);
+        }
         let created = self
             .engine
             .create_task_then(
@@ -424,9 +478,32 @@ impl TaskService {
         );
         let executor = self.executor.clone();
         let running = self.activity.begin();
+        let Some(leases) = self.leases.clone() else {
+            tokio::spawn(async move {
+                let _running = running;
+                executor.run(exec, handle).await
+            });
+            return;
+        };
+        let (namespace, task_id) = (namespace.to_string(), task_id.to_string());
         tokio::spawn(async move {
             let _running = running;
-            executor.run(exec, handle).await
+            leases.hold(&namespace, &task_id).await;
+            let keeper = {
+                let (leases, namespace, task_id) = (leases.clone(), namespace.clone(), task_id.clone());
+                tokio::spawn(async move {
+                    let mut tick = tokio::time::interval(leases.lease() / 3);
+                    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                    tick.tick().await;
+                    loop {
+                        tick.tick().await;
+                        leases.hold(&namespace, &task_id).await;
+                    }
+                })
+            };
+            executor.run(exec, handle).await;
+            keeper.abort();
+            leases.release(&namespace, &task_id).await;
         });
     }
 

@@ -159,19 +159,15 @@ fn run_peer(
 /// Messages whose arrival at a follower is timed.
 const FOLLOWED: usize = 100;
 
-/// A spawned front with its session initialized: its stdin, and its
-/// stdout's lines with the instant each arrived.
-fn session(
-    program: &Path,
-    data_dir: &Path,
-) -> Result<
-    (
-        std::process::Child,
-        std::process::ChildStdin,
-        std::sync::mpsc::Receiver<(Instant, String)>,
-    ),
-    String,
-> {
+/// A spawned front with its session initialized: the process, its stdin,
+/// and its stdout's lines with the instant each arrived.
+struct Session {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<(Instant, String)>,
+}
+
+fn session(program: &Path, data_dir: &Path) -> Result<Session, String> {
     let mut child = Command::new(program)
         .arg("--stdio")
         .arg("--data-dir")
@@ -200,38 +196,44 @@ fn session(
     .map_err(|e| e.to_string())?;
     rx.recv_timeout(Duration::from_secs(30))
         .map_err(|_| "no initialize answer")?;
-    Ok((child, stdin, rx))
+    Ok(Session {
+        child,
+        stdin,
+        lines: rx,
+    })
 }
 
 /// Times how long after one client sends a message another, following the
 /// namespace's domain events, receives the new task's first event.
 fn follow_latencies(program: &Path, data_dir: &Path, count: usize) -> Result<Vec<Duration>, String> {
     let wait = Duration::from_secs(30);
-    let (mut follower, mut follow_in, follow_out) = session(program, data_dir)?;
+    let mut follower = session(program, data_dir)?;
     writeln!(
-        follow_in,
+        follower.stdin,
         r#"{{"jsonrpc":"2.0","id":1,"method":"{}","params":{{"follow":true}}}}"#,
         markers::EventsSubscribe::NAME
     )
     .map_err(|e| e.to_string())?;
-    let (mut sender, mut send_in, send_out) = session(program, data_dir)?;
+    let mut sender = session(program, data_dir)?;
     let mut times = Vec::with_capacity(count);
     for n in 0..count {
         let marker = format!("followed-{n}-{}", std::process::id());
         let sent = Instant::now();
         writeln!(
-            send_in,
+            sender.stdin,
             r#"{{"jsonrpc":"2.0","id":{},"method":"{}","params":{{"message":{{"messageId":"{marker}","role":"{}","parts":[{{"text":"hi"}}]}}}}}}"#,
             n + 1,
             markers::SendMessage::NAME,
             Role::User
         )
         .map_err(|e| e.to_string())?;
-        send_out
+        sender
+            .lines
             .recv_timeout(wait)
             .map_err(|_| "no answer to SendMessage")?;
         loop {
-            let (at, line) = follow_out
+            let (at, line) = follower
+                .lines
                 .recv_timeout(wait)
                 .map_err(|_| "the follower saw nothing")?;
             if line.contains(&marker) {
@@ -240,8 +242,11 @@ fn follow_latencies(program: &Path, data_dir: &Path, count: usize) -> Result<Vec
             }
         }
     }
-    drop((follow_in, send_in));
-    let _ = (follower.wait(), sender.wait());
+    for session in [follower, sender] {
+        let Session { mut child, stdin, .. } = session;
+        drop(stdin);
+        let _ = child.wait();
+    }
     Ok(times)
 }
 
