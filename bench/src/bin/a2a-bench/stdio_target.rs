@@ -159,6 +159,19 @@ fn run_peer(
 /// Messages whose arrival at a follower is timed.
 const FOLLOWED: usize = 100;
 
+/// Spawns a client's front on `data_dir`, over pipes.
+fn spawn_front(program: &Path, data_dir: &Path) -> Result<std::process::Child, String> {
+    Command::new(program)
+        .arg("--stdio")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot spawn the front: {e}"))
+}
+
 /// A spawned front with its session initialized: the process, its stdin,
 /// and its stdout's lines with the instant each arrived.
 struct Session {
@@ -168,15 +181,7 @@ struct Session {
 }
 
 fn session(program: &Path, data_dir: &Path) -> Result<Session, String> {
-    let mut child = Command::new(program)
-        .arg("--stdio")
-        .arg("--data-dir")
-        .arg(data_dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| format!("cannot spawn the front: {e}"))?;
+    let mut child = spawn_front(program, data_dir)?;
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
     let (tx, rx) = std::sync::mpsc::channel();
@@ -274,15 +279,7 @@ fn round_trips(
     let mut times = Vec::with_capacity(count);
     for _ in 0..count {
         let begun = Instant::now();
-        let mut child = Command::new(program)
-            .arg("--stdio")
-            .arg("--data-dir")
-            .arg(data_dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("cannot spawn the front: {e}"))?;
+        let mut child = spawn_front(program, data_dir)?;
         let mut stdin = child.stdin.take().ok_or("no stdin")?;
         writeln!(stdin, "{init}\n{get}").map_err(|e| e.to_string())?;
         drop(stdin);
