@@ -5,7 +5,7 @@
 //! - [`changes`]: states and the status and artifact changes of a task;
 //! - [`stream`]: a task's events as a subscriber receives them;
 //! - [`service`]: the A2A messaging methods on the engine;
-//! - [`runs`]: the leases of executor runs on a store shared by agents.
+//! - `runs`: the leases of executor runs on a store shared by agents.
 
 pub mod changes;
 pub mod engine;
