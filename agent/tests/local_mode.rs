@@ -655,3 +655,48 @@ fn push_deliveries_go_on_after_every_client_has_exited() {
         vec![(task_id.clone(), 1), (task_id.clone(), 2), (task_id, 3)]
     );
 }
+
+#[test]
+fn a_session_from_a_file_is_relayed_over_the_socket() {
+    let (dir, data) = data_dir();
+    // A file cannot be handed to the agent's reactor: the front relays it.
+    let input = dir.path().join("session.ndjson");
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+               "params": {"protocolVersion": "1.0", "extensions": [],
+                          "clientInfo": {"name": "from-a-file", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": message("relayed")}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&input, text).expect("session file");
+    let output = Command::new(AGENT)
+        .arg("--stdio")
+        .arg("--data-dir")
+        .arg(&data)
+        .stdin(std::fs::File::open(&input).expect("session file"))
+        .output()
+        .expect("front runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answers: Vec<Value> = output
+        .stdout
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice(line).expect("one JSON answer per line"))
+        .collect();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["result"]["protocolVersion"], "1.0");
+    assert_eq!(
+        answers[1]["result"]["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    // The same agent serves a client on pipes, which reads the task back.
+    let mut client = Front::open(&data, &[], "1.2");
+    let task_id = answers[1]["result"]["task"]["id"].clone();
+    assert_eq!(client.result("GetTask", json!({"id": task_id}))["id"], task_id);
+    assert!(client.close().success());
+}

@@ -73,7 +73,11 @@ impl Host {
                             this.admit(stream).await;
                         });
                     }
-                    Err(e) => tracing::warn!("cannot accept a local connection: {e}"),
+                    Err(e) => {
+                        // Out of descriptors, say: paused briefly, not retried in a spin.
+                        tracing::warn!("cannot accept a local connection: {e}");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
                 },
                 _ = tick.tick(), if this.idle.is_some() => {
                     if sessions.load(Ordering::Acquire) > 0 || !this.app.work().is_idle() {
