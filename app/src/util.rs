@@ -12,6 +12,28 @@ pub const EXTENSION_URI: &str = a2a::rpc::declared(a2a::Contract::Cleveragents.e
 /// The params field naming the namespace of an extension call.
 pub const NAMESPACE_FIELD: &str = a2a::rpc::declared(a2a::Contract::Cleveragents.namespace_field());
 
+/// Milliseconds since the Unix epoch: the clock of leases and of the outbox.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, millis)
+}
+
+/// A duration in whole milliseconds, saturating.
+pub fn millis(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Ticks every third of `lease`, the pace at which a lease is renewed or
+/// swept for; the first tick (which is immediate) already taken, and a late
+/// tick delays the next rather than bunching them.
+pub async fn lease_ticks(lease: std::time::Duration) -> tokio::time::Interval {
+    let mut tick = tokio::time::interval(lease / 3);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    tick
+}
+
 /// Now as RFC 3339 UTC with fixed millisecond precision. The fixed width makes
 /// timestamps sort lexically in time order, which the stores rely on.
 pub fn now() -> String {

@@ -59,8 +59,10 @@ impl Front {
                 Reach::Absent => {
                     lifecycle::start_background(&self.run, &self.exe, &self.background_args).map_err(
                         |e| {
-                            let data_dir = self.run.dir.parent().unwrap_or(&self.run.dir);
-                            format!("cannot start the background agent of {}: {e}", data_dir.display())
+                            format!(
+                                "cannot start the background agent of {}: {e}",
+                                self.run.data_dir.display()
+                            )
                         },
                     )?;
                 }

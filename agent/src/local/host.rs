@@ -186,12 +186,11 @@ impl Host {
             .map(|idle| format!(" (it exits by itself once idle for {} s)", idle.as_secs()))
             .unwrap_or_default();
         Some(format!(
-            "the agent serving {} (pid {}) runs with other {wanted}: it has [{}], this client asked for [{}]. Stop it with `cleveragents-agent --stop --data-dir {}`{idle}, or use another --data-dir",
-            self.run.dir.parent().unwrap_or(&self.run.dir).display(),
+            "the agent serving {data_dir} (pid {}) runs with other {wanted}: it has [{}], this client asked for [{}]. Stop it with `cleveragents-agent --stop --data-dir {data_dir}`{idle}, or use another --data-dir",
             std::process::id(),
             theirs.0,
             theirs.1,
-            self.run.dir.parent().unwrap_or(&self.run.dir).display(),
+            data_dir = self.run.data_dir.display(),
         ))
     }
 }

@@ -57,6 +57,8 @@ use std::path::{Path, PathBuf};
 /// Where the background agent of one data directory is found.
 #[derive(Clone, Debug)]
 pub struct RunDir {
+    /// The data directory the run directory belongs to.
+    pub data_dir: PathBuf,
     pub dir: PathBuf,
     pub socket: PathBuf,
     /// Held by the process that owns the store and the socket.
@@ -81,6 +83,7 @@ impl RunDir {
             pid: dir.join("agent.pid"),
             log: dir.join("agent.log"),
             dir,
+            data_dir: data_dir.to_path_buf(),
         }
     }
 
@@ -90,16 +93,14 @@ impl RunDir {
         use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
         // Another user's data directory is refused before anything is
         // touched in it: local mode serves each user's own data only.
-        if let Some(data_dir) = self.dir.parent() {
-            let uid = rustix::process::geteuid().as_raw();
-            if let Ok(meta) = std::fs::metadata(data_dir) {
-                if meta.uid() != uid {
-                    return Err(format!(
-                        "the data directory {} belongs to uid {}, not to this user (uid {uid}): local mode serves each user's own data only",
-                        data_dir.display(),
-                        meta.uid()
-                    ));
-                }
+        let uid = rustix::process::geteuid().as_raw();
+        if let Ok(meta) = std::fs::metadata(&self.data_dir) {
+            if meta.uid() != uid {
+                return Err(format!(
+                    "the data directory {} belongs to uid {}, not to this user (uid {uid}): local mode serves each user's own data only",
+                    self.data_dir.display(),
+                    meta.uid()
+                ));
             }
         }
         let fail = |e: std::io::Error| format!("cannot create {}: {e}", self.dir.display());

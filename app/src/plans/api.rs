@@ -164,9 +164,7 @@ impl PlanService {
         if self.shared_store {
             let plans = self.clone();
             tokio::spawn(async move {
-                let mut sweep = tokio::time::interval(plans.lease / 3);
-                sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-                sweep.tick().await;
+                let mut sweep = crate::util::lease_ticks(plans.lease).await;
                 loop {
                     sweep.tick().await;
                     // A failed sweep is tried again on the next tick.

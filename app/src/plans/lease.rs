@@ -13,8 +13,9 @@
 
 use super::record::{self, load, PlanRecord, RunLease};
 use super::PlanService;
+use crate::util::{lease_ticks, millis, now_ms};
 use a2a::types::PlanState;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// The lease of a run unless configured otherwise.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
@@ -26,13 +27,6 @@ const MIN_LEASE: Duration = Duration::from_millis(300);
 /// How long a run stays an agent's without a renewal, at least [`MIN_LEASE`].
 pub(crate) fn clamp(lease: Duration) -> Duration {
     lease.max(MIN_LEASE)
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 impl PlanService {
@@ -62,7 +56,7 @@ impl PlanService {
     pub(crate) fn stamp_lease(&self, rec: &mut PlanRecord) {
         rec.exec.runner = (rec.plan.state == PlanState::Running).then(|| RunLease {
             holder: self.holder.to_string(),
-            until_ms: now_ms().saturating_add(i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX)),
+            until_ms: now_ms().saturating_add(millis(self.lease)),
         });
     }
 }
@@ -71,9 +65,7 @@ impl PlanService {
 /// lease, between the runner's own writes, until the runner ends, the plan
 /// stops RUNNING or the run is no longer this agent's; then returns.
 pub(crate) async fn keep(plans: &PlanService, ns: &str, plan_id: &str) {
-    let mut tick = tokio::time::interval(plans.lease / 3);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    tick.tick().await;
+    let mut tick = lease_ticks(plans.lease).await;
     loop {
         tick.tick().await;
         if !plans.runs_here(plan_id) {

@@ -20,13 +20,14 @@
 
 use super::{config_key, COLL};
 use crate::store::{Commit, Delivery, DeliveryChange, Store};
+use crate::util::{millis, now_ms};
 use a2a::metrics::Metrics;
 use a2a::types::TaskPushNotificationConfig;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use telemetry::TraceContext;
 use tokio::sync::Notify;
 use tracing::Instrument;
@@ -145,18 +146,6 @@ pub struct PushDelivery {
     started: AtomicBool,
 }
 
-/// Milliseconds since the Unix epoch, the outbox's clock.
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
-fn millis(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
 fn is_internal(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -233,7 +222,7 @@ impl PushDelivery {
         if self.shared.client.is_none() {
             return Err("the HTTP client could not be built; webhooks are not called".into());
         }
-        Ok(self.shared.in_flight.load(Ordering::Relaxed))
+        Ok(self.in_flight())
     }
 
     /// Deliveries under way in this process now.

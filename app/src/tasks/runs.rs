@@ -1,23 +1,44 @@
 //! Which agent runs an executor's run of a task, on a store shared by
 //! several agents. A run holds a lease (a document per task: the agent and
-//! until when), renewed every third of it while the run lives and removed
-//! when it ends. An agent that dies mid-run stops renewing; every agent
-//! sweeps for expired leases (every third of the lease) and fails the task
-//! of each, if it is still submitted or working, with the status message of
-//! [`super::service::ABANDONED`]. So no task stays working for ever because
-//! the agent running it died, on any store: on a store only one process
-//! opens, the next process fails such tasks at start-up instead
+//! until when), written in the commit that creates its task, renewed every
+//! third of it while the run lives and removed when it ends. An agent that
+//! dies mid-run stops renewing; every agent sweeps for expired leases (every
+//! third of the lease) and fails the task of each, if it is still submitted
+//! or working ([`abandon`]). So no task stays working for ever because the
+//! agent running it died, on any store: on a store only one process opens,
+//! the next process fails such tasks at start-up instead
 //! ([`super::TaskService::fail_abandoned`]).
 
+use super::changes::{status_steps, Change};
+use super::TaskEngine;
+use crate::executor::{agent_message, text_part};
 use crate::store::{Commit, DocWrite, Expect, StoreHandle};
-use crate::util::{to_json, Family};
+use crate::util::{lease_ticks, millis, now_ms, to_json, Family};
+use a2a::rpc::Error;
+use a2a::types::{Task, TaskState};
+use a2a::ErrorKind;
 use serde::{Deserialize, Serialize};
+use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+/// The status message of a task failed because the process running it
+/// ended first.
+pub const ABANDONED: &str = "The agent stopped before this task finished; send the message again to retry.";
 
 /// The collection of run leases (key: the task id).
 const COLL: &str = "task-run";
 const FAMILY: Family = Family::A2a;
+
+/// Fails `task` as abandoned by its run, if it is still submitted or
+/// working; anything else has moved on and is refused, changing nothing.
+pub(crate) fn abandon(task: &mut Task) -> Result<Change, Error> {
+    if !matches!(task.status.state, TaskState::Submitted | TaskState::Working) {
+        return Err(Error::new(ErrorKind::TaskNotCancelable, "the task has moved on"));
+    }
+    let reason = agent_message(vec![text_part(ABANDONED)]);
+    status_steps(task, vec![(TaskState::Failed, Some(reason), None)])
+}
 
 /// One run's lease, as stored.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -35,13 +56,6 @@ pub(crate) struct RunLeases {
     lease: Duration,
 }
 
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
 impl RunLeases {
     pub(crate) fn new(db: StoreHandle, lease: Duration) -> Self {
         RunLeases {
@@ -51,18 +65,12 @@ impl RunLeases {
         }
     }
 
-    /// How long a lease lasts without renewal.
-    pub(crate) fn lease(&self) -> Duration {
-        self.lease
-    }
-
     /// The write of this agent's lease on the run of task `task_id`, valid
     /// for one lease from now.
-    pub(crate) fn put(&self, namespace: &str, task_id: &str) -> Result<DocWrite, a2a::rpc::Error> {
-        let until_ms = now_ms().saturating_add(i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX));
+    pub(crate) fn put(&self, namespace: &str, task_id: &str) -> Result<DocWrite, Error> {
         let lease = RunLease {
             holder: self.holder.to_string(),
-            until_ms,
+            until_ms: now_ms().saturating_add(millis(self.lease)),
         };
         Ok(DocWrite::put(
             COLL,
@@ -73,31 +81,68 @@ impl RunLeases {
         ))
     }
 
-    /// Takes (or renews) the lease of the run of task `task_id`.
-    pub(crate) async fn hold(&self, namespace: &str, task_id: &str) {
-        let Ok(write) = self.put(namespace, task_id) else {
-            return;
-        };
-        // A lease that cannot be written leaves the run unguarded, no worse.
-        let _ = self.db.commit(docs(vec![write])).await;
-    }
-
-    /// Removes the lease of the run of task `task_id`, which has ended.
-    pub(crate) async fn release(&self, namespace: &str, task_id: &str) {
+    /// Commits lease writes on their own; a lease that cannot be written
+    /// leaves the run unguarded, no worse.
+    async fn apply(&self, docs: Vec<DocWrite>) {
         let _ = self
             .db
-            .commit(docs(vec![DocWrite::delete(
-                COLL,
-                namespace,
-                task_id,
-                Expect::Any,
-            )]))
+            .commit(Commit {
+                docs,
+                ..Commit::default()
+            })
             .await;
+    }
+
+    /// Drives `run` of task `task_id` under this agent's lease: held and
+    /// renewed while it runs, removed once it has ended.
+    pub(crate) async fn hold_while(&self, namespace: &str, task_id: &str, run: impl Future<Output = ()>) {
+        let renew = async {
+            let mut tick = lease_ticks(self.lease).await;
+            loop {
+                if let Ok(write) = self.put(namespace, task_id) {
+                    self.apply(vec![write]).await;
+                }
+                tick.tick().await;
+            }
+        };
+        tokio::select! {
+            () = run => {}
+            () = renew => {}
+        }
+        let release = DocWrite::delete(COLL, namespace, task_id, Expect::Any);
+        self.apply(vec![release]).await;
+    }
+
+    /// Fails the task of every expired lease, every third of the lease, for
+    /// as long as the runtime lives.
+    pub(crate) fn sweep(self, engine: TaskEngine) {
+        tokio::spawn(async move {
+            let mut tick = lease_ticks(self.lease).await;
+            loop {
+                tick.tick().await;
+                // A failed sweep is tried again on the next tick.
+                let Ok(expired) = self.expired() else {
+                    continue;
+                };
+                for (namespace, task_id, version) in expired {
+                    // The task fails and its lease goes in one commit, refused
+                    // if the lease was renewed meanwhile (its agent lives).
+                    let dropped = DocWrite::delete(COLL, &namespace, &task_id, Expect::Version(version));
+                    let failed = engine
+                        .mutate_with(&namespace, &task_id, vec![dropped.clone()], abandon)
+                        .await;
+                    if failed.is_err() {
+                        // Ended meanwhile, or gone: only the lease goes.
+                        self.apply(vec![dropped]).await;
+                    }
+                }
+            }
+        });
     }
 
     /// The runs whose lease has expired, as (namespace, task id, version of
     /// the lease).
-    pub(crate) fn expired(&self) -> Result<Vec<(String, String, u64)>, a2a::rpc::Error> {
+    fn expired(&self) -> Result<Vec<(String, String, u64)>, Error> {
         let now = now_ms();
         let mut found = Vec::new();
         for namespace in self.db.run(FAMILY, |s| s.namespaces())? {
@@ -114,23 +159,5 @@ impl RunLeases {
             }
         }
         Ok(found)
-    }
-
-    /// The removal of an expired lease, refused if it was renewed or
-    /// removed meanwhile (its version moved on).
-    pub(crate) fn drop_expired(&self, namespace: &str, task_id: &str, version: u64) -> DocWrite {
-        DocWrite::delete(COLL, namespace, task_id, Expect::Version(version))
-    }
-
-    /// Commits one lease write on its own.
-    pub(crate) async fn apply(&self, write: DocWrite) {
-        let _ = self.db.commit(docs(vec![write])).await;
-    }
-}
-
-fn docs(docs: Vec<DocWrite>) -> Commit {
-    Commit {
-        docs,
-        ..Commit::default()
     }
 }

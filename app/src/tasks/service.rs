@@ -5,10 +5,10 @@
 
 use super::changes::{cancel_change, status_steps, trim_history, Change, StatusStep};
 use super::engine::{not_found, TaskEngine};
-use super::runs::RunLeases;
+use super::runs::{abandon, RunLeases};
 use super::stream::{ends_stream, TaskEvents};
 use crate::activity::Activity;
-use crate::executor::{agent_message, text_part, ExecRequest, Executor, Start, TaskHandle};
+use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
 use crate::lifecycle::is_terminal;
 use crate::limits::{exceeded, DomainLimits};
 use crate::push::PushDelivery;
@@ -40,10 +40,6 @@ pub struct TaskService {
     /// The leases of this agent's runs, on a store shared with other agents.
     leases: Option<RunLeases>,
 }
-
-/// The status message of a task failed at start-up because the process
-/// running it ended first.
-pub const ABANDONED: &str = "The agent stopped before this task finished; send the message again to retry.";
 
 fn check_history_length(value: Option<i32>, field: &str) -> Result<(), Error> {
     match value {
@@ -136,45 +132,12 @@ impl TaskService {
     }
 
     /// On a store shared with other agents, fails every task whose run's
-    /// agent died (its lease expired), every third of the lease, for as long
-    /// as the application lives (see [`super::runs`]).
+    /// agent died (its lease expired), for as long as the application lives
+    /// (see [`super::runs`]).
     pub(crate) fn sweep_abandoned_runs(&self) {
-        let Some(leases) = self.leases.clone() else {
-            return;
-        };
-        let engine = self.engine.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(leases.lease() / 3);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                // A failed sweep is tried again on the next tick.
-                let Ok(expired) = leases.expired() else {
-                    continue;
-                };
-                for (namespace, task_id, version) in expired {
-                    // The task fails and its lease goes in one commit, refused
-                    // if the lease was renewed meanwhile (its agent lives).
-                    let dropped = leases.drop_expired(&namespace, &task_id, version);
-                    let reason = agent_message(vec![text_part(ABANDONED)]);
-                    let failed = engine
-                        .mutate_with(&namespace, &task_id, vec![dropped.clone()], |task| {
-                            if !matches!(task.status.state, TaskState::Submitted | TaskState::Working) {
-                                return Err(Error::new(
-                                    ErrorKind::TaskNotCancelable,
-                                    "the task has moved on",
-                                ));
-                            }
-                            status_steps(task, vec![(TaskState::Failed, Some(reason), None)])
-                        })
-                        .await;
-                    if failed.is_err() {
-                        // Ended meanwhile, or gone: only the lease goes.
-                        leases.apply(dropped).await;
-                    }
-                }
-            }
-        });
+        if let Some(leases) = self.leases.clone() {
+            leases.sweep(self.engine.clone());
+        }
     }
 
     /// Executor runs and detached status changes under way in this process.
@@ -220,14 +183,8 @@ impl TaskService {
         }
         let mut failed = 0;
         for (namespace, id) in abandoned {
-            let reason = agent_message(vec![text_part(ABANDONED)]);
             // A task another path ended meanwhile is left as it is.
-            if self
-                .engine
-                .set_statuses(&namespace, &id, vec![(TaskState::Failed, Some(reason), None)])
-                .await
-                .is_ok()
-            {
+            if self.engine.mutate(&namespace, &id, abandon).await.is_ok() {
                 failed += 1;
             }
         }
@@ -478,32 +435,15 @@ impl TaskService {
         );
         let executor = self.executor.clone();
         let running = self.activity.begin();
-        let Some(leases) = self.leases.clone() else {
-            tokio::spawn(async move {
-                let _running = running;
-                executor.run(exec, handle).await
-            });
-            return;
-        };
+        let leases = self.leases.clone();
         let (namespace, task_id) = (namespace.to_string(), task_id.to_string());
         tokio::spawn(async move {
             let _running = running;
-            leases.hold(&namespace, &task_id).await;
-            let keeper = {
-                let (leases, namespace, task_id) = (leases.clone(), namespace.clone(), task_id.clone());
-                tokio::spawn(async move {
-                    let mut tick = tokio::time::interval(leases.lease() / 3);
-                    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-                    tick.tick().await;
-                    loop {
-                        tick.tick().await;
-                        leases.hold(&namespace, &task_id).await;
-                    }
-                })
-            };
-            executor.run(exec, handle).await;
-            keeper.abort();
-            leases.release(&namespace, &task_id).await;
+            let run = executor.run(exec, handle);
+            match leases {
+                Some(leases) => leases.hold_while(&namespace, &task_id, run).await,
+                None => run.await,
+            }
         });
     }
 

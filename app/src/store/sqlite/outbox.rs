@@ -136,7 +136,6 @@ pub(super) fn row(conn: &Connection, key: &DeliveryKey) -> StoreResult<Option<De
         .transpose()
 }
 
-/// Every pending row of a task, in (target, sequence) order.
 /// True when the outbox holds any row.
 pub(super) fn any(conn: &Connection) -> StoreResult<bool> {
     conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM push_outbox)")
@@ -144,6 +143,7 @@ pub(super) fn any(conn: &Connection) -> StoreResult<bool> {
         .map_err(backend)
 }
 
+/// Every pending row of a task, in (target, sequence) order.
 pub(super) fn pending(conn: &Connection, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
     let mut stmt = conn
         .prepare_cached(
