@@ -192,7 +192,7 @@ struct Owned {
 /// socket (if this mode serves one).
 async fn start(settings: &Settings) -> Result<(Arc<App>, Option<Owned>), String> {
     let owned = own(settings)?;
-    let app = App::open(settings.store.clone(), settings.app_config.clone())?;
+    let app = App::open(settings.store.clone(), settings.app_config.clone()).await?;
     match app.resume_work().await {
         Ok(resumed) => {
             if resumed.plans > 0 {

@@ -159,18 +159,27 @@ fn pg_agent(url: &str, config: &str) -> ServerAgent {
     ServerAgent::start_with(&["--database-url", url, "--config", config])
 }
 
-/// Waits until the database holds no pending delivery of `tasks`.
-fn wait_until_outbox_empty(store: &PgStore, tasks: &[String]) {
-    let deadline = Instant::now() + DELIVERY_WAIT;
-    while tasks.iter().any(|t| {
-        !store
-            .pending_deliveries(a2a::DEFAULT_NAMESPACE, t)
-            .expect("pending deliveries")
-            .is_empty()
-    }) {
-        assert!(Instant::now() < deadline, "deliveries still pending");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// Waits until the database at `url` holds no pending delivery of `tasks`.
+fn wait_until_outbox_empty(url: &str, tasks: &[String]) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let store = PgStore::open(url).await.expect("open the database");
+        let deadline = Instant::now() + DELIVERY_WAIT;
+        for task in tasks {
+            while !store
+                .pending_deliveries(a2a::DEFAULT_NAMESPACE, task)
+                .await
+                .expect("pending deliveries")
+                .is_empty()
+            {
+                assert!(Instant::now() < deadline, "deliveries still pending");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    });
 }
 
 #[test]
@@ -192,8 +201,7 @@ fn two_agents_on_postgres_deliver_each_event_once() {
     receiver.wait_for("every event delivered", |posts| all_delivered(posts, &logs));
     // Once nothing is pending, nothing more can be delivered: each event
     // reached the webhook exactly once.
-    let store = PgStore::open(&url).expect("open the database");
-    wait_until_outbox_empty(&store, &tasks);
+    wait_until_outbox_empty(&url, &tasks);
     let per_event = check_posts(&receiver.posts(), &logs);
     assert!(per_event.values().all(|n| *n == 1), "{per_event:?}");
     assert_eq!(per_event.len(), logs.values().map(BTreeMap::len).sum::<usize>());
@@ -230,8 +238,7 @@ fn a_delivery_whose_agent_is_killed_is_made_by_another_after_the_lease() {
         "push takeover: every event delivered by the other agent {:?} after the holder was killed (lease 3 s)",
         killed.elapsed()
     );
-    let store = PgStore::open(&url).expect("open the database");
-    wait_until_outbox_empty(&store, std::slice::from_ref(&task_id));
+    wait_until_outbox_empty(&url, std::slice::from_ref(&task_id));
     let per_event = check_posts(&receiver.posts(), &logs);
     // The event under way when its agent died went twice, with its sequence number both times.
     assert_eq!(per_event[&(task_id.clone(), 1)], 2, "{per_event:?}");

@@ -5,7 +5,7 @@
 
 use a2a::rpc::{Access, CallContext, Principal};
 use a2a::Router;
-use app::{App, AppConfig, StoreConfig};
+use app::{App, AppConfig};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -74,7 +74,10 @@ fn local_app(remotes: &[(&str, &str)]) -> Router<App> {
             .collect::<BTreeMap<_, _>>(),
         ..Default::default()
     };
-    Router::new(App::open(StoreConfig::Memory, config).expect("app"))
+    Router::new(App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
+        config,
+    ))
 }
 
 /// `(kind, name, outcome-or-state, local version, remote version)` per item.

@@ -54,7 +54,7 @@ enum ExecutorChoice {
 
 impl App {
     /// Opens the application on the configured store.
-    pub fn open(store: StoreConfig, config: AppConfig) -> Result<Arc<App>, String> {
+    pub async fn open(store: StoreConfig, config: AppConfig) -> Result<Arc<App>, String> {
         let store: Arc<dyn Store> = match store {
             StoreConfig::Memory => Arc::new(MemoryStore::new()),
             StoreConfig::Sqlite { data_dir } => {
@@ -65,9 +65,11 @@ impl App {
                     SqliteStore::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?,
                 )
             }
-            StoreConfig::Postgres { url } => {
-                Arc::new(PgStore::open(&url).map_err(|e| format!("cannot open the PostgreSQL store: {e}"))?)
-            }
+            StoreConfig::Postgres { url } => Arc::new(
+                PgStore::open(&url)
+                    .await
+                    .map_err(|e| format!("cannot open the PostgreSQL store: {e}"))?,
+            ),
         };
         Ok(Self::with_store(store, config))
     }
@@ -161,8 +163,8 @@ impl App {
     }
 
     /// What the application is doing by itself now (see [`Work`]).
-    pub fn work(&self) -> Work {
-        let owed = self.store.has_deliveries().unwrap_or(true);
+    pub async fn work(&self) -> Work {
+        let owed = self.store.has_deliveries().await.unwrap_or(true);
         Work {
             task_runs: self.tasks.runs(),
             plan_runs: self.plans.runs(),

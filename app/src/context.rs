@@ -16,7 +16,7 @@ use crate::glob;
 use crate::registry::file_bytes;
 use crate::registry::Registry;
 use crate::store::StoreHandle;
-use crate::store::{Commit, DocWrite, Expect, StoreError};
+use crate::store::{Commit, DocWrite, Expect, Internal, StoreError};
 use crate::util::{self, namespace, Family};
 use a2a::rpc::{CallContext, Error};
 use a2a::types::RegistryKind;
@@ -184,22 +184,24 @@ impl ContextService {
     /// and its saved settings.
     async fn context_basis(&self, ns: &str, project: &str, plan_id: Option<&str>) -> Result<Basis, Error> {
         let what = format!("Project `{project}`");
-        let (n, p) = (ns.to_string(), project.to_string());
-        let (doc, saved) = self.db.run(FAMILY, move |s| {
-            Ok((
-                s.get_doc(RegistryKind::Project.descriptor().name, &n, &p)?,
-                s.get_doc(COLL, &n, &p)?,
-            ))
-        })?;
+        let store = self.db.store();
+        // Both reads at once: on a networked store they share one round trip.
+        let (doc, saved) = tokio::try_join!(
+            store.get_doc(RegistryKind::Project.descriptor().name, ns, project),
+            store.get_doc(COLL, ns, project),
+        )
+        .internal(FAMILY)?;
         let doc = doc.ok_or_else(|| FAMILY.not_found(&what))?;
         let plan_id = plan_id.filter(|id| !id.is_empty()).map(str::to_string);
         let revision = match &plan_id {
             None => None,
             Some(id) => {
-                let (n, key) = (ns.to_string(), id.clone());
                 let plan = self
                     .db
-                    .run(FAMILY, move |s| s.get_doc(crate::plans::COLL, &n, &key))?
+                    .store()
+                    .get_doc(crate::plans::COLL, ns, id)
+                    .await
+                    .internal(FAMILY)?
                     .filter(|plan| plan.value["plan"]["project"] == project)
                     .ok_or_else(|| FAMILY.not_found(&format!("plan `{id}` of project `{project}`")))?;
                 plan.value["plan"]["baseProjectRevision"].as_i64()

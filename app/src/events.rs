@@ -6,7 +6,7 @@
 //! event exactly once, and the order within a task (so within a plan) is the
 //! order of its log.
 
-use crate::store::{OrderedEvent, StoreHandle};
+use crate::store::{Internal, OrderedEvent, StoreHandle};
 use crate::util::{namespace, Family, EXTENSION_URI};
 use a2a::rpc::{CallContext, Error, Event, EventStream, Stream};
 use a2a::types::{DomainEvent, DomainEventType, EventsSubscribeParams, StreamResponse};
@@ -81,7 +81,7 @@ impl EventService {
         };
         // The first page is read before answering, so a store failure is the
         // call's error rather than a stream that ends at once.
-        let first = reader.page()?;
+        let first = reader.page().await?;
         tokio::spawn(reader.run(first, tx));
         Ok(Box::pin(Received(rx)))
     }
@@ -101,10 +101,12 @@ struct Reader {
 type Sender = mpsc::Sender<Result<Event<DomainEvent>, Error>>;
 
 impl Reader {
-    fn page(&self) -> Result<Vec<OrderedEvent>, Error> {
-        self.db.run(FAMILY, |s| {
-            s.namespace_events_after(&self.namespace, self.cursor, PAGE)
-        })
+    async fn page(&self) -> Result<Vec<OrderedEvent>, Error> {
+        self.db
+            .store()
+            .namespace_events_after(&self.namespace, self.cursor, PAGE)
+            .await
+            .internal(FAMILY)
     }
 
     async fn run(mut self, first: Vec<OrderedEvent>, tx: Sender) {
@@ -140,7 +142,7 @@ impl Reader {
                 }
                 appended.borrow_and_update();
             }
-            page = match self.page() {
+            page = match self.page().await {
                 Ok(page) => page,
                 Err(e) => {
                     let _ = tx.send(Err(e)).await;

@@ -178,6 +178,7 @@ impl HealthService {
                 .db
                 .store()
                 .get_doc("health", "", "probe")
+                .await
                 .map(|_| ())
                 .map_err(|e| e.to_string());
             components.push(component("store", result, elapsed_ms(start)));
@@ -262,7 +263,7 @@ impl HealthService {
         let mut store_integrity = None;
         if run(DiagnosticCheckKind::StoreIntegrity) {
             let deep = params.deep.unwrap_or(false);
-            let report = match self.db.blocking(move |s| s.check_integrity(deep)).await {
+            let report = match self.db.store().check_integrity(deep).await {
                 Ok(integrity) => {
                     let pass = integrity.problems.is_empty();
                     StoreIntegrityReport {

@@ -4,11 +4,12 @@
 //! [`store::Store`]; the agent binary hands it to the server's transports:
 //!
 //! ```no_run
-//! # fn demo() -> Result<(), String> {
+//! # async fn demo() -> Result<(), String> {
 //! let app = app::App::open(
 //!     app::StoreConfig::Sqlite { data_dir: "agent-data".into() },
 //!     app::AppConfig::default(),
-//! )?;
+//! )
+//! .await?;
 //! let router = a2a::Router::new(app);
 //! # let _ = router; Ok(()) }
 //! ```

@@ -9,7 +9,7 @@
 //! registry entities and plans, or the application's start time when it has
 //! none.
 
-use crate::store::StoreHandle;
+use crate::store::{Internal, StoreHandle};
 use crate::util::{self, namespace, Family};
 use a2a::rpc::{Access, CallContext, Error};
 use a2a::types::{
@@ -147,7 +147,14 @@ impl NamespaceService {
 
     /// Every namespace that exists for the caller and that it can read, sorted.
     async fn visible_namespaces(&self, ctx: &CallContext) -> Result<Vec<String>, Error> {
-        let mut all: BTreeSet<String> = self.db.run(FAMILY, |s| s.namespaces())?.into_iter().collect();
+        let mut all: BTreeSet<String> = self
+            .db
+            .store()
+            .namespaces()
+            .await
+            .internal(FAMILY)?
+            .into_iter()
+            .collect();
         all.insert(a2a::DEFAULT_NAMESPACE.to_string());
         if let Some(p) = &ctx.principal {
             all.extend(p.namespaces.keys().filter(|ns| ns.as_str() != "*").cloned());
@@ -160,18 +167,16 @@ impl NamespaceService {
         &self,
         namespace: &str,
     ) -> Result<(Option<String>, Vec<RegistryKindCount>, i64), Error> {
-        let ns = namespace.to_string();
-        let (per_kind, plans) = self.db.run(FAMILY, move |s| {
-            let mut per_kind = vec![];
-            for kind in RegistryKind::ALL {
-                per_kind.push((
-                    kind,
-                    s.list_docs(kind.descriptor().name, &ns, "", None, usize::MAX)?,
-                ));
-            }
-            let plans = s.list_docs(crate::plans::COLL, &ns, "", None, usize::MAX)?;
-            Ok((per_kind, plans))
-        })?;
+        let store = self.db.store();
+        let mut per_kind = vec![];
+        for kind in RegistryKind::ALL {
+            let docs = store.list_docs(kind.descriptor().name, namespace, "", None, usize::MAX);
+            per_kind.push((kind, docs.await.internal(FAMILY)?));
+        }
+        let plans = store
+            .list_docs(crate::plans::COLL, namespace, "", None, usize::MAX)
+            .await
+            .internal(FAMILY)?;
         let mut oldest: Option<String> = None;
         let mut note = |value: &Value| {
             if let Some(at) = value.get("createdAt").and_then(Value::as_str) {

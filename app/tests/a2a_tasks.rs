@@ -465,14 +465,13 @@ async fn namespaces_are_isolated() {
 
 #[tokio::test]
 async fn tck_executor_scenarios() {
-    let app = App::open(
-        StoreConfig::Memory,
+    let app = App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
         AppConfig {
             executor: ExecutorKind::Tck,
             ..Default::default()
         },
-    )
-    .expect("app");
+    );
     let router = Router::new(app);
     let reply = call(
         &router,
@@ -543,14 +542,13 @@ async fn tck_executor_scenarios() {
 /// expects the task to stay open: continued, read with its history, cancelled.
 #[tokio::test]
 async fn tck_executor_keeps_a_task_the_0_3_tck_opens_waiting_for_input() {
-    let app = App::open(
-        StoreConfig::Memory,
+    let app = App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
         AppConfig {
             executor: ExecutorKind::Tck,
             ..Default::default()
         },
-    )
-    .expect("app");
+    );
     let router = Router::new(app);
     let opened = call(
         &router,
@@ -605,6 +603,7 @@ async fn tasks_survive_a_restart_on_sqlite() {
             },
             AppConfig::default(),
         )
+        .await
         .expect("open");
         let router = Router::new(app);
         let sent = call(
@@ -623,6 +622,7 @@ async fn tasks_survive_a_restart_on_sqlite() {
         },
         AppConfig::default(),
     )
+    .await
     .expect("reopen");
     let router = Router::new(app);
     let got = call(&router, &local(), "GetTask", json!({ "id": id }))

@@ -107,7 +107,7 @@ async fn completed_plan(router: &Router<App>, session: &str) -> (String, String)
 }
 
 async fn a_plan_lifecycle_reads_back_as_its_domain_events_in_order(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     setup(&router, manual()).await;
     let (task_id, plan_id) = completed_plan(&router, "s1").await;
     let events = drained(&router, CallContext::default(), json!({ "planId": plan_id })).await;
@@ -143,7 +143,7 @@ async fn a_plan_lifecycle_reads_back_as_its_domain_events_in_order(backend: Back
 }
 
 async fn types_select_exactly_the_matching_events(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     setup(&router, manual()).await;
     let (_, plan_id) = completed_plan(&router, "s1").await;
     completed_plan(&router, "s2").await;
@@ -172,7 +172,7 @@ async fn types_select_exactly_the_matching_events(backend: Backend) {
 }
 
 async fn a_resumed_subscription_gets_the_rest_exactly_once(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     setup(&router, manual()).await;
     let (_, plan_id) = completed_plan(&router, "s1").await;
     let all = drained(&router, CallContext::default(), json!({ "planId": plan_id })).await;
@@ -199,7 +199,7 @@ async fn a_resumed_subscription_gets_the_rest_exactly_once(backend: Backend) {
 }
 
 async fn a_following_subscription_sees_new_events_as_they_are_committed(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let mut stream = subscribe(
         &router,
         CallContext::default(),
@@ -232,7 +232,7 @@ async fn a_following_subscription_sees_new_events_as_they_are_committed(backend:
 }
 
 async fn other_namespaces_events_are_not_delivered(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     ok(
         &router,
         "SendMessage",
@@ -248,7 +248,7 @@ async fn other_namespaces_events_are_not_delivered(backend: Backend) {
 /// second event (after the Task itself), in the task's state then; a plan
 /// only drafted has no task and so no event yet.
 async fn an_executed_plan_announces_itself_first(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     setup(&router, manual()).await;
     let inputs = json!({ "version": "2.4.0", "notes": "Faster search." });
     let drafted = ok(
@@ -306,7 +306,7 @@ async fn an_executed_plan_announces_itself_first(backend: Backend) {
 }
 
 async fn a_negative_cursor_is_invalid_params(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let outcome = router
         .dispatch(CallContext::default(), METHOD, Some(json!({ "after": -1 })))
         .await;
@@ -321,24 +321,25 @@ async fn a_negative_cursor_is_invalid_params(backend: Backend) {
 #[tokio::test]
 async fn on_sqlite_the_events_and_their_cursors_survive_a_restart() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let open = || {
+    let open = || async {
         App::open(
             StoreConfig::Sqlite {
                 data_dir: dir.path().to_path_buf(),
             },
             AppConfig::default(),
         )
+        .await
         .expect("sqlite app")
     };
     let (plan_id, before) = {
-        let router = Router::new(open());
+        let router = Router::new(open().await);
         setup(&router, manual()).await;
         let (_, plan_id) = completed_plan(&router, "s1").await;
         let events = drained(&router, CallContext::default(), json!({ "planId": plan_id })).await;
         assert_eq!(types(&events), LIFECYCLE[1..]);
         (plan_id, events)
     };
-    let router = Router::new(open());
+    let router = Router::new(open().await);
     let after = drained(&router, CallContext::default(), json!({ "planId": plan_id })).await;
     assert_eq!(after, before);
     let cut = before[9].0.expect("cursor");

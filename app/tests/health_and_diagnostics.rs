@@ -9,8 +9,8 @@ mod common;
 use a2a::rpc::Access;
 use a2a::Router;
 use app::store::{
-    Commit, Committed, Delivery, Doc, EventRow, Integrity, MemoryStore, OrderedEvent, Store, StoreError,
-    StoreResult, TaskPage, TaskQuery, TaskRow,
+    Commit, CommitDone, Delivery, Doc, EventRow, InlineStore, Integrity, MemoryStore, OrderedEvent,
+    StoreError, StoreResult, TaskPage, TaskQuery, TaskRow,
 };
 use app::{App, AppConfig};
 use common::{as_principal, call, code, local, names};
@@ -21,12 +21,12 @@ use std::sync::Arc;
 /// A memory store whose reads fail and whose integrity check finds a problem.
 struct Broken(MemoryStore);
 
-impl Store for Broken {
+impl InlineStore for Broken {
     fn backend(&self) -> &'static str {
         "broken"
     }
-    fn commit(&self, commit: &Commit) -> StoreResult<Committed> {
-        self.0.commit(commit)
+    fn submit(&self, commit: Commit, done: CommitDone) {
+        self.0.submit(commit, done)
     }
     fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
         self.0.get_task(namespace, id)

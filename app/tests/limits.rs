@@ -5,7 +5,7 @@
 use a2a::rpc::CallContext;
 use a2a::Router;
 use app::limits::DomainLimits;
-use app::{App, AppConfig, ExecutorKind, StoreConfig};
+use app::{App, AppConfig, ExecutorKind};
 use serde_json::{json, Value};
 
 fn router() -> Router<App> {
@@ -22,7 +22,10 @@ fn router() -> Router<App> {
         },
         ..Default::default()
     };
-    Router::new(App::open(StoreConfig::Memory, config).expect("the app opens"))
+    Router::new(App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
+        config,
+    ))
 }
 
 async fn call(router: &Router<App>, method: &str, params: Value) -> Result<Value, a2a::Error> {

@@ -201,23 +201,24 @@ async fn failing_steps_and_unrunnable_tools() {
 #[tokio::test]
 async fn a_waiting_plan_survives_a_restart_on_sqlite() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let open = || {
+    let open = || async {
         App::open(
             StoreConfig::Sqlite {
                 data_dir: dir.path().to_path_buf(),
             },
             AppConfig::default(),
         )
+        .await
         .expect("open")
     };
     let (id, task_id) = {
-        let router = Router::new(open());
+        let router = Router::new(open().await);
         setup(&router, manual()).await;
         let ids = use_and_execute(&router).await;
         events_until(&router, &ids.1, "TASK_STATE_INPUT_REQUIRED").await;
         ids
     };
-    let router = Router::new(open());
+    let router = Router::new(open().await);
     let status = ok(&router, "_cleveragents/plan/status", json!({ "planId": id })).await;
     assert_eq!(status["plan"]["state"], "PLAN_STATE_INPUT_REQUIRED");
     assert_eq!(status["pendingPrompt"]["promptId"], "prm-approve-1");
@@ -353,17 +354,18 @@ async fn plan_methods_hide_unreadable_namespaces_and_need_writers() {
 async fn a_plan_running_at_a_crash_resumes_at_start_up() {
     use app::store::{Commit, DocWrite, Expect};
     let dir = tempfile::tempdir().expect("tempdir");
-    let open = || {
+    let open = || async {
         App::open(
             StoreConfig::Sqlite {
                 data_dir: dir.path().to_path_buf(),
             },
             AppConfig::default(),
         )
+        .await
         .expect("open")
     };
     let (id, task_id) = {
-        let app = open();
+        let app = open().await;
         let router = Router::new(app.clone());
         setup(&router, manual()).await;
         let ids = use_and_execute(&router).await;
@@ -373,6 +375,7 @@ async fn a_plan_running_at_a_crash_resumes_at_start_up() {
         let doc = app
             .store()
             .get_doc("plan", "default", &ids.0)
+            .await
             .expect("read")
             .expect("plan");
         let mut record = doc.value;
@@ -385,10 +388,10 @@ async fn a_plan_running_at_a_crash_resumes_at_start_up() {
             docs: vec![DocWrite::put("plan", "default", &ids.0, Expect::Any, record)],
             ..Commit::default()
         };
-        app.store().commit(&commit).expect("commit");
+        app.store().commit(commit.clone()).await.expect("commit");
         ids
     };
-    let app = open();
+    let app = open().await;
     assert_eq!(app.resume_work().await.ok().map(|r| r.plans), Some(1));
     let router = Router::new(app);
     let events = events_until(&router, &task_id, "TASK_STATE_COMPLETED").await;

@@ -5,7 +5,7 @@
 use a2a::rpc::{Access, CallContext, Principal};
 use a2a::Router;
 use app::push::PushConfig;
-use app::{App, AppConfig, StoreConfig};
+use app::{App, AppConfig};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -91,7 +91,10 @@ async fn push_delivers_every_event_in_order_with_retry() {
         },
         ..Default::default()
     };
-    let router = Router::new(App::open(StoreConfig::Memory, config).expect("app"));
+    let router = Router::new(App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
+        config,
+    ));
     let sent = call(
         &router,
         &CallContext::default(),
@@ -240,7 +243,7 @@ async fn deleting_a_push_config_drops_what_it_was_still_owed() {
         },
         ..Default::default()
     };
-    let app = App::open(StoreConfig::Memory, config).expect("app");
+    let app = App::with_store(std::sync::Arc::new(app::store::MemoryStore::new()), config);
     let router = Router::new(app.clone());
     let ctx = CallContext::default();
     let sent = call(
@@ -256,15 +259,20 @@ async fn deleting_a_push_config_drops_what_it_was_still_owed() {
     .expect("send");
     let task_id = sent["task"]["id"].as_str().expect("task id").to_string();
     let owed = |app: &App| {
-        app.store()
-            .pending_deliveries(a2a::DEFAULT_NAMESPACE, &task_id)
-            .expect("pending deliveries")
-            .into_iter()
-            .map(|d| (d.key.config_id, d.key.seq))
-            .collect::<Vec<_>>()
+        let store = app.store().clone();
+        let task_id = task_id.clone();
+        async move {
+            store
+                .pending_deliveries(a2a::DEFAULT_NAMESPACE, &task_id)
+                .await
+                .expect("pending deliveries")
+                .into_iter()
+                .map(|d| (d.key.config_id, d.key.seq))
+                .collect::<Vec<_>>()
+        }
     };
     assert_eq!(
-        owed(&app),
+        owed(&app).await,
         vec![
             ("hook".to_string(), 1),
             ("hook".to_string(), 2),
@@ -279,7 +287,7 @@ async fn deleting_a_push_config_drops_what_it_was_still_owed() {
     )
     .await
     .expect("delete");
-    assert_eq!(owed(&app), vec![]);
+    assert_eq!(owed(&app).await, vec![]);
 }
 
 fn ext_reason(r: Result<Value, a2a::Error>) -> Option<(i64, String)> {

@@ -52,7 +52,7 @@ fn plan_start(id: &str) -> Value {
 }
 
 async fn create_returns_a_session_without_tasks_whose_id_is_a_context(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let session = ok(
         &router,
         "_cleveragents/session/create",
@@ -80,7 +80,7 @@ async fn create_returns_a_session_without_tasks_whose_id_is_a_context(backend: B
 }
 
 async fn a_title_longer_than_200_characters_is_invalid_params(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let long = "x".repeat(201);
     assert_eq!(
         failure(&router, "_cleveragents/session/create", json!({ "title": long })).await,
@@ -89,7 +89,7 @@ async fn a_title_longer_than_200_characters_is_invalid_params(backend: Backend) 
 }
 
 async fn tell_is_send_message_in_the_session(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let id = create(&router, "chat").await;
     let told = ok(
         &router,
@@ -111,7 +111,7 @@ async fn tell_is_send_message_in_the_session(backend: Backend) {
 }
 
 async fn tell_refuses_another_context_an_unknown_session_and_an_unknown_task(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let id = create(&router, "chat").await;
     let mut elsewhere = hello("m-1");
     elsewhere["contextId"] = json!("another-context");
@@ -147,7 +147,7 @@ async fn tell_refuses_another_context_an_unknown_session_and_an_unknown_task(bac
 }
 
 async fn list_is_newest_first_with_a_cursor_and_filters(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let mut ids = vec![];
     for title in ["Alpha notes", "beta", "Gamma NOTES"] {
         ids.push(create(&router, title).await);
@@ -231,7 +231,7 @@ async fn pages(router: &Router<App>, params: Value, limit: i64) -> Vec<Vec<Strin
 /// Many sessions page newest first, each once, also when a filter skips
 /// most of a page; a session deleted is gone from the listing.
 async fn list_pages_through_every_session_once(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let mut ids = vec![];
     for i in 0..12 {
         let title = if i % 3 == 0 {
@@ -270,7 +270,7 @@ async fn list_pages_through_every_session_once(backend: Backend) {
 /// are listed too: the first listing fills in what is missing, once.
 async fn sessions_stored_before_the_listing_are_listed(backend: Backend) {
     use app::store::{Commit, DocWrite, Expect};
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let newer = create(&router, "made here").await;
     let older = json!({ "id": "older-session", "title": "from before", "createdAt": "2025-01-01T00:00:00Z" });
     let commit = Commit {
@@ -283,7 +283,11 @@ async fn sessions_stored_before_the_listing_are_listed(backend: Backend) {
         )],
         ..Commit::default()
     };
-    router.store.commit(&commit).expect("an old session record");
+    router
+        .store
+        .commit(commit.clone())
+        .await
+        .expect("an old session record");
     let listed = pages(&router, json!({}), 1).await;
     assert_eq!(
         listed,
@@ -310,7 +314,7 @@ async fn sessions_stored_before_the_listing_are_listed(backend: Backend) {
 }
 
 async fn show_and_resume_name_the_plan_and_the_task_that_waits(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     setup(&router, manual()).await;
     let id = create(&router, "Release 2.4.0").await;
     let told = ok(
@@ -360,7 +364,7 @@ async fn show_and_resume_name_the_plan_and_the_task_that_waits(backend: Backend)
 }
 
 async fn delete_refuses_running_work_unless_forced_and_takes_the_tasks_along(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     setup(&router, manual()).await;
     let id = create(&router, "Release").await;
     let told = ok(
@@ -411,7 +415,7 @@ async fn delete_refuses_running_work_unless_forced_and_takes_the_tasks_along(bac
 }
 
 async fn a_finished_session_is_deleted_without_force(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let id = create(&router, "chat").await;
     ok(
         &router,
@@ -429,7 +433,7 @@ async fn a_finished_session_is_deleted_without_force(backend: Backend) {
 }
 
 async fn an_export_imported_into_another_agent_shows_the_same(backend: Backend) {
-    let source = fresh(backend);
+    let source = fresh(backend).await;
     setup(&source, manual()).await;
     let id = create(&source, "Release 2.4.0").await;
     ok(
@@ -461,14 +465,14 @@ async fn an_export_imported_into_another_agent_shows_the_same(backend: Backend) 
         .map(|t| t["task"]["id"].as_str().unwrap_or_default().to_string())
         .collect();
     for (exported, id) in document["tasks"].as_array().into_iter().flatten().zip(&task_ids) {
-        let log = source.store.events_after("default", id, 0).expect("log");
+        let log = source.store.events_after("default", id, 0).await.expect("log");
         assert!(!log.is_empty());
         assert_eq!(exported["events"].as_array().map(Vec::len), Some(log.len()));
         assert_eq!(exported["events"][0]["seq"], 1);
         assert!(exported["eventsSha256"].as_str().is_some_and(|s| s.len() == 64));
     }
 
-    let target = fresh(backend);
+    let target = fresh(backend).await;
     let imported = ok(
         &target,
         "_cleveragents/session/import",
@@ -488,8 +492,8 @@ async fn an_export_imported_into_another_agent_shows_the_same(backend: Backend) 
     // sequence numbers, read by the namespace stream (with this store's cursors).
     for id in &task_ids {
         assert_eq!(
-            target.store.events_after("default", id, 0),
-            source.store.events_after("default", id, 0),
+            target.store.events_after("default", id, 0).await,
+            source.store.events_after("default", id, 0).await,
             "{id}"
         );
     }
@@ -531,6 +535,7 @@ async fn an_export_imported_into_another_agent_shows_the_same(backend: Backend) 
     let log_len = source
         .store
         .events_after("default", waiting, 0)
+        .await
         .expect("log")
         .len();
     assert_eq!(
@@ -549,7 +554,7 @@ async fn an_export_imported_into_another_agent_shows_the_same(backend: Backend) 
 }
 
 async fn a_tampered_export_is_refused_and_creates_nothing(backend: Backend) {
-    let source = fresh(backend);
+    let source = fresh(backend).await;
     let id = create(&source, "chat").await;
     ok(
         &source,
@@ -569,7 +574,7 @@ async fn a_tampered_export_is_refused_and_creates_nothing(backend: Backend) {
         json!({ "sessionId": id }),
     )
     .await;
-    let target = fresh(backend);
+    let target = fresh(backend).await;
 
     let mut task_changed = document.clone();
     task_changed["tasks"][1]["task"]["status"]["state"] = json!("TASK_STATE_FAILED");
@@ -642,7 +647,7 @@ async fn a_tampered_export_is_refused_and_creates_nothing(backend: Backend) {
 /// A version 1 document (tasks without their logs) still imports: the tasks
 /// and their history, with no events.
 async fn a_version_1_document_imports_without_events(backend: Backend) {
-    let source = fresh(backend);
+    let source = fresh(backend).await;
     let id = create(&source, "chat").await;
     ok(
         &source,
@@ -662,7 +667,7 @@ async fn a_version_1_document_imports_without_events(backend: Backend) {
         task.remove("events");
         task.remove("eventsSha256");
     }
-    let target = fresh(backend);
+    let target = fresh(backend).await;
     ok(
         &target,
         "_cleveragents/session/import",
@@ -674,14 +679,14 @@ async fn a_version_1_document_imports_without_events(backend: Backend) {
         ok(&target, "GetTask", json!({ "id": task_id })).await,
         ok(&source, "GetTask", json!({ "id": task_id })).await
     );
-    assert_eq!(target.store.events_after("default", task_id, 0), Ok(vec![]));
+    assert_eq!(target.store.events_after("default", task_id, 0).await, Ok(vec![]));
     assert_eq!(ok_events(&target, json!({})).await, Vec::<Value>::new());
     let shown = ok(&target, "_cleveragents/session/show", json!({ "sessionId": id })).await;
     assert_eq!(shown["session"]["taskCount"], 1);
 }
 
 async fn an_import_whose_task_exists_elsewhere_creates_nothing(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let id = create(&router, "chat").await;
     ok(
         &router,
@@ -733,7 +738,7 @@ async fn an_import_whose_task_exists_elsewhere_creates_nothing(backend: Backend)
 }
 
 async fn session_methods_are_invisible_at_extension_1_1(backend: Backend) {
-    let router = fresh(backend);
+    let router = fresh(backend).await;
     let mut ctx = CallContext::default();
     ctx.set_version(Contract::Cleveragents, Version::parse("1.1").expect("version"));
     for method in ["_cleveragents/session/create", "_cleveragents/events/subscribe"] {

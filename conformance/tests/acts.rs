@@ -28,7 +28,7 @@ async fn tck_agent() -> Http {
         },
         ..app::AppConfig::default()
     };
-    let app = app::App::open(app::StoreConfig::Memory, config).expect("the app opens in memory");
+    let app = app::App::with_store(std::sync::Arc::new(app::store::MemoryStore::new()), config);
     serve_http(Arc::new(a2a::Router::new(app))).await
 }
 

@@ -118,7 +118,7 @@ async fn tck_agent() -> common::Http {
         executor: app::ExecutorKind::Tck,
         ..Default::default()
     };
-    let app = app::App::open(app::StoreConfig::Memory, config).expect("the app opens in memory");
+    let app = app::App::with_store(std::sync::Arc::new(app::store::MemoryStore::new()), config);
     serve_http(Arc::new(a2a::Router::new(app))).await
 }
 

@@ -80,7 +80,7 @@ impl Host {
                     }
                 },
                 _ = tick.tick(), if this.idle.is_some() => {
-                    if sessions.load(Ordering::Acquire) > 0 || !this.app.work().is_idle() {
+                    if sessions.load(Ordering::Acquire) > 0 || !this.app.work().await.is_idle() {
                         idle_since = None;
                         continue;
                     }

@@ -18,7 +18,7 @@ use super::validation::run_validation;
 use super::workspace::{changed_files, overlay};
 use super::PlanService;
 use crate::registry::{self, file_infos, revision_key, PROJECT_REV};
-use crate::store::{Commit, DocWrite, Expect};
+use crate::store::{Commit, DocWrite, Expect, Internal};
 use crate::util::{self, from_json};
 use a2a::rpc::Error;
 use a2a::types::RegistryKind;
@@ -148,15 +148,18 @@ async fn check_invariants(
     tree: &[Value],
 ) -> Result<Vec<ValidationResult>, Error> {
     let n = ns.to_string();
-    let invariants = plans.db.run(FAMILY, move |s| {
-        s.list_docs(
+    let invariants = plans
+        .db
+        .store()
+        .list_docs(
             RegistryKind::Invariant.descriptor().name,
             &n,
             "",
             None,
             usize::MAX,
         )
-    })?;
+        .await
+        .internal(FAMILY)?;
     let mut results = vec![];
     let mut blocked = vec![];
     for doc in invariants {

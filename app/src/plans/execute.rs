@@ -12,6 +12,7 @@ use super::field;
 use super::record::{self, expect_state, load, no_usage, plan_error, PlanRecord, COLL, FAMILY};
 use super::runner::spawn_run;
 use super::PlanService;
+use crate::store::Internal;
 use crate::util::{self, from_json};
 use a2a::rpc::Error;
 use a2a::types::RegistryKind;
@@ -146,13 +147,16 @@ pub(crate) async fn execute(
 /// resumed (whoever ran it is gone); otherwise only those whose run lease
 /// has expired (see [`super::lease`]). Returns the tasks of the runs resumed.
 pub(crate) async fn resume(plans: &PlanService, start_up: bool) -> Result<Vec<String>, Error> {
-    let namespaces = plans.db.run(FAMILY, |s| s.namespaces())?;
+    let namespaces = plans.db.store().namespaces().await.internal(FAMILY)?;
     let mut resumed = Vec::new();
     for ns in namespaces {
         let n = ns.clone();
         let docs = plans
             .db
-            .run(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))?;
+            .store()
+            .list_docs(COLL, &n, "", None, usize::MAX)
+            .await
+            .internal(FAMILY)?;
         for doc in docs {
             // An unreadable record is reported by diagnostics, not here.
             let Ok(rec) = from_json::<PlanRecord>(doc.value, FAMILY) else {

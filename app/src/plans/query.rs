@@ -11,6 +11,7 @@ use super::field;
 use super::record::{load, PlanRecord, COLL, FAMILY};
 use super::PlanService;
 use crate::namespaces::{decode_cursor_value, encode_cursor_value, page_limit};
+use crate::store::Internal;
 use crate::util::from_json;
 use a2a::rpc::Error;
 use a2a::types::RegistryKind;
@@ -186,7 +187,10 @@ pub(crate) async fn list(plans: &PlanService, ns: &str, params: PlanListParams) 
     let n = ns.to_string();
     let docs = plans
         .db
-        .run(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))?;
+        .store()
+        .list_docs(COLL, &n, "", None, usize::MAX)
+        .await
+        .internal(FAMILY)?;
     let mut found = Vec::with_capacity(docs.len());
     for doc in docs {
         let record: PlanRecord = from_json(doc.value, FAMILY)?;

@@ -23,7 +23,7 @@
 //! ExtInvalidState naming the state (metadata `state`, see `expect_state`).
 
 use super::PlanService;
-use crate::store::{Commit, DocWrite, Expect, StoreError};
+use crate::store::{Commit, DocWrite, Expect, Internal, StoreError};
 use crate::util::{from_json, to_json, Family};
 use a2a::rpc::Error;
 use a2a::types::{
@@ -235,7 +235,10 @@ pub(crate) async fn load(plans: &PlanService, ns: &str, plan_id: &str) -> Result
     let (n, key) = (ns.to_string(), plan_id.to_string());
     let doc = plans
         .db
-        .run(FAMILY, move |s| s.get_doc(COLL, &n, &key))?
+        .store()
+        .get_doc(COLL, &n, &key)
+        .await
+        .internal(FAMILY)?
         .ok_or_else(|| FAMILY.not_found(&format!("Plan `{plan_id}`")))?;
     Ok((from_json(doc.value, FAMILY)?, doc.version))
 }

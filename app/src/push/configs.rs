@@ -3,7 +3,7 @@
 
 use super::{config_key, configs_prefix, PushDelivery, COLL, FAMILY};
 use crate::limits::{exceeded, DomainLimits};
-use crate::store::{Commit, DeliveryChange, DocWrite, Expect, StoreHandle};
+use crate::store::{Commit, DeliveryChange, DocWrite, Expect, Internal, StoreHandle};
 use crate::tasks::TaskEngine;
 use crate::util::{self, from_json, namespace, to_json};
 use a2a::rpc::{CallContext, Error};
@@ -54,7 +54,7 @@ impl PushConfigs {
         let namespace = namespace(ctx);
         let task_id = config.task_id.clone().unwrap_or_default();
         check_id(&task_id, "taskId")?;
-        self.engine.load_task(&namespace, &task_id)?;
+        self.engine.load_task(&namespace, &task_id).await?;
         self.delivery
             .check_url(&config.url)
             .map_err(|why| FAMILY.invalid_params("url", &why))?;
@@ -66,7 +66,7 @@ impl PushConfigs {
         check_id(&id, "id")?;
         config.id = Some(id.clone());
         let key = config_key(&task_id, &id);
-        self.check_room(&namespace, &task_id, &key)?;
+        self.check_room(&namespace, &task_id, &key).await?;
         let commit = Commit {
             task: None,
             docs: vec![DocWrite::put(
@@ -85,12 +85,15 @@ impl PushConfigs {
     /// Refuses a new configuration (not a replacement of `key`) for a task
     /// that already holds its limit. Two creates racing at the limit may both
     /// pass: the bound is on what a caller can accumulate, not exact.
-    fn check_room(&self, namespace: &str, task_id: &str, key: &str) -> Result<(), Error> {
+    async fn check_room(&self, namespace: &str, task_id: &str, key: &str) -> Result<(), Error> {
         let max = self.limits.max_push_configs_per_task;
         let (ns, prefix) = (namespace.to_string(), configs_prefix(task_id));
         let held = self
             .db
-            .run(FAMILY, move |s| s.list_docs(COLL, &ns, &prefix, None, max + 1))?;
+            .store()
+            .list_docs(COLL, &ns, &prefix, None, max + 1)
+            .await
+            .internal(FAMILY)?;
         if held.len() >= max && !held.iter().any(|doc| doc.key == key) {
             return Err(exceeded(
                 FAMILY,
@@ -108,10 +111,10 @@ impl PushConfigs {
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, Error> {
         let namespace = namespace(ctx);
-        self.engine.load_task(&namespace, &request.task_id)?;
+        self.engine.load_task(&namespace, &request.task_id).await?;
         let key = config_key(&request.task_id, &request.id);
         let ns = namespace.clone();
-        match self.db.run(FAMILY, move |s| s.get_doc(COLL, &ns, &key))? {
+        match self.db.store().get_doc(COLL, &ns, &key).await.internal(FAMILY)? {
             Some(doc) => from_json(doc.value, FAMILY),
             None => Err(Error::new(
                 ErrorKind::TaskNotFound,
@@ -129,7 +132,7 @@ impl PushConfigs {
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
         let namespace = namespace(ctx);
-        self.engine.load_task(&namespace, &request.task_id)?;
+        self.engine.load_task(&namespace, &request.task_id).await?;
         let limit = match request.page_size {
             None | Some(0) => 100,
             Some(n) if (1..=100).contains(&n) => n as usize,
@@ -142,9 +145,12 @@ impl PushConfigs {
             .filter(|t| !t.is_empty())
             .map(|t| format!("{prefix}{t}"));
         let ns = namespace.clone();
-        let docs = self.db.run(FAMILY, move |s| {
-            s.list_docs(COLL, &ns, &prefix, after.as_deref(), limit + 1)
-        })?;
+        let docs = self
+            .db
+            .store()
+            .list_docs(COLL, &ns, &prefix, after.as_deref(), limit + 1)
+            .await
+            .internal(FAMILY)?;
         let more = docs.len() > limit;
         let mut configs = Vec::new();
         for doc in docs.into_iter().take(limit) {
@@ -167,12 +173,12 @@ impl PushConfigs {
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<Empty, Error> {
         let namespace = namespace(ctx);
-        self.engine.load_task(&namespace, &request.task_id)?;
+        self.engine.load_task(&namespace, &request.task_id).await?;
         let key = config_key(&request.task_id, &request.id);
         let ns = namespace.clone();
         let existing = {
             let key = key.clone();
-            self.db.run(FAMILY, move |s| s.get_doc(COLL, &ns, &key))?
+            self.db.store().get_doc(COLL, &ns, &key).await.internal(FAMILY)?
         };
         // Deleting is idempotent (A2A §3.1.10): an absent config is already deleted.
         let Some(doc) = existing else {

@@ -265,7 +265,10 @@ async fn deliverer(shared: Weak<Shared>, wake: Arc<Notify>) {
         if renewed.elapsed() >= s.config.lease / 3 {
             renewed = std::time::Instant::now();
             if s.in_flight.load(Ordering::Relaxed) > 0 {
-                let _ = s.store.renew_deliveries(&s.holder, now.saturating_add(lease));
+                let _ = s
+                    .store
+                    .renew_deliveries(&s.holder, now.saturating_add(lease))
+                    .await;
             }
         }
         let room = MAX_IN_FLIGHT.saturating_sub(s.in_flight.load(Ordering::Relaxed));
@@ -273,6 +276,7 @@ async fn deliverer(shared: Weak<Shared>, wake: Arc<Notify>) {
             let claimed = s
                 .store
                 .claim_deliveries(&s.holder, now, now.saturating_add(lease), room)
+                .await
                 .unwrap_or_default();
             for delivery in claimed {
                 s.in_flight.fetch_add(1, Ordering::Relaxed);
@@ -323,16 +327,11 @@ async fn deliver_one(shared: Arc<Shared>, delivery: Delivery) {
         deliveries: vec![change],
         ..Commit::default()
     };
-    let done = shared.clone();
     // A failed commit leaves the row leased until the lease expires; it is
     // then delivered again, which at-least-once allows.
-    shared.store.submit(
-        commit,
-        Box::new(move |_| {
-            done.in_flight.fetch_sub(1, Ordering::Relaxed);
-            done.wake.notify_one();
-        }),
-    );
+    let _ = shared.store.commit(commit).await;
+    shared.in_flight.fetch_sub(1, Ordering::Relaxed);
+    shared.wake.notify_one();
 }
 
 /// POSTs `delivery` to its webhook once.
@@ -344,6 +343,7 @@ async fn attempt(shared: &Shared, delivery: &Delivery) -> Attempt {
     let doc = match shared
         .store
         .get_doc(COLL, &key.namespace, &config_key(&key.task_id, &key.config_id))
+        .await
     {
         Ok(Some(doc)) => doc,
         Ok(None) => return Attempt::Refused,

@@ -13,7 +13,7 @@ pub mod builtin;
 pub mod projects;
 
 use crate::limits::DomainLimits;
-use crate::store::{Commit, Doc, DocWrite, Expect, StoreError, StoreHandle};
+use crate::store::{Commit, Doc, DocWrite, Expect, Internal, StoreError, StoreHandle};
 use crate::util::{self, Family};
 use a2a::registry::{RegistryEntity, RegistryOperation};
 use a2a::rpc::Error;
@@ -71,7 +71,7 @@ impl Registry {
             }
         }
         let (ns, key, coll) = (namespace.to_string(), name.to_string(), kind.descriptor().name);
-        let doc = self.db.run(FAMILY, move |s| s.get_doc(coll, &ns, &key))?;
+        let doc = self.db.store().get_doc(coll, &ns, &key).await.internal(FAMILY)?;
         Ok(doc.map(|d| entity_of(&d)))
     }
 
@@ -111,7 +111,10 @@ impl Registry {
         let (ns, coll) = (namespace.to_string(), E::descriptor().name);
         let docs = self
             .db
-            .run(FAMILY, move |s| s.list_docs(coll, &ns, "", None, usize::MAX))?;
+            .store()
+            .list_docs(coll, &ns, "", None, usize::MAX)
+            .await
+            .internal(FAMILY)?;
         items.extend(docs.iter().map(entity_of));
         let text = |v: &Value, field: &str| v[field].as_str().unwrap_or_default().to_lowercase();
         items.retain(|v| {
@@ -328,7 +331,12 @@ impl Registry {
             .ok_or_else(|| FAMILY.not_found(&what(RegistryKind::Project, project)))?;
         let revision = revision.unwrap_or_else(|| entity["currentRevision"].as_i64().unwrap_or(1));
         let (ns, key) = (namespace.to_string(), revision_key(project, revision));
-        let doc = self.db.run(FAMILY, move |s| s.get_doc(PROJECT_REV, &ns, &key))?;
+        let doc = self
+            .db
+            .store()
+            .get_doc(PROJECT_REV, &ns, &key)
+            .await
+            .internal(FAMILY)?;
         let files = doc
             .and_then(|d| d.value.get("files").and_then(Value::as_array).cloned())
             .ok_or_else(|| FAMILY.not_found(&format!("revision {revision} of project `{project}`")))?;

@@ -16,7 +16,7 @@
 
 mod transfer;
 
-use crate::store::{Commit, DocWrite, Expect, StoreError, StoreHandle, TaskQuery, TaskRow};
+use crate::store::{Commit, DocWrite, Expect, Internal, StoreError, StoreHandle, TaskQuery, TaskRow};
 use crate::tasks::{is_terminal, TaskService};
 use crate::util::{self, namespace, to_json, Family, EXTENSION_URI};
 use a2a::rpc::{CallContext, Error};
@@ -95,7 +95,7 @@ impl SessionService {
             created_at: util::now(),
         };
         self.put_new(&ns, &record).await?;
-        self.view(&ns, &record)
+        self.view(&ns, &record).await
     }
 
     pub(crate) async fn list(
@@ -127,9 +127,12 @@ impl SessionService {
         let page_size = if filtered { DOC_PAGE } else { limit + 1 };
         // Bounded: every turn reads a page further back, and a short page ends it.
         'pages: loop {
-            let page = self.db.run(FAMILY, |s| {
-                s.list_docs_before(LISTING, &ns, before.as_deref(), page_size)
-            })?;
+            let page = self
+                .db
+                .store()
+                .list_docs_before(LISTING, &ns, before.as_deref(), page_size)
+                .await
+                .internal(FAMILY)?;
             let full = page.len() == page_size;
             for doc in page {
                 before = Some(doc.key.clone());
@@ -140,7 +143,7 @@ impl SessionService {
                         continue;
                     }
                 }
-                let session = self.view(&ns, &record)?;
+                let session = self.view(&ns, &record).await?;
                 if params.awaiting_input.is_some_and(|w| w != session.awaiting_input) {
                     continue;
                 }
@@ -170,10 +173,10 @@ impl SessionService {
         params: SessionShowParams,
     ) -> Result<SessionDetail, Error> {
         let ns = namespace(ctx);
-        let record = self.record(&ns, &params.session_id)?;
-        let rows = self.task_rows(&ns, &record.id)?;
+        let record = self.record(&ns, &params.session_id).await?;
+        let rows = self.task_rows(&ns, &record.id).await?;
         Ok(SessionDetail {
-            session: self.view(&ns, &record)?,
+            session: self.view(&ns, &record).await?,
             tasks: rows.iter().map(session_task).collect(),
             plans: plan_links(&rows),
         })
@@ -190,8 +193,8 @@ impl SessionService {
             Some(_) => return Err(FAMILY.invalid_params("messageLimit", "must be between 1 and 100")),
         };
         let ns = namespace(ctx);
-        let record = self.record(&ns, &params.session_id)?;
-        let rows = self.task_rows(&ns, &record.id)?;
+        let record = self.record(&ns, &params.session_id).await?;
+        let rows = self.task_rows(&ns, &record.id).await?;
         let pending_task = rows
             .iter()
             .find(|r| r.body.status.state == TaskState::InputRequired)
@@ -209,7 +212,7 @@ impl SessionService {
         }
         let recent_messages = messages.split_off(messages.len().saturating_sub(limit));
         Ok(SessionResume {
-            session: self.view(&ns, &record)?,
+            session: self.view(&ns, &record).await?,
             pending_task,
             recent_messages,
         })
@@ -221,7 +224,7 @@ impl SessionService {
         params: SessionTellParams,
     ) -> Result<SendMessageResponse, Error> {
         let ns = namespace(ctx);
-        let record = self.record(&ns, &params.session_id)?;
+        let record = self.record(&ns, &params.session_id).await?;
         let mut message = params.message;
         match &message.context_id {
             Some(other) if *other != record.id => {
@@ -247,8 +250,8 @@ impl SessionService {
         params: SessionDeleteParams,
     ) -> Result<SessionDeleteResult, Error> {
         let ns = namespace(ctx);
-        let record = self.record(&ns, &params.session_id)?;
-        let rows = self.task_rows(&ns, &record.id)?;
+        let record = self.record(&ns, &params.session_id).await?;
+        let rows = self.task_rows(&ns, &record.id).await?;
         let running: Vec<&str> = rows
             .iter()
             .filter(|r| !is_terminal(r.body.status.state))
@@ -295,11 +298,17 @@ impl SessionService {
         params: SessionExportParams,
     ) -> Result<SessionExport, Error> {
         let ns = namespace(ctx);
-        let record = self.record(&ns, &params.session_id)?;
-        let rows = self.task_rows(&ns, &record.id)?;
+        let record = self.record(&ns, &params.session_id).await?;
+        let rows = self.task_rows(&ns, &record.id).await?;
         let mut logs = Vec::with_capacity(rows.len());
         for row in &rows {
-            logs.push(self.db.run(FAMILY, |s| s.events_after(&ns, &row.id, 0))?);
+            logs.push(
+                self.db
+                    .store()
+                    .events_after(&ns, &row.id, 0)
+                    .await
+                    .internal(FAMILY)?,
+            );
         }
         transfer::export(&record, &rows, logs)
     }
@@ -311,18 +320,25 @@ impl SessionService {
     ) -> Result<Session, Error> {
         let ns = namespace(ctx);
         let (record, tasks) = transfer::check(params.document)?;
-        if self.find(&ns, &record.id)?.is_some() {
+        if self.find(&ns, &record.id).await?.is_some() {
             return Err(already_exists(&format!("Session {}", record.id)));
         }
         for imported in &tasks {
             let id = &imported.task.id;
-            if self.db.run(FAMILY, |s| s.get_task(&ns, id))?.is_some() {
+            if self
+                .db
+                .store()
+                .get_task(&ns, id)
+                .await
+                .internal(FAMILY)?
+                .is_some()
+            {
                 return Err(already_exists(&format!("Task {id}")));
             }
         }
         transfer::recreate(&self.db, &ns, &record, tasks).await?;
         self.put_new(&ns, &record).await?;
-        self.view(&ns, &record)
+        self.view(&ns, &record).await
     }
 
     async fn put_new(&self, ns: &str, record: &SessionRecord) -> Result<(), Error> {
@@ -349,15 +365,22 @@ impl SessionService {
         }
     }
 
-    fn find(&self, ns: &str, id: &str) -> Result<Option<SessionRecord>, Error> {
-        match self.db.run(FAMILY, |s| s.get_doc(COLLECTION, ns, id))? {
+    async fn find(&self, ns: &str, id: &str) -> Result<Option<SessionRecord>, Error> {
+        match self
+            .db
+            .store()
+            .get_doc(COLLECTION, ns, id)
+            .await
+            .internal(FAMILY)?
+        {
             Some(doc) => Ok(Some(util::from_json(doc.value, FAMILY)?)),
             None => Ok(None),
         }
     }
 
-    fn record(&self, ns: &str, id: &str) -> Result<SessionRecord, Error> {
-        self.find(ns, id)?
+    async fn record(&self, ns: &str, id: &str) -> Result<SessionRecord, Error> {
+        self.find(ns, id)
+            .await?
             .ok_or_else(|| FAMILY.not_found(&format!("Session {id}")))
     }
 
@@ -370,7 +393,10 @@ impl SessionService {
     async fn ensure_listing(&self, ns: &str) -> Result<(), Error> {
         if self
             .db
-            .run(FAMILY, |s| s.get_doc(LISTING_STATE, ns, LISTING_COMPLETE))?
+            .store()
+            .get_doc(LISTING_STATE, ns, LISTING_COMPLETE)
+            .await
+            .internal(FAMILY)?
             .is_some()
         {
             return Ok(());
@@ -378,16 +404,26 @@ impl SessionService {
         let mut after: Option<String> = None;
         let mut sessions = 0;
         loop {
-            let docs = self.db.run(FAMILY, |s| {
-                s.list_docs(COLLECTION, ns, "", after.as_deref(), DOC_PAGE)
-            })?;
+            let docs = self
+                .db
+                .store()
+                .list_docs(COLLECTION, ns, "", after.as_deref(), DOC_PAGE)
+                .await
+                .internal(FAMILY)?;
             let done = docs.len() < DOC_PAGE;
             after = docs.last().map(|d| d.key.clone());
             sessions += docs.len();
             for doc in docs {
                 let record: SessionRecord = util::from_json(doc.value.clone(), FAMILY)?;
                 let key = listing_key(&record.created_at, &record.id);
-                if self.db.run(FAMILY, |s| s.get_doc(LISTING, ns, &key))?.is_some() {
+                if self
+                    .db
+                    .store()
+                    .get_doc(LISTING, ns, &key)
+                    .await
+                    .internal(FAMILY)?
+                    .is_some()
+                {
                     continue;
                 }
                 let commit = Commit {
@@ -437,7 +473,7 @@ impl SessionService {
     }
 
     /// The session's tasks, newest first.
-    fn task_rows(&self, ns: &str, id: &str) -> Result<Vec<TaskRow>, Error> {
+    async fn task_rows(&self, ns: &str, id: &str) -> Result<Vec<TaskRow>, Error> {
         let mut rows: Vec<TaskRow> = Vec::new();
         loop {
             let query = TaskQuery {
@@ -447,7 +483,7 @@ impl SessionService {
                 limit: TASK_PAGE,
                 ..TaskQuery::default()
             };
-            let page = self.db.run(FAMILY, |s| s.list_tasks(&query))?;
+            let page = self.db.store().list_tasks(&query).await.internal(FAMILY)?;
             rows.extend(page.rows);
             if !page.more || rows.len() >= MAX_TASKS {
                 return Ok(rows);
@@ -456,19 +492,19 @@ impl SessionService {
     }
 
     /// The session as the contract shows it: the record and what its tasks say.
-    fn view(&self, ns: &str, record: &SessionRecord) -> Result<Session, Error> {
-        let count = |state: Option<&str>, limit: usize| {
-            let query = TaskQuery {
-                namespace: ns.to_string(),
-                context_id: Some(record.id.clone()),
-                state: state.map(str::to_string),
-                limit,
-                ..TaskQuery::default()
-            };
-            self.db.run(FAMILY, |s| s.list_tasks(&query))
+    async fn view(&self, ns: &str, record: &SessionRecord) -> Result<Session, Error> {
+        let query = |state: Option<String>| TaskQuery {
+            namespace: ns.to_string(),
+            context_id: Some(record.id.clone()),
+            state,
+            limit: 1,
+            ..TaskQuery::default()
         };
-        let all = count(None, 1)?;
-        let waiting = count(Some(&TaskState::InputRequired.to_string()), 1)?;
+        let (all, waiting) = (query(None), query(Some(TaskState::InputRequired.to_string())));
+        let store = self.db.store();
+        // Both at once: on a networked store they share one round trip.
+        let (all, waiting) =
+            tokio::try_join!(store.list_tasks(&all), store.list_tasks(&waiting)).internal(FAMILY)?;
         let newest = all.rows.first().and_then(|r| util::normalize_ts(&r.status_ts));
         let created = util::normalize_ts(&record.created_at).unwrap_or_else(|| record.created_at.clone());
         let last_activity_at = match newest {

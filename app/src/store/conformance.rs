@@ -2,8 +2,15 @@
 //! The one behavioural test suite of the storage trait, instantiated for every
 //! backend by `store_suite!`.
 
-use super::*;
-use serde_json::json;
+// Not a glob: the embedded backends implement [`InlineStore`] too, and its
+// synchronous methods must not shadow the API under test.
+use super::{
+    Appended, Commit, Committed, DeliveryChange, DeliveryKey, Doc, DocWrite, EventRow, Expect, Fanout,
+    MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreResult, TaskDelete, TaskPage, TaskQuery,
+    TaskRow, TaskWrite,
+};
+use a2a::types::{StreamResponse, Task};
+use serde_json::{json, Value};
 
 /// A typed value from its ProtoJSON form.
 fn typed<T: serde::de::DeserializeOwned>(value: Value) -> T {
@@ -39,7 +46,7 @@ fn row(id: &str, ns: &str, ctx: &str, state: &str, ts: &str) -> TaskRow {
     }
 }
 
-fn create(store: &dyn Store, r: TaskRow) {
+async fn create(store: &dyn Store, r: TaskRow) {
     let commit = Commit {
         task: Some(TaskWrite {
             row: r.clone(),
@@ -53,10 +60,10 @@ fn create(store: &dyn Store, r: TaskRow) {
         docs: vec![],
         ..Commit::default()
     };
-    assert!(store.commit(&commit).is_ok());
+    assert!(store.commit(commit.clone()).await.is_ok());
 }
 
-pub fn task_create_update_and_events(store: &dyn Store) {
+pub async fn task_create_update_and_events(store: &dyn Store) {
     create(
         store,
         row(
@@ -66,7 +73,8 @@ pub fn task_create_update_and_events(store: &dyn Store) {
             "TASK_STATE_SUBMITTED",
             "2024-01-01T00:00:00.000Z",
         ),
-    );
+    )
+    .await;
     let again = Commit {
         task: Some(TaskWrite {
             row: row("t1", "ns", "c1", "TASK_STATE_SUBMITTED", "x"),
@@ -78,23 +86,23 @@ pub fn task_create_update_and_events(store: &dyn Store) {
         ..Commit::default()
     };
     assert_eq!(
-        store.commit(&again),
+        store.commit(again.clone()).await,
         Err(StoreError::Conflict {
             index: None,
             found: Some(1)
         })
     );
     let update = move_t1("TASK_STATE_COMPLETED", "done", 1, &[2, 3]);
-    assert!(store.commit(&update).is_ok());
+    assert!(store.commit(update.clone()).await.is_ok());
     // A stale writer (expects seq 1, the log is at 3) is refused.
     assert_eq!(
-        store.commit(&update),
+        store.commit(update.clone()).await,
         Err(StoreError::Conflict {
             index: None,
             found: Some(3)
         })
     );
-    let got = store.get_task("ns", "t1").ok().flatten();
+    let got = store.get_task("ns", "t1").await.ok().flatten();
     assert_eq!(got.as_ref().map(|r| r.last_seq), Some(3));
     assert_eq!(
         got.as_ref().map(|r| r.state.as_str()),
@@ -105,31 +113,37 @@ pub fn task_create_update_and_events(store: &dyn Store) {
         Some(task_in("t1", "done", "TASK_STATE_COMPLETED"))
     );
     // Encoded, the task is exactly its body's encoding, found as the task is.
-    let encoded = store.get_task_encoded("ns", "t1").ok().flatten();
+    let encoded = store.get_task_encoded("ns", "t1").await.ok().flatten();
     assert_eq!(
         encoded.map(|raw| raw.get().to_string()),
         serde_json::to_string(&task_in("t1", "done", "TASK_STATE_COMPLETED")).ok()
     );
     assert_eq!(
-        store.get_task_encoded("ns", "nope").map(|raw| raw.is_none()),
+        store
+            .get_task_encoded("ns", "nope")
+            .await
+            .map(|raw| raw.is_none()),
         Ok(true)
     );
     assert_eq!(
-        store.get_task_encoded("other", "t1").map(|raw| raw.is_none()),
+        store
+            .get_task_encoded("other", "t1")
+            .await
+            .map(|raw| raw.is_none()),
         Ok(true)
     );
-    let events = store.events_after("ns", "t1", 1).unwrap_or_default();
+    let events = store.events_after("ns", "t1", 1).await.unwrap_or_default();
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3]);
     assert_eq!(events[1].body, event("t1", 3));
-    assert_eq!(store.events_after("ns", "t1", 3).map(|e| e.len()), Ok(0));
-    assert_eq!(store.get_task("ns", "nope"), Ok(None));
+    assert_eq!(store.events_after("ns", "t1", 3).await.map(|e| e.len()), Ok(0));
+    assert_eq!(store.get_task("ns", "nope").await, Ok(None));
     // A task is found only in its own namespace, and so are its events.
-    assert_eq!(store.get_task("other", "t1"), Ok(None));
-    assert_eq!(store.events_after("other", "t1", 0), Ok(vec![]));
+    assert_eq!(store.get_task("other", "t1").await, Ok(None));
+    assert_eq!(store.events_after("other", "t1", 0).await, Ok(vec![]));
     // Written again with another body, the task keeps every event it had, exactly.
     let append = move_t1("TASK_STATE_INPUT_REQUIRED", "asked", 3, &[4]);
-    assert!(store.commit(&append).is_ok());
-    let events = store.events_after("ns", "t1", 0).unwrap_or_default();
+    assert!(store.commit(append.clone()).await.is_ok());
+    let events = store.events_after("ns", "t1", 0).await.unwrap_or_default();
     let expected = [
         StreamResponse::Task(task("t1", "first")),
         event("t1", 2),
@@ -138,7 +152,10 @@ pub fn task_create_update_and_events(store: &dyn Store) {
     ];
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
     assert_eq!(events.into_iter().map(|e| e.body).collect::<Vec<_>>(), expected);
-    let ordered = store.namespace_events_after("ns", 0, 10).unwrap_or_default();
+    let ordered = store
+        .namespace_events_after("ns", 0, 10)
+        .await
+        .unwrap_or_default();
     assert_eq!(
         ordered.iter().map(|e| e.event.seq).collect::<Vec<_>>(),
         vec![1, 2, 3, 4]
@@ -147,7 +164,7 @@ pub fn task_create_update_and_events(store: &dyn Store) {
         ordered.into_iter().map(|e| e.event.body).collect::<Vec<_>>(),
         expected
     );
-    assert_eq!(store.check_integrity(true).map(|i| i.problems), Ok(vec![]));
+    assert_eq!(store.check_integrity(true).await.map(|i| i.problems), Ok(vec![]));
 }
 
 /// Task `t1` of `ns` moved to `state` (its body noted `note`) after event
@@ -172,7 +189,7 @@ fn move_t1(state: &str, note: &str, expected: u64, seqs: &[u64]) -> Commit {
     }
 }
 
-pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
+pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
     create(
         store,
         row(
@@ -182,11 +199,13 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
             "TASK_STATE_COMPLETED",
             "2024-01-01T00:00:00.000Z",
         ),
-    );
+    )
+    .await;
     create(
         store,
         row("b", "ns", "c2", "TASK_STATE_WORKING", "2024-01-02T00:00:00.000Z"),
-    );
+    )
+    .await;
     create(
         store,
         row(
@@ -196,7 +215,8 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
             "TASK_STATE_COMPLETED",
             "2024-01-03T00:00:00.000Z",
         ),
-    );
+    )
+    .await;
     create(
         store,
         row(
@@ -206,14 +226,15 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
             "TASK_STATE_COMPLETED",
             "2024-01-04T00:00:00.000Z",
         ),
-    );
+    )
+    .await;
     let ids = |page: &TaskPage| page.rows.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
     let query = TaskQuery {
         namespace: "ns".into(),
         limit: 2,
         ..Default::default()
     };
-    let first = store.list_tasks(&query).unwrap_or_default();
+    let first = store.list_tasks(&query).await.unwrap_or_default();
     assert_eq!(ids(&first), vec!["c", "b"]);
     assert_eq!((first.total, first.more), (3, true));
     let cursor = first.rows.last().map(|r| r.rank);
@@ -222,6 +243,7 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
             before_rank: cursor,
             ..query.clone()
         })
+        .await
         .unwrap_or_default();
     assert_eq!(ids(&second), vec!["a"]);
     assert_eq!((second.total, second.more), (3, false));
@@ -231,6 +253,7 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
             limit: 10,
             ..query.clone()
         })
+        .await
         .unwrap_or_default();
     assert_eq!(ids(&by_ctx), vec!["c", "a"]);
     assert_eq!(by_ctx.total, 2);
@@ -240,6 +263,7 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
             limit: 10,
             ..query.clone()
         })
+        .await
         .unwrap_or_default();
     assert_eq!(ids(&by_state), vec!["b"]);
     assert_eq!(by_state.total, 1);
@@ -249,40 +273,41 @@ pub fn list_tasks_newest_first_with_filters(store: &dyn Store) {
             limit: 10,
             ..query
         })
+        .await
         .unwrap_or_default();
     assert_eq!(ids(&by_time), vec!["c", "b"]);
     assert_eq!(by_time.total, 2);
     // A change of state moves the totals of both states.
     let finish = move_task("b", "c2", "TASK_STATE_COMPLETED", 1);
-    assert!(store.commit(&finish).is_ok());
+    assert!(store.commit(finish.clone()).await.is_ok());
     let total = |state: &str| {
-        store
-            .list_tasks(&TaskQuery {
-                namespace: "ns".into(),
-                state: Some(state.into()),
-                limit: 10,
-                ..Default::default()
-            })
-            .map(|page| page.total)
+        let query = TaskQuery {
+            namespace: "ns".into(),
+            state: Some(state.into()),
+            limit: 10,
+            ..Default::default()
+        };
+        async move { store.list_tasks(&query).await.map(|page| page.total) }
     };
-    assert_eq!(total("TASK_STATE_WORKING"), Ok(0));
-    assert_eq!(total("TASK_STATE_COMPLETED"), Ok(3));
-    assert_eq!(context_totals(store, "c2"), Ok((1, 0, 1)));
-    assert_eq!(context_totals(store, "c1"), Ok((2, 0, 2)));
+    assert_eq!(total("TASK_STATE_WORKING").await, Ok(0));
+    assert_eq!(total("TASK_STATE_COMPLETED").await, Ok(3));
+    assert_eq!(context_totals(store, "c2").await, Ok((1, 0, 1)));
+    assert_eq!(context_totals(store, "c1").await, Ok((2, 0, 2)));
     // A rejected write moves no count.
     let rejected = move_task("b", "c2", "TASK_STATE_FAILED", 0);
     assert!(matches!(
-        store.commit(&rejected),
+        store.commit(rejected.clone()).await,
         Err(StoreError::Conflict { .. })
     ));
-    assert_eq!(context_totals(store, "c2"), Ok((1, 0, 1)));
+    assert_eq!(context_totals(store, "c2").await, Ok((1, 0, 1)));
     // A change of state in a context of several tasks moves its counts.
     assert!(store
-        .commit(&move_task("c", "c1", "TASK_STATE_WORKING", 1))
+        .commit(move_task("c", "c1", "TASK_STATE_WORKING", 1))
+        .await
         .is_ok());
-    assert_eq!(context_totals(store, "c1"), Ok((2, 1, 1)));
+    assert_eq!(context_totals(store, "c1").await, Ok((2, 1, 1)));
     assert_eq!(
-        store.namespaces(),
+        store.namespaces().await,
         Ok(vec!["ns".to_string(), "other".to_string()])
     );
 }
@@ -305,26 +330,25 @@ fn move_task(id: &str, ctx: &str, state: &str, expected: u64) -> Commit {
 
 /// The totals of a listing of `context` in namespace `ns`: in any state,
 /// WORKING, COMPLETED.
-fn context_totals(store: &dyn Store, context: &str) -> StoreResult<(u64, u64, u64)> {
+async fn context_totals(store: &dyn Store, context: &str) -> StoreResult<(u64, u64, u64)> {
     let total = |state: Option<&str>| {
-        store
-            .list_tasks(&TaskQuery {
-                namespace: "ns".into(),
-                context_id: Some(context.into()),
-                state: state.map(str::to_string),
-                limit: 1,
-                ..Default::default()
-            })
-            .map(|page| page.total)
+        let query = TaskQuery {
+            namespace: "ns".into(),
+            context_id: Some(context.into()),
+            state: state.map(str::to_string),
+            limit: 1,
+            ..Default::default()
+        };
+        async move { store.list_tasks(&query).await.map(|page| page.total) }
     };
     Ok((
-        total(None)?,
-        total(Some("TASK_STATE_WORKING"))?,
-        total(Some("TASK_STATE_COMPLETED"))?,
+        total(None).await?,
+        total(Some("TASK_STATE_WORKING")).await?,
+        total(Some("TASK_STATE_COMPLETED")).await?,
     ))
 }
 
-pub fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
+pub async fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
     let put = |expect, v| Commit {
         task: None,
         docs: vec![DocWrite::put("actor", "ns", "k", expect, v)],
@@ -332,19 +356,20 @@ pub fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
     };
     assert_eq!(
         store
-            .commit(&put(Expect::Absent, json!(1)))
+            .commit(put(Expect::Absent, json!(1)))
+            .await
             .map(|c| c.doc_versions),
         Ok(vec![1])
     );
     assert_eq!(
-        store.commit(&put(Expect::Absent, json!(2))),
+        store.commit(put(Expect::Absent, json!(2))).await,
         Err(StoreError::Conflict {
             index: Some(0),
             found: Some(1)
         })
     );
     assert_eq!(
-        store.commit(&put(Expect::Version(7), json!(2))),
+        store.commit(put(Expect::Version(7), json!(2))).await,
         Err(StoreError::Conflict {
             index: Some(0),
             found: Some(1)
@@ -352,7 +377,8 @@ pub fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
     );
     assert_eq!(
         store
-            .commit(&put(Expect::Version(1), json!(2)))
+            .commit(put(Expect::Version(1), json!(2)))
+            .await
             .map(|c| c.doc_versions),
         Ok(vec![2])
     );
@@ -366,58 +392,68 @@ pub fn documents_are_versioned_and_commits_atomic(store: &dyn Store) {
         ..Commit::default()
     };
     assert_eq!(
-        store.commit(&mixed),
+        store.commit(mixed.clone()).await,
         Err(StoreError::Conflict {
             index: Some(1),
             found: Some(2)
         })
     );
-    assert_eq!(store.get_doc("actor", "ns", "other"), Ok(None));
-    let doc = store.get_doc("actor", "ns", "k").ok().flatten();
+    assert_eq!(store.get_doc("actor", "ns", "other").await, Ok(None));
+    let doc = store.get_doc("actor", "ns", "k").await.ok().flatten();
     assert_eq!(doc.map(|d| (d.version, d.value)), Some((2, json!(2))));
     let del = Commit {
         task: None,
         docs: vec![DocWrite::delete("actor", "ns", "k", Expect::Version(2))],
         ..Commit::default()
     };
-    assert_eq!(store.commit(&del).map(|c| c.doc_versions), Ok(vec![0]));
-    assert_eq!(store.get_doc("actor", "ns", "k"), Ok(None));
+    assert_eq!(
+        store.commit(del.clone()).await.map(|c| c.doc_versions),
+        Ok(vec![0])
+    );
+    assert_eq!(store.get_doc("actor", "ns", "k").await, Ok(None));
 }
 
-pub fn list_docs_by_prefix_and_cursor(store: &dyn Store) {
+pub async fn list_docs_by_prefix_and_cursor(store: &dyn Store) {
     let docs = ["p/1", "p/2", "p/3", "q/1", "p"]
         .iter()
         .map(|k| DocWrite::put("c", "ns", k, Expect::Absent, json!(k)))
         .collect();
     assert!(store
-        .commit(&Commit {
+        .commit(Commit {
             task: None,
             docs,
             ..Commit::default()
         })
+        .await
         .is_ok());
     let keys = |docs: Vec<Doc>| docs.into_iter().map(|d| d.key).collect::<Vec<_>>();
     assert_eq!(
-        store.list_docs("c", "ns", "p/", None, 10).map(keys),
+        store.list_docs("c", "ns", "p/", None, 10).await.map(keys),
         Ok(vec!["p/1".into(), "p/2".into(), "p/3".into()])
     );
     assert_eq!(
-        store.list_docs("c", "ns", "p/", Some("p/1"), 1).map(keys),
+        store.list_docs("c", "ns", "p/", Some("p/1"), 1).await.map(keys),
         Ok(vec!["p/2".into()])
     );
-    assert_eq!(store.list_docs("c", "ns", "", None, 10).map(|d| d.len()), Ok(5));
+    assert_eq!(
+        store.list_docs("c", "ns", "", None, 10).await.map(|d| d.len()),
+        Ok(5)
+    );
     // No limit at all (a scan of every document) is a limit too.
     assert_eq!(
-        store.list_docs("c", "ns", "", None, usize::MAX).map(|d| d.len()),
+        store
+            .list_docs("c", "ns", "", None, usize::MAX)
+            .await
+            .map(|d| d.len()),
         Ok(5)
     );
     assert_eq!(
-        store.list_docs("c", "other", "", None, 10).map(|d| d.len()),
+        store.list_docs("c", "other", "", None, 10).await.map(|d| d.len()),
         Ok(0)
     );
 }
 
-pub fn list_docs_before_pages_backwards(store: &dyn Store) {
+pub async fn list_docs_before_pages_backwards(store: &dyn Store) {
     let docs = ["a", "b", "c", "d", "b/1"]
         .iter()
         .map(|k| DocWrite::put("c", "ns", k, Expect::Absent, json!(k)))
@@ -434,15 +470,16 @@ pub fn list_docs_before_pages_backwards(store: &dyn Store) {
         ])
         .collect();
     assert!(store
-        .commit(&Commit {
+        .commit(Commit {
             task: None,
             docs,
             ..Commit::default()
         })
+        .await
         .is_ok());
     let keys = |docs: Vec<Doc>| docs.into_iter().map(|d| d.key).collect::<Vec<_>>();
     assert_eq!(
-        store.list_docs_before("c", "ns", None, 10).map(keys),
+        store.list_docs_before("c", "ns", None, 10).await.map(keys),
         Ok(vec!["d".into(), "c".into(), "b/1".into(), "b".into(), "a".into()])
     );
     // Page by page, each page starting below the last key seen.
@@ -451,6 +488,7 @@ pub fn list_docs_before_pages_backwards(store: &dyn Store) {
     for _ in 0..10 {
         let page = store
             .list_docs_before("c", "ns", before.as_deref(), 2)
+            .await
             .map(keys)
             .unwrap_or_default();
         if page.is_empty() {
@@ -461,34 +499,39 @@ pub fn list_docs_before_pages_backwards(store: &dyn Store) {
     }
     assert_eq!(seen, ["d", "c", "b/1", "b", "a"]);
     assert_eq!(
-        store.list_docs_before("c", "ns", Some("b"), 10).map(keys),
+        store.list_docs_before("c", "ns", Some("b"), 10).await.map(keys),
         Ok(vec!["a".into()])
     );
     assert_eq!(
-        store.list_docs_before("c", "ns", Some("a"), 10).map(keys),
+        store.list_docs_before("c", "ns", Some("a"), 10).await.map(keys),
         Ok(vec![])
     );
     assert_eq!(
-        store.list_docs_before("c", "ns", Some("zzz"), 1).map(keys),
+        store.list_docs_before("c", "ns", Some("zzz"), 1).await.map(keys),
         Ok(vec!["d".into()])
     );
     let values = store
         .list_docs_before("c", "ns", Some("b/1"), 1)
+        .await
         .map(|d| d.into_iter().map(|d| (d.version, d.value)).collect::<Vec<_>>());
     assert_eq!(values, Ok(vec![(1, json!("b"))]));
     assert_eq!(
-        store.list_docs_before("c", "none", None, 10).map(keys),
+        store.list_docs_before("c", "none", None, 10).await.map(keys),
         Ok(vec![])
     );
-    assert_eq!(store.list_docs_before("c", "ns", None, 0).map(keys), Ok(vec![]));
+    assert_eq!(
+        store.list_docs_before("c", "ns", None, 0).await.map(keys),
+        Ok(vec![])
+    );
 }
 
-pub fn integrity_is_clean(store: &dyn Store) {
+pub async fn integrity_is_clean(store: &dyn Store) {
     create(
         store,
         row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-    );
-    let report = store.check_integrity(true);
+    )
+    .await;
+    let report = store.check_integrity(true).await;
     assert_eq!(report.as_ref().map(|r| r.problems.clone()), Ok(vec![]));
     assert_eq!(report.map(|r| r.checked_objects), Ok(1));
 }
@@ -513,8 +556,8 @@ fn create_with_doc(id: &str, expect: Expect) -> Commit {
 /// Many commits submitted at once (a durable backend gathers them into few
 /// transactions): each has its own outcome, in submission order; a commit
 /// that fails its checks changes nothing, and its neighbours stand.
-pub fn submitted_commits_stand_alone(store: &dyn Store) {
-    let (tx, rx) = std::sync::mpsc::channel();
+pub async fn submitted_commits_stand_alone(store: &dyn Store) {
+    let mut answers = vec![];
     let mut expected = vec![];
     for i in 0..60 {
         let id = format!("t{i}");
@@ -528,19 +571,12 @@ pub fn submitted_commits_stand_alone(store: &dyn Store) {
             _ => create_with_doc(&id, Expect::Version(9)),
         };
         expected.push(i % 3 == 0);
-        let tx = tx.clone();
-        store.submit(
-            commit,
-            Box::new(move |outcome| {
-                let _ = tx.send((i, outcome));
-            }),
-        );
+        // Submitted now, all before any is awaited.
+        answers.push(store.commit(commit));
     }
-    drop(tx);
-    let mut outcomes: Vec<_> = rx.iter().collect();
-    outcomes.sort_by_key(|(i, _)| *i);
+    let outcomes = futures_util::future::join_all(answers).await;
     assert_eq!(outcomes.len(), 60);
-    for (i, outcome) in &outcomes {
+    for (i, outcome) in outcomes.iter().enumerate() {
         match i % 3 {
             0 => assert!(outcome.is_ok(), "commit {i}: {outcome:?}"),
             1 => assert_eq!(
@@ -564,12 +600,12 @@ pub fn submitted_commits_stand_alone(store: &dyn Store) {
     for (i, stored) in expected.iter().enumerate() {
         let id = format!("t{i}");
         assert_eq!(
-            store.get_task("ns", &id).map(|t| t.is_some()),
+            store.get_task("ns", &id).await.map(|t| t.is_some()),
             Ok(*stored),
             "task {id}"
         );
         assert_eq!(
-            store.get_doc("d", "ns", &id).map(|d| d.is_some()),
+            store.get_doc("d", "ns", &id).await.map(|d| d.is_some()),
             Ok(*stored),
             "doc {id}"
         );
@@ -581,6 +617,7 @@ pub fn submitted_commits_stand_alone(store: &dyn Store) {
             limit: 100,
             ..Default::default()
         })
+        .await
         .unwrap_or_default();
     let ids: Vec<String> = page.rows.iter().map(|r| r.id.clone()).collect();
     let newest_first: Vec<String> = (0..60)
@@ -592,7 +629,7 @@ pub fn submitted_commits_stand_alone(store: &dyn Store) {
 }
 
 /// Appends event `seq` to task `id` (at `expected`) in a commit of its own.
-fn append(store: &dyn Store, id: &str, ns: &str, ctx: &str, seq: u64) {
+async fn append(store: &dyn Store, id: &str, ns: &str, ctx: &str, seq: u64) {
     let commit = Commit {
         task: Some(TaskWrite {
             row: row(id, ns, ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:01.000Z"),
@@ -605,12 +642,15 @@ fn append(store: &dyn Store, id: &str, ns: &str, ctx: &str, seq: u64) {
         }),
         ..Commit::default()
     };
-    assert!(store.commit(&commit).is_ok());
+    assert!(store.commit(commit.clone()).await.is_ok());
 }
 
 /// `(position order, task, seq)` of a namespace's events after `after`.
-fn ordered(store: &dyn Store, ns: &str, after: u64, limit: usize) -> Vec<(String, u64)> {
-    let events = store.namespace_events_after(ns, after, limit).unwrap_or_default();
+async fn ordered(store: &dyn Store, ns: &str, after: u64, limit: usize) -> Vec<(String, u64)> {
+    let events = store
+        .namespace_events_after(ns, after, limit)
+        .await
+        .unwrap_or_default();
     assert!(
         events.windows(2).all(|w| w[0].position < w[1].position),
         "positions grow"
@@ -618,7 +658,7 @@ fn ordered(store: &dyn Store, ns: &str, after: u64, limit: usize) -> Vec<(String
     events.into_iter().map(|e| (e.task_id, e.event.seq)).collect()
 }
 
-pub fn namespace_events_follow_the_order_of_appends(store: &dyn Store) {
+pub async fn namespace_events_follow_the_order_of_appends(store: &dyn Store) {
     create(
         store,
         row(
@@ -628,7 +668,8 @@ pub fn namespace_events_follow_the_order_of_appends(store: &dyn Store) {
             "TASK_STATE_SUBMITTED",
             "2024-01-01T00:00:00.000Z",
         ),
-    );
+    )
+    .await;
     create(
         store,
         row(
@@ -638,7 +679,8 @@ pub fn namespace_events_follow_the_order_of_appends(store: &dyn Store) {
             "TASK_STATE_SUBMITTED",
             "2024-01-01T00:00:00.000Z",
         ),
-    );
+    )
+    .await;
     create(
         store,
         row(
@@ -648,54 +690,69 @@ pub fn namespace_events_follow_the_order_of_appends(store: &dyn Store) {
             "TASK_STATE_SUBMITTED",
             "2024-01-01T00:00:00.000Z",
         ),
-    );
-    append(store, "a", "ns", "c1", 2);
-    append(store, "x", "other", "c9", 2);
-    append(store, "b", "ns", "c2", 2);
-    append(store, "a", "ns", "c1", 3);
-    let all = ordered(store, "ns", 0, 100);
+    )
+    .await;
+    append(store, "a", "ns", "c1", 2).await;
+    append(store, "x", "other", "c9", 2).await;
+    append(store, "b", "ns", "c2", 2).await;
+    append(store, "a", "ns", "c1", 3).await;
+    let all = ordered(store, "ns", 0, 100).await;
     let pairs = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
     assert_eq!(all, pairs(&[("a", 1), ("b", 1), ("a", 2), ("b", 2), ("a", 3)]));
-    assert_eq!(ordered(store, "other", 0, 100), pairs(&[("x", 1), ("x", 2)]));
-    assert_eq!(ordered(store, "nobody", 0, 100), vec![]);
-    // Reading on from any position gives exactly the rest, page by page.
-    let events = store.namespace_events_after("ns", 0, 100).unwrap_or_default();
-    let third = events[2].position;
-    assert_eq!(ordered(store, "ns", third, 100), pairs(&[("b", 2), ("a", 3)]));
     assert_eq!(
-        ordered(store, "ns", events[0].position, 2),
+        ordered(store, "other", 0, 100).await,
+        pairs(&[("x", 1), ("x", 2)])
+    );
+    assert_eq!(ordered(store, "nobody", 0, 100).await, vec![]);
+    // Reading on from any position gives exactly the rest, page by page.
+    let events = store
+        .namespace_events_after("ns", 0, 100)
+        .await
+        .unwrap_or_default();
+    let third = events[2].position;
+    assert_eq!(
+        ordered(store, "ns", third, 100).await,
+        pairs(&[("b", 2), ("a", 3)])
+    );
+    assert_eq!(
+        ordered(store, "ns", events[0].position, 2).await,
         pairs(&[("b", 1), ("a", 2)])
     );
     assert_eq!(events[1].context_id, "c2");
     assert_eq!(events[1].event.body, StreamResponse::Task(task("b", "first")));
-    assert_eq!(ordered(store, "ns", events[4].position, 100), vec![]);
+    assert_eq!(ordered(store, "ns", events[4].position, 100).await, vec![]);
 }
 
-pub fn deleted_tasks_take_their_events_and_counts_along(store: &dyn Store) {
+pub async fn deleted_tasks_take_their_events_and_counts_along(store: &dyn Store) {
     create(
         store,
         row("a", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-    );
+    )
+    .await;
     create(
         store,
         row("b", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-    );
+    )
+    .await;
     create(
         store,
         row("c", "ns", "d", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-    );
-    append(store, "a", "ns", "c", 2);
+    )
+    .await;
+    append(store, "a", "ns", "c", 2).await;
     let newest = store
         .namespace_events_after("ns", 0, 100)
+        .await
         .ok()
         .and_then(|e| e.last().map(|e| e.position))
         .unwrap_or_default();
     let doc = DocWrite::put("sessions", "ns", "c", Expect::Absent, json!({ "n": 1 }));
     assert!(store
-        .commit(&Commit {
+        .commit(Commit {
             docs: vec![doc],
             ..Commit::default()
         })
+        .await
         .is_ok());
     let delete = |ns: &str, id: &str| TaskDelete {
         namespace: ns.into(),
@@ -712,18 +769,20 @@ pub fn deleted_tasks_take_their_events_and_counts_along(store: &dyn Store) {
         ],
         ..Commit::default()
     };
-    assert_eq!(store.commit(&commit).map(|c| c.deleted_tasks), Ok(2));
-    assert_eq!(store.get_task("ns", "a"), Ok(None));
-    assert_eq!(store.events_after("ns", "a", 0), Ok(vec![]));
-    assert_eq!(store.get_doc("sessions", "ns", "c"), Ok(None));
-    assert_eq!(ordered(store, "ns", 0, 100), vec![("c".to_string(), 1)]);
-    assert_eq!(context_totals(store, "c"), Ok((0, 0, 0)));
-    let page = store.list_tasks(&TaskQuery {
-        namespace: "ns".into(),
-        state: Some("TASK_STATE_SUBMITTED".into()),
-        limit: 10,
-        ..Default::default()
-    });
+    assert_eq!(store.commit(commit.clone()).await.map(|c| c.deleted_tasks), Ok(2));
+    assert_eq!(store.get_task("ns", "a").await, Ok(None));
+    assert_eq!(store.events_after("ns", "a", 0).await, Ok(vec![]));
+    assert_eq!(store.get_doc("sessions", "ns", "c").await, Ok(None));
+    assert_eq!(ordered(store, "ns", 0, 100).await, vec![("c".to_string(), 1)]);
+    assert_eq!(context_totals(store, "c").await, Ok((0, 0, 0)));
+    let page = store
+        .list_tasks(&TaskQuery {
+            namespace: "ns".into(),
+            state: Some("TASK_STATE_SUBMITTED".into()),
+            limit: 10,
+            ..Default::default()
+        })
+        .await;
     assert_eq!(page.map(|p| (p.total, p.rows.len())), Ok((1, 1)));
     // A failed check deletes nothing.
     let refused = Commit {
@@ -731,11 +790,14 @@ pub fn deleted_tasks_take_their_events_and_counts_along(store: &dyn Store) {
         delete_tasks: vec![delete("ns", "c")],
         ..Commit::default()
     };
-    assert!(store.commit(&refused).is_err());
-    assert!(matches!(store.get_task("ns", "c"), Ok(Some(_))));
+    assert!(store.commit(refused.clone()).await.is_err());
+    assert!(matches!(store.get_task("ns", "c").await, Ok(Some(_))));
     // Positions are never given twice, even after the newest were deleted.
-    append(store, "c", "ns", "d", 2);
-    let after = store.namespace_events_after("ns", 0, 100).unwrap_or_default();
+    append(store, "c", "ns", "d", 2).await;
+    let after = store
+        .namespace_events_after("ns", 0, 100)
+        .await
+        .unwrap_or_default();
     assert_eq!(after.len(), 2);
     assert!(after[1].position > newest, "{after:?} after {newest}");
 }
@@ -753,9 +815,10 @@ fn hook(ns: &str, key: &str) -> DocWrite {
 }
 
 /// `(target, seq, attempts)` of a task's pending deliveries.
-fn pending(store: &dyn Store, ns: &str, id: &str) -> Vec<(String, u64, u32)> {
+async fn pending(store: &dyn Store, ns: &str, id: &str) -> Vec<(String, u64, u32)> {
     store
         .pending_deliveries(ns, id)
+        .await
         .expect("pending deliveries")
         .into_iter()
         .map(|d| (d.key.config_id, d.key.seq, d.attempts))
@@ -763,9 +826,10 @@ fn pending(store: &dyn Store, ns: &str, id: &str) -> Vec<(String, u64, u32)> {
 }
 
 /// `(task, target, seq)` of what `holder` claims at `now` until `until`, sorted.
-fn claim(store: &dyn Store, holder: &str, now: i64, until: i64) -> Vec<(String, String, u64)> {
+async fn claim(store: &dyn Store, holder: &str, now: i64, until: i64) -> Vec<(String, String, u64)> {
     let mut claimed: Vec<_> = store
         .claim_deliveries(holder, now, until, 100)
+        .await
         .expect("claim")
         .into_iter()
         .map(|d| (d.key.task_id, d.key.config_id, d.key.seq))
@@ -799,60 +863,70 @@ fn triples(items: &[(&str, &str, u64)]) -> Vec<(String, String, u64)> {
 
 /// A task `id` created with two targets in the same commit (and documents
 /// that are no targets of it: another task's, another namespace's).
-fn create_with_hooks(store: &dyn Store, id: &str) -> StoreResult<Committed> {
+async fn create_with_hooks(store: &dyn Store, id: &str) -> StoreResult<Committed> {
     let r = row(id, "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z");
-    store.commit(&Commit {
-        task: Some(TaskWrite {
-            row: r,
-            create: true,
-            expected_last_seq: 0,
-            events: vec![EventRow {
-                seq: 1,
-                body: StreamResponse::Task(task(id, "first")),
-            }],
-        }),
-        fanout: Some(hooks(id)),
-        docs: vec![
-            hook("ns", &format!("{id}/w1")),
-            hook("ns", &format!("{id}/w2")),
-            hook("ns", &format!("{id}x/w9")),
-            hook("other", &format!("{id}/w9")),
-        ],
-        ..Commit::default()
-    })
+    store
+        .commit(Commit {
+            task: Some(TaskWrite {
+                row: r,
+                create: true,
+                expected_last_seq: 0,
+                events: vec![EventRow {
+                    seq: 1,
+                    body: StreamResponse::Task(task(id, "first")),
+                }],
+            }),
+            fanout: Some(hooks(id)),
+            docs: vec![
+                hook("ns", &format!("{id}/w1")),
+                hook("ns", &format!("{id}/w2")),
+                hook("ns", &format!("{id}x/w9")),
+                hook("other", &format!("{id}/w9")),
+            ],
+            ..Commit::default()
+        })
+        .await
 }
 
 /// Appends events `from..=to` to task `id` in one commit that owes deliveries.
-fn append_owing(store: &dyn Store, id: &str, from: u64, to: u64) -> StoreResult<Committed> {
-    store.commit(&Commit {
-        task: Some(TaskWrite {
-            row: row(id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:01.000Z"),
-            create: false,
-            expected_last_seq: from - 1,
-            events: (from..=to)
-                .map(|seq| EventRow {
-                    seq,
-                    body: event(id, seq),
-                })
-                .collect(),
-        }),
-        fanout: Some(hooks(id)),
-        ..Commit::default()
-    })
+async fn append_owing(store: &dyn Store, id: &str, from: u64, to: u64) -> StoreResult<Committed> {
+    store
+        .commit(Commit {
+            task: Some(TaskWrite {
+                row: row(id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:01.000Z"),
+                create: false,
+                expected_last_seq: from - 1,
+                events: (from..=to)
+                    .map(|seq| EventRow {
+                        seq,
+                        body: event(id, seq),
+                    })
+                    .collect(),
+            }),
+            fanout: Some(hooks(id)),
+            ..Commit::default()
+        })
+        .await
 }
 
-pub fn outbox_rows_are_written_with_their_events(store: &dyn Store) {
-    assert_eq!(store.has_deliveries(), Ok(false), "an empty outbox");
-    assert_eq!(create_with_hooks(store, "t").map(|c| c.deliveries_owed), Ok(2));
-    assert_eq!(store.has_deliveries(), Ok(true));
-    let rows = store.pending_deliveries("ns", "t").expect("pending");
+pub async fn outbox_rows_are_written_with_their_events(store: &dyn Store) {
+    assert_eq!(store.has_deliveries().await, Ok(false), "an empty outbox");
+    assert_eq!(
+        create_with_hooks(store, "t").await.map(|c| c.deliveries_owed),
+        Ok(2)
+    );
+    assert_eq!(store.has_deliveries().await, Ok(true));
+    let rows = store.pending_deliveries("ns", "t").await.expect("pending");
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0].key, key("t", "w1", 1));
     assert_eq!(rows[0].body, StreamResponse::Task(task("t", "first")));
     assert_eq!((rows[0].attempts, rows[0].next_attempt_ms), (0, 0));
-    assert_eq!(append_owing(store, "t", 2, 3).map(|c| c.deliveries_owed), Ok(4));
     assert_eq!(
-        pending(store, "ns", "t"),
+        append_owing(store, "t", 2, 3).await.map(|c| c.deliveries_owed),
+        Ok(4)
+    );
+    assert_eq!(
+        pending(store, "ns", "t").await,
         vec![
             ("w1".into(), 1, 0),
             ("w1".into(), 2, 0),
@@ -863,15 +937,15 @@ pub fn outbox_rows_are_written_with_their_events(store: &dyn Store) {
         ]
     );
     assert_eq!(
-        store.pending_deliveries("ns", "t").expect("pending")[2].body,
+        store.pending_deliveries("ns", "t").await.expect("pending")[2].body,
         event("t", 3)
     );
     // A commit refused by its checks owes nothing; one without a fan-out neither.
-    assert!(append_owing(store, "t", 3, 3).is_err());
-    append(store, "t", "ns", "c", 4);
-    assert_eq!(pending(store, "ns", "t").len(), 6);
-    assert_eq!(store.pending_deliveries("other", "t"), Ok(vec![]));
-    assert_eq!(store.pending_deliveries("ns", "tx"), Ok(vec![]));
+    assert!(append_owing(store, "t", 3, 3).await.is_err());
+    append(store, "t", "ns", "c", 4).await;
+    assert_eq!(pending(store, "ns", "t").await.len(), 6);
+    assert_eq!(store.pending_deliveries("other", "t").await, Ok(vec![]));
+    assert_eq!(store.pending_deliveries("ns", "tx").await, Ok(vec![]));
     // A task without targets owes nothing.
     create(
         store,
@@ -882,27 +956,29 @@ pub fn outbox_rows_are_written_with_their_events(store: &dyn Store) {
             "TASK_STATE_SUBMITTED",
             "2024-01-01T00:00:00.000Z",
         ),
-    );
+    )
+    .await;
     assert_eq!(
-        append_owing(store, "bare", 2, 2).map(|c| c.deliveries_owed),
+        append_owing(store, "bare", 2, 2).await.map(|c| c.deliveries_owed),
         Ok(0)
     );
 }
 
-pub fn outbox_claims_lease_each_targets_oldest_row_once(store: &dyn Store) {
-    assert!(create_with_hooks(store, "t").is_ok());
-    assert!(append_owing(store, "t", 2, 2).is_ok());
+pub async fn outbox_claims_lease_each_targets_oldest_row_once(store: &dyn Store) {
+    assert!(create_with_hooks(store, "t").await.is_ok());
+    assert!(append_owing(store, "t", 2, 2).await.is_ok());
     // Only the oldest row of each target is due.
     assert_eq!(
-        claim(store, "a", 1000, 2000),
+        claim(store, "a", 1000, 2000).await,
         triples(&[("t", "w1", 1), ("t", "w2", 1)])
     );
-    assert_eq!(claim(store, "b", 1000, 2000), vec![], "leased to a");
-    assert_eq!(claim(store, "a", 1000, 2000), vec![], "already in flight");
+    assert_eq!(claim(store, "b", 1000, 2000).await, vec![], "leased to a");
+    assert_eq!(claim(store, "a", 1000, 2000).await, vec![], "already in flight");
     assert!(store
-        .commit(&deliveries(vec![DeliveryChange::Done(key("t", "w1", 1))]))
+        .commit(deliveries(vec![DeliveryChange::Done(key("t", "w1", 1))]))
+        .await
         .is_ok());
-    assert_eq!(claim(store, "b", 1500, 5000), triples(&[("t", "w1", 2)]));
+    assert_eq!(claim(store, "b", 1500, 5000).await, triples(&[("t", "w1", 2)]));
     // A retry by anyone but the holder changes nothing.
     let retry = |holder: &str| DeliveryChange::Retry {
         key: key("t", "w2", 1),
@@ -910,50 +986,56 @@ pub fn outbox_claims_lease_each_targets_oldest_row_once(store: &dyn Store) {
         attempts: 1,
         next_attempt_ms: 3000,
     };
-    assert!(store.commit(&deliveries(vec![retry("b")])).is_ok());
-    assert_eq!(pending(store, "ns", "t")[1], ("w2".into(), 1, 0));
-    assert_eq!(claim(store, "b", 1500, 2500), vec![]);
-    assert!(store.commit(&deliveries(vec![retry("a")])).is_ok());
-    assert_eq!(pending(store, "ns", "t")[1], ("w2".into(), 1, 1));
-    assert_eq!(claim(store, "b", 2900, 4000), vec![], "not due yet");
-    let due = store.claim_deliveries("b", 3000, 4000, 100).expect("claim");
+    assert!(store.commit(deliveries(vec![retry("b")])).await.is_ok());
+    assert_eq!(pending(store, "ns", "t").await[1], ("w2".into(), 1, 0));
+    assert_eq!(claim(store, "b", 1500, 2500).await, vec![]);
+    assert!(store.commit(deliveries(vec![retry("a")])).await.is_ok());
+    assert_eq!(pending(store, "ns", "t").await[1], ("w2".into(), 1, 1));
+    assert_eq!(claim(store, "b", 2900, 4000).await, vec![], "not due yet");
+    let due = store.claim_deliveries("b", 3000, 4000, 100).await.expect("claim");
     assert_eq!(due.len(), 1);
     assert_eq!(
         (due[0].key.clone(), due[0].attempts, due[0].next_attempt_ms),
         (key("t", "w2", 1), 1, 3000)
     );
     // Renewed leases hold; expired ones are anybody's.
-    assert_eq!(store.renew_deliveries("b", 10_000), Ok(2));
-    assert_eq!(store.renew_deliveries("nobody", 10_000), Ok(0));
-    assert_eq!(claim(store, "a", 5000, 6000), vec![]);
+    assert_eq!(store.renew_deliveries("b", 10_000).await, Ok(2));
+    assert_eq!(store.renew_deliveries("nobody", 10_000).await, Ok(0));
+    assert_eq!(claim(store, "a", 5000, 6000).await, vec![]);
     assert_eq!(
-        claim(store, "a", 10_000, 20_000),
+        claim(store, "a", 10_000, 20_000).await,
         triples(&[("t", "w1", 2), ("t", "w2", 1)])
     );
     // The limit bounds a claim.
-    assert!(create_with_hooks(store, "u").is_ok());
+    assert!(create_with_hooks(store, "u").await.is_ok());
     assert_eq!(
-        store.claim_deliveries("c", 10_000, 20_000, 1).map(|d| d.len()),
+        store
+            .claim_deliveries("c", 10_000, 20_000, 1)
+            .await
+            .map(|d| d.len()),
         Ok(1)
     );
 }
 
-pub fn outbox_rows_go_with_their_target_or_task(store: &dyn Store) {
-    assert!(create_with_hooks(store, "t").is_ok());
-    assert!(append_owing(store, "t", 2, 2).is_ok());
-    assert!(create_with_hooks(store, "u").is_ok());
+pub async fn outbox_rows_go_with_their_target_or_task(store: &dyn Store) {
+    assert!(create_with_hooks(store, "t").await.is_ok());
+    assert!(append_owing(store, "t", 2, 2).await.is_ok());
+    assert!(create_with_hooks(store, "u").await.is_ok());
     let drop = |id: &str, target: Option<&str>| DeliveryChange::DropTarget {
         namespace: "ns".into(),
         task_id: id.into(),
         config_id: target.map(str::to_string),
     };
-    assert!(store.commit(&deliveries(vec![drop("t", Some("w2"))])).is_ok());
+    assert!(store
+        .commit(deliveries(vec![drop("t", Some("w2"))]))
+        .await
+        .is_ok());
     assert_eq!(
-        pending(store, "ns", "t"),
+        pending(store, "ns", "t").await,
         vec![("w1".into(), 1, 0), ("w1".into(), 2, 0)]
     );
-    assert!(store.commit(&deliveries(vec![drop("u", None)])).is_ok());
-    assert_eq!(pending(store, "ns", "u"), vec![]);
+    assert!(store.commit(deliveries(vec![drop("u", None)])).await.is_ok());
+    assert_eq!(pending(store, "ns", "u").await, vec![]);
     let commit = Commit {
         delete_tasks: vec![TaskDelete {
             namespace: "ns".into(),
@@ -961,11 +1043,11 @@ pub fn outbox_rows_go_with_their_target_or_task(store: &dyn Store) {
         }],
         ..Commit::default()
     };
-    assert_eq!(store.commit(&commit).map(|c| c.deleted_tasks), Ok(1));
-    assert_eq!(pending(store, "ns", "t"), vec![]);
-    assert_eq!(claim(store, "a", 1000, 2000), vec![]);
+    assert_eq!(store.commit(commit.clone()).await.map(|c| c.deleted_tasks), Ok(1));
+    assert_eq!(pending(store, "ns", "t").await, vec![]);
+    assert_eq!(claim(store, "a", 1000, 2000).await, vec![]);
     // Every row gone: nothing is owed any more.
-    assert_eq!(store.has_deliveries(), Ok(false));
+    assert_eq!(store.has_deliveries().await, Ok(false));
 }
 
 macro_rules! store_suite {
@@ -973,68 +1055,68 @@ macro_rules! store_suite {
         mod $name {
             use super::*;
             /// The store, and the directory its files live in (if any).
-            fn store() -> (Box<dyn Store>, Option<tempfile::TempDir>) {
+            async fn store() -> (Box<dyn Store>, Option<tempfile::TempDir>) {
                 $make
             }
-            #[test]
-            fn task_create_update_and_events() {
-                let (store, _dir) = store();
-                super::task_create_update_and_events(&*store);
+            #[tokio::test]
+            async fn task_create_update_and_events() {
+                let (store, _dir) = store().await;
+                super::task_create_update_and_events(&*store).await;
             }
-            #[test]
-            fn list_tasks_newest_first_with_filters() {
-                let (store, _dir) = store();
-                super::list_tasks_newest_first_with_filters(&*store);
+            #[tokio::test]
+            async fn list_tasks_newest_first_with_filters() {
+                let (store, _dir) = store().await;
+                super::list_tasks_newest_first_with_filters(&*store).await;
             }
-            #[test]
-            fn documents_are_versioned_and_commits_atomic() {
-                let (store, _dir) = store();
-                super::documents_are_versioned_and_commits_atomic(&*store);
+            #[tokio::test]
+            async fn documents_are_versioned_and_commits_atomic() {
+                let (store, _dir) = store().await;
+                super::documents_are_versioned_and_commits_atomic(&*store).await;
             }
-            #[test]
-            fn list_docs_by_prefix_and_cursor() {
-                let (store, _dir) = store();
-                super::list_docs_by_prefix_and_cursor(&*store);
+            #[tokio::test]
+            async fn list_docs_by_prefix_and_cursor() {
+                let (store, _dir) = store().await;
+                super::list_docs_by_prefix_and_cursor(&*store).await;
             }
-            #[test]
-            fn list_docs_before_pages_backwards() {
-                let (store, _dir) = store();
-                super::list_docs_before_pages_backwards(&*store);
+            #[tokio::test]
+            async fn list_docs_before_pages_backwards() {
+                let (store, _dir) = store().await;
+                super::list_docs_before_pages_backwards(&*store).await;
             }
-            #[test]
-            fn submitted_commits_stand_alone() {
-                let (store, _dir) = store();
-                super::submitted_commits_stand_alone(&*store);
+            #[tokio::test]
+            async fn submitted_commits_stand_alone() {
+                let (store, _dir) = store().await;
+                super::submitted_commits_stand_alone(&*store).await;
             }
-            #[test]
-            fn namespace_events_follow_the_order_of_appends() {
-                let (store, _dir) = store();
-                super::namespace_events_follow_the_order_of_appends(&*store);
+            #[tokio::test]
+            async fn namespace_events_follow_the_order_of_appends() {
+                let (store, _dir) = store().await;
+                super::namespace_events_follow_the_order_of_appends(&*store).await;
             }
-            #[test]
-            fn deleted_tasks_take_their_events_and_counts_along() {
-                let (store, _dir) = store();
-                super::deleted_tasks_take_their_events_and_counts_along(&*store);
+            #[tokio::test]
+            async fn deleted_tasks_take_their_events_and_counts_along() {
+                let (store, _dir) = store().await;
+                super::deleted_tasks_take_their_events_and_counts_along(&*store).await;
             }
-            #[test]
-            fn outbox_rows_are_written_with_their_events() {
-                let (store, _dir) = store();
-                super::outbox_rows_are_written_with_their_events(&*store);
+            #[tokio::test]
+            async fn outbox_rows_are_written_with_their_events() {
+                let (store, _dir) = store().await;
+                super::outbox_rows_are_written_with_their_events(&*store).await;
             }
-            #[test]
-            fn outbox_claims_lease_each_targets_oldest_row_once() {
-                let (store, _dir) = store();
-                super::outbox_claims_lease_each_targets_oldest_row_once(&*store);
+            #[tokio::test]
+            async fn outbox_claims_lease_each_targets_oldest_row_once() {
+                let (store, _dir) = store().await;
+                super::outbox_claims_lease_each_targets_oldest_row_once(&*store).await;
             }
-            #[test]
-            fn outbox_rows_go_with_their_target_or_task() {
-                let (store, _dir) = store();
-                super::outbox_rows_go_with_their_target_or_task(&*store);
+            #[tokio::test]
+            async fn outbox_rows_go_with_their_target_or_task() {
+                let (store, _dir) = store().await;
+                super::outbox_rows_go_with_their_target_or_task(&*store).await;
             }
-            #[test]
-            fn integrity_is_clean() {
-                let (store, _dir) = store();
-                super::integrity_is_clean(&*store);
+            #[tokio::test]
+            async fn integrity_is_clean() {
+                let (store, _dir) = store().await;
+                super::integrity_is_clean(&*store).await;
             }
         }
     };
@@ -1047,19 +1129,19 @@ store_suite!(sqlite, {
     (Box::new(store), Some(dir))
 });
 
-#[test]
-fn sqlite_damaged_body_is_a_store_failure_not_output() {
+#[tokio::test]
+async fn sqlite_damaged_body_is_a_store_failure_not_output() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
     // Damaged while no agent holds it (a running one holds the file locked).
-    drop(sqlite_with_one_task(&path));
+    drop(sqlite_with_one_task(&path).await);
     rusqlite::Connection::open(&path)
         .and_then(|conn| conn.execute("UPDATE tasks SET body = '{\"id\": \"t\", ' WHERE id = 't'", []))
         .expect("damage the row");
     let store = SqliteStore::open(&path).expect("reopen");
     for outcome in [
-        store.get_task_encoded("ns", "t").map(|_| ()),
-        store.get_task("ns", "t").map(|_| ()),
+        store.get_task_encoded("ns", "t").await.map(|_| ()),
+        store.get_task("ns", "t").await.map(|_| ()),
     ] {
         match outcome {
             Err(StoreError::Backend(why)) => assert!(why.starts_with("stored data is unreadable"), "{why}"),
@@ -1069,37 +1151,40 @@ fn sqlite_damaged_body_is_a_store_failure_not_output() {
 }
 
 /// A SQLite store at `path` holding task `t` of namespace `ns`, submitted.
-fn sqlite_with_one_task(path: &std::path::Path) -> SqliteStore {
+async fn sqlite_with_one_task(path: &std::path::Path) -> SqliteStore {
     let store = SqliteStore::open(path).expect("open");
     create(
         &store,
         row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-    );
+    )
+    .await;
     store
 }
 
-#[test]
-fn sqlite_survives_reopen() {
+#[tokio::test]
+async fn sqlite_survives_reopen() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
-    drop(sqlite_with_one_task(&path));
+    drop(sqlite_with_one_task(&path).await);
     let store = SqliteStore::open(&path).expect("reopen");
     assert_eq!(
-        store.get_task("ns", "t").ok().flatten().map(|r| r.last_seq),
+        store.get_task("ns", "t").await.ok().flatten().map(|r| r.last_seq),
         Some(1)
     );
-    assert_eq!(store.events_after("ns", "t", 0).map(|e| e.len()), Ok(1));
-    let page = store.list_tasks(&TaskQuery {
-        namespace: "ns".into(),
-        state: Some("TASK_STATE_SUBMITTED".into()),
-        limit: 10,
-        ..Default::default()
-    });
+    assert_eq!(store.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
+    let page = store
+        .list_tasks(&TaskQuery {
+            namespace: "ns".into(),
+            state: Some("TASK_STATE_SUBMITTED".into()),
+            limit: 10,
+            ..Default::default()
+        })
+        .await;
     assert_eq!(page.map(|p| p.total), Ok(1), "the counts are read back on open");
 }
 
-#[test]
-fn sqlite_context_counts_are_filled_from_an_older_store() {
+#[tokio::test]
+async fn sqlite_context_counts_are_filled_from_an_older_store() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
     {
@@ -1108,7 +1193,8 @@ fn sqlite_context_counts_are_filled_from_an_older_store() {
             create(
                 &store,
                 row(id, "ns", ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-            );
+            )
+            .await;
         }
     }
     {
@@ -1118,73 +1204,69 @@ fn sqlite_context_counts_are_filled_from_an_older_store() {
             .expect("downgrade");
     }
     let store = SqliteStore::open(&path).expect("reopen migrates");
-    assert_eq!(context_totals(&store, "c"), Ok((2, 2, 0)));
-    assert_eq!(context_totals(&store, "d"), Ok((1, 1, 0)));
+    assert_eq!(context_totals(&store, "c").await, Ok((2, 2, 0)));
+    assert_eq!(context_totals(&store, "d").await, Ok((1, 1, 0)));
 }
 
 store_suite!(postgres, {
     let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    let store = PgStore::open(&url).expect("postgres opens");
+    let store = PgStore::open(&url).await.expect("postgres opens");
     (Box::new(store), None)
 });
 
-#[test]
-fn postgres_survives_reopen_and_migrates_once() {
+#[tokio::test]
+async fn postgres_survives_reopen_and_migrates_once() {
     let url = crate::store::postgres::cluster::TestCluster::fresh_database();
     {
-        let store = PgStore::open(&url).expect("open");
+        let store = PgStore::open(&url).await.expect("open");
         create(
             &store,
             row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-        );
+        )
+        .await;
     }
-    let store = PgStore::open(&url).expect("reopen");
+    let store = PgStore::open(&url).await.expect("reopen");
     assert_eq!(
-        store.get_task("ns", "t").ok().flatten().map(|r| r.last_seq),
+        store.get_task("ns", "t").await.ok().flatten().map(|r| r.last_seq),
         Some(1)
     );
-    assert_eq!(store.events_after("ns", "t", 0).map(|e| e.len()), Ok(1));
+    assert_eq!(store.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
 }
 
-#[test]
-fn postgres_announces_appended_events_to_every_store_on_the_database() {
+#[tokio::test]
+async fn postgres_announces_appended_events_to_every_store_on_the_database() {
     let url = crate::store::postgres::cluster::TestCluster::fresh_database();
     let (producer, follower) = (
-        PgStore::open(&url).expect("open"),
-        PgStore::open(&url).expect("open a second"),
+        PgStore::open(&url).await.expect("open"),
+        PgStore::open(&url).await.expect("open a second"),
     );
     let mut notices = follower.appended().expect("a shared store announces");
     create(
         &producer,
         row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-    );
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    )
+    .await;
     let wanted = Appended {
         task_id: Some("t".into()),
         last_seq: 1,
     };
-    let heard = runtime.block_on(async {
-        tokio::time::timeout(std::time::Duration::from_secs(60), async {
-            loop {
-                match notices.recv().await {
-                    Ok(notice) if notice == wanted => return Some(notice),
-                    Ok(_) => continue,
-                    Err(_) => return None,
-                }
+    let heard = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        loop {
+            match notices.recv().await {
+                Ok(notice) if notice == wanted => return Some(notice),
+                Ok(_) => continue,
+                Err(_) => return None,
             }
-        })
-        .await
-    });
+        }
+    })
+    .await;
     assert_eq!(heard, Ok(Some(wanted)));
     // What the notice announces is in the table, for the other store too.
-    assert_eq!(follower.events_after("ns", "t", 0).map(|e| e.len()), Ok(1));
+    assert_eq!(follower.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
 }
 
-#[test]
-fn sqlite_event_order_is_filled_from_an_older_store() {
+#[tokio::test]
+async fn sqlite_event_order_is_filled_from_an_older_store() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
     {
@@ -1192,12 +1274,14 @@ fn sqlite_event_order_is_filled_from_an_older_store() {
         create(
             &store,
             row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-        );
+        )
+        .await;
         create(
             &store,
             row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-        );
-        append(&store, "t1", "ns", "c", 2);
+        )
+        .await;
+        append(&store, "t1", "ns", "c", 2).await;
     }
     {
         // The store as migration 3 left it: no event order yet.
@@ -1207,7 +1291,7 @@ fn sqlite_event_order_is_filled_from_an_older_store() {
     }
     let store = SqliteStore::open(&path).expect("reopen migrates");
     // Each task's events stay in their order; tasks come in the order of their last write.
-    let pairs = ordered(&store, "ns", 0, 100);
+    let pairs = ordered(&store, "ns", 0, 100).await;
     let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
     assert_eq!(pairs, strings(&[("t2", 1), ("t1", 1), ("t1", 2)]));
 }
@@ -1216,7 +1300,7 @@ fn sqlite_event_order_is_filled_from_an_older_store() {
 /// completed state on a table without statistics (as the planner finds one
 /// filled since the agent started), with the plan it keeps for every call:
 /// the count's plan, then the page's.
-fn postgres_listing_plans(url: &str) -> Result<String, String> {
+async fn postgres_listing_plans(url: &str) -> Result<String, String> {
     let listing = super::postgres::reads::listing(&TaskQuery {
         namespace: "ns".into(),
         context_id: Some("c".into()),
@@ -1224,11 +1308,7 @@ fn postgres_listing_plans(url: &str) -> Result<String, String> {
         limit: 20,
         ..Default::default()
     });
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    runtime.block_on(async {
+    {
         let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
             .await
             .map_err(|e| e.to_string())?;
@@ -1256,49 +1336,49 @@ fn postgres_listing_plans(url: &str) -> Result<String, String> {
             })
             .collect::<Vec<_>>()
             .join("\n"))
-    })
+    }
 }
 
-#[test]
-fn postgres_lists_a_context_in_one_state_from_its_own_index() {
+#[tokio::test]
+async fn postgres_lists_a_context_in_one_state_from_its_own_index() {
     let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    let store = PgStore::open(&url).expect("open");
+    let store = PgStore::open(&url).await.expect("open");
     for (id, ctx, state) in [
         ("t1", "c", "TASK_STATE_COMPLETED"),
         ("t2", "d", "TASK_STATE_COMPLETED"),
         ("t3", "c", "TASK_STATE_WORKING"),
     ] {
-        create(&store, row(id, "ns", ctx, state, "2024-01-01T00:00:00.000Z"));
+        create(&store, row(id, "ns", ctx, state, "2024-01-01T00:00:00.000Z")).await;
     }
-    let plans = postgres_listing_plans(&url).unwrap_or_else(|e| panic!("{e}"));
+    let plans = postgres_listing_plans(&url)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let scans = plans
         .lines()
         .filter(|line| line.contains("Scan using tasks_by_context_state on tasks"))
         .count();
     assert_eq!(scans, 2, "both the count and the page read the index:\n{plans}");
-    assert_eq!(context_totals(&store, "c"), Ok((2, 1, 1)));
+    assert_eq!(context_totals(&store, "c").await, Ok((2, 1, 1)));
 }
 
-#[test]
-fn postgres_event_order_is_filled_from_an_older_store() {
+#[tokio::test]
+async fn postgres_event_order_is_filled_from_an_older_store() {
     let url = crate::store::postgres::cluster::TestCluster::fresh_database();
     {
-        let store = PgStore::open(&url).expect("open");
+        let store = PgStore::open(&url).await.expect("open");
         create(
             &store,
             row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-        );
+        )
+        .await;
         create(
             &store,
             row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-        );
-        append(&store, "t1", "ns", "c", 2);
+        )
+        .await;
+        append(&store, "t1", "ns", "c", 2).await;
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let downgraded = runtime.block_on(async {
+    let downgraded = async {
         let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
             .await
             .map_err(|e| e.to_string())?;
@@ -1311,41 +1391,43 @@ fn postgres_event_order_is_filled_from_an_older_store() {
             )
             .await
             .map_err(|e| e.to_string())
-    });
+    }
+    .await;
     assert_eq!(downgraded, Ok(()));
-    let store = PgStore::open(&url).expect("reopen migrates");
+    let store = PgStore::open(&url).await.expect("reopen migrates");
     // Each task's events stay in their order; tasks come in the order of their last write.
     let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
     assert_eq!(
-        ordered(&store, "ns", 0, 100),
+        ordered(&store, "ns", 0, 100).await,
         strings(&[("t2", 1), ("t1", 1), ("t1", 2)])
     );
     // New events are placed after the ones filled in.
-    append(&store, "t2", "ns", "c", 2);
+    append(&store, "t2", "ns", "c", 2).await;
     assert_eq!(
-        ordered(&store, "ns", 0, 100),
+        ordered(&store, "ns", 0, 100).await,
         strings(&[("t2", 1), ("t1", 1), ("t1", 2), ("t2", 2)])
     );
 }
 
-#[test]
-fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrently() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrently() {
     const AGENTS: usize = 3;
     const APPENDS: u64 = 40;
     let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    let reader = PgStore::open(&url).expect("open the reader");
+    let reader = PgStore::open(&url).await.expect("open the reader");
     let agents: Vec<_> = (0..AGENTS)
         .map(|i| {
             let url = url.clone();
-            std::thread::spawn(move || {
-                let store = PgStore::open(&url).expect("open an agent");
+            tokio::spawn(async move {
+                let store = PgStore::open(&url).await.expect("open an agent");
                 let id = format!("t{i}");
                 create(
                     &store,
                     row(&id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-                );
+                )
+                .await;
                 for seq in 2..=APPENDS + 1 {
-                    append(&store, &id, "ns", "c", seq);
+                    append(&store, &id, "ns", "c", seq).await;
                 }
             })
         })
@@ -1356,17 +1438,21 @@ fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrently() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let (mut seen, mut last) = (Vec::new(), 0);
     while seen.len() < wanted && std::time::Instant::now() < deadline {
-        let page = reader.namespace_events_after("ns", last, 7).unwrap_or_default();
+        let page = reader
+            .namespace_events_after("ns", last, 7)
+            .await
+            .unwrap_or_default();
         if let Some(newest) = page.last() {
             last = newest.position;
         }
         seen.extend(page.into_iter().map(|e| (e.task_id, e.event.seq)));
     }
     for agent in agents {
-        assert!(agent.join().is_ok(), "an agent failed");
+        assert!(agent.await.is_ok(), "an agent failed");
     }
     seen.extend(
         ordered(&reader, "ns", last, wanted + 1)
+            .await
             .into_iter()
             .collect::<Vec<_>>(),
     );
@@ -1378,30 +1464,30 @@ fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrently() {
     }
 }
 
-#[test]
-fn sqlite_outbox_survives_reopen_and_leases_do_not() {
+#[tokio::test]
+async fn sqlite_outbox_survives_reopen_and_leases_do_not() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("store.db");
     {
         let store = SqliteStore::open(&path).expect("open");
-        assert!(create_with_hooks(&store, "t").is_ok());
-        assert_eq!(claim(&store, "a", 1000, i64::MAX).len(), 2);
+        assert!(create_with_hooks(&store, "t").await.is_ok());
+        assert_eq!(claim(&store, "a", 1000, i64::MAX).await.len(), 2);
     }
     // The process that held the leases is gone with them.
     let store = SqliteStore::open(&path).expect("reopen");
     assert_eq!(
-        claim(&store, "b", 1000, 2000),
+        claim(&store, "b", 1000, 2000).await,
         triples(&[("t", "w1", 1), ("t", "w2", 1)])
     );
 }
 
-#[test]
-fn postgres_outbox_rows_are_claimed_once_across_stores() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_outbox_rows_are_claimed_once_across_stores() {
     const TASKS: usize = 24;
     let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    let first = PgStore::open(&url).expect("open");
+    let first = PgStore::open(&url).await.expect("open");
     for i in 0..TASKS {
-        assert!(create_with_hooks(&first, &format!("t{i}")).is_ok());
+        assert!(create_with_hooks(&first, &format!("t{i}")).await.is_ok());
     }
     // Two agents claim at once, a few rows at a time, under leases that
     // outlast the test: no row may be claimed twice.
@@ -1409,11 +1495,14 @@ fn postgres_outbox_rows_are_claimed_once_across_stores() {
         .into_iter()
         .map(|holder| {
             let url = url.clone();
-            std::thread::spawn(move || {
-                let store = PgStore::open(&url).expect("open an agent");
+            tokio::spawn(async move {
+                let store = PgStore::open(&url).await.expect("open an agent");
                 let mut got = Vec::new();
                 loop {
-                    let batch = store.claim_deliveries(holder, 1000, i64::MAX, 3).expect("claim");
+                    let batch = store
+                        .claim_deliveries(holder, 1000, i64::MAX, 3)
+                        .await
+                        .expect("claim");
                     if batch.is_empty() {
                         return got;
                     }
@@ -1422,10 +1511,10 @@ fn postgres_outbox_rows_are_claimed_once_across_stores() {
             })
         })
         .collect();
-    let mut all: Vec<DeliveryKey> = claimers
-        .into_iter()
-        .flat_map(|c| c.join().expect("a claimer failed"))
-        .collect();
+    let mut all: Vec<DeliveryKey> = Vec::new();
+    for claimer in claimers {
+        all.extend(claimer.await.expect("a claimer failed"));
+    }
     let claimed = all.len();
     all.sort();
     all.dedup();
@@ -1435,9 +1524,9 @@ fn postgres_outbox_rows_are_claimed_once_across_stores() {
         "each row claimed exactly once"
     );
     // A lease held by another store keeps the row until it expires.
-    let second = PgStore::open(&url).expect("open");
-    assert!(create_with_hooks(&first, "late").is_ok());
-    assert_eq!(claim(&first, "a", 1000, 2000).len(), 2);
-    assert_eq!(claim(&second, "b", 1999, 3000), vec![]);
-    assert_eq!(claim(&second, "b", 2000, 3000).len(), 2);
+    let second = PgStore::open(&url).await.expect("open");
+    assert!(create_with_hooks(&first, "late").await.is_ok());
+    assert_eq!(claim(&first, "a", 1000, 2000).await.len(), 2);
+    assert_eq!(claim(&second, "b", 1999, 3000).await, vec![]);
+    assert_eq!(claim(&second, "b", 2000, 3000).await.len(), 2);
 }

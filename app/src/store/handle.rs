@@ -1,11 +1,10 @@
-//! The store as async code uses it. Reads run in line: they are short and
-//! never wait on the disk's durability, so a thread hop would cost more than
-//! it saves. Commits are submitted and awaited: the backend answers once the
-//! commit is durable (SQLite from its writer thread), so an `fsync` never
-//! stalls the async workers. Long scans (integrity checks) go to tokio's
-//! blocking pool. Every service owns a clone of the handle.
+//! The store as the services share it: reads go straight to the store
+//! ([`StoreHandle::store`], awaited, with [`Internal`] mapping a failure onto
+//! a method's error); commits pass through [`StoreHandle::commit`], which
+//! measures them and wakes the namespace event streams. Every service owns a
+//! clone of the handle.
 
-use super::{Commit, Committed, Store, StoreError, StoreResult};
+use super::{Commit, Committed, Store, StoreResult};
 use crate::util::Family;
 use a2a::metrics::Metrics;
 use a2a::rpc::Error;
@@ -46,17 +45,6 @@ impl StoreHandle {
         &self.store
     }
 
-    /// Runs store reads; a failure is an internal error of `family`.
-    ///
-    /// `f` must only read: a commit inside it would block the async worker
-    /// until the disk has it. Use [`StoreHandle::commit`] for writes.
-    pub fn run<T, F>(&self, family: Family, f: F) -> Result<T, Error>
-    where
-        F: FnOnce(&dyn Store) -> StoreResult<T>,
-    {
-        f(&*self.store).map_err(|e| family.internal(e.to_string()))
-    }
-
     /// Commits and waits until the commit is durable; the store error is
     /// kept, so callers can map conflicts.
     pub async fn commit(&self, commit: Commit) -> StoreResult<Committed> {
@@ -66,30 +54,13 @@ impl StoreHandle {
         // durable outcome, as the caller waits for it.
         let started = Instant::now();
         let span = tracing::info_span!("store.commit", store = self.store.backend());
-        let outcome = self.commit_quietly(commit).instrument(span).await;
+        let outcome = self.store.commit(commit).instrument(span).await;
         self.metrics
             .record_store_commit(self.store.backend(), started.elapsed());
         if appends && outcome.is_ok() {
             self.appended.send_modify(|n| *n = n.wrapping_add(1));
         }
         outcome
-    }
-
-    async fn commit_quietly(&self, commit: Commit) -> StoreResult<Committed> {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        self.store.submit(
-            commit,
-            Box::new(move |outcome| {
-                // The waiter may have gone (its request was dropped); the
-                // commit stands either way.
-                let _ = tx.send(outcome);
-            }),
-        );
-        rx.await.unwrap_or_else(|_| {
-            Err(StoreError::Backend(
-                "the store dropped a commit unanswered".into(),
-            ))
-        })
     }
 
     /// Deletes the tasks `ids` of `namespace` with their events, and applies
@@ -117,21 +88,18 @@ impl StoreHandle {
 
     /// Commits like [`StoreHandle::commit`]; a failure is an internal error of `family`.
     pub async fn commit_run(&self, family: Family, commit: Commit) -> Result<Committed, Error> {
-        self.commit(commit)
-            .await
-            .map_err(|e| family.internal(e.to_string()))
+        self.commit(commit).await.internal(family)
     }
+}
 
-    /// Runs a long store call (a full scan) on tokio's blocking pool.
-    pub async fn blocking<T, F>(&self, f: F) -> StoreResult<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&dyn Store) -> StoreResult<T> + Send + 'static,
-    {
-        let store = self.store.clone();
-        match tokio::task::spawn_blocking(move || f(&*store)).await {
-            Ok(result) => result,
-            Err(e) => Err(StoreError::Backend(format!("storage task failed: {e}"))),
-        }
+/// A store failure as a method's internal error.
+pub trait Internal<T> {
+    /// The failure as an internal error of `family`.
+    fn internal(self, family: Family) -> Result<T, Error>;
+}
+
+impl<T> Internal<T> for StoreResult<T> {
+    fn internal(self, family: Family) -> Result<T, Error> {
+        self.map_err(|e| family.internal(e.to_string()))
     }
 }

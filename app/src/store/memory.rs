@@ -236,13 +236,9 @@ impl MemoryStore {
     }
 }
 
-impl Store for MemoryStore {
+impl InlineStore for MemoryStore {
     fn backend(&self) -> &'static str {
         "memory"
-    }
-
-    fn commit(&self, commit: &Commit) -> StoreResult<Committed> {
-        self.apply(commit.clone())
     }
 
     fn submit(&self, commit: Commit, done: CommitDone) {

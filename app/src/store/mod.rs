@@ -1,13 +1,13 @@
 //! The storage trait every backend implements, and its record types.
 //!
-//! Reads are **synchronous** and short: the embedded backends (SQLite,
-//! memory) answer from memory or the page cache, so the services call them
-//! in line, with no thread hop; the PostgreSQL backend answers from its own
-//! runtime without stalling the caller's (see `postgres/io.rs`). Writes are
-//! **submitted**: a backend answers each [`Commit`] through a callback once
-//! it is durable, so a durable backend can gather concurrent commits into one
-//! transaction and one `fsync` (group commit) on a thread of its own, and
-//! async code never waits on the disk ([`StoreHandle::commit`]).
+//! The API is **async** ([`Store`]): every read and commit returns an
+//! [`Answer`] the caller awaits. The embedded backends (SQLite, memory)
+//! answer reads in line from memory or the page cache ([`InlineStore`]), so
+//! a read costs no thread hop and no allocation; the PostgreSQL backend
+//! awaits its driver on the caller's runtime. Commits are answered once they
+//! are durable, so a durable backend can gather concurrent commits into one
+//! transaction and one `fsync` (group commit) on a thread or task of its
+//! own, and async code never waits on the disk ([`StoreHandle::commit`]).
 //!
 //! The model is deliberately small:
 //! - **tasks**: one row per A2A task (the typed Task plus the columns queries
@@ -28,6 +28,7 @@
 //! leases are taken outside a commit ([`Store::claim_deliveries`]): a lease
 //! is a promise between live agents, not state that must survive.
 
+mod answer;
 mod counts;
 mod handle;
 mod json;
@@ -44,7 +45,8 @@ use a2a::types::{StreamResponse, Task};
 use serde_json::Value;
 use std::fmt;
 
-pub use handle::StoreHandle;
+pub use answer::Answer;
+pub use handle::{Internal, StoreHandle};
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -346,48 +348,136 @@ pub(crate) fn prefix_end(prefix: &str) -> Option<String> {
 /// Told the outcome of a submitted commit, once it is durable or has failed.
 pub type CommitDone = Box<dyn FnOnce(StoreResult<Committed>) + Send>;
 
-/// The storage every backend provides. See the module docs for the model.
+/// The storage every backend provides, as async code uses it. See the module
+/// docs for the model.
+///
+/// Every call returns an [`Answer`]: the embedded backends answer in line
+/// (through [`InlineStore`]), a networked one awaits its round trips on the
+/// caller's runtime. Arguments are borrowed for as long as the answer lives,
+/// so a call copies nothing it does not keep.
 pub trait Store: Send + Sync + 'static {
     /// Backend name, e.g. `sqlite`.
     fn backend(&self) -> &'static str;
-    /// Applies `commit` atomically and durably, or nothing of it; blocks until
-    /// then. Async code submits instead ([`StoreHandle::commit`]).
-    fn commit(&self, commit: &Commit) -> StoreResult<Committed>;
-    /// Applies `commit` like [`Store::commit`] and tells `done` the outcome,
-    /// never before the commit is durable. A backend may answer on another
-    /// thread and gather concurrent commits into one transaction; each
-    /// commit still succeeds or fails alone. By default it commits in line.
-    fn submit(&self, commit: Commit, done: CommitDone) {
-        done(self.commit(&commit))
-    }
+    /// Applies `commit` atomically and durably, or nothing of it; answers
+    /// once the commit is durable or has failed. A backend may gather
+    /// concurrent commits into one transaction; each still succeeds or fails
+    /// alone. Dropping the answer does not withdraw the commit.
+    fn commit(&self, commit: Commit) -> Answer<'_, Committed>;
     /// The task `id` of `namespace`; a task of another namespace is not found.
-    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>>;
+    fn get_task<'a>(&'a self, namespace: &'a str, id: &'a str) -> Answer<'a, Option<TaskRow>>;
     /// The body of [`Store::get_task`] encoded, as an answer sends it: a
-    /// backend that keeps it encoded hands it out without decoding it. By
-    /// default the decoded body, encoded again.
-    fn get_task_encoded(&self, namespace: &str, id: &str) -> StoreResult<Option<RawJson>> {
-        self.get_task(namespace, id)?
-            .map(|row| a2a::rpc::to_raw(&row.body).map_err(|e| StoreError::Backend(e.to_string())))
-            .transpose()
-    }
+    /// backend that keeps it encoded hands it out without decoding it.
+    fn get_task_encoded<'a>(&'a self, namespace: &'a str, id: &'a str) -> Answer<'a, Option<RawJson>>;
     /// Events of task `task_id` of `namespace` with a sequence number above
     /// `after`, in order (none for a task of another namespace).
-    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>>;
-    fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage>;
+    fn events_after<'a>(
+        &'a self,
+        namespace: &'a str,
+        task_id: &'a str,
+        after: u64,
+    ) -> Answer<'a, Vec<EventRow>>;
+    fn list_tasks<'a>(&'a self, query: &'a TaskQuery) -> Answer<'a, TaskPage>;
     /// Events of every task of `namespace` whose position is above `after`,
     /// in position order, at most `limit`. Positions are given in commit order,
     /// so a reader never sees a position while an earlier one of a commit not
     /// yet visible could still appear below it: reading on from the last
     /// position seen misses nothing and repeats nothing.
+    fn namespace_events_after<'a>(
+        &'a self,
+        namespace: &'a str,
+        after: u64,
+        limit: usize,
+    ) -> Answer<'a, Vec<OrderedEvent>>;
+    fn get_doc<'a>(&'a self, coll: &'a str, namespace: &'a str, key: &'a str) -> Answer<'a, Option<Doc>>;
+    /// Documents of a collection in a namespace whose key starts with `prefix`,
+    /// in key order, after the key `after` (exclusive), at most `limit`.
+    fn list_docs<'a>(
+        &'a self,
+        coll: &'a str,
+        namespace: &'a str,
+        prefix: &'a str,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> Answer<'a, Vec<Doc>>;
+    /// Documents of a collection in a namespace in **descending** key order,
+    /// keys strictly below `before` (all when `None`), at most `limit`: a
+    /// keyset page of the newest first when keys sort by time.
+    fn list_docs_before<'a>(
+        &'a self,
+        coll: &'a str,
+        namespace: &'a str,
+        before: Option<&'a str>,
+        limit: usize,
+    ) -> Answer<'a, Vec<Doc>>;
+    /// Every namespace that holds a task or a document.
+    fn namespaces(&self) -> Answer<'_, Vec<String>>;
+    /// Checks the store's consistency; `deep` also decodes every value. A
+    /// full scan: a backend answering in line runs it off the async workers.
+    fn check_integrity(&self, deep: bool) -> Answer<'_, Integrity>;
+    /// Leases to `holder` until `lease_until_ms` up to `limit` outbox rows due
+    /// at `now_ms` and not leased to anybody else, and returns them. Only the
+    /// oldest pending row of each (task, target) is ever due, so one target
+    /// gets a task's events in order. A row stays leased until a commit
+    /// finishes it ([`DeliveryChange`]) or its lease expires; a store only
+    /// this process opens keeps its leases in memory, so a restart finds
+    /// every row free. Times are milliseconds since the Unix epoch.
+    fn claim_deliveries<'a>(
+        &'a self,
+        holder: &'a str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> Answer<'a, Vec<Delivery>>;
+    /// Extends every lease `holder` holds to `lease_until_ms`; how many.
+    fn renew_deliveries<'a>(&'a self, holder: &'a str, lease_until_ms: i64) -> Answer<'a, u64>;
+    /// The pending outbox rows of task `task_id` of `namespace`, in (target,
+    /// sequence) order.
+    fn pending_deliveries<'a>(&'a self, namespace: &'a str, task_id: &'a str) -> Answer<'a, Vec<Delivery>>;
+    /// True while any outbox row is still owed to its webhook (due now or
+    /// later), in any namespace: the deliveries an agent that lets its
+    /// process end would leave waiting.
+    fn has_deliveries(&self) -> Answer<'_, bool>;
+    /// Notices of task events appended by other processes sharing the
+    /// store, for a store that can be shared (`None`: only this process
+    /// writes it, and the task engine already knows every event). A notice
+    /// is a wake-up only: the events are read with [`Store::events_after`].
+    fn appended(&self) -> Option<tokio::sync::broadcast::Receiver<Appended>>;
+}
+
+/// A backend that answers its reads in line, on the caller's thread: the
+/// embedded stores, whose reads come from memory or the page cache and so
+/// cost less than any hand-off would. Every such backend is a [`Store`];
+/// commits are still submitted, so a durable backend can answer them from a
+/// writer thread of its own once they are on disk (group commit), and the
+/// async workers never wait for a `fsync`.
+pub trait InlineStore: Send + Sync + 'static {
+    /// Backend name, e.g. `sqlite`.
+    fn backend(&self) -> &'static str;
+    /// Applies `commit` as [`Store::commit`] does and tells `done` the
+    /// outcome, in line or from another thread, never before it is durable.
+    fn submit(&self, commit: Commit, done: CommitDone);
+    /// See [`Store::get_task`].
+    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>>;
+    /// See [`Store::get_task_encoded`]. By default the decoded body, encoded again.
+    fn get_task_encoded(&self, namespace: &str, id: &str) -> StoreResult<Option<RawJson>> {
+        InlineStore::get_task(self, namespace, id)?
+            .map(|row| encode_body(&row))
+            .transpose()
+    }
+    /// See [`Store::events_after`].
+    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>>;
+    /// See [`Store::list_tasks`].
+    fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage>;
+    /// See [`Store::namespace_events_after`].
     fn namespace_events_after(
         &self,
         namespace: &str,
         after: u64,
         limit: usize,
     ) -> StoreResult<Vec<OrderedEvent>>;
+    /// See [`Store::get_doc`].
     fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>>;
-    /// Documents of a collection in a namespace whose key starts with `prefix`,
-    /// in key order, after the key `after` (exclusive), at most `limit`.
+    /// See [`Store::list_docs`].
     fn list_docs(
         &self,
         coll: &str,
@@ -396,9 +486,7 @@ pub trait Store: Send + Sync + 'static {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<Doc>>;
-    /// Documents of a collection in a namespace in **descending** key order,
-    /// keys strictly below `before` (all when `None`), at most `limit`: a
-    /// keyset page of the newest first when keys sort by time.
+    /// See [`Store::list_docs_before`].
     fn list_docs_before(
         &self,
         coll: &str,
@@ -406,17 +494,12 @@ pub trait Store: Send + Sync + 'static {
         before: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<Doc>>;
-    /// Every namespace that holds a task or a document.
+    /// See [`Store::namespaces`].
     fn namespaces(&self) -> StoreResult<Vec<String>>;
-    /// Checks the store's consistency; `deep` also decodes every value.
+    /// See [`Store::check_integrity`]: a long scan, which may block; it is
+    /// given a thread of tokio's blocking pool when called from async code.
     fn check_integrity(&self, deep: bool) -> StoreResult<Integrity>;
-    /// Leases to `holder` until `lease_until_ms` up to `limit` outbox rows due
-    /// at `now_ms` and not leased to anybody else, and returns them. Only the
-    /// oldest pending row of each (task, target) is ever due, so one target
-    /// gets a task's events in order. A row stays leased until a commit
-    /// finishes it ([`DeliveryChange`]) or its lease expires; a store only
-    /// this process opens keeps its leases in memory, so a restart finds
-    /// every row free. Times are milliseconds since the Unix epoch.
+    /// See [`Store::claim_deliveries`].
     fn claim_deliveries(
         &self,
         holder: &str,
@@ -424,19 +507,149 @@ pub trait Store: Send + Sync + 'static {
         lease_until_ms: i64,
         limit: usize,
     ) -> StoreResult<Vec<Delivery>>;
-    /// Extends every lease `holder` holds to `lease_until_ms`; how many.
+    /// See [`Store::renew_deliveries`].
     fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64>;
-    /// The pending outbox rows of task `task_id` of `namespace`, in (target,
-    /// sequence) order.
+    /// See [`Store::pending_deliveries`].
     fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>>;
-    /// True while any outbox row is still owed to its webhook (due now or
-    /// later), in any namespace: the deliveries an agent that lets its
-    /// process end would leave waiting.
+    /// See [`Store::has_deliveries`].
     fn has_deliveries(&self) -> StoreResult<bool>;
-    /// Notices of task events appended by other processes sharing the
-    /// store, for a store that can be shared (`None`: only this process
-    /// writes it, and the task engine already knows every event). A notice
-    /// is a wake-up only: the events are read with [`Store::events_after`].
+}
+
+/// A task's body encoded as an answer sends it.
+pub(crate) fn encode_body(row: &TaskRow) -> StoreResult<RawJson> {
+    a2a::rpc::to_raw(&row.body).map_err(|e| StoreError::Backend(e.to_string()))
+}
+
+impl<S: InlineStore> Store for S {
+    fn backend(&self) -> &'static str {
+        InlineStore::backend(self)
+    }
+
+    fn commit(&self, commit: Commit) -> Answer<'_, Committed> {
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
+        self.submit(
+            commit,
+            Box::new(move |outcome| {
+                // The caller may have dropped the answer; the commit stands.
+                let _ = tx.send(outcome);
+            }),
+        );
+        let dropped = || StoreError::Backend("the store dropped a commit unanswered".into());
+        match rx.try_recv() {
+            // Answered in line (the memory store): no wait at all.
+            Ok(outcome) => Answer::ready(outcome),
+            Err(tokio::sync::oneshot::error::TryRecvError::Empty) => {
+                Answer::later(async move { rx.await.unwrap_or_else(|_| Err(dropped())) })
+            }
+            Err(tokio::sync::oneshot::error::TryRecvError::Closed) => Answer::ready(Err(dropped())),
+        }
+    }
+
+    fn get_task<'a>(&'a self, namespace: &'a str, id: &'a str) -> Answer<'a, Option<TaskRow>> {
+        Answer::ready(InlineStore::get_task(self, namespace, id))
+    }
+
+    fn get_task_encoded<'a>(&'a self, namespace: &'a str, id: &'a str) -> Answer<'a, Option<RawJson>> {
+        Answer::ready(InlineStore::get_task_encoded(self, namespace, id))
+    }
+
+    fn events_after<'a>(
+        &'a self,
+        namespace: &'a str,
+        task_id: &'a str,
+        after: u64,
+    ) -> Answer<'a, Vec<EventRow>> {
+        Answer::ready(InlineStore::events_after(self, namespace, task_id, after))
+    }
+
+    fn list_tasks<'a>(&'a self, query: &'a TaskQuery) -> Answer<'a, TaskPage> {
+        Answer::ready(InlineStore::list_tasks(self, query))
+    }
+
+    fn namespace_events_after<'a>(
+        &'a self,
+        namespace: &'a str,
+        after: u64,
+        limit: usize,
+    ) -> Answer<'a, Vec<OrderedEvent>> {
+        Answer::ready(InlineStore::namespace_events_after(self, namespace, after, limit))
+    }
+
+    fn get_doc<'a>(&'a self, coll: &'a str, namespace: &'a str, key: &'a str) -> Answer<'a, Option<Doc>> {
+        Answer::ready(InlineStore::get_doc(self, coll, namespace, key))
+    }
+
+    fn list_docs<'a>(
+        &'a self,
+        coll: &'a str,
+        namespace: &'a str,
+        prefix: &'a str,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> Answer<'a, Vec<Doc>> {
+        Answer::ready(InlineStore::list_docs(
+            self, coll, namespace, prefix, after, limit,
+        ))
+    }
+
+    fn list_docs_before<'a>(
+        &'a self,
+        coll: &'a str,
+        namespace: &'a str,
+        before: Option<&'a str>,
+        limit: usize,
+    ) -> Answer<'a, Vec<Doc>> {
+        Answer::ready(InlineStore::list_docs_before(
+            self, coll, namespace, before, limit,
+        ))
+    }
+
+    fn namespaces(&self) -> Answer<'_, Vec<String>> {
+        Answer::ready(InlineStore::namespaces(self))
+    }
+
+    fn check_integrity(&self, deep: bool) -> Answer<'_, Integrity> {
+        // A multi-threaded runtime lends the scan its worker and moves that
+        // worker's other tasks elsewhere; anywhere else the caller simply
+        // waits, as it asked to.
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                Answer::ready(tokio::task::block_in_place(|| {
+                    InlineStore::check_integrity(self, deep)
+                }))
+            }
+            _ => Answer::ready(InlineStore::check_integrity(self, deep)),
+        }
+    }
+
+    fn claim_deliveries<'a>(
+        &'a self,
+        holder: &'a str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> Answer<'a, Vec<Delivery>> {
+        Answer::ready(InlineStore::claim_deliveries(
+            self,
+            holder,
+            now_ms,
+            lease_until_ms,
+            limit,
+        ))
+    }
+
+    fn renew_deliveries<'a>(&'a self, holder: &'a str, lease_until_ms: i64) -> Answer<'a, u64> {
+        Answer::ready(InlineStore::renew_deliveries(self, holder, lease_until_ms))
+    }
+
+    fn pending_deliveries<'a>(&'a self, namespace: &'a str, task_id: &'a str) -> Answer<'a, Vec<Delivery>> {
+        Answer::ready(InlineStore::pending_deliveries(self, namespace, task_id))
+    }
+
+    fn has_deliveries(&self) -> Answer<'_, bool> {
+        Answer::ready(InlineStore::has_deliveries(self))
+    }
+
     fn appended(&self) -> Option<tokio::sync::broadcast::Receiver<Appended>> {
         None
     }

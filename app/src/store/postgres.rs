@@ -1,8 +1,6 @@
 //! The PostgreSQL backend: one database shared by any number of agents,
 //! selected with a `postgres://` URL.
 //!
-//! - [`io`](io.rs): the store's own runtime, and how the trait's synchronous
-//!   reads wait for it without stalling the caller's async workers;
 //! - [`conn`](conn.rs): a connection with its prepared statements;
 //! - [`schema`](schema.rs): the numbered migrations;
 //! - [`writer`](writer.rs): group commit, durable before any caller is answered;
@@ -11,14 +9,16 @@
 //! - [`listen`](listen.rs): LISTEN/NOTIFY, how an agent learns of the task
 //!   events other agents append.
 //!
-//! Reads go to a few connections in turn: one connection carries many
-//! concurrent queries (the driver pipelines them), so the pool stays small.
-//! A connection found broken is reopened on its next use.
+//! Everything runs on the caller's runtime: the connections' drivers, the
+//! writer and the listener are tasks spawned by [`PgStore::open`], and a read
+//! is the caller's own future awaiting its round trip, so no thread waits
+//! for the database. Reads go to a few connections in turn: one connection
+//! carries many concurrent queries (the driver pipelines them), so the pool
+//! stays small. A connection found broken is reopened on its next use.
 
 #[cfg(any(test, feature = "pg-test-cluster"))]
 pub mod cluster;
 mod conn;
-mod io;
 mod listen;
 mod outbox;
 pub(super) mod reads;
@@ -27,8 +27,6 @@ mod writer;
 
 use super::*;
 use conn::Conn;
-use io::Io;
-use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -44,7 +42,6 @@ const LISTEN_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A store in one PostgreSQL database, shared with other agents.
 pub struct PgStore {
-    io: Io,
     pool: Arc<Pool>,
     writer: Writer,
     feed: broadcast::Sender<Appended>,
@@ -52,74 +49,41 @@ pub struct PgStore {
 
 impl PgStore {
     /// Connects to the database at `url` (`postgres://user@host:port/db`),
-    /// migrates it, and starts the writer and the listener.
-    pub fn open(url: &str) -> StoreResult<Self> {
+    /// migrates it, and starts the writer and the listener as tasks of the
+    /// current runtime, which the store then lives on.
+    pub async fn open(url: &str) -> StoreResult<Self> {
         let config: Config = url
             .parse()
             .map_err(|e| StoreError::Backend(format!("invalid PostgreSQL URL: {e}")))?;
-        let io = Io::start()?;
-        let writer_conn = io.run({
-            let config = config.clone();
-            async move {
-                let conn = Conn::open(&config).await?;
-                schema::migrate(&conn).await?;
-                Ok(conn)
-            }
-        })?;
-        let writer = Writer::start(io.handle(), config.clone(), writer_conn);
+        let writer_conn = Conn::open(&config).await?;
+        schema::migrate(&writer_conn).await?;
+        let writer = Writer::start(config.clone(), writer_conn);
         let (feed, mut first) = broadcast::channel(listen::FEED_CAPACITY);
-        io.handle().spawn(listen::listen(config.clone(), feed.clone()));
+        tokio::spawn(listen::listen(config.clone(), feed.clone()));
         // Listening before the first commit is answered, so no announcement
         // of this agent's lifetime goes unheard.
-        io.run(async move {
-            match tokio::time::timeout(LISTEN_TIMEOUT, first.recv()).await {
-                Ok(Ok(_)) => Ok(()),
-                _ => Err(StoreError::Backend(
+        match tokio::time::timeout(LISTEN_TIMEOUT, first.recv()).await {
+            Ok(Ok(_)) => {}
+            _ => {
+                return Err(StoreError::Backend(
                     "postgres: cannot LISTEN for task events".into(),
-                )),
+                ))
             }
-        })?;
+        }
         let pool = Arc::new(Pool::new(config));
         // Connected up front, so no first read pays for a connection.
-        io.run({
-            let pool = pool.clone();
-            async move {
-                for _ in 0..READERS {
-                    pool.get().await?;
-                }
-                Ok(())
-            }
-        })?;
-        Ok(PgStore {
-            io,
-            pool,
-            writer,
-            feed,
-        })
-    }
-
-    /// Runs `read` on a pooled connection, on the store's runtime.
-    fn read<T, F, Fut>(&self, read: F) -> StoreResult<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(Arc<Conn>) -> Fut + Send + 'static,
-        Fut: Future<Output = StoreResult<T>> + Send,
-    {
-        let pool = self.pool.clone();
-        self.io.run(async move { read(pool.get().await?).await })
+        for _ in 0..READERS {
+            pool.get().await?;
+        }
+        Ok(PgStore { pool, writer, feed })
     }
 }
 
 impl Drop for PgStore {
-    /// Commits what is queued before the runtime stops.
+    /// Stops taking commits; the writer still commits what is queued while
+    /// the runtime runs (nothing unanswered was acknowledged).
     fn drop(&mut self) {
         self.writer.close();
-        if let Some(drained) = self.writer.take_task() {
-            let _ = self.io.run(async move {
-                let _ = drained.await;
-                Ok(())
-            });
-        }
     }
 }
 
@@ -163,115 +127,114 @@ impl Store for PgStore {
         "postgres"
     }
 
-    fn commit(&self, commit: &Commit) -> StoreResult<Committed> {
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.submit(
-            commit.clone(),
+    fn commit(&self, commit: Commit) -> Answer<'_, Committed> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.writer.submit(
+            commit,
             Box::new(move |outcome| {
                 let _ = tx.send(outcome);
             }),
         );
-        io::wait(rx)
+        Answer::later(async move {
+            rx.await
+                .unwrap_or_else(|_| Err(StoreError::Backend("the postgres writer dropped a commit".into())))
+        })
     }
 
-    fn submit(&self, commit: Commit, done: CommitDone) {
-        self.writer.submit(commit, done);
+    fn get_task<'a>(&'a self, namespace: &'a str, id: &'a str) -> Answer<'a, Option<TaskRow>> {
+        Answer::later(async move { reads::get_task(&*self.pool.get().await?, namespace, id).await })
     }
 
-    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
-        let (namespace, id) = (namespace.to_string(), id.to_string());
-        self.read(move |conn| async move { reads::get_task(&conn, &namespace, &id).await })
+    fn get_task_encoded<'a>(&'a self, namespace: &'a str, id: &'a str) -> Answer<'a, Option<RawJson>> {
+        self.get_task(namespace, id)
+            .map(|row| row.map(|row| encode_body(&row)).transpose())
     }
 
-    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
-        let (namespace, task_id) = (namespace.to_string(), task_id.to_string());
-        self.read(move |conn| async move { reads::events_after(&conn, &namespace, &task_id, after).await })
+    fn events_after<'a>(
+        &'a self,
+        namespace: &'a str,
+        task_id: &'a str,
+        after: u64,
+    ) -> Answer<'a, Vec<EventRow>> {
+        Answer::later(async move {
+            reads::events_after(&*self.pool.get().await?, namespace, task_id, after).await
+        })
     }
 
-    fn namespace_events_after(
-        &self,
-        namespace: &str,
+    fn namespace_events_after<'a>(
+        &'a self,
+        namespace: &'a str,
         after: u64,
         limit: usize,
-    ) -> StoreResult<Vec<OrderedEvent>> {
-        let namespace = namespace.to_string();
-        self.read(
-            move |conn| async move { reads::namespace_events_after(&conn, &namespace, after, limit).await },
-        )
-    }
-
-    fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
-        let query = query.clone();
-        self.read(move |conn| async move { reads::list_tasks(&conn, &query).await })
-    }
-
-    fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>> {
-        let (coll, namespace, key) = (coll.to_string(), namespace.to_string(), key.to_string());
-        self.read(move |conn| async move { reads::get_doc(&conn, &coll, &namespace, &key).await })
-    }
-
-    fn list_docs(
-        &self,
-        coll: &str,
-        namespace: &str,
-        prefix: &str,
-        after: Option<&str>,
-        limit: usize,
-    ) -> StoreResult<Vec<Doc>> {
-        let (coll, namespace, prefix) = (coll.to_string(), namespace.to_string(), prefix.to_string());
-        let after = after.map(str::to_string);
-        self.read(move |conn| async move {
-            reads::list_docs(&conn, &coll, &namespace, &prefix, after.as_deref(), limit).await
+    ) -> Answer<'a, Vec<OrderedEvent>> {
+        Answer::later(async move {
+            reads::namespace_events_after(&*self.pool.get().await?, namespace, after, limit).await
         })
     }
 
-    fn list_docs_before(
-        &self,
-        coll: &str,
-        namespace: &str,
-        before: Option<&str>,
+    fn list_tasks<'a>(&'a self, query: &'a TaskQuery) -> Answer<'a, TaskPage> {
+        Answer::later(async move { reads::list_tasks(&*self.pool.get().await?, query).await })
+    }
+
+    fn get_doc<'a>(&'a self, coll: &'a str, namespace: &'a str, key: &'a str) -> Answer<'a, Option<Doc>> {
+        Answer::later(async move { reads::get_doc(&*self.pool.get().await?, coll, namespace, key).await })
+    }
+
+    fn list_docs<'a>(
+        &'a self,
+        coll: &'a str,
+        namespace: &'a str,
+        prefix: &'a str,
+        after: Option<&'a str>,
         limit: usize,
-    ) -> StoreResult<Vec<Doc>> {
-        let (coll, namespace) = (coll.to_string(), namespace.to_string());
-        let before = before.map(str::to_string);
-        self.read(move |conn| async move {
-            reads::list_docs_before(&conn, &coll, &namespace, before.as_deref(), limit).await
+    ) -> Answer<'a, Vec<Doc>> {
+        Answer::later(async move {
+            reads::list_docs(&*self.pool.get().await?, coll, namespace, prefix, after, limit).await
         })
     }
 
-    fn namespaces(&self) -> StoreResult<Vec<String>> {
-        self.read(|conn| async move { reads::namespaces(&conn).await })
+    fn list_docs_before<'a>(
+        &'a self,
+        coll: &'a str,
+        namespace: &'a str,
+        before: Option<&'a str>,
+        limit: usize,
+    ) -> Answer<'a, Vec<Doc>> {
+        Answer::later(async move {
+            reads::list_docs_before(&*self.pool.get().await?, coll, namespace, before, limit).await
+        })
     }
 
-    fn check_integrity(&self, deep: bool) -> StoreResult<Integrity> {
-        self.read(move |conn| async move { reads::check_integrity(&conn, deep).await })
+    fn namespaces(&self) -> Answer<'_, Vec<String>> {
+        Answer::later(async move { reads::namespaces(&*self.pool.get().await?).await })
     }
 
-    fn claim_deliveries(
-        &self,
-        holder: &str,
+    fn check_integrity(&self, deep: bool) -> Answer<'_, Integrity> {
+        Answer::later(async move { reads::check_integrity(&*self.pool.get().await?, deep).await })
+    }
+
+    fn claim_deliveries<'a>(
+        &'a self,
+        holder: &'a str,
         now_ms: i64,
         lease_until_ms: i64,
         limit: usize,
-    ) -> StoreResult<Vec<Delivery>> {
-        let holder = holder.to_string();
-        self.read(
-            move |conn| async move { outbox::claim(&conn, &holder, now_ms, lease_until_ms, limit).await },
-        )
+    ) -> Answer<'a, Vec<Delivery>> {
+        Answer::later(async move {
+            outbox::claim(&*self.pool.get().await?, holder, now_ms, lease_until_ms, limit).await
+        })
     }
 
-    fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64> {
-        let holder = holder.to_string();
-        self.read(move |conn| async move { outbox::renew(&conn, &holder, lease_until_ms).await })
+    fn renew_deliveries<'a>(&'a self, holder: &'a str, lease_until_ms: i64) -> Answer<'a, u64> {
+        Answer::later(async move { outbox::renew(&*self.pool.get().await?, holder, lease_until_ms).await })
     }
 
-    fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
-        let (namespace, task_id) = (namespace.to_string(), task_id.to_string());
-        self.read(move |conn| async move { outbox::pending(&conn, &namespace, &task_id).await })
+    fn pending_deliveries<'a>(&'a self, namespace: &'a str, task_id: &'a str) -> Answer<'a, Vec<Delivery>> {
+        Answer::later(async move { outbox::pending(&*self.pool.get().await?, namespace, task_id).await })
     }
 
-    fn has_deliveries(&self) -> StoreResult<bool> {
-        self.read(|conn| async move { outbox::any(&conn).await })
+    fn has_deliveries(&self) -> Answer<'_, bool> {
+        Answer::later(async move { outbox::any(&*self.pool.get().await?).await })
     }
 
     fn appended(&self) -> Option<broadcast::Receiver<Appended>> {

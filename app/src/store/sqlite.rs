@@ -198,21 +198,9 @@ fn migrate(conn: &mut Connection) -> StoreResult<()> {
     Ok(())
 }
 
-impl Store for SqliteStore {
+impl InlineStore for SqliteStore {
     fn backend(&self) -> &'static str {
         "sqlite"
-    }
-
-    fn commit(&self, commit: &Commit) -> StoreResult<Committed> {
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.submit(
-            commit.clone(),
-            Box::new(move |outcome| {
-                let _ = tx.send(outcome);
-            }),
-        );
-        rx.recv()
-            .unwrap_or_else(|_| Err(StoreError::Backend("the sqlite writer dropped a commit".into())))
     }
 
     fn submit(&self, mut commit: Commit, done: CommitDone) {

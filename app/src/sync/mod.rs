@@ -38,7 +38,7 @@ mod status;
 mod transfer;
 
 use crate::registry::Registry;
-use crate::store::StoreHandle;
+use crate::store::{Internal, StoreHandle};
 use crate::util::{self, Family};
 use a2a::rpc::Error;
 use a2a::types::{RegistryKind, SyncDirection, SyncOutcome, SyncPullParams, SyncPushParams, SyncReport};
@@ -174,7 +174,10 @@ impl SyncService {
         let (n, coll) = (ns.to_string(), kind.descriptor().name);
         let docs = self
             .db
-            .run(FAMILY, move |s| s.list_docs(coll, &n, "", None, usize::MAX))?;
+            .store()
+            .list_docs(coll, &n, "", None, usize::MAX)
+            .await
+            .internal(FAMILY)?;
         Ok(docs
             .into_iter()
             .map(|d| {

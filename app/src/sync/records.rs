@@ -6,7 +6,7 @@
 use super::compare::Base;
 use super::compare::Direction;
 use super::{Session, SyncService, FAMILY};
-use crate::store::{Commit, DocWrite, Expect, StoreError};
+use crate::store::{Commit, DocWrite, Expect, Internal, StoreError};
 use a2a::rpc::Error;
 use a2a::ErrorKind;
 use serde_json::{json, Value};
@@ -19,7 +19,7 @@ const META: &str = "sync-meta";
 impl SyncService {
     pub(super) async fn base(&self, ns: &str, key: &str) -> Result<Option<Base>, Error> {
         let (n, k) = (ns.to_string(), key.to_string());
-        let doc = self.db.run(FAMILY, move |s| s.get_doc(BASE, &n, &k))?;
+        let doc = self.db.store().get_doc(BASE, &n, &k).await.internal(FAMILY)?;
         Ok(doc.and_then(|d| {
             Some(Base {
                 local: d.value["local"].as_i64()?,
@@ -31,7 +31,7 @@ impl SyncService {
     /// The last pull and push times with `remote`.
     pub(super) async fn meta(&self, ns: &str, remote: &str) -> Result<Value, Error> {
         let (n, key) = (ns.to_string(), remote.to_string());
-        let doc = self.db.run(FAMILY, move |s| s.get_doc(META, &n, &key))?;
+        let doc = self.db.store().get_doc(META, &n, &key).await.internal(FAMILY)?;
         Ok(doc.map(|d| d.value).unwrap_or_else(|| json!({})))
     }
 

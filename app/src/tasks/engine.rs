@@ -25,7 +25,9 @@ use super::changes::{artifact_change, stamp_seq, status_change, status_steps, Ch
 use super::stream::ends_stream;
 use crate::lifecycle::is_terminal;
 use crate::push::PushDelivery;
-use crate::store::{Appended, Commit, DocWrite, EventRow, StoreError, StoreHandle, TaskRow, TaskWrite};
+use crate::store::{
+    Appended, Commit, DocWrite, EventRow, Internal, StoreError, StoreHandle, TaskRow, TaskWrite,
+};
 use crate::util::Family;
 use a2a::rpc::{Error, Event};
 use a2a::types::{Artifact, Message, StreamResponse, Task, TaskState};
@@ -194,8 +196,8 @@ impl TaskEngine {
     }
 
     /// Loads a task the caller may read in `namespace`, else TaskNotFound.
-    pub(crate) fn load_task(&self, namespace: &str, id: &str) -> Result<TaskRow, Error> {
-        match self.db.run(FAMILY, |s| s.get_task(namespace, id))? {
+    pub(crate) async fn load_task(&self, namespace: &str, id: &str) -> Result<TaskRow, Error> {
+        match self.db.store().get_task(namespace, id).await.internal(FAMILY)? {
             Some(row) => Ok(row),
             None => Err(not_found(id)),
         }
@@ -309,7 +311,7 @@ impl TaskEngine {
         F: FnOnce(&mut Task) -> Result<Change, Error>,
     {
         let mut live = self.hold(task_id).await?;
-        let row = self.load_task(namespace, task_id)?;
+        let row = self.load_task(namespace, task_id).await?;
         let expected_last_seq = row.last_seq;
         let mut task = row.body;
         let change = f(&mut task)?;
@@ -349,7 +351,10 @@ impl TaskEngine {
         let missed = match behind {
             Some(seen) => self
                 .db
-                .run(FAMILY, |s| s.events_after(namespace, task_id, seen))
+                .store()
+                .events_after(namespace, task_id, seen)
+                .await
+                .internal(FAMILY)
                 .ok()
                 .map(|rows| {
                     rows.into_iter()
@@ -420,14 +425,17 @@ impl TaskEngine {
         after: Option<u64>,
     ) -> Result<Subscription, Error> {
         let mut live = self.hold(task_id).await?;
-        let row = self.load_task(namespace, task_id)?;
+        let row = self.load_task(namespace, task_id).await?;
         let terminal = is_terminal(row.body.status.state);
         let mut backlog = VecDeque::new();
         match after {
             Some(after) => {
                 for event in self
                     .db
-                    .run(FAMILY, |s| s.events_after(namespace, task_id, after))?
+                    .store()
+                    .events_after(namespace, task_id, after)
+                    .await
+                    .internal(FAMILY)?
                 {
                     backlog.push_back(Event::with_seq(event.seq, event.body));
                 }
@@ -517,7 +525,13 @@ impl TaskEngine {
             return;
         }
         let namespace = live.namespace.clone();
-        if let Ok(rows) = self.db.run(FAMILY, |s| s.events_after(&namespace, task_id, seen)) {
+        if let Ok(rows) = self
+            .db
+            .store()
+            .events_after(&namespace, task_id, seen)
+            .await
+            .internal(FAMILY)
+        {
             let events: Vec<_> = rows.into_iter().map(|e| Event::with_seq(e.seq, e.body)).collect();
             live.fan_out(&events);
         }

@@ -12,7 +12,7 @@
 use super::changes::{status_steps, Change};
 use super::TaskEngine;
 use crate::executor::{agent_message, text_part};
-use crate::store::{Commit, DocWrite, Expect, StoreHandle};
+use crate::store::{Commit, DocWrite, Expect, Internal, StoreHandle};
 use crate::util::{lease_ticks, millis, now_ms, to_json, Family};
 use a2a::rpc::Error;
 use a2a::types::{Task, TaskState};
@@ -121,7 +121,7 @@ impl RunLeases {
             loop {
                 tick.tick().await;
                 // A failed sweep is tried again on the next tick.
-                let Ok(expired) = self.expired() else {
+                let Ok(expired) = self.expired().await else {
                     continue;
                 };
                 for (namespace, task_id, version) in expired {
@@ -142,14 +142,17 @@ impl RunLeases {
 
     /// The runs whose lease has expired, as (namespace, task id, version of
     /// the lease).
-    fn expired(&self) -> Result<Vec<(String, String, u64)>, Error> {
+    async fn expired(&self) -> Result<Vec<(String, String, u64)>, Error> {
         let now = now_ms();
         let mut found = Vec::new();
-        for namespace in self.db.run(FAMILY, |s| s.namespaces())? {
+        for namespace in self.db.store().namespaces().await.internal(FAMILY)? {
             let n = namespace.clone();
             let leases = self
                 .db
-                .run(FAMILY, move |s| s.list_docs(COLL, &n, "", None, usize::MAX))?;
+                .store()
+                .list_docs(COLL, &n, "", None, usize::MAX)
+                .await
+                .internal(FAMILY)?;
             for doc in leases {
                 let expired =
                     serde_json::from_value::<RunLease>(doc.value).map_or(true, |l| l.until_ms <= now);

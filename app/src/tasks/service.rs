@@ -12,7 +12,7 @@ use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
 use crate::lifecycle::is_terminal;
 use crate::limits::{exceeded, DomainLimits};
 use crate::push::PushDelivery;
-use crate::store::{DocWrite, Expect, StoreHandle, TaskQuery};
+use crate::store::{DocWrite, Expect, Internal, StoreHandle, TaskQuery};
 use crate::util::{self, namespace, to_json, Family};
 use a2a::rpc::{CallContext, Error, Event, EventStream, Reply};
 use a2a::types::{
@@ -153,7 +153,7 @@ impl TaskService {
     /// Returns how many tasks were failed.
     pub(crate) async fn fail_abandoned(&self, resumed: &HashSet<String>) -> Result<usize, Error> {
         const PAGE: usize = 500;
-        let namespaces = self.db.run(FAMILY, |s| s.namespaces())?;
+        let namespaces = self.db.store().namespaces().await.internal(FAMILY)?;
         let mut abandoned = Vec::new();
         for namespace in namespaces {
             for state in [TaskState::Submitted, TaskState::Working] {
@@ -167,7 +167,7 @@ impl TaskService {
                         before_rank,
                         limit: PAGE,
                     };
-                    let page = self.db.run(FAMILY, move |s| s.list_tasks(&query))?;
+                    let page = self.db.store().list_tasks(&query).await.internal(FAMILY)?;
                     before_rank = page.rows.last().map(|row| row.rank);
                     abandoned.extend(
                         page.rows
@@ -317,7 +317,7 @@ impl TaskService {
         let Some(task_id) = message.task_id.as_deref().filter(|s| !s.is_empty()) else {
             return Ok(None);
         };
-        let task = self.engine.load_task(namespace, task_id)?.body;
+        let task = self.engine.load_task(namespace, task_id).await?.body;
         if is_terminal(task.status.state) {
             return Err(Error::new(
                 ErrorKind::UnsupportedOperation,
@@ -481,7 +481,7 @@ impl TaskService {
                         }
                     }
                 }
-                let mut task = self.engine.load_task(&namespace, &task_id)?.body;
+                let mut task = self.engine.load_task(&namespace, &task_id).await?.body;
                 trim_history(&mut task, config.history_length);
                 Ok(a2a::types::SendMessageResponse::Task(task))
             }
@@ -523,13 +523,16 @@ impl TaskService {
             // The whole task: as the store keeps it, neither decoded nor encoded again.
             return match self
                 .db
-                .run(FAMILY, |s| s.get_task_encoded(&namespace, &request.id))?
+                .store()
+                .get_task_encoded(&namespace, &request.id)
+                .await
+                .internal(FAMILY)?
             {
                 Some(encoded) => Ok(Reply::Encoded(encoded)),
                 None => Err(not_found(&request.id)),
             };
         }
-        let mut task = self.engine.load_task(&namespace, &request.id)?.body;
+        let mut task = self.engine.load_task(&namespace, &request.id).await?.body;
         trim_history(&mut task, request.history_length);
         Ok(Reply::Value(task))
     }
@@ -571,7 +574,7 @@ impl TaskService {
             before_rank,
             limit: page_size as usize,
         };
-        let page = self.db.run(FAMILY, move |s| s.list_tasks(&query))?;
+        let page = self.db.store().list_tasks(&query).await.internal(FAMILY)?;
         let next_page_token = match (page.more, page.rows.last()) {
             (true, Some(last)) => last.rank.to_string(),
             _ => String::new(),

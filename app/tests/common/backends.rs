@@ -34,7 +34,7 @@ impl std::ops::Deref for Fresh {
 }
 
 /// A fresh store of `backend`, empty.
-pub fn store(backend: Backend) -> (Arc<dyn Store>, Option<tempfile::TempDir>) {
+pub async fn store(backend: Backend) -> (Arc<dyn Store>, Option<tempfile::TempDir>) {
     match backend {
         Backend::Memory => (Arc::new(MemoryStore::new()), None),
         Backend::Sqlite => {
@@ -44,22 +44,16 @@ pub fn store(backend: Backend) -> (Arc<dyn Store>, Option<tempfile::TempDir>) {
         }
         #[cfg(feature = "pg-test-cluster")]
         Backend::Postgres => {
-            // Opened on a thread of its own: the store runs its own runtime
-            // and waits for it, which a test's runtime thread must not do.
-            let store = std::thread::spawn(|| {
-                let url = app::store::postgres::cluster::TestCluster::fresh_database();
-                app::store::PgStore::open(&url).expect("postgres opens")
-            })
-            .join()
-            .expect("postgres store");
+            let url = app::store::postgres::cluster::TestCluster::fresh_database();
+            let store = app::store::PgStore::open(&url).await.expect("postgres opens");
             (Arc::new(store), None)
         }
     }
 }
 
 /// A fresh application on a fresh store of `backend`.
-pub fn fresh(backend: Backend) -> Fresh {
-    let (store, dir) = store(backend);
+pub async fn fresh(backend: Backend) -> Fresh {
+    let (store, dir) = store(backend).await;
     Fresh {
         router: Router::new(App::with_store(store.clone(), AppConfig::default())),
         store,

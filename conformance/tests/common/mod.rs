@@ -23,8 +23,10 @@ pub const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A fresh reference application (in-memory store, default executor).
 pub fn app_dispatch() -> Arc<dyn Dispatch> {
-    let app =
-        app::App::open(app::StoreConfig::Memory, app::AppConfig::default()).expect("the app opens in memory");
+    let app = app::App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
+        app::AppConfig::default(),
+    );
     Arc::new(a2a::Router::new(app))
 }
 

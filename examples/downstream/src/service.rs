@@ -39,7 +39,10 @@ impl NotesHandler for Notes {
 /// The one dispatcher of the agent: the extension's methods to [`Notes`],
 /// everything else to the reference application on an in-memory store.
 pub fn dispatch() -> Result<Arc<dyn Dispatch>, String> {
-    let app = app::App::open(app::StoreConfig::Memory, app::AppConfig::default())?;
+    let app = app::App::with_store(
+        Arc::new(app::store::MemoryStore::new()),
+        app::AppConfig::default(),
+    );
     Ok(Arc::new(crate::extension::router(
         Arc::new(Notes),
         a2a::Router::new(app),

@@ -16,7 +16,7 @@ pub(super) struct Conn {
 
 impl Conn {
     /// Connects; the connection is driven by a task on the current runtime
-    /// (the store's) until the client is dropped.
+    /// (the caller's) until the client is dropped.
     pub(super) async fn open(config: &Config) -> StoreResult<Conn> {
         let (client, connection) = config.connect(NoTls).await.map_err(backend)?;
         tokio::spawn(async move {

@@ -47,17 +47,15 @@ type Job = (Commit, CommitDone);
 pub(super) struct Writer {
     // `None` once the store is closing: the writer finishes what is queued.
     queue: Mutex<Option<mpsc::UnboundedSender<Job>>>,
-    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl Writer {
-    /// Starts the writer task on `io` with the connection `conn`.
-    pub(super) fn start(io: &tokio::runtime::Handle, config: Config, conn: Conn) -> Writer {
+    /// Starts the writer task on the current runtime with the connection `conn`.
+    pub(super) fn start(config: Config, conn: Conn) -> Writer {
         let (tx, rx) = mpsc::unbounded_channel();
-        let task = io.spawn(run(config, conn, rx));
+        tokio::spawn(run(config, conn, rx));
         Writer {
             queue: Mutex::new(Some(tx)),
-            task: Mutex::new(Some(task)),
         }
     }
 
@@ -78,11 +76,6 @@ impl Writer {
         if let Some(done) = refused {
             done(Err(StoreError::Backend("the postgres writer has stopped".into())));
         }
-    }
-
-    /// The writer task, which ends once the queue is closed and drained.
-    pub(super) fn take_task(&self) -> Option<tokio::task::JoinHandle<()>> {
-        self.task.lock().ok()?.take()
     }
 
     /// Stops taking commits; those queued are still committed.
