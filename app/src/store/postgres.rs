@@ -4,6 +4,8 @@
 //! - [`conn`](conn.rs): a connection with its prepared statements;
 //! - [`schema`](schema.rs): the numbered migrations;
 //! - [`writer`](writer.rs): group commit, durable before any caller is answered;
+//! - [`group`](group.rs): a group of commits in one round trip;
+//! - [`sql`](sql.rs): the statements of a commit, lenient and strict;
 //! - [`reads`](reads.rs): the queries behind the trait's reads;
 //! - [`outbox`](outbox.rs): the push outbox and its leases across agents;
 //! - [`listen`](listen.rs): LISTEN/NOTIFY, how an agent learns of the task
@@ -19,10 +21,12 @@
 #[cfg(any(test, feature = "pg-test-cluster"))]
 pub mod cluster;
 mod conn;
+mod group;
 mod listen;
 mod outbox;
 pub(super) mod reads;
 mod schema;
+mod sql;
 mod writer;
 
 use super::*;

@@ -23,7 +23,6 @@ pub(super) const FAN_OUT: &str = "INSERT INTO push_outbox(namespace, task_id, co
      FROM docs d JOIN task_events e ON e.task_id = $2 AND e.seq >= $4
      WHERE d.coll = $5 AND d.namespace = $1 AND d.key >= $3
        AND ($6::text IS NULL OR d.key < $6) AND left(d.key, length($3)) = $3";
-pub(super) const DROP_TASK: &str = "DELETE FROM push_outbox WHERE namespace = $1 AND task_id = $2";
 pub(super) const DONE: &str =
     "DELETE FROM push_outbox WHERE namespace = $1 AND task_id = $2 AND config_id = $3 AND seq = $4";
 /// Reschedules a row and frees its lease, if `$5` still holds it.

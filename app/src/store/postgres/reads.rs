@@ -158,16 +158,14 @@ pub(super) async fn list_tasks(conn: &Conn, query: &TaskQuery) -> StoreResult<Ta
         count_args,
     } = listing(query);
     let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| &**a as &(dyn ToSql + Sync)).collect();
-    let count = conn.statement(&count_sql).await?;
-    let total: i64 = conn
-        .client
-        .query_one(&count, &params[..count_args])
-        .await
-        .map_err(backend)?
-        .try_get(0)
-        .map_err(backend)?;
-    let page = conn.statement(&page_sql).await?;
-    let found = conn.client.query(&page, &params).await.map_err(backend)?;
+    let (count, page) = tokio::try_join!(conn.statement(&count_sql), conn.statement(&page_sql))?;
+    // Both in one round trip.
+    let (counted, found) = tokio::try_join!(
+        conn.client.query_one(&count, &params[..count_args]),
+        conn.client.query(&page, &params)
+    )
+    .map_err(backend)?;
+    let total: i64 = counted.try_get(0).map_err(backend)?;
     let mut rows = found.iter().map(task_from_row).collect::<StoreResult<Vec<_>>>()?;
     let more = rows.len() > query.limit;
     rows.truncate(query.limit);

@@ -99,6 +99,7 @@ const MIGRATIONS: &[&str] = &[
     -- state, each read from the table to check its context.
     CREATE INDEX tasks_by_context_state ON tasks(namespace, context_id, state, rank DESC);
 ",
+    super::sql::CREATE_REFUSE,
 ];
 
 /// Held by every transaction that appends task events, from the moment it

@@ -1,10 +1,14 @@
 //! Group commit on PostgreSQL: one writer task owns the write connection.
-//! Commits queue up while it is busy; each turn takes everything queued and
-//! applies each commit inside its own savepoint of one transaction (a commit
-//! that fails its checks is rolled back alone and changes nothing), commits
-//! the transaction, which returns once the server has flushed it to its WAL
-//! (`synchronous_commit` on, `fsync` on), and only then tells every caller
-//! its outcome.
+//! Commits queue up while it is busy; each turn takes everything queued as
+//! one group, in one transaction that returns once the server has flushed it
+//! to its WAL (`synchronous_commit` on, `fsync` on), and only then tells
+//! every caller its outcome.
+//!
+//! A group is first sent in one round trip ([`group`](super::group)), which
+//! stands whole when every check passes — the common case. Otherwise nothing
+//! of it stands, and the group is replayed here one commit at a time, each
+//! inside its own savepoint, so a commit that fails its checks is rolled
+//! back alone and changes nothing, and its neighbours still stand.
 //!
 //! Several agents may write the same database. Every check is made by the
 //! statement that writes (`UPDATE … WHERE last_seq = expected`, `INSERT … ON
@@ -24,8 +28,13 @@
 //! were given (see the lock's docs).
 
 use super::conn::{backend, is_retryable, Conn};
+use super::group::{self, Sent};
 use super::outbox;
 use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
+use super::sql::{
+    ANNOUNCE, APPEND_EVENT, CREATE_TASK, DELETE_DOC_ANY, DELETE_DOC_VERSION, DELETE_TASK, DOC_VERSION,
+    LOCK_EVENT_ORDER, PUT_DOC_ABSENT, PUT_DOC_ANY, PUT_DOC_VERSION, TASK_LAST_SEQ, UPDATE_TASK,
+};
 use crate::store::json::encode;
 use crate::store::{
     prefix_end, Commit, CommitDone, Committed, DeliveryChange, DocWrite, Expect, Fanout, StoreError,
@@ -136,9 +145,29 @@ impl From<tokio_postgres::Error> for Failed {
     }
 }
 
+/// Applies every commit of `batch` in one durable transaction: in one round
+/// trip, or else replayed; the outcome of each, in order.
+async fn commit_batch(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
+    match group::send(conn, batch).await {
+        (Sent::Committed(done), failed) => done
+            .into_iter()
+            .zip(failed)
+            .map(|(committed, failed)| match failed {
+                Some(e) => Err(e),
+                None => Ok(committed),
+            })
+            .collect(),
+        (Sent::Unknown(e), failed) => failed
+            .into_iter()
+            .map(|f| Err(f.unwrap_or_else(|| e.clone())))
+            .collect(),
+        (Sent::RolledBack, _) => replay(conn, batch).await,
+    }
+}
+
 /// Applies every commit of `batch` in one durable transaction, each in its
 /// own savepoint; the outcome of each, in order.
-async fn commit_batch(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
+async fn replay(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
     let client = &conn.client;
     if let Err(e) = client.batch_execute("BEGIN").await {
         return failed_all(batch, backend(e));
@@ -221,28 +250,13 @@ async fn apply(conn: &Conn, commit: &Commit, ordering: bool) -> Result<Committed
     })
 }
 
-/// Removes the task with its events and their positions, in one statement;
-/// false when the namespace holds no such task. The task counts are counted
-/// from the tasks on every listing, so there are none to adjust.
-const DELETE_TASK: &str = "WITH gone AS (DELETE FROM tasks WHERE id = $1 AND namespace = $2 RETURNING id),
-       events AS (DELETE FROM task_events WHERE task_id IN (SELECT id FROM gone)),
-       positions AS (DELETE FROM event_order WHERE task_id IN (SELECT id FROM gone))
-     SELECT COUNT(*) FROM gone";
-
 async fn delete_task(conn: &Conn, delete: &TaskDelete) -> Result<bool, Failed> {
     let sql = conn.statement(DELETE_TASK).await?;
     let row = conn
         .client
         .query_one(&sql, &[&delete.id, &delete.namespace])
         .await?;
-    let deleted = row.try_get::<_, i64>(0)? > 0;
-    if deleted {
-        let sql = conn.statement(outbox::DROP_TASK).await?;
-        conn.client
-            .execute(&sql, &[&delete.namespace, &delete.id])
-            .await?;
-    }
-    Ok(deleted)
+    Ok(row.try_get::<_, i64>(0)? > 0)
 }
 
 /// Records the outbox rows the task write's events owe; how many.
@@ -315,22 +329,6 @@ async fn change_outbox(conn: &Conn, change: &DeliveryChange) -> Result<(), Faile
     }
     Ok(())
 }
-
-const CREATE_TASK: &str =
-    "INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
-     VALUES($1, $2, $3, $4, $5, $6, nextval('task_rank'), $7)
-     ON CONFLICT (id) DO NOTHING RETURNING rank";
-const UPDATE_TASK: &str = "UPDATE tasks SET namespace = $2, context_id = $3, state = $4, status_ts = $5,
-       last_seq = $6, rank = nextval('task_rank'), body = $7
-     WHERE id = $1 AND last_seq = $8 RETURNING rank";
-const TASK_LAST_SEQ: &str = "SELECT last_seq FROM tasks WHERE id = $1";
-/// Stores an event and gives it the next position (under the event order lock).
-const APPEND_EVENT: &str = "WITH stored AS (
-       INSERT INTO task_events(task_id, seq, body) VALUES($1, $2, $3) RETURNING task_id, seq)
-     INSERT INTO event_order(position, namespace, task_id, seq)
-       SELECT nextval('event_position'), $4, task_id, seq FROM stored";
-const LOCK_EVENT_ORDER: &str = "SELECT pg_advisory_xact_lock($1)";
-const ANNOUNCE: &str = "SELECT pg_notify($1, $2)";
 
 /// Stores the task row (creating it, or updating it if its log still ends
 /// where the writer expects) and appends its events, taking the event order
@@ -429,18 +427,6 @@ pub(super) fn parse_announcement(payload: &str) -> Option<(String, u64)> {
     let (seq, task_id) = payload.split_once(' ')?;
     Some((task_id.to_string(), seq.parse().ok()?))
 }
-
-const DOC_VERSION: &str = "SELECT version FROM docs WHERE coll = $1 AND namespace = $2 AND key = $3";
-const PUT_DOC_ANY: &str = "INSERT INTO docs(coll, namespace, key, version, body) VALUES($1, $2, $3, 1, $4)
-     ON CONFLICT (coll, namespace, key) DO UPDATE SET version = docs.version + 1, body = excluded.body
-     RETURNING version";
-const PUT_DOC_ABSENT: &str = "INSERT INTO docs(coll, namespace, key, version, body) VALUES($1, $2, $3, 1, $4)
-     ON CONFLICT (coll, namespace, key) DO NOTHING RETURNING version";
-const PUT_DOC_VERSION: &str = "UPDATE docs SET version = version + 1, body = $4
-     WHERE coll = $1 AND namespace = $2 AND key = $3 AND version = $5 RETURNING version";
-const DELETE_DOC_ANY: &str = "DELETE FROM docs WHERE coll = $1 AND namespace = $2 AND key = $3";
-const DELETE_DOC_VERSION: &str =
-    "DELETE FROM docs WHERE coll = $1 AND namespace = $2 AND key = $3 AND version = $4 RETURNING version";
 
 /// Puts or deletes document write `index` if it finds what it expects; the
 /// document's new version (0 for a deletion).

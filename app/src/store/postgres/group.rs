@@ -1,0 +1,442 @@
+//! A group of commits in one round trip: `BEGIN`, every statement of every
+//! commit in order, and `COMMIT`, all written to the connection before any
+//! answer is read (the driver pipelines requests in the order they are first
+//! polled). The statements are the strict ones ([`sql`](super::sql)): a
+//! failed check raises, the transaction aborts, every later statement is
+//! refused and the `COMMIT` rolls it back, so a group either stands whole or
+//! leaves nothing; the writer then replays it one commit at a time.
+
+use super::conn::{backend, Conn};
+use super::outbox;
+use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
+use super::sql;
+use super::writer::announcement;
+use crate::store::json::encode;
+use crate::store::{
+    prefix_end, Commit, Committed, DeliveryChange, DocWrite, Expect, StoreError, StoreResult,
+};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Error, Statement};
+
+/// What became of a group sent in one round trip.
+pub(super) enum Sent {
+    /// Every commit stands, durably: what each did, in order.
+    Committed(Vec<Committed>),
+    /// A statement failed: nothing of the group stands; replay it.
+    RolledBack,
+    /// Every statement ran but the `COMMIT` failed (the connection broke):
+    /// what stands is unknown, so every commit of the group failed.
+    Unknown(StoreError),
+}
+
+/// A commit's values, encoded before anything is sent.
+struct Encoded<'a> {
+    commit: &'a Commit,
+    /// The task's body and its last sequence number, then each event's body.
+    task: Option<(String, i64, Vec<String>)>,
+    /// Each document's body (None for a deletion).
+    docs: Vec<Option<String>>,
+}
+
+/// What one statement's answer means for its commit.
+#[derive(Clone, Copy)]
+enum Slot {
+    None,
+    Rank(usize),
+    DocVersion(usize),
+    /// A deletion of any version: 0 in its place among the versions.
+    DocDeleted(usize),
+    Owed(usize),
+    Deleted(usize),
+}
+
+type Request<'a> = Pin<Box<dyn Future<Output = Result<i64, Error>> + Send + 'a>>;
+
+/// Sends `batch` as one transaction in one round trip (see the module docs).
+/// A commit whose values cannot be encoded fails alone, before the others
+/// are sent; its outcome is in `failed` at its index.
+pub(super) async fn send(conn: &Conn, batch: &[Commit]) -> (Sent, Vec<Option<StoreError>>) {
+    let mut failed: Vec<Option<StoreError>> = batch.iter().map(|_| None).collect();
+    let mut encoded = Vec::with_capacity(batch.len());
+    for (i, commit) in batch.iter().enumerate() {
+        match encode_commit(commit) {
+            Ok(e) => encoded.push((i, e)),
+            Err(e) => failed[i] = Some(e),
+        }
+    }
+    if encoded.is_empty() {
+        return (
+            Sent::Committed(batch.iter().map(|_| Committed::default()).collect()),
+            failed,
+        );
+    }
+    let statements = match Statements::prepare(conn).await {
+        Ok(statements) => statements,
+        Err(e) => return (Sent::Unknown(e), failed),
+    };
+    let sent = run(conn, &statements, &encoded, batch.len()).await;
+    (sent, failed)
+}
+
+fn encode_commit(commit: &Commit) -> StoreResult<Encoded<'_>> {
+    let task = match &commit.task {
+        Some(tw) => {
+            let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(tw.row.last_seq) as i64;
+            let events = tw
+                .events
+                .iter()
+                .map(|e| encode(&e.body))
+                .collect::<StoreResult<_>>()?;
+            Some((encode(&tw.row.body)?, last_seq, events))
+        }
+        None => None,
+    };
+    let docs = commit
+        .docs
+        .iter()
+        .map(|d| d.value.as_ref().map(encode).transpose())
+        .collect::<StoreResult<_>>()?;
+    Ok(Encoded { commit, task, docs })
+}
+
+/// Every statement a group may run, prepared (once per connection; later
+/// groups find them cached), so that nothing waits between requests.
+struct Statements {
+    create_task: Statement,
+    update_task: Statement,
+    lock: Statement,
+    append_event: Statement,
+    announce: Statement,
+    put_any: Statement,
+    put_absent: Statement,
+    put_version: Statement,
+    delete_any: Statement,
+    delete_version: Statement,
+    absent: Statement,
+    fan_out: Statement,
+    delete_task: Statement,
+    done: Statement,
+    retry: Statement,
+    drop_target: Statement,
+}
+
+impl Statements {
+    async fn prepare(conn: &Conn) -> StoreResult<Statements> {
+        Ok(Statements {
+            create_task: conn.statement(sql::CREATE_TASK_STRICT).await?,
+            update_task: conn.statement(sql::UPDATE_TASK_STRICT).await?,
+            lock: conn.statement(sql::LOCK_EVENT_ORDER).await?,
+            append_event: conn.statement(sql::APPEND_EVENT).await?,
+            announce: conn.statement(sql::ANNOUNCE).await?,
+            put_any: conn.statement(sql::PUT_DOC_ANY).await?,
+            put_absent: conn.statement(sql::PUT_DOC_ABSENT_STRICT).await?,
+            put_version: conn.statement(sql::PUT_DOC_VERSION_STRICT).await?,
+            delete_any: conn.statement(sql::DELETE_DOC_ANY).await?,
+            delete_version: conn.statement(sql::DELETE_DOC_VERSION_STRICT).await?,
+            absent: conn.statement(sql::DOC_ABSENT_STRICT).await?,
+            fan_out: conn.statement(outbox::FAN_OUT).await?,
+            delete_task: conn.statement(sql::DELETE_TASK).await?,
+            done: conn.statement(outbox::DONE).await?,
+            retry: conn.statement(outbox::RETRY).await?,
+            drop_target: conn.statement(outbox::DROP_TARGET).await?,
+        })
+    }
+}
+
+/// The requests of one group, in the order they must reach the server, and
+/// what each answer means.
+struct Requests<'a> {
+    conn: &'a Conn,
+    sent: Vec<Request<'a>>,
+    slots: Vec<Slot>,
+}
+
+impl<'a> Requests<'a> {
+    /// A statement answering one value (a rank, a version, a count).
+    fn value(&mut self, slot: Slot, statement: &'a Statement, params: Vec<&'a (dyn ToSql + Sync)>) {
+        let client = &self.conn.client;
+        self.sent.push(Box::pin(async move {
+            client.query_one(statement, &params).await?.try_get::<_, i64>(0)
+        }));
+        self.slots.push(slot);
+    }
+
+    /// A statement answering how many rows it changed.
+    fn rows(&mut self, slot: Slot, statement: &'a Statement, params: Vec<&'a (dyn ToSql + Sync)>) {
+        let client = &self.conn.client;
+        self.sent.push(Box::pin(async move {
+            Ok(client.execute(statement, &params).await? as i64)
+        }));
+        self.slots.push(slot);
+    }
+
+    /// A statement without parameters or answer (`BEGIN`, `COMMIT`).
+    fn plain(&mut self, sql: &'static str) {
+        let client = &self.conn.client;
+        self.sent.push(Box::pin(
+            async move { client.batch_execute(sql).await.map(|()| 0) },
+        ));
+        self.slots.push(Slot::None);
+    }
+}
+
+/// Integers that must live as long as the requests borrowing them.
+struct Numbers {
+    seqs: Vec<Vec<i64>>,
+    expected: Vec<i64>,
+    versions: Vec<Vec<i64>>,
+    first_seqs: Vec<i64>,
+    deliveries: Vec<Vec<(i64, i32)>>,
+    prefix_ends: Vec<Option<String>>,
+}
+
+impl Numbers {
+    fn of(encoded: &[(usize, Encoded<'_>)]) -> Numbers {
+        let commits = || encoded.iter().map(|(_, e)| e.commit);
+        Numbers {
+            seqs: commits()
+                .map(|c| {
+                    c.task
+                        .iter()
+                        .flat_map(|tw| tw.events.iter().map(|e| e.seq as i64))
+                        .collect()
+                })
+                .collect(),
+            expected: commits()
+                .map(|c| c.task.as_ref().map_or(0, |tw| tw.expected_last_seq as i64))
+                .collect(),
+            versions: commits()
+                .map(|c| {
+                    c.docs
+                        .iter()
+                        .map(|d| match d.expect {
+                            Expect::Version(v) => v as i64,
+                            _ => 0,
+                        })
+                        .collect()
+                })
+                .collect(),
+            first_seqs: commits()
+                .map(|c| {
+                    c.task
+                        .as_ref()
+                        .and_then(|tw| tw.events.first())
+                        .map_or(0, |e| e.seq as i64)
+                })
+                .collect(),
+            deliveries: commits()
+                .map(|c| {
+                    c.deliveries
+                        .iter()
+                        .map(|d| match d {
+                            DeliveryChange::Done(key) => (key.seq as i64, 0),
+                            DeliveryChange::Retry { key, attempts, .. } => {
+                                (key.seq as i64, i32::try_from(*attempts).unwrap_or(i32::MAX))
+                            }
+                            DeliveryChange::DropTarget { .. } => (0, 0),
+                        })
+                        .collect()
+                })
+                .collect(),
+            prefix_ends: commits()
+                .map(|c| c.fanout.as_ref().and_then(|f| prefix_end(&f.prefix)))
+                .collect(),
+        }
+    }
+}
+
+async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], total: usize) -> Sent {
+    let numbers = Numbers::of(encoded);
+    let announcements: Vec<Option<String>> = encoded
+        .iter()
+        .map(|(_, e)| match (&e.commit.task, &e.task) {
+            (Some(tw), Some((_, last_seq, _))) if !tw.events.is_empty() => {
+                Some(announcement(&tw.row.id, *last_seq as u64))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut requests = Requests {
+        conn,
+        sent: Vec::new(),
+        slots: Vec::new(),
+    };
+    requests.plain("BEGIN");
+    let mut ordering = false;
+    for (n, (i, e)) in encoded.iter().enumerate() {
+        let commit = e.commit;
+        if let (Some(tw), Some((body, last_seq, events))) = (&commit.task, &e.task) {
+            let row = &tw.row;
+            let mut params: Vec<&(dyn ToSql + Sync)> = vec![
+                &row.id,
+                &row.namespace,
+                &row.context_id,
+                &row.state,
+                &row.status_ts,
+                last_seq,
+                body,
+            ];
+            let statement = if tw.create {
+                &st.create_task
+            } else {
+                params.push(&numbers.expected[n]);
+                &st.update_task
+            };
+            requests.value(Slot::Rank(*i), statement, params);
+            if !events.is_empty() && !ordering {
+                // As the replay takes it: after the first task row the
+                // group writes, held until the group commits.
+                requests.rows(Slot::None, &st.lock, vec![&EVENT_ORDER_LOCK]);
+                ordering = true;
+            }
+            for (seq, event) in numbers.seqs[n].iter().zip(events) {
+                requests.rows(
+                    Slot::None,
+                    &st.append_event,
+                    vec![&row.id, seq, event, &row.namespace],
+                );
+            }
+            if let Some(announced) = &announcements[n] {
+                requests.rows(Slot::None, &st.announce, vec![&EVENTS_CHANNEL, announced]);
+            }
+        }
+        for ((write, body), version) in commit.docs.iter().zip(&e.docs).zip(&numbers.versions[n]) {
+            doc(&mut requests, st, *i, write, body.as_ref(), version);
+        }
+        if let (Some(tw), Some(fanout)) = (&commit.task, &commit.fanout) {
+            if !tw.events.is_empty() {
+                let params: Vec<&(dyn ToSql + Sync)> = vec![
+                    &tw.row.namespace,
+                    &tw.row.id,
+                    &fanout.prefix,
+                    &numbers.first_seqs[n],
+                    &fanout.coll,
+                    &numbers.prefix_ends[n],
+                ];
+                requests.rows(Slot::Owed(*i), &st.fan_out, params);
+            }
+        }
+        for delete in &commit.delete_tasks {
+            requests.value(
+                Slot::Deleted(*i),
+                &st.delete_task,
+                vec![&delete.id, &delete.namespace],
+            );
+        }
+        for (change, (seq, attempts)) in commit.deliveries.iter().zip(&numbers.deliveries[n]) {
+            match change {
+                DeliveryChange::Done(key) => {
+                    let params: Vec<&(dyn ToSql + Sync)> =
+                        vec![&key.namespace, &key.task_id, &key.config_id, seq];
+                    requests.rows(Slot::None, &st.done, params);
+                }
+                DeliveryChange::Retry {
+                    key,
+                    holder,
+                    next_attempt_ms,
+                    ..
+                } => {
+                    let params: Vec<&(dyn ToSql + Sync)> = vec![
+                        &key.namespace,
+                        &key.task_id,
+                        &key.config_id,
+                        seq,
+                        holder,
+                        attempts,
+                        next_attempt_ms,
+                    ];
+                    requests.rows(Slot::None, &st.retry, params);
+                }
+                DeliveryChange::DropTarget {
+                    namespace,
+                    task_id,
+                    config_id,
+                } => {
+                    requests.rows(Slot::None, &st.drop_target, vec![namespace, task_id, config_id]);
+                }
+            }
+        }
+    }
+    requests.plain("COMMIT");
+    let Requests { sent, slots, .. } = requests;
+    let answers = in_order(sent).await;
+    outcome(&slots, answers, total)
+}
+
+/// The request of one document write: its new version (0 for a deletion).
+fn doc<'a>(
+    requests: &mut Requests<'a>,
+    st: &'a Statements,
+    commit: usize,
+    write: &'a DocWrite,
+    body: Option<&'a String>,
+    version: &'a i64,
+) {
+    let at: [&'a (dyn ToSql + Sync); 3] = [&write.coll, &write.namespace, &write.key];
+    let slot = Slot::DocVersion(commit);
+    match (body, write.expect) {
+        (Some(body), Expect::Any) => requests.value(slot, &st.put_any, vec![at[0], at[1], at[2], body]),
+        (Some(body), Expect::Absent) => requests.value(slot, &st.put_absent, vec![at[0], at[1], at[2], body]),
+        (Some(body), Expect::Version(_)) => {
+            requests.value(slot, &st.put_version, vec![at[0], at[1], at[2], body, version])
+        }
+        (None, Expect::Any) => requests.rows(Slot::DocDeleted(commit), &st.delete_any, at.to_vec()),
+        (None, Expect::Absent) => requests.value(slot, &st.absent, at.to_vec()),
+        (None, Expect::Version(_)) => {
+            requests.value(slot, &st.delete_version, vec![at[0], at[1], at[2], version])
+        }
+    }
+}
+
+/// Polls every request once in order, so each is written to the connection
+/// in that order, then waits for all their answers.
+async fn in_order(mut requests: Vec<Request<'_>>) -> Vec<Result<i64, Error>> {
+    let mut answers: Vec<Option<Result<i64, Error>>> = requests.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut waiting = false;
+        for (request, answer) in requests.iter_mut().zip(answers.iter_mut()) {
+            if answer.is_none() {
+                match request.as_mut().poll(cx) {
+                    Poll::Ready(outcome) => *answer = Some(outcome),
+                    Poll::Pending => waiting = true,
+                }
+            }
+        }
+        if waiting {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    answers.into_iter().flatten().collect()
+}
+
+/// The group's fate from every answer (see [`Sent`]).
+fn outcome(slots: &[Slot], mut answers: Vec<Result<i64, Error>>, total: usize) -> Sent {
+    let Some(commit_answer) = answers.pop() else {
+        return Sent::RolledBack;
+    };
+    if answers.iter().any(Result::is_err) {
+        return Sent::RolledBack;
+    }
+    if let Err(e) = commit_answer {
+        return Sent::Unknown(backend(e));
+    }
+    let mut committed: Vec<Committed> = (0..total).map(|_| Committed::default()).collect();
+    for (slot, answer) in slots.iter().zip(answers) {
+        let value = answer.unwrap_or(0);
+        match *slot {
+            Slot::None => {}
+            Slot::Rank(i) => committed[i].task_rank = Some(value),
+            Slot::DocVersion(i) => committed[i].doc_versions.push(value.max(0) as u64),
+            Slot::DocDeleted(i) => committed[i].doc_versions.push(0),
+            Slot::Owed(i) => committed[i].deliveries_owed = value.max(0) as u64,
+            Slot::Deleted(i) => committed[i].deleted_tasks += u64::from(value > 0),
+        }
+    }
+    Sent::Committed(committed)
+}
