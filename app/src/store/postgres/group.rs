@@ -1,5 +1,7 @@
-//! A group of commits in one round trip: `BEGIN`, every statement of every
-//! commit in order, and `COMMIT`, all written to the connection before any
+//! A group of commits in one round trip: `BEGIN`, the event order lock,
+//! every statement of every commit in order (a task write and its events are
+//! one statement), every announcement in one statement, and `COMMIT`, all
+//! written to the connection before any
 //! answer is read (the driver pipelines requests in the order they are first
 //! polled). The statements are the strict ones ([`sql`](super::sql)): a
 //! failed check raises, the transaction aborts, every later statement is
@@ -10,7 +12,7 @@ use super::conn::{backend, Conn};
 use super::outbox;
 use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
 use super::sql;
-use super::writer::announcement;
+use super::writer::{announcement, appends_events};
 use crate::store::json::encode;
 use crate::store::{
     prefix_end, Commit, Committed, DeliveryChange, DocWrite, Expect, StoreError, StoreResult,
@@ -108,7 +110,6 @@ struct Statements {
     create_task: Statement,
     update_task: Statement,
     lock: Statement,
-    append_event: Statement,
     announce: Statement,
     put_any: Statement,
     put_absent: Statement,
@@ -129,8 +130,7 @@ impl Statements {
             create_task: conn.statement(sql::CREATE_TASK_STRICT).await?,
             update_task: conn.statement(sql::UPDATE_TASK_STRICT).await?,
             lock: conn.statement(sql::LOCK_EVENT_ORDER).await?,
-            append_event: conn.statement(sql::APPEND_EVENT).await?,
-            announce: conn.statement(sql::ANNOUNCE).await?,
+            announce: conn.statement(sql::ANNOUNCE_ALL).await?,
             put_any: conn.statement(sql::PUT_DOC_ANY).await?,
             put_absent: conn.statement(sql::PUT_DOC_ABSENT_STRICT).await?,
             put_version: conn.statement(sql::PUT_DOC_VERSION_STRICT).await?,
@@ -250,9 +250,9 @@ impl Numbers {
 
 async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], total: usize) -> Sent {
     let numbers = Numbers::of(encoded);
-    let announcements: Vec<Option<String>> = encoded
+    let announcements: Vec<String> = encoded
         .iter()
-        .map(|(_, e)| match (&e.commit.task, &e.task) {
+        .filter_map(|(_, e)| match (&e.commit.task, &e.task) {
             (Some(tw), Some((_, last_seq, _))) if !tw.events.is_empty() => {
                 Some(announcement(&tw.row.id, *last_seq as u64))
             }
@@ -265,7 +265,10 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
         slots: Vec::new(),
     };
     requests.plain("BEGIN");
-    let mut ordering = false;
+    // Before any row lock, as the replay takes it (see the writer).
+    if encoded.iter().any(|(_, e)| appends_events(e.commit)) {
+        requests.rows(Slot::None, &st.lock, vec![&EVENT_ORDER_LOCK]);
+    }
     for (n, (i, e)) in encoded.iter().enumerate() {
         let commit = e.commit;
         if let (Some(tw), Some((body, last_seq, events))) = (&commit.task, &e.task) {
@@ -285,23 +288,9 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
                 params.push(&numbers.expected[n]);
                 &st.update_task
             };
+            params.push(&numbers.seqs[n]);
+            params.push(events);
             requests.value(Slot::Rank(*i), statement, params);
-            if !events.is_empty() && !ordering {
-                // As the replay takes it: after the first task row the
-                // group writes, held until the group commits.
-                requests.rows(Slot::None, &st.lock, vec![&EVENT_ORDER_LOCK]);
-                ordering = true;
-            }
-            for (seq, event) in numbers.seqs[n].iter().zip(events) {
-                requests.rows(
-                    Slot::None,
-                    &st.append_event,
-                    vec![&row.id, seq, event, &row.namespace],
-                );
-            }
-            if let Some(announced) = &announcements[n] {
-                requests.rows(Slot::None, &st.announce, vec![&EVENTS_CHANNEL, announced]);
-            }
         }
         for ((write, body), version) in commit.docs.iter().zip(&e.docs).zip(&numbers.versions[n]) {
             doc(&mut requests, st, *i, write, body.as_ref(), version);
@@ -360,6 +349,9 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
             }
         }
     }
+    if !announcements.is_empty() {
+        requests.rows(Slot::None, &st.announce, vec![&EVENTS_CHANNEL, &announcements]);
+    }
     requests.plain("COMMIT");
     let Requests { sent, slots, .. } = requests;
     let answers = in_order(sent).await;
@@ -392,27 +384,27 @@ fn doc<'a>(
 }
 
 /// Polls every request once in order, so each is written to the connection
-/// in that order, then waits for all their answers.
+/// in that order, then awaits their answers, which come in that order too.
 async fn in_order(mut requests: Vec<Request<'_>>) -> Vec<Result<i64, Error>> {
-    let mut answers: Vec<Option<Result<i64, Error>>> = requests.iter().map(|_| None).collect();
+    let mut answers: Vec<Option<Result<i64, Error>>> = Vec::with_capacity(requests.len());
     std::future::poll_fn(|cx| {
-        let mut waiting = false;
-        for (request, answer) in requests.iter_mut().zip(answers.iter_mut()) {
-            if answer.is_none() {
-                match request.as_mut().poll(cx) {
-                    Poll::Ready(outcome) => *answer = Some(outcome),
-                    Poll::Pending => waiting = true,
-                }
-            }
+        for request in &mut requests {
+            answers.push(match request.as_mut().poll(cx) {
+                Poll::Ready(outcome) => Some(outcome),
+                Poll::Pending => None,
+            });
         }
-        if waiting {
-            Poll::Pending
-        } else {
-            Poll::Ready(())
-        }
+        Poll::Ready(())
     })
     .await;
-    answers.into_iter().flatten().collect()
+    let mut outcomes = Vec::with_capacity(requests.len());
+    for (request, answer) in requests.into_iter().zip(answers) {
+        outcomes.push(match answer {
+            Some(outcome) => outcome,
+            None => request.await,
+        });
+    }
+    outcomes
 }
 
 /// The group's fate from every answer (see [`Sent`]).

@@ -22,6 +22,26 @@ macro_rules! strict {
     };
 }
 
+/// The strict form of a task write (`$1` its id, `$2` its namespace) that
+/// also appends its events: sequence numbers in parameter `$seqs`, bodies in
+/// `$bodies`, positions given in that order (under the event order lock).
+macro_rules! strict_with_events {
+    ($task:expr, $seqs:literal, $bodies:literal) => {
+        concat!(
+            "WITH written AS (",
+            $task,
+            "), stored AS (INSERT INTO task_events(task_id, seq, body) SELECT $1, s, b FROM unnest(",
+            $seqs,
+            "::bigint[], ",
+            $bodies,
+            "::text[]) AS e(s, b)), placed AS (INSERT INTO event_order(position, namespace, task_id, seq) \
+             SELECT nextval('event_position'), $2, $1, s FROM unnest(",
+            $seqs,
+            "::bigint[]) AS e(s)) SELECT COALESCE((SELECT * FROM written), cleveragents_refuse())"
+        )
+    };
+}
+
 macro_rules! create_task {
     () => {
         "INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
@@ -62,18 +82,24 @@ macro_rules! doc_absent {
 /// Creates a task (`$1`…`$7`: id, namespace, context, state, status
 /// timestamp, last sequence number, body); its rank, or no row if it exists.
 pub(super) const CREATE_TASK: &str = create_task!();
-pub(super) const CREATE_TASK_STRICT: &str = strict!(create_task!());
+/// [`CREATE_TASK`] with its events (`$8` sequence numbers, `$9` bodies), strict.
+pub(super) const CREATE_TASK_STRICT: &str = strict_with_events!(create_task!(), "$8", "$9");
 /// Updates a task whose log ends at `$8`; its new rank, or no row.
 pub(super) const UPDATE_TASK: &str = update_task!();
-pub(super) const UPDATE_TASK_STRICT: &str = strict!(update_task!());
+/// [`UPDATE_TASK`] with its events (`$9` sequence numbers, `$10` bodies), strict.
+pub(super) const UPDATE_TASK_STRICT: &str = strict_with_events!(update_task!(), "$9", "$10");
 pub(super) const TASK_LAST_SEQ: &str = "SELECT last_seq FROM tasks WHERE id = $1";
-/// Stores an event and gives it the next position (under the event order lock).
-pub(super) const APPEND_EVENT: &str = "WITH stored AS (
-       INSERT INTO task_events(task_id, seq, body) VALUES($1, $2, $3) RETURNING task_id, seq)
+/// Stores the events of task `$1` of namespace `$4` (`$2` sequence numbers,
+/// `$3` bodies) and gives them the next positions in that order (under the
+/// event order lock).
+pub(super) const APPEND_EVENTS: &str = "WITH stored AS (
+       INSERT INTO task_events(task_id, seq, body) SELECT $1, s, b FROM unnest($2::bigint[], $3::text[]) AS e(s, b))
      INSERT INTO event_order(position, namespace, task_id, seq)
-       SELECT nextval('event_position'), $4, task_id, seq FROM stored";
+       SELECT nextval('event_position'), $4, $1, s FROM unnest($2::bigint[]) AS e(s)";
 pub(super) const LOCK_EVENT_ORDER: &str = "SELECT pg_advisory_xact_lock($1)";
 pub(super) const ANNOUNCE: &str = "SELECT pg_notify($1, $2)";
+/// Every announcement of a group (`$2`) on channel `$1`, in one statement.
+pub(super) const ANNOUNCE_ALL: &str = "SELECT pg_notify($1, a) FROM unnest($2::text[]) AS a";
 
 /// Removes task `$1` of namespace `$2` with its events, their positions and
 /// its outbox rows, in one statement; how many tasks went (0 or 1). The task
@@ -125,6 +151,7 @@ mod tests {
     #[test]
     fn a_strict_statement_wraps_its_lenient_one_and_calls_the_refusal() {
         assert!(CREATE_TASK_STRICT.contains(CREATE_TASK));
+        assert!(UPDATE_TASK_STRICT.contains(UPDATE_TASK));
         assert!(PUT_DOC_VERSION_STRICT.contains(PUT_DOC_VERSION));
         for strict in [
             CREATE_TASK_STRICT,

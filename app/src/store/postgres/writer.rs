@@ -32,7 +32,7 @@ use super::group::{self, Sent};
 use super::outbox;
 use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
 use super::sql::{
-    ANNOUNCE, APPEND_EVENT, CREATE_TASK, DELETE_DOC_ANY, DELETE_DOC_VERSION, DELETE_TASK, DOC_VERSION,
+    ANNOUNCE, APPEND_EVENTS, CREATE_TASK, DELETE_DOC_ANY, DELETE_DOC_VERSION, DELETE_TASK, DOC_VERSION,
     LOCK_EVENT_ORDER, PUT_DOC_ABSENT, PUT_DOC_ANY, PUT_DOC_VERSION, TASK_LAST_SEQ, UPDATE_TASK,
 };
 use crate::store::json::encode;
@@ -172,10 +172,17 @@ async fn replay(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
     if let Err(e) = client.batch_execute("BEGIN").await {
         return failed_all(batch, backend(e));
     }
+    // The event order lock first, before any row lock, as a group sent in one
+    // round trip takes it too, so two agents' writers never wait for each
+    // other in opposite orders. Taken outside every savepoint, it is held
+    // until the transaction ends.
+    if batch.iter().any(appends_events) {
+        if let Err(e) = lock_event_order(conn).await {
+            let _ = client.batch_execute("ROLLBACK").await;
+            return failed_all(batch, e);
+        }
+    }
     let mut outcomes = Vec::with_capacity(batch.len());
-    // Whether the transaction itself (not a savepoint that may yet be rolled
-    // back, which would release it) holds the event order lock.
-    let mut ordering = false;
     for commit in batch {
         let mut attempt = 0;
         let outcome = loop {
@@ -183,12 +190,9 @@ async fn replay(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
                 let _ = client.batch_execute("ROLLBACK").await;
                 return failed_all(batch, backend(e));
             }
-            let failed = match apply(conn, commit, ordering).await {
+            let failed = match apply(conn, commit).await {
                 Ok(applied) => match client.batch_execute("RELEASE SAVEPOINT one_commit").await {
-                    Ok(()) => {
-                        ordering |= appends_events(commit);
-                        break Ok(applied);
-                    }
+                    Ok(()) => break Ok(applied),
                     Err(e) => Failed::Server(e),
                 },
                 Err(failed) => failed,
@@ -212,16 +216,26 @@ async fn replay(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
     }
 }
 
-fn appends_events(commit: &Commit) -> bool {
+pub(super) fn appends_events(commit: &Commit) -> bool {
     commit.task.as_ref().is_some_and(|tw| !tw.events.is_empty())
 }
 
+/// Takes the event order lock for the rest of the transaction.
+async fn lock_event_order(conn: &Conn) -> StoreResult<()> {
+    let lock = conn.statement(LOCK_EVENT_ORDER).await?;
+    conn.client
+        .execute(&lock, &[&EVENT_ORDER_LOCK])
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
 /// One commit: the task write, then the document writes in order, then the
-/// task deletions. `ordering`: the transaction already holds the event order
-/// lock.
-async fn apply(conn: &Conn, commit: &Commit, ordering: bool) -> Result<Committed, Failed> {
+/// task deletions (the transaction holds the event order lock if it appends
+/// events).
+async fn apply(conn: &Conn, commit: &Commit) -> Result<Committed, Failed> {
     let task_rank = match &commit.task {
-        Some(tw) => Some(write_task(conn, tw, ordering).await?),
+        Some(tw) => Some(write_task(conn, tw).await?),
         None => None,
     };
     let mut doc_versions = Vec::with_capacity(commit.docs.len());
@@ -331,9 +345,8 @@ async fn change_outbox(conn: &Conn, change: &DeliveryChange) -> Result<(), Faile
 }
 
 /// Stores the task row (creating it, or updating it if its log still ends
-/// where the writer expects) and appends its events, taking the event order
-/// lock first unless the transaction holds it (`ordering`); the rank given.
-async fn write_task(conn: &Conn, tw: &TaskWrite, ordering: bool) -> Result<i64, Failed> {
+/// where the writer expects) and appends its events; the rank given.
+async fn write_task(conn: &Conn, tw: &TaskWrite) -> Result<i64, Failed> {
     let client = &conn.client;
     let row = &tw.row;
     let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(row.last_seq) as i64;
@@ -386,26 +399,16 @@ async fn write_task(conn: &Conn, tw: &TaskWrite, ordering: bool) -> Result<i64, 
     };
     let rank: i64 = stored.try_get(0)?;
     if !tw.events.is_empty() {
-        if !ordering {
-            // Taken again by each commit until one is kept: a savepoint
-            // rolled back releases what it took.
-            let lock = conn.statement(LOCK_EVENT_ORDER).await?;
-            client.execute(&lock, &[&EVENT_ORDER_LOCK]).await?;
-        }
-        let append = conn.statement(APPEND_EVENT).await?;
-        for event in &tw.events {
-            client
-                .execute(
-                    &append,
-                    &[
-                        &row.id,
-                        &(event.seq as i64),
-                        &encode(&event.body)?,
-                        &row.namespace,
-                    ],
-                )
-                .await?;
-        }
+        let append = conn.statement(APPEND_EVENTS).await?;
+        let seqs: Vec<i64> = tw.events.iter().map(|e| e.seq as i64).collect();
+        let bodies = tw
+            .events
+            .iter()
+            .map(|e| encode(&e.body))
+            .collect::<StoreResult<Vec<_>>>()?;
+        client
+            .execute(&append, &[&row.id, &seqs, &bodies, &row.namespace])
+            .await?;
         let announce = conn.statement(ANNOUNCE).await?;
         client
             .execute(
