@@ -39,14 +39,16 @@
 
 use a2a::rpc::{local as defaults, Access};
 use app::push::PushConfig;
-use app::{AppConfig, ExecutorKind, StoreConfig};
+use app::{AppConfig, ExecutorKind};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use store::StoreConfig;
 
 mod local;
 mod modes;
+mod store;
 mod telemetry;
 
 #[global_allocator]

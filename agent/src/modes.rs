@@ -8,8 +8,9 @@ use crate::local::front::Front;
 use crate::local::host::Host;
 use crate::local::lifecycle::{self, Lock, START_TIMEOUT};
 use crate::local::RunDir;
+use crate::store::StoreConfig;
 use crate::{Mode, Settings};
-use app::{App, StoreConfig};
+use app::App;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -192,7 +193,8 @@ struct Owned {
 /// socket (if this mode serves one).
 async fn start(settings: &Settings) -> Result<(Arc<App>, Option<Owned>), String> {
     let owned = own(settings)?;
-    let app = App::open(settings.store.clone(), settings.app_config.clone()).await?;
+    let store = crate::store::open(settings.store.clone()).await?;
+    let app = App::with_store(store, settings.app_config.clone());
     match app.resume_work().await {
         Ok(resumed) => {
             if resumed.plans > 0 {

@@ -11,7 +11,6 @@ mod common;
 
 use a2a::registry::{RegistryKindDescriptor, RegistryOperation, REGISTRY_KINDS};
 use a2a::ErrorKind;
-use app::store::postgres::cluster::TestCluster;
 use common::http::{post, try_post};
 use common::ServerAgent;
 use serde_json::{json, Value};
@@ -20,6 +19,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use store_postgres::cluster::TestCluster;
 
 /// Generous bound on waiting for one event, so a broken agent fails the test
 /// instead of hanging it.

@@ -9,6 +9,10 @@
 //!   server, nor any storage crate;
 //! - the server knows nothing of the application, and the application nothing
 //!   of the server;
+//! - the store API (with its memory backend) links no database; each durable
+//!   backend is a crate of its own that links its database alone; the
+//!   application links the API only, so the composer chooses the backends,
+//!   and the agent built without its default feature links no PostgreSQL;
 //! - the agent binary is the one crate that composes the application and the
 //!   server for users; the fuzz harness drives the same composition in process
 //!   so inputs reach the application as on stdio, and the downstream example
@@ -64,6 +68,11 @@ const CLIENT: &str = "cleveragents-client";
 const AGENT: &str = "cleveragents-agent";
 const FUZZ: &str = "cleveragents-fuzz";
 const DOWNSTREAM: &str = "cleveragents-example-downstream";
+const STORE: &str = "cleveragents-store";
+const STORE_SQLITE: &str = "cleveragents-store-sqlite";
+const STORE_POSTGRES: &str = "cleveragents-store-postgres";
+const SQLITE_CRATES: &[&str] = &["rusqlite", "libsqlite3-sys"];
+const POSTGRES_CRATES: &[&str] = &["tokio-postgres", "postgres-protocol"];
 
 /// Package name → every package name it links.
 struct Graph {
@@ -73,10 +82,16 @@ struct Graph {
 
 impl Graph {
     fn load() -> Graph {
+        Graph::load_with(&[])
+    }
+
+    /// The graph with `flags` given to `cargo metadata` (features, say).
+    fn load_with(flags: &[&str]) -> Graph {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let output = Command::new(cargo)
             .args(["metadata", "--format-version", "1", "--manifest-path"])
             .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml"))
+            .args(flags)
             .output()
             .expect("cargo metadata runs");
         assert!(
@@ -202,4 +217,48 @@ fn only_the_agent_the_fuzz_harness_and_the_downstream_example_compose_the_applic
         })
         .collect();
     assert_eq!(composers, vec![AGENT, DOWNSTREAM, FUZZ]);
+}
+
+#[test]
+fn each_store_backend_links_its_own_database_and_the_application_none() {
+    let graph = Graph::load();
+    assert!(
+        graph.links(APP).contains(STORE),
+        "the application stands on the store API"
+    );
+    assert_eq!(graph.offending(STORE, STORAGE_CRATES), Vec::<&str>::new());
+    assert_eq!(
+        graph.offending(STORE, &[STORE_SQLITE, STORE_POSTGRES, APP, SERVER]),
+        Vec::<&str>::new()
+    );
+    assert!(graph.links(STORE_SQLITE).contains("rusqlite"));
+    assert_eq!(graph.offending(STORE_SQLITE, POSTGRES_CRATES), Vec::<&str>::new());
+    assert!(graph.links(STORE_POSTGRES).contains("tokio-postgres"));
+    assert_eq!(graph.offending(STORE_POSTGRES, SQLITE_CRATES), Vec::<&str>::new());
+    for backend in [STORE_SQLITE, STORE_POSTGRES] {
+        assert_eq!(
+            graph.offending(backend, &[APP, SERVER]),
+            Vec::<&str>::new(),
+            "{backend}"
+        );
+    }
+    assert_eq!(
+        graph.offending(APP, &[STORE_SQLITE, STORE_POSTGRES]),
+        Vec::<&str>::new()
+    );
+    assert_eq!(graph.offending(APP, STORAGE_CRATES), Vec::<&str>::new());
+    assert!(
+        graph.links(AGENT).contains(STORE_POSTGRES),
+        "PostgreSQL is on by default"
+    );
+    let without_postgres = Graph::load_with(&["--no-default-features"]);
+    assert_eq!(
+        without_postgres.offending(AGENT, &[STORE_POSTGRES]),
+        Vec::<&str>::new()
+    );
+    assert_eq!(
+        without_postgres.offending(AGENT, POSTGRES_CRATES),
+        Vec::<&str>::new()
+    );
+    assert!(without_postgres.links(AGENT).contains(STORE_SQLITE));
 }

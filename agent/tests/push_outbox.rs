@@ -8,8 +8,7 @@
 
 mod common;
 
-use app::store::postgres::cluster::TestCluster;
-use app::store::{PgStore, Store};
+use app::store::Store;
 use common::http::{post, try_post};
 use common::webhook::{Mode, Post, Receiver, DELIVERY_WAIT};
 use common::ServerAgent;
@@ -17,6 +16,8 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use store_postgres::cluster::TestCluster;
+use store_postgres::PgStore;
 
 fn call(method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})

@@ -4,7 +4,7 @@
 //! the generated handler traits to its service.
 
 pub use crate::activity::Work;
-pub use crate::config::{AppConfig, ExecutorKind, StoreConfig};
+pub use crate::config::{AppConfig, ExecutorKind};
 use crate::context::ContextService;
 use crate::events::EventService;
 use crate::executor::{DefaultExecutor, Executor};
@@ -14,7 +14,7 @@ use crate::plans::PlanService;
 use crate::push::{PushConfigs, PushDelivery};
 use crate::registry::Registry;
 use crate::sessions::SessionService;
-use crate::store::{MemoryStore, PgStore, SqliteStore, Store, StoreHandle};
+use crate::store::{MemoryStore, Store, StoreHandle};
 use crate::sync::SyncService;
 use crate::tasks::{TaskEngine, TaskService};
 use a2a::rpc::Error;
@@ -53,27 +53,6 @@ enum ExecutorChoice {
 }
 
 impl App {
-    /// Opens the application on the configured store.
-    pub async fn open(store: StoreConfig, config: AppConfig) -> Result<Arc<App>, String> {
-        let store: Arc<dyn Store> = match store {
-            StoreConfig::Memory => Arc::new(MemoryStore::new()),
-            StoreConfig::Sqlite { data_dir } => {
-                std::fs::create_dir_all(&data_dir)
-                    .map_err(|e| format!("cannot create data directory {}: {e}", data_dir.display()))?;
-                let path = data_dir.join("store.db");
-                Arc::new(
-                    SqliteStore::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?,
-                )
-            }
-            StoreConfig::Postgres { url } => Arc::new(
-                PgStore::open(&url)
-                    .await
-                    .map_err(|e| format!("cannot open the PostgreSQL store: {e}"))?,
-            ),
-        };
-        Ok(Self::with_store(store, config))
-    }
-
     /// An application on a fresh in-memory store with the default configuration.
     pub fn in_memory() -> Arc<App> {
         Self::with_store(Arc::new(MemoryStore::new()), AppConfig::default())

@@ -1,44 +1,11 @@
-//! What the application is configured with: where the data lives, which
-//! built-in agent answers messages, and the settings its services report.
+//! What the application is configured with: which built-in agent answers
+//! messages, and the settings its services report.
 
 use crate::limits::DomainLimits;
 use crate::push::PushConfig;
 use a2a::rpc::Access;
 use a2a::types::AgentCard;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-/// Where the data lives.
-#[derive(Clone)]
-pub enum StoreConfig {
-    /// Nothing persists beyond the process (tests, throwaway runs).
-    Memory,
-    /// The SQLite database file `store.db` inside this directory (created if needed).
-    Sqlite { data_dir: PathBuf },
-    /// A PostgreSQL database (`postgres://…`), which several agents may share.
-    Postgres { url: String },
-}
-
-/// Shown in logs: a database URL's password never is.
-impl std::fmt::Debug for StoreConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StoreConfig::Memory => f.write_str("Memory"),
-            StoreConfig::Sqlite { data_dir } => f.debug_struct("Sqlite").field("data_dir", data_dir).finish(),
-            StoreConfig::Postgres { url } => {
-                let shown = match url::Url::parse(url) {
-                    Ok(mut parsed) if parsed.password().is_some() => {
-                        let _ = parsed.set_password(Some("***"));
-                        parsed.to_string()
-                    }
-                    Ok(parsed) => parsed.to_string(),
-                    Err(_) => "(unparsable URL)".to_string(),
-                };
-                f.debug_struct("Postgres").field("url", &shown).finish()
-            }
-        }
-    }
-}
 
 /// Which built-in agent answers messages.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,17 +1,14 @@
-//! Reference application layer: services and storage behind the contract.
+//! Reference application layer: the services behind the contract.
 //!
-//! [`App`] implements every handler trait of the generated contract on a
-//! [`store::Store`]; the agent binary hands it to the server's transports:
+//! [`App`] implements every handler trait of the generated contract on any
+//! [`store::Store`] its composer opens (the agent binary opens one of the
+//! backend crates and hands the application to the server's transports):
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), String> {
-//! let app = app::App::open(
-//!     app::StoreConfig::Sqlite { data_dir: "agent-data".into() },
-//!     app::AppConfig::default(),
-//! )
-//! .await?;
+//! ```
+//! let store = std::sync::Arc::new(app::store::MemoryStore::new());
+//! let app = app::App::with_store(store, app::AppConfig::default());
 //! let router = a2a::Router::new(app);
-//! # let _ = router; Ok(()) }
+//! # let _ = router;
 //! ```
 
 pub mod activity;
@@ -23,7 +20,6 @@ pub mod executor;
 pub mod glob;
 mod handlers;
 pub mod health;
-pub mod lifecycle;
 pub mod limits;
 pub mod namespaces;
 pub mod plans;
@@ -36,4 +32,5 @@ pub mod tasks;
 pub mod tck;
 pub mod util;
 
-pub use app::{App, AppConfig, ExecutorKind, StoreConfig};
+pub use crate::store::lifecycle;
+pub use app::{App, AppConfig, ExecutorKind};

@@ -3,8 +3,6 @@
 
 use a2a::rpc::{Access, CallContext, Error};
 use a2a::ErrorKind;
-use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
 
 /// The extension's URI, under which plan task events carry their domain event.
 pub const EXTENSION_URI: &str = a2a::rpc::declared(a2a::Contract::Cleveragents.extension_uri());
@@ -34,30 +32,7 @@ pub async fn lease_ticks(lease: std::time::Duration) -> tokio::time::Interval {
     tick
 }
 
-/// Now as RFC 3339 UTC with fixed millisecond precision. The fixed width makes
-/// timestamps sort lexically in time order, which the stores rely on.
-pub fn now() -> String {
-    format_ts(OffsetDateTime::now_utc())
-}
-
-fn format_ts(t: OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.millisecond()
-    )
-}
-
-/// Parses an RFC 3339 timestamp into the canonical fixed-width UTC form.
-pub fn normalize_ts(text: &str) -> Option<String> {
-    OffsetDateTime::parse(text, &Rfc3339).ok().map(format_ts)
-}
+pub use store::timestamp::{normalize_ts, now};
 
 /// A fresh identifier: a UUIDv7, i.e. a millisecond timestamp then random
 /// bits. Ids made later sort later, so a store's indexes on them grow at
@@ -125,19 +100,4 @@ pub fn from_json<T: serde::de::DeserializeOwned>(
     family: Family,
 ) -> Result<T, Error> {
     serde_json::from_value(value).map_err(|e| family.internal(format!("stored data is unreadable: {e}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps_are_fixed_width_utc() {
-        assert_eq!(
-            normalize_ts("2024-02-03T04:05:06+01:00").as_deref(),
-            Some("2024-02-03T03:05:06.000Z")
-        );
-        assert_eq!(normalize_ts("yesterday"), None);
-        assert_eq!(now().len(), 24);
-    }
 }

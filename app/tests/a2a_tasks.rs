@@ -5,7 +5,7 @@
 use a2a::rpc::{Access, CallContext, Event, Outcome, Principal};
 use a2a::Router;
 use app::executor::{ExecRequest, Executor, Start, TaskHandle};
-use app::{App, AppConfig, ExecutorKind, StoreConfig};
+use app::{App, AppConfig, ExecutorKind};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -597,14 +597,10 @@ async fn tck_executor_keeps_a_task_the_0_3_tck_opens_waiting_for_input() {
 async fn tasks_survive_a_restart_on_sqlite() {
     let dir = tempfile::tempdir().expect("dir");
     let id = {
-        let app = App::open(
-            StoreConfig::Sqlite {
-                data_dir: dir.path().into(),
-            },
+        let app = App::with_store(
+            std::sync::Arc::new(store_sqlite::SqliteStore::open(&dir.path().join("store.db")).expect("open")),
             AppConfig::default(),
-        )
-        .await
-        .expect("open");
+        );
         let router = Router::new(app);
         let sent = call(
             &router,
@@ -616,14 +612,10 @@ async fn tasks_survive_a_restart_on_sqlite() {
         .expect("send");
         sent["task"]["id"].clone()
     };
-    let app = App::open(
-        StoreConfig::Sqlite {
-            data_dir: dir.path().into(),
-        },
+    let app = App::with_store(
+        std::sync::Arc::new(store_sqlite::SqliteStore::open(&dir.path().join("store.db")).expect("reopen")),
         AppConfig::default(),
-    )
-    .await
-    .expect("reopen");
+    );
     let router = Router::new(app);
     let got = call(&router, &local(), "GetTask", json!({ "id": id }))
         .await

@@ -1,7 +1,7 @@
 //! `_cleveragents/events/subscribe`: the namespace's domain events, filtered
 //! by plan, session and type, in cursor order, resumable from a cursor with
 //! nothing missed or repeated, live with `follow`, on every store (memory,
-//! SQLite and, with feature `pg-test-cluster`, PostgreSQL).
+//! SQLite and PostgreSQL).
 
 // Shared with the plan tests; not every helper is used here.
 #[allow(dead_code)]
@@ -13,7 +13,7 @@ mod backends;
 
 use a2a::rpc::{CallContext, Outcome};
 use a2a::Router;
-use app::{App, AppConfig, StoreConfig};
+use app::{App, AppConfig};
 use backends::{fresh, Backend};
 use execution::{events_until, manual, ok, setup};
 use futures_util::StreamExt;
@@ -321,25 +321,23 @@ async fn a_negative_cursor_is_invalid_params(backend: Backend) {
 #[tokio::test]
 async fn on_sqlite_the_events_and_their_cursors_survive_a_restart() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let open = || async {
-        App::open(
-            StoreConfig::Sqlite {
-                data_dir: dir.path().to_path_buf(),
-            },
+    let open = || {
+        App::with_store(
+            std::sync::Arc::new(
+                store_sqlite::SqliteStore::open(&dir.path().join("store.db")).expect("sqlite app"),
+            ),
             AppConfig::default(),
         )
-        .await
-        .expect("sqlite app")
     };
     let (plan_id, before) = {
-        let router = Router::new(open().await);
+        let router = Router::new(open());
         setup(&router, manual()).await;
         let (_, plan_id) = completed_plan(&router, "s1").await;
         let events = drained(&router, CallContext::default(), json!({ "planId": plan_id })).await;
         assert_eq!(types(&events), LIFECYCLE[1..]);
         (plan_id, events)
     };
-    let router = Router::new(open().await);
+    let router = Router::new(open());
     let after = drained(&router, CallContext::default(), json!({ "planId": plan_id })).await;
     assert_eq!(after, before);
     let cut = before[9].0.expect("cursor");

@@ -11,7 +11,7 @@ mod execution;
 
 use a2a::rpc::CallContext;
 use a2a::Router;
-use app::{App, AppConfig, StoreConfig};
+use app::{App, AppConfig};
 use executed::use_and_execute;
 use execution::{call, code, events_until, local, manual, ok, setup, summary};
 use serde_json::{json, Value};
@@ -201,24 +201,20 @@ async fn failing_steps_and_unrunnable_tools() {
 #[tokio::test]
 async fn a_waiting_plan_survives_a_restart_on_sqlite() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let open = || async {
-        App::open(
-            StoreConfig::Sqlite {
-                data_dir: dir.path().to_path_buf(),
-            },
+    let open = || {
+        App::with_store(
+            std::sync::Arc::new(store_sqlite::SqliteStore::open(&dir.path().join("store.db")).expect("open")),
             AppConfig::default(),
         )
-        .await
-        .expect("open")
     };
     let (id, task_id) = {
-        let router = Router::new(open().await);
+        let router = Router::new(open());
         setup(&router, manual()).await;
         let ids = use_and_execute(&router).await;
         events_until(&router, &ids.1, "TASK_STATE_INPUT_REQUIRED").await;
         ids
     };
-    let router = Router::new(open().await);
+    let router = Router::new(open());
     let status = ok(&router, "_cleveragents/plan/status", json!({ "planId": id })).await;
     assert_eq!(status["plan"]["state"], "PLAN_STATE_INPUT_REQUIRED");
     assert_eq!(status["pendingPrompt"]["promptId"], "prm-approve-1");
@@ -354,18 +350,14 @@ async fn plan_methods_hide_unreadable_namespaces_and_need_writers() {
 async fn a_plan_running_at_a_crash_resumes_at_start_up() {
     use app::store::{Commit, DocWrite, Expect};
     let dir = tempfile::tempdir().expect("tempdir");
-    let open = || async {
-        App::open(
-            StoreConfig::Sqlite {
-                data_dir: dir.path().to_path_buf(),
-            },
+    let open = || {
+        App::with_store(
+            std::sync::Arc::new(store_sqlite::SqliteStore::open(&dir.path().join("store.db")).expect("open")),
             AppConfig::default(),
         )
-        .await
-        .expect("open")
     };
     let (id, task_id) = {
-        let app = open().await;
+        let app = open();
         let router = Router::new(app.clone());
         setup(&router, manual()).await;
         let ids = use_and_execute(&router).await;
@@ -391,7 +383,7 @@ async fn a_plan_running_at_a_crash_resumes_at_start_up() {
         app.store().commit(commit.clone()).await.expect("commit");
         ids
     };
-    let app = open().await;
+    let app = open();
     assert_eq!(app.resume_work().await.ok().map(|r| r.plans), Some(1));
     let router = Router::new(app);
     let events = events_until(&router, &task_id, "TASK_STATE_COMPLETED").await;

@@ -3,8 +3,7 @@
 //! plans; delete refuses running work unless forced; export and import move
 //! it between agents with checksums (tasks, their event logs), creating
 //! nothing when a check fails; list pages newest first through the store.
-//! Every test runs on memory, SQLite and (feature `pg-test-cluster`)
-//! PostgreSQL.
+//! Every test runs on memory, SQLite and PostgreSQL.
 
 // Shared with the plan tests; not every helper is used here.
 #[allow(dead_code)]

@@ -1,19 +1,19 @@
 //! The same test on every store: a fresh application (router) on memory, on
-//! SQLite in a temporary directory, and — with feature `pg-test-cluster` — on
+//! SQLite in a temporary directory, and on
 //! a fresh database of the throwaway PostgreSQL cluster. `every_backend!`
 //! turns `async fn name(backend: Backend)` into one test per store.
 
 use a2a::Router;
-use app::store::{MemoryStore, SqliteStore, Store};
+use app::store::{MemoryStore, Store};
 use app::{App, AppConfig};
 use std::sync::Arc;
+use store_sqlite::SqliteStore;
 
 /// Which store a test runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     Memory,
     Sqlite,
-    #[cfg(feature = "pg-test-cluster")]
     Postgres,
 }
 
@@ -42,10 +42,9 @@ pub async fn store(backend: Backend) -> (Arc<dyn Store>, Option<tempfile::TempDi
             let store = SqliteStore::open(&dir.path().join("store.db")).expect("sqlite opens");
             (Arc::new(store), Some(dir))
         }
-        #[cfg(feature = "pg-test-cluster")]
         Backend::Postgres => {
-            let url = app::store::postgres::cluster::TestCluster::fresh_database();
-            let store = app::store::PgStore::open(&url).await.expect("postgres opens");
+            let url = store_postgres::cluster::TestCluster::fresh_database();
+            let store = store_postgres::PgStore::open(&url).await.expect("postgres opens");
             (Arc::new(store), None)
         }
     }
@@ -77,8 +76,7 @@ macro_rules! every_backend {
                 super::$test(super::backends::Backend::Sqlite).await
             })*
         }
-        #[cfg(feature = "pg-test-cluster")]
-        mod on_postgres {
+                mod on_postgres {
             $(#[tokio::test]
             async fn $test() {
                 super::$test(super::backends::Backend::Postgres).await

@@ -10,9 +10,9 @@
 use crate::args::{Options, Store};
 use crate::http::Conn;
 use crate::process::{free_port, wait_ready, Server};
-use app::store::postgres::cluster::TestCluster;
 use std::net::SocketAddr;
 use std::path::Path;
+use store_postgres::cluster::TestCluster;
 
 /// The servers the HTTP workloads run against.
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,7 @@
 //! whatever the database's locale.
 
 use super::conn::{backend, Conn};
-use crate::store::{StoreError, StoreResult};
+use store::{StoreError, StoreResult};
 
 /// The channel on which a commit announces the task events it appended.
 pub(super) const EVENTS_CHANNEL: &str = "cleveragents_task_events";

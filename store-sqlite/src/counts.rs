@@ -5,10 +5,10 @@
 //! and moved by the writer only after a turn is durable.
 
 use super::rows::backend;
-use crate::store::counts::StateCounts;
-use crate::store::StoreResult;
 use rusqlite::Connection;
 use std::sync::Mutex;
+use store::counts::StateCounts;
+use store::StoreResult;
 
 /// One task write's effect on the counts: the namespace and state it left
 /// (`None` for a new task), and the ones it is in now.

@@ -9,9 +9,8 @@
 
 use super::conn::backend;
 use super::schema::EVENTS_CHANNEL;
-use super::writer::parse_announcement;
-use crate::store::{Appended, StoreResult};
 use std::time::Duration;
+use store::{Appended, StoreResult};
 use tokio::sync::{broadcast, mpsc};
 use tokio_postgres::{AsyncMessage, Config, NoTls};
 
@@ -59,4 +58,15 @@ async fn listen_once(config: &Config, feed: &broadcast::Sender<Appended>) -> Sto
         }
     }
     Ok(())
+}
+
+/// The payload announcing that task `task_id`'s log now ends at `last_seq`.
+pub(super) fn announcement(task_id: &str, last_seq: u64) -> String {
+    format!("{last_seq} {task_id}")
+}
+
+/// The task and sequence number of an announcement.
+pub(super) fn parse_announcement(payload: &str) -> Option<(String, u64)> {
+    let (seq, task_id) = payload.split_once(' ')?;
+    Some((task_id.to_string(), seq.parse().ok()?))
 }

@@ -8,18 +8,22 @@ mod outbox;
 mod readers;
 mod recent;
 mod rows;
+#[cfg(test)]
+mod tests;
 mod writer;
 
-use super::json::decode;
-use super::leases::Leases;
-use super::*;
+use a2a::rpc::RawJson;
 use counts::TaskCounts;
 use readers::Readers;
 use recent::RecentBodies;
 use rows::{backend, configure, raw_body, task_from_row, EXCLUSIVE_VFS, TASK_COLUMNS};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
+use store::json::decode;
+use store::leases::Leases;
+use store::*;
 use writer::{Published, Writer};
 
 /// Migrations in order; migration `i` brings `user_version` from `i` to `i + 1`.

@@ -1,9 +1,9 @@
 //! One connection to the server with its prepared statements, and the
 //! mapping of the driver's errors onto the store's.
 
-use crate::store::{StoreError, StoreResult};
 use std::collections::HashMap;
 use std::sync::Mutex;
+use store::{StoreError, StoreResult};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 

@@ -3,9 +3,9 @@
 //! behind claiming them. Leases are the process's own ([`super::Leases`]).
 
 use super::rows::backend;
-use crate::store::json::decode;
-use crate::store::{prefix_end, Delivery, DeliveryChange, DeliveryKey, Fanout, StoreResult, TaskWrite};
 use rusqlite::{params, Connection, OptionalExtension};
+use store::json::decode;
+use store::{prefix_end, Delivery, DeliveryChange, DeliveryKey, Fanout, StoreResult, TaskWrite};
 
 /// Records one row per event of `tw` and per target under `fanout`; how
 /// many. The bodies are copied from the events just appended, so each is

@@ -9,17 +9,15 @@
 //! leaves nothing; the writer then replays it one commit at a time.
 
 use super::conn::{backend, Conn};
+use super::listen::announcement;
 use super::outbox;
 use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
 use super::sql;
-use super::writer::{announcement, appends_events};
-use crate::store::json::encode;
-use crate::store::{
-    prefix_end, Commit, Committed, DeliveryChange, DocWrite, Expect, StoreError, StoreResult,
-};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
+use store::json::encode;
+use store::{prefix_end, Commit, Committed, DeliveryChange, DocWrite, Expect, StoreError, StoreResult};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Error, Statement};
 
@@ -181,6 +179,12 @@ impl<'a> Requests<'a> {
         ));
         self.slots.push(Slot::None);
     }
+}
+
+/// True when `commit` appends task events (and so takes positions under the
+/// event order lock).
+pub(super) fn appends_events(commit: &Commit) -> bool {
+    commit.task.as_ref().is_some_and(|tw| !tw.events.is_empty())
 }
 
 /// Integers that must live as long as the requests borrowing them.

@@ -28,19 +28,20 @@
 //! were given (see the lock's docs).
 
 use super::conn::{backend, is_retryable, Conn};
-use super::group::{self, Sent};
+use super::group::{self, appends_events, Sent};
+use super::listen::announcement;
 use super::outbox;
 use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
 use super::sql::{
     ANNOUNCE, APPEND_EVENTS, CREATE_TASK, DELETE_DOC_ANY, DELETE_DOC_VERSION, DELETE_TASK, DOC_VERSION,
     LOCK_EVENT_ORDER, PUT_DOC_ABSENT, PUT_DOC_ANY, PUT_DOC_VERSION, TASK_LAST_SEQ, UPDATE_TASK,
 };
-use crate::store::json::encode;
-use crate::store::{
+use std::sync::Mutex;
+use store::json::encode;
+use store::{
     prefix_end, Commit, CommitDone, Committed, DeliveryChange, DocWrite, Expect, Fanout, StoreError,
     StoreResult, TaskDelete, TaskWrite,
 };
-use std::sync::Mutex;
 use tokio::sync::mpsc;
 use tokio_postgres::Config;
 
@@ -214,10 +215,6 @@ async fn replay(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
         // Nothing of the turn is known to be on disk: every commit failed.
         Err(e) => failed_all(batch, backend(e)),
     }
-}
-
-pub(super) fn appends_events(commit: &Commit) -> bool {
-    commit.task.as_ref().is_some_and(|tw| !tw.events.is_empty())
 }
 
 /// Takes the event order lock for the rest of the transaction.
@@ -418,17 +415,6 @@ async fn write_task(conn: &Conn, tw: &TaskWrite) -> Result<i64, Failed> {
             .await?;
     }
     Ok(rank)
-}
-
-/// The payload announcing that task `task_id`'s log now ends at `last_seq`.
-pub(super) fn announcement(task_id: &str, last_seq: u64) -> String {
-    format!("{last_seq} {task_id}")
-}
-
-/// The task and sequence number of an announcement.
-pub(super) fn parse_announcement(payload: &str) -> Option<(String, u64)> {
-    let (seq, task_id) = payload.split_once(' ')?;
-    Some((task_id.to_string(), seq.parse().ok()?))
 }
 
 /// Puts or deletes document write `index` if it finds what it expects; the

@@ -5,11 +5,11 @@ use super::{StoreError, StoreResult};
 use serde::{de::DeserializeOwned, Serialize};
 
 /// The JSON text of a typed body.
-pub(crate) fn encode<T: Serialize>(value: &T) -> StoreResult<String> {
+pub fn encode<T: Serialize>(value: &T) -> StoreResult<String> {
     serde_json::to_string(value).map_err(|e| StoreError::Backend(e.to_string()))
 }
 
 /// A stored body, decoded straight into its type.
-pub(crate) fn decode<T: DeserializeOwned>(text: &str) -> StoreResult<T> {
+pub fn decode<T: DeserializeOwned>(text: &str) -> StoreResult<T> {
     serde_json::from_str(text).map_err(|e| StoreError::Backend(format!("stored data is unreadable: {e}")))
 }

@@ -8,11 +8,11 @@ use std::sync::Arc;
 /// Tasks per state: a handful of states, so a short list. States are
 /// shared strings: a store that interns them stores each once.
 #[derive(Default)]
-pub(crate) struct StateTally(Vec<(Arc<str>, u64)>);
+pub struct StateTally(Vec<(Arc<str>, u64)>);
 
 impl StateTally {
     /// `n` more tasks in `state`.
-    pub(crate) fn add(&mut self, state: &Arc<str>, n: u64) {
+    pub fn add(&mut self, state: &Arc<str>, n: u64) {
         match self.0.iter_mut().find(|(s, _)| s == state) {
             Some((_, count)) => *count += n,
             None => {
@@ -24,7 +24,7 @@ impl StateTally {
     }
 
     /// One task fewer in `state`; a state no task is in any more is dropped.
-    pub(crate) fn remove(&mut self, state: &str) {
+    pub fn remove(&mut self, state: &str) {
         if let Some(at) = self.0.iter().position(|(s, _)| &**s == state) {
             let count = &mut self.0[at].1;
             *count = count.saturating_sub(1);
@@ -35,7 +35,7 @@ impl StateTally {
     }
 
     /// Tasks in `state` when given, else in any state.
-    pub(crate) fn total(&self, state: Option<&str>) -> u64 {
+    pub fn total(&self, state: Option<&str>) -> u64 {
         match state {
             Some(state) => self.0.iter().find(|(s, _)| &**s == state).map_or(0, |(_, n)| *n),
             None => self.0.iter().map(|(_, n)| n).sum(),
@@ -45,13 +45,13 @@ impl StateTally {
 
 /// A [`StateTally`] per namespace.
 #[derive(Default)]
-pub(crate) struct StateCounts {
+pub struct StateCounts {
     by_namespace: HashMap<Arc<str>, StateTally>,
 }
 
 impl StateCounts {
     /// `n` more tasks of `namespace` in `state`.
-    pub(crate) fn add(&mut self, namespace: &Arc<str>, state: &Arc<str>, n: u64) {
+    pub fn add(&mut self, namespace: &Arc<str>, state: &Arc<str>, n: u64) {
         match self.by_namespace.get_mut(namespace) {
             Some(tally) => tally.add(state, n),
             None => self
@@ -63,14 +63,14 @@ impl StateCounts {
     }
 
     /// One task fewer of `namespace` in `state`.
-    pub(crate) fn remove(&mut self, namespace: &str, state: &str) {
+    pub fn remove(&mut self, namespace: &str, state: &str) {
         if let Some(tally) = self.by_namespace.get_mut(namespace) {
             tally.remove(state);
         }
     }
 
     /// Tasks of `namespace`, in `state` when given.
-    pub(crate) fn total(&self, namespace: &str, state: Option<&str>) -> u64 {
+    pub fn total(&self, namespace: &str, state: Option<&str>) -> u64 {
         self.by_namespace
             .get(namespace)
             .map_or(0, |tally| tally.total(state))

@@ -1,6 +1,7 @@
 //! The PostgreSQL backend: one database shared by any number of agents,
 //! selected with a `postgres://` URL.
 //!
+//! - [`cluster`](cluster.rs): a throwaway cluster for tests (feature `test-cluster`);
 //! - [`conn`](conn.rs): a connection with its prepared statements;
 //! - [`schema`](schema.rs): the numbered migrations;
 //! - [`writer`](writer.rs): group commit, durable before any caller is answered;
@@ -18,22 +19,25 @@
 //! carries many concurrent queries (the driver pipelines them), so the pool
 //! stays small. A connection found broken is reopened on its next use.
 
-#[cfg(any(test, feature = "pg-test-cluster"))]
+#[cfg(any(test, feature = "test-cluster"))]
 pub mod cluster;
 mod conn;
 mod group;
 mod listen;
 mod outbox;
-pub(super) mod reads;
+mod reads;
 mod schema;
 mod sql;
+#[cfg(test)]
+mod tests;
 mod writer;
 
-use super::*;
+use a2a::rpc::RawJson;
 use conn::Conn;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use store::*;
 use tokio::sync::broadcast;
 use tokio_postgres::Config;
 use writer::Writer;

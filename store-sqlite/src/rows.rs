@@ -1,8 +1,8 @@
 //! How rows travel between Rust and SQLite: how a connection is set up,
 //! errors, and the task columns every task query selects.
 
-use crate::store::json::decode;
-use crate::store::{StoreError, StoreResult, TaskRow};
+use store::json::decode;
+use store::{StoreError, StoreResult, TaskRow};
 
 pub(super) fn backend<E: std::fmt::Display>(e: E) -> StoreError {
     StoreError::Backend(e.to_string())

@@ -11,14 +11,14 @@ use super::counts::{Delta, TaskCounts};
 use super::outbox;
 use super::recent::{BodyChange, RecentBodies};
 use super::rows::backend;
-use crate::store::json::encode;
-use crate::store::{
-    Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskDelete, TaskWrite,
-};
 use a2a::rpc::RawJson;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use store::json::encode;
+use store::{
+    Commit, CommitDone, Committed, DocWrite, Expect, StoreError, StoreResult, TaskDelete, TaskWrite,
+};
 
 /// The most commits one transaction takes, so one turn's latency stays bounded.
 const MAX_BATCH: usize = 256;
@@ -547,7 +547,7 @@ mod tests {
     fn database() -> (tempfile::TempDir, Connection, RankCounter, Published) {
         let dir = tempfile::tempdir().expect("scratch dir");
         let mut conn = Connection::open(dir.path().join("store.db")).expect("open");
-        super::super::migrate(&mut conn).expect("migrate");
+        crate::migrate(&mut conn).expect("migrate");
         let rank = RankCounter::load(&conn).expect("ranks");
         let published = Published {
             counts: Arc::new(TaskCounts::load(&conn).expect("counts")),
@@ -576,7 +576,7 @@ mod tests {
         .expect("task");
         let commit = Commit {
             task: Some(TaskWrite {
-                row: crate::store::TaskRow::new("ns", task, 0),
+                row: store::TaskRow::new("ns", task, 0),
                 create: true,
                 expected_last_seq: 0,
                 events: vec![],

@@ -12,7 +12,7 @@
 //! A sealed log can only be read with the body it was sealed with: the
 //! table unseals it before it replaces the body.
 
-use crate::store::{StoreError, StoreResult};
+use crate::{StoreError, StoreResult};
 
 /// One event as stored: its sequence number and its encoded JSON.
 pub(super) type Encoded = (u64, Box<str>);

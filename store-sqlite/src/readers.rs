@@ -5,10 +5,10 @@
 //! threads reading at once and no further.
 
 use super::rows::{backend, configure, EXCLUSIVE_VFS};
-use crate::store::{StoreError, StoreResult};
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use store::{StoreError, StoreResult};
 
 pub(super) struct Readers {
     path: PathBuf,

@@ -3,9 +3,9 @@
 //! shared database.
 
 use super::conn::{backend, Conn};
-use crate::store::json::decode;
-use crate::store::{Doc, EventRow, Integrity, OrderedEvent, StoreResult, TaskPage, TaskQuery, TaskRow};
 use serde_json::Value;
+use store::json::decode;
+use store::{Doc, EventRow, Integrity, OrderedEvent, StoreResult, TaskPage, TaskQuery, TaskRow};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
 
@@ -108,7 +108,7 @@ pub(super) async fn namespace_events_after(
 
 /// The statements of one listing: the count of its matches (bound to the
 /// first `count_args` of `args`) and its page (bound to all of them).
-pub(in crate::store) struct Listing {
+pub(crate) struct Listing {
     pub count_sql: String,
     pub page_sql: String,
     args: Vec<Param>,
@@ -116,7 +116,7 @@ pub(in crate::store) struct Listing {
 }
 
 /// The statements that list `query`.
-pub(in crate::store) fn listing(query: &TaskQuery) -> Listing {
+pub(crate) fn listing(query: &TaskQuery) -> Listing {
     let mut filter = String::from("namespace = $1");
     let mut args: Vec<Param> = vec![Box::new(query.namespace.clone())];
     if let Some(context) = &query.context_id {

@@ -1,13 +1,15 @@
-#![cfg(test)]
-//! The one behavioural test suite of the storage trait, instantiated for every
-//! backend by `store_suite!`.
+#![cfg(any(test, feature = "suite"))]
+//! The one behavioural suite of the storage API: plain async functions that
+//! take any [`Store`] and assert what every backend must do, and
+//! [`store_suite!`](crate::store_suite), which makes one `#[tokio::test]` of
+//! each for a backend (its crate's tests invoke it). The helpers that build
+//! and read back rows are public too, for the backends' own tests.
 
-// Not a glob: the embedded backends implement [`InlineStore`] too, and its
-// synchronous methods must not shadow the API under test.
-use super::{
-    Appended, Commit, Committed, DeliveryChange, DeliveryKey, Doc, DocWrite, EventRow, Expect, Fanout,
-    MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreResult, TaskDelete, TaskPage, TaskQuery,
-    TaskRow, TaskWrite,
+// Not a glob: the embedded backends implement [`InlineStore`](crate::InlineStore)
+// too, and its synchronous methods must not shadow the API under test.
+use crate::{
+    Commit, Committed, DeliveryChange, DeliveryKey, Doc, DocWrite, EventRow, Expect, Fanout, Store,
+    StoreError, StoreResult, TaskDelete, TaskPage, TaskQuery, TaskRow, TaskWrite,
 };
 use a2a::types::{StreamResponse, Task};
 use serde_json::{json, Value};
@@ -33,7 +35,7 @@ fn event(id: &str, n: u64) -> StreamResponse {
     } }))
 }
 
-fn row(id: &str, ns: &str, ctx: &str, state: &str, ts: &str) -> TaskRow {
+pub fn row(id: &str, ns: &str, ctx: &str, state: &str, ts: &str) -> TaskRow {
     TaskRow {
         id: id.into(),
         namespace: ns.into(),
@@ -46,7 +48,7 @@ fn row(id: &str, ns: &str, ctx: &str, state: &str, ts: &str) -> TaskRow {
     }
 }
 
-async fn create(store: &dyn Store, r: TaskRow) {
+pub async fn create(store: &dyn Store, r: TaskRow) {
     let commit = Commit {
         task: Some(TaskWrite {
             row: r.clone(),
@@ -330,7 +332,7 @@ fn move_task(id: &str, ctx: &str, state: &str, expected: u64) -> Commit {
 
 /// The totals of a listing of `context` in namespace `ns`: in any state,
 /// WORKING, COMPLETED.
-async fn context_totals(store: &dyn Store, context: &str) -> StoreResult<(u64, u64, u64)> {
+pub async fn context_totals(store: &dyn Store, context: &str) -> StoreResult<(u64, u64, u64)> {
     let total = |state: Option<&str>| {
         let query = TaskQuery {
             namespace: "ns".into(),
@@ -629,7 +631,7 @@ pub async fn submitted_commits_stand_alone(store: &dyn Store) {
 }
 
 /// Appends event `seq` to task `id` (at `expected`) in a commit of its own.
-async fn append(store: &dyn Store, id: &str, ns: &str, ctx: &str, seq: u64) {
+pub async fn append(store: &dyn Store, id: &str, ns: &str, ctx: &str, seq: u64) {
     let commit = Commit {
         task: Some(TaskWrite {
             row: row(id, ns, ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:01.000Z"),
@@ -646,7 +648,7 @@ async fn append(store: &dyn Store, id: &str, ns: &str, ctx: &str, seq: u64) {
 }
 
 /// `(position order, task, seq)` of a namespace's events after `after`.
-async fn ordered(store: &dyn Store, ns: &str, after: u64, limit: usize) -> Vec<(String, u64)> {
+pub async fn ordered(store: &dyn Store, ns: &str, after: u64, limit: usize) -> Vec<(String, u64)> {
     let events = store
         .namespace_events_after(ns, after, limit)
         .await
@@ -826,7 +828,7 @@ async fn pending(store: &dyn Store, ns: &str, id: &str) -> Vec<(String, u64, u32
 }
 
 /// `(task, target, seq)` of what `holder` claims at `now` until `until`, sorted.
-async fn claim(store: &dyn Store, holder: &str, now: i64, until: i64) -> Vec<(String, String, u64)> {
+pub async fn claim(store: &dyn Store, holder: &str, now: i64, until: i64) -> Vec<(String, String, u64)> {
     let mut claimed: Vec<_> = store
         .claim_deliveries(holder, now, until, 100)
         .await
@@ -854,7 +856,7 @@ fn deliveries(changes: Vec<DeliveryChange>) -> Commit {
     }
 }
 
-fn triples(items: &[(&str, &str, u64)]) -> Vec<(String, String, u64)> {
+pub fn triples(items: &[(&str, &str, u64)]) -> Vec<(String, String, u64)> {
     items
         .iter()
         .map(|(t, c, s)| (t.to_string(), c.to_string(), *s))
@@ -863,7 +865,7 @@ fn triples(items: &[(&str, &str, u64)]) -> Vec<(String, String, u64)> {
 
 /// A task `id` created with two targets in the same commit (and documents
 /// that are no targets of it: another task's, another namespace's).
-async fn create_with_hooks(store: &dyn Store, id: &str) -> StoreResult<Committed> {
+pub async fn create_with_hooks(store: &dyn Store, id: &str) -> StoreResult<Committed> {
     let r = row(id, "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z");
     store
         .commit(Commit {
@@ -1050,483 +1052,84 @@ pub async fn outbox_rows_go_with_their_target_or_task(store: &dyn Store) {
     assert_eq!(store.has_deliveries().await, Ok(false));
 }
 
+/// One `#[tokio::test]` per function of the suite, in a module `$name`, on
+/// the store `$make` builds: an expression (awaited inside an async fn) of
+/// type `(Box<dyn Store>, Option<tempfile::TempDir>)`, the directory being
+/// what the store's files need to live.
+#[macro_export]
 macro_rules! store_suite {
     ($name:ident, $make:expr) => {
         mod $name {
+            #[allow(unused_imports)]
             use super::*;
-            /// The store, and the directory its files live in (if any).
-            async fn store() -> (Box<dyn Store>, Option<tempfile::TempDir>) {
+            async fn store() -> (Box<dyn $crate::Store>, Option<tempfile::TempDir>) {
                 $make
             }
             #[tokio::test]
             async fn task_create_update_and_events() {
                 let (store, _dir) = store().await;
-                super::task_create_update_and_events(&*store).await;
+                $crate::suite::task_create_update_and_events(&*store).await;
             }
             #[tokio::test]
             async fn list_tasks_newest_first_with_filters() {
                 let (store, _dir) = store().await;
-                super::list_tasks_newest_first_with_filters(&*store).await;
+                $crate::suite::list_tasks_newest_first_with_filters(&*store).await;
             }
             #[tokio::test]
             async fn documents_are_versioned_and_commits_atomic() {
                 let (store, _dir) = store().await;
-                super::documents_are_versioned_and_commits_atomic(&*store).await;
+                $crate::suite::documents_are_versioned_and_commits_atomic(&*store).await;
             }
             #[tokio::test]
             async fn list_docs_by_prefix_and_cursor() {
                 let (store, _dir) = store().await;
-                super::list_docs_by_prefix_and_cursor(&*store).await;
+                $crate::suite::list_docs_by_prefix_and_cursor(&*store).await;
             }
             #[tokio::test]
             async fn list_docs_before_pages_backwards() {
                 let (store, _dir) = store().await;
-                super::list_docs_before_pages_backwards(&*store).await;
+                $crate::suite::list_docs_before_pages_backwards(&*store).await;
             }
             #[tokio::test]
             async fn submitted_commits_stand_alone() {
                 let (store, _dir) = store().await;
-                super::submitted_commits_stand_alone(&*store).await;
+                $crate::suite::submitted_commits_stand_alone(&*store).await;
             }
             #[tokio::test]
             async fn namespace_events_follow_the_order_of_appends() {
                 let (store, _dir) = store().await;
-                super::namespace_events_follow_the_order_of_appends(&*store).await;
+                $crate::suite::namespace_events_follow_the_order_of_appends(&*store).await;
             }
             #[tokio::test]
             async fn deleted_tasks_take_their_events_and_counts_along() {
                 let (store, _dir) = store().await;
-                super::deleted_tasks_take_their_events_and_counts_along(&*store).await;
+                $crate::suite::deleted_tasks_take_their_events_and_counts_along(&*store).await;
             }
             #[tokio::test]
             async fn outbox_rows_are_written_with_their_events() {
                 let (store, _dir) = store().await;
-                super::outbox_rows_are_written_with_their_events(&*store).await;
+                $crate::suite::outbox_rows_are_written_with_their_events(&*store).await;
             }
             #[tokio::test]
             async fn outbox_claims_lease_each_targets_oldest_row_once() {
                 let (store, _dir) = store().await;
-                super::outbox_claims_lease_each_targets_oldest_row_once(&*store).await;
+                $crate::suite::outbox_claims_lease_each_targets_oldest_row_once(&*store).await;
             }
             #[tokio::test]
             async fn outbox_rows_go_with_their_target_or_task() {
                 let (store, _dir) = store().await;
-                super::outbox_rows_go_with_their_target_or_task(&*store).await;
+                $crate::suite::outbox_rows_go_with_their_target_or_task(&*store).await;
             }
             #[tokio::test]
             async fn integrity_is_clean() {
                 let (store, _dir) = store().await;
-                super::integrity_is_clean(&*store).await;
+                $crate::suite::integrity_is_clean(&*store).await;
             }
         }
     };
 }
 
-store_suite!(memory, (Box::new(MemoryStore::new()), None));
-store_suite!(sqlite, {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = SqliteStore::open(&dir.path().join("store.db")).expect("sqlite opens");
-    (Box::new(store), Some(dir))
-});
-
-#[tokio::test]
-async fn sqlite_damaged_body_is_a_store_failure_not_output() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("store.db");
-    // Damaged while no agent holds it (a running one holds the file locked).
-    drop(sqlite_with_one_task(&path).await);
-    rusqlite::Connection::open(&path)
-        .and_then(|conn| conn.execute("UPDATE tasks SET body = '{\"id\": \"t\", ' WHERE id = 't'", []))
-        .expect("damage the row");
-    let store = SqliteStore::open(&path).expect("reopen");
-    for outcome in [
-        store.get_task_encoded("ns", "t").await.map(|_| ()),
-        store.get_task("ns", "t").await.map(|_| ()),
-    ] {
-        match outcome {
-            Err(StoreError::Backend(why)) => assert!(why.starts_with("stored data is unreadable"), "{why}"),
-            other => panic!("expected a store failure, got {other:?}"),
-        }
-    }
-}
-
-/// A SQLite store at `path` holding task `t` of namespace `ns`, submitted.
-async fn sqlite_with_one_task(path: &std::path::Path) -> SqliteStore {
-    let store = SqliteStore::open(path).expect("open");
-    create(
-        &store,
-        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-    )
-    .await;
-    store
-}
-
-#[tokio::test]
-async fn sqlite_survives_reopen() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("store.db");
-    drop(sqlite_with_one_task(&path).await);
-    let store = SqliteStore::open(&path).expect("reopen");
-    assert_eq!(
-        store.get_task("ns", "t").await.ok().flatten().map(|r| r.last_seq),
-        Some(1)
-    );
-    assert_eq!(store.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
-    let page = store
-        .list_tasks(&TaskQuery {
-            namespace: "ns".into(),
-            state: Some("TASK_STATE_SUBMITTED".into()),
-            limit: 10,
-            ..Default::default()
-        })
-        .await;
-    assert_eq!(page.map(|p| p.total), Ok(1), "the counts are read back on open");
-}
-
-#[tokio::test]
-async fn sqlite_context_counts_are_filled_from_an_older_store() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("store.db");
-    {
-        let store = SqliteStore::open(&path).expect("open");
-        for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
-            create(
-                &store,
-                row(id, "ns", ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-            )
-            .await;
-        }
-    }
-    {
-        // The store as migration 2 left it: no per-context counts yet.
-        let conn = rusqlite::Connection::open(&path).expect("raw open");
-        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE context_counts; DROP TABLE event_order; PRAGMA user_version = 2;")
-            .expect("downgrade");
-    }
-    let store = SqliteStore::open(&path).expect("reopen migrates");
-    assert_eq!(context_totals(&store, "c").await, Ok((2, 2, 0)));
-    assert_eq!(context_totals(&store, "d").await, Ok((1, 1, 0)));
-}
-
-store_suite!(postgres, {
-    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    let store = PgStore::open(&url).await.expect("postgres opens");
-    (Box::new(store), None)
-});
-
-#[tokio::test]
-async fn postgres_survives_reopen_and_migrates_once() {
-    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    {
-        let store = PgStore::open(&url).await.expect("open");
-        create(
-            &store,
-            row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-        )
-        .await;
-    }
-    let store = PgStore::open(&url).await.expect("reopen");
-    assert_eq!(
-        store.get_task("ns", "t").await.ok().flatten().map(|r| r.last_seq),
-        Some(1)
-    );
-    assert_eq!(store.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
-}
-
-#[tokio::test]
-async fn postgres_announces_appended_events_to_every_store_on_the_database() {
-    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    let (producer, follower) = (
-        PgStore::open(&url).await.expect("open"),
-        PgStore::open(&url).await.expect("open a second"),
-    );
-    let mut notices = follower.appended().expect("a shared store announces");
-    create(
-        &producer,
-        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
-    )
-    .await;
-    let wanted = Appended {
-        task_id: Some("t".into()),
-        last_seq: 1,
-    };
-    let heard = tokio::time::timeout(std::time::Duration::from_secs(60), async {
-        loop {
-            match notices.recv().await {
-                Ok(notice) if notice == wanted => return Some(notice),
-                Ok(_) => continue,
-                Err(_) => return None,
-            }
-        }
-    })
-    .await;
-    assert_eq!(heard, Ok(Some(wanted)));
-    // What the notice announces is in the table, for the other store too.
-    assert_eq!(follower.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
-}
-
-#[tokio::test]
-async fn sqlite_event_order_is_filled_from_an_older_store() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("store.db");
-    {
-        let store = SqliteStore::open(&path).expect("open");
-        create(
-            &store,
-            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-        )
-        .await;
-        create(
-            &store,
-            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-        )
-        .await;
-        append(&store, "t1", "ns", "c", 2).await;
-    }
-    {
-        // The store as migration 3 left it: no event order yet.
-        let conn = rusqlite::Connection::open(&path).expect("raw open");
-        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE event_order; PRAGMA user_version = 3;")
-            .expect("downgrade");
-    }
-    let store = SqliteStore::open(&path).expect("reopen migrates");
-    // Each task's events stay in their order; tasks come in the order of their last write.
-    let pairs = ordered(&store, "ns", 0, 100).await;
-    let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
-    assert_eq!(pairs, strings(&[("t2", 1), ("t1", 1), ("t1", 2)]));
-}
-
-/// How PostgreSQL plans the statements of a listing of context `c` in the
-/// completed state on a table without statistics (as the planner finds one
-/// filled since the agent started), with the plan it keeps for every call:
-/// the count's plan, then the page's.
-async fn postgres_listing_plans(url: &str) -> Result<String, String> {
-    let listing = super::postgres::reads::listing(&TaskQuery {
-        namespace: "ns".into(),
-        context_id: Some("c".into()),
-        state: Some("TASK_STATE_COMPLETED".into()),
-        limit: 20,
-        ..Default::default()
-    });
-    {
-        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-            .await
-            .map_err(|e| e.to_string())?;
-        tokio::spawn(connection);
-        client
-            .batch_execute(&format!(
-                "SET plan_cache_mode = force_generic_plan; \
-                 PREPARE counted AS {}; PREPARE paged AS {}",
-                listing.count_sql, listing.page_sql
-            ))
-            .await
-            .map_err(|e| e.to_string())?;
-        let lines = client
-            .simple_query(
-                "EXPLAIN EXECUTE counted('ns', 'c', 'TASK_STATE_COMPLETED'); \
-                 EXPLAIN EXECUTE paged('ns', 'c', 'TASK_STATE_COMPLETED', 21)",
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok(lines
-            .iter()
-            .filter_map(|line| match line {
-                tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"))
-    }
-}
-
-#[tokio::test]
-async fn postgres_lists_a_context_in_one_state_from_its_own_index() {
-    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    let store = PgStore::open(&url).await.expect("open");
-    for (id, ctx, state) in [
-        ("t1", "c", "TASK_STATE_COMPLETED"),
-        ("t2", "d", "TASK_STATE_COMPLETED"),
-        ("t3", "c", "TASK_STATE_WORKING"),
-    ] {
-        create(&store, row(id, "ns", ctx, state, "2024-01-01T00:00:00.000Z")).await;
-    }
-    let plans = postgres_listing_plans(&url)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let scans = plans
-        .lines()
-        .filter(|line| line.contains("Scan using tasks_by_context_state on tasks"))
-        .count();
-    assert_eq!(scans, 2, "both the count and the page read the index:\n{plans}");
-    assert_eq!(context_totals(&store, "c").await, Ok((2, 1, 1)));
-}
-
-#[tokio::test]
-async fn postgres_event_order_is_filled_from_an_older_store() {
-    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    {
-        let store = PgStore::open(&url).await.expect("open");
-        create(
-            &store,
-            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-        )
-        .await;
-        create(
-            &store,
-            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-        )
-        .await;
-        append(&store, "t1", "ns", "c", 2).await;
-    }
-    let downgraded = async {
-        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-            .await
-            .map_err(|e| e.to_string())?;
-        tokio::spawn(connection);
-        // The database as migration 1 left it: no event order yet.
-        client
-            .batch_execute(
-                "DROP TABLE push_outbox; DROP TABLE event_order; DROP SEQUENCE event_position; \
-                 DROP INDEX tasks_by_context_state; UPDATE schema_version SET version = 1",
-            )
-            .await
-            .map_err(|e| e.to_string())
-    }
-    .await;
-    assert_eq!(downgraded, Ok(()));
-    let store = PgStore::open(&url).await.expect("reopen migrates");
-    // Each task's events stay in their order; tasks come in the order of their last write.
-    let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
-    assert_eq!(
-        ordered(&store, "ns", 0, 100).await,
-        strings(&[("t2", 1), ("t1", 1), ("t1", 2)])
-    );
-    // New events are placed after the ones filled in.
-    append(&store, "t2", "ns", "c", 2).await;
-    assert_eq!(
-        ordered(&store, "ns", 0, 100).await,
-        strings(&[("t2", 1), ("t1", 1), ("t1", 2), ("t2", 2)])
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrently() {
-    const AGENTS: usize = 3;
-    const APPENDS: u64 = 40;
-    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    let reader = PgStore::open(&url).await.expect("open the reader");
-    let agents: Vec<_> = (0..AGENTS)
-        .map(|i| {
-            let url = url.clone();
-            tokio::spawn(async move {
-                let store = PgStore::open(&url).await.expect("open an agent");
-                let id = format!("t{i}");
-                create(
-                    &store,
-                    row(&id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
-                )
-                .await;
-                for seq in 2..=APPENDS + 1 {
-                    append(&store, &id, "ns", "c", seq).await;
-                }
-            })
-        })
-        .collect();
-    // Reads on from the last position seen while the agents commit: every
-    // event must be seen exactly once, each task's in order.
-    let wanted = AGENTS * (APPENDS as usize + 1);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let (mut seen, mut last) = (Vec::new(), 0);
-    while seen.len() < wanted && std::time::Instant::now() < deadline {
-        let page = reader
-            .namespace_events_after("ns", last, 7)
-            .await
-            .unwrap_or_default();
-        if let Some(newest) = page.last() {
-            last = newest.position;
-        }
-        seen.extend(page.into_iter().map(|e| (e.task_id, e.event.seq)));
-    }
-    for agent in agents {
-        assert!(agent.await.is_ok(), "an agent failed");
-    }
-    seen.extend(
-        ordered(&reader, "ns", last, wanted + 1)
-            .await
-            .into_iter()
-            .collect::<Vec<_>>(),
-    );
-    assert_eq!(seen.len(), wanted, "each event seen once");
-    for i in 0..AGENTS {
-        let id = format!("t{i}");
-        let seqs: Vec<u64> = seen.iter().filter(|(t, _)| *t == id).map(|(_, s)| *s).collect();
-        assert_eq!(seqs, (1..=APPENDS + 1).collect::<Vec<_>>(), "task {id}");
-    }
-}
-
-#[tokio::test]
-async fn sqlite_outbox_survives_reopen_and_leases_do_not() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("store.db");
-    {
-        let store = SqliteStore::open(&path).expect("open");
-        assert!(create_with_hooks(&store, "t").await.is_ok());
-        assert_eq!(claim(&store, "a", 1000, i64::MAX).await.len(), 2);
-    }
-    // The process that held the leases is gone with them.
-    let store = SqliteStore::open(&path).expect("reopen");
-    assert_eq!(
-        claim(&store, "b", 1000, 2000).await,
-        triples(&[("t", "w1", 1), ("t", "w2", 1)])
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_outbox_rows_are_claimed_once_across_stores() {
-    const TASKS: usize = 24;
-    let url = crate::store::postgres::cluster::TestCluster::fresh_database();
-    let first = PgStore::open(&url).await.expect("open");
-    for i in 0..TASKS {
-        assert!(create_with_hooks(&first, &format!("t{i}")).await.is_ok());
-    }
-    // Two agents claim at once, a few rows at a time, under leases that
-    // outlast the test: no row may be claimed twice.
-    let claimers: Vec<_> = ["a", "b"]
-        .into_iter()
-        .map(|holder| {
-            let url = url.clone();
-            tokio::spawn(async move {
-                let store = PgStore::open(&url).await.expect("open an agent");
-                let mut got = Vec::new();
-                loop {
-                    let batch = store
-                        .claim_deliveries(holder, 1000, i64::MAX, 3)
-                        .await
-                        .expect("claim");
-                    if batch.is_empty() {
-                        return got;
-                    }
-                    got.extend(batch.into_iter().map(|d| d.key));
-                }
-            })
-        })
-        .collect();
-    let mut all: Vec<DeliveryKey> = Vec::new();
-    for claimer in claimers {
-        all.extend(claimer.await.expect("a claimer failed"));
-    }
-    let claimed = all.len();
-    all.sort();
-    all.dedup();
-    assert_eq!(
-        (claimed, all.len()),
-        (2 * TASKS, 2 * TASKS),
-        "each row claimed exactly once"
-    );
-    // A lease held by another store keeps the row until it expires.
-    let second = PgStore::open(&url).await.expect("open");
-    assert!(create_with_hooks(&first, "late").await.is_ok());
-    assert_eq!(claim(&first, "a", 1000, 2000).await.len(), 2);
-    assert_eq!(claim(&second, "b", 1999, 3000).await, vec![]);
-    assert_eq!(claim(&second, "b", 2000, 3000).await.len(), 2);
+#[cfg(test)]
+mod memory {
+    crate::store_suite!(suite, (Box::new(crate::MemoryStore::new()), None));
 }

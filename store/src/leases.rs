@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 
 /// The leases held on outbox rows: holder and expiry of each.
 #[derive(Default)]
-pub(super) struct Leases {
+pub struct Leases {
     held: Mutex<HashMap<DeliveryKey, (String, i64)>>,
 }
 
@@ -23,7 +23,7 @@ impl Leases {
     /// Leases to `holder` until `until` the first `limit` of `due` (keys of
     /// due rows, in the order to deliver them) nobody holds at `now`; the
     /// keys leased.
-    pub(super) fn take(
+    pub fn take(
         &self,
         due: impl IntoIterator<Item = DeliveryKey>,
         holder: &str,
@@ -48,7 +48,7 @@ impl Leases {
     }
 
     /// Extends `holder`'s leases to `until`; how many.
-    pub(super) fn renew(&self, holder: &str, until: i64) -> StoreResult<u64> {
+    pub fn renew(&self, holder: &str, until: i64) -> StoreResult<u64> {
         let mut held = self.lock()?;
         let mut renewed = 0;
         for (owner, expiry) in held.values_mut() {
@@ -61,13 +61,13 @@ impl Leases {
     }
 
     /// True when `holder` holds the lease of `key`.
-    pub(super) fn holds(&self, key: &DeliveryKey, holder: &str) -> StoreResult<bool> {
+    pub fn holds(&self, key: &DeliveryKey, holder: &str) -> StoreResult<bool> {
         Ok(self.lock()?.get(key).is_some_and(|(owner, _)| owner == holder))
     }
 
     /// Frees the leases a committed commit's outbox changes finished: a row
     /// delivered, given up, rescheduled or dropped is no longer in flight.
-    pub(super) fn release(&self, changes: &[DeliveryChange]) {
+    pub fn release(&self, changes: &[DeliveryChange]) {
         let Ok(mut held) = self.lock() else {
             return;
         };

@@ -10,8 +10,8 @@
 //! fails them.
 
 use super::conn::{backend, Conn};
-use crate::store::json::decode;
-use crate::store::{Delivery, DeliveryKey, StoreResult};
+use store::json::decode;
+use store::{Delivery, DeliveryKey, StoreResult};
 use tokio_postgres::Row;
 
 /// The rows a task write's events owe, one per event and target: the bodies

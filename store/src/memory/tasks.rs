@@ -15,10 +15,10 @@
 
 use super::log::{Encoded, EventLog};
 use super::ranks::Ranks;
+use crate::counts::{StateCounts, StateTally};
+use crate::json::{decode, encode};
 use crate::lifecycle::{is_interrupted, is_terminal};
-use crate::store::counts::{StateCounts, StateTally};
-use crate::store::json::{decode, encode};
-use crate::store::{EventRow, StoreError, StoreResult, TaskPage, TaskQuery, TaskRow};
+use crate::{EventRow, StoreError, StoreResult, TaskPage, TaskQuery, TaskRow};
 use a2a::rpc::RawJson;
 use a2a::types::Task;
 use std::collections::{HashMap, HashSet};

@@ -1,0 +1,283 @@
+#![cfg(test)]
+//! The behavioural suite on PostgreSQL, and what only a shared database
+//! shows: several stores on one database (announcements, claims, readers
+//! while others commit), migrations, and the plans the listings get.
+
+use crate::PgStore;
+use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row};
+use store::{Appended, DeliveryKey, Store, TaskQuery};
+
+store::store_suite!(suite, {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).await.expect("postgres opens");
+    (Box::new(store), None)
+});
+
+#[tokio::test]
+async fn postgres_survives_reopen_and_migrates_once() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    {
+        let store = PgStore::open(&url).await.expect("open");
+        create(
+            &store,
+            row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+    }
+    let store = PgStore::open(&url).await.expect("reopen");
+    assert_eq!(
+        store.get_task("ns", "t").await.ok().flatten().map(|r| r.last_seq),
+        Some(1)
+    );
+    assert_eq!(store.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
+}
+
+#[tokio::test]
+async fn postgres_announces_appended_events_to_every_store_on_the_database() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let (producer, follower) = (
+        PgStore::open(&url).await.expect("open"),
+        PgStore::open(&url).await.expect("open a second"),
+    );
+    let mut notices = follower.appended().expect("a shared store announces");
+    create(
+        &producer,
+        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+    )
+    .await;
+    let wanted = Appended {
+        task_id: Some("t".into()),
+        last_seq: 1,
+    };
+    let heard = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        loop {
+            match notices.recv().await {
+                Ok(notice) if notice == wanted => return Some(notice),
+                Ok(_) => continue,
+                Err(_) => return None,
+            }
+        }
+    })
+    .await;
+    assert_eq!(heard, Ok(Some(wanted)));
+    // What the notice announces is in the table, for the other store too.
+    assert_eq!(follower.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
+}
+
+/// How PostgreSQL plans the statements of a listing of context `c` in the
+/// completed state on a table without statistics (as the planner finds one
+/// filled since the agent started), with the plan it keeps for every call:
+/// the count's plan, then the page's.
+async fn postgres_listing_plans(url: &str) -> Result<String, String> {
+    let listing = crate::reads::listing(&TaskQuery {
+        namespace: "ns".into(),
+        context_id: Some("c".into()),
+        state: Some("TASK_STATE_COMPLETED".into()),
+        limit: 20,
+        ..Default::default()
+    });
+    {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::spawn(connection);
+        client
+            .batch_execute(&format!(
+                "SET plan_cache_mode = force_generic_plan; \
+                 PREPARE counted AS {}; PREPARE paged AS {}",
+                listing.count_sql, listing.page_sql
+            ))
+            .await
+            .map_err(|e| e.to_string())?;
+        let lines = client
+            .simple_query(
+                "EXPLAIN EXECUTE counted('ns', 'c', 'TASK_STATE_COMPLETED'); \
+                 EXPLAIN EXECUTE paged('ns', 'c', 'TASK_STATE_COMPLETED', 21)",
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(lines
+            .iter()
+            .filter_map(|line| match line {
+                tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+}
+
+#[tokio::test]
+async fn postgres_lists_a_context_in_one_state_from_its_own_index() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).await.expect("open");
+    for (id, ctx, state) in [
+        ("t1", "c", "TASK_STATE_COMPLETED"),
+        ("t2", "d", "TASK_STATE_COMPLETED"),
+        ("t3", "c", "TASK_STATE_WORKING"),
+    ] {
+        create(&store, row(id, "ns", ctx, state, "2024-01-01T00:00:00.000Z")).await;
+    }
+    let plans = postgres_listing_plans(&url)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let scans = plans
+        .lines()
+        .filter(|line| line.contains("Scan using tasks_by_context_state on tasks"))
+        .count();
+    assert_eq!(scans, 2, "both the count and the page read the index:\n{plans}");
+    assert_eq!(context_totals(&store, "c").await, Ok((2, 1, 1)));
+}
+
+#[tokio::test]
+async fn postgres_event_order_is_filled_from_an_older_store() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    {
+        let store = PgStore::open(&url).await.expect("open");
+        create(
+            &store,
+            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+        create(
+            &store,
+            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+        append(&store, "t1", "ns", "c", 2).await;
+    }
+    let downgraded = async {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::spawn(connection);
+        // The database as migration 1 left it: no event order yet.
+        client
+            .batch_execute(
+                "DROP TABLE push_outbox; DROP TABLE event_order; DROP SEQUENCE event_position; \
+                 DROP INDEX tasks_by_context_state; UPDATE schema_version SET version = 1",
+            )
+            .await
+            .map_err(|e| e.to_string())
+    }
+    .await;
+    assert_eq!(downgraded, Ok(()));
+    let store = PgStore::open(&url).await.expect("reopen migrates");
+    // Each task's events stay in their order; tasks come in the order of their last write.
+    let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
+    assert_eq!(
+        ordered(&store, "ns", 0, 100).await,
+        strings(&[("t2", 1), ("t1", 1), ("t1", 2)])
+    );
+    // New events are placed after the ones filled in.
+    append(&store, "t2", "ns", "c", 2).await;
+    assert_eq!(
+        ordered(&store, "ns", 0, 100).await,
+        strings(&[("t2", 1), ("t1", 1), ("t1", 2), ("t2", 2)])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrently() {
+    const AGENTS: usize = 3;
+    const APPENDS: u64 = 40;
+    let url = crate::cluster::TestCluster::fresh_database();
+    let reader = PgStore::open(&url).await.expect("open the reader");
+    let agents: Vec<_> = (0..AGENTS)
+        .map(|i| {
+            let url = url.clone();
+            tokio::spawn(async move {
+                let store = PgStore::open(&url).await.expect("open an agent");
+                let id = format!("t{i}");
+                create(
+                    &store,
+                    row(&id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+                )
+                .await;
+                for seq in 2..=APPENDS + 1 {
+                    append(&store, &id, "ns", "c", seq).await;
+                }
+            })
+        })
+        .collect();
+    // Reads on from the last position seen while the agents commit: every
+    // event must be seen exactly once, each task's in order.
+    let wanted = AGENTS * (APPENDS as usize + 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let (mut seen, mut last) = (Vec::new(), 0);
+    while seen.len() < wanted && std::time::Instant::now() < deadline {
+        let page = reader
+            .namespace_events_after("ns", last, 7)
+            .await
+            .unwrap_or_default();
+        if let Some(newest) = page.last() {
+            last = newest.position;
+        }
+        seen.extend(page.into_iter().map(|e| (e.task_id, e.event.seq)));
+    }
+    for agent in agents {
+        assert!(agent.await.is_ok(), "an agent failed");
+    }
+    seen.extend(
+        ordered(&reader, "ns", last, wanted + 1)
+            .await
+            .into_iter()
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(seen.len(), wanted, "each event seen once");
+    for i in 0..AGENTS {
+        let id = format!("t{i}");
+        let seqs: Vec<u64> = seen.iter().filter(|(t, _)| *t == id).map(|(_, s)| *s).collect();
+        assert_eq!(seqs, (1..=APPENDS + 1).collect::<Vec<_>>(), "task {id}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_outbox_rows_are_claimed_once_across_stores() {
+    const TASKS: usize = 24;
+    let url = crate::cluster::TestCluster::fresh_database();
+    let first = PgStore::open(&url).await.expect("open");
+    for i in 0..TASKS {
+        assert!(create_with_hooks(&first, &format!("t{i}")).await.is_ok());
+    }
+    // Two agents claim at once, a few rows at a time, under leases that
+    // outlast the test: no row may be claimed twice.
+    let claimers: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|holder| {
+            let url = url.clone();
+            tokio::spawn(async move {
+                let store = PgStore::open(&url).await.expect("open an agent");
+                let mut got = Vec::new();
+                loop {
+                    let batch = store
+                        .claim_deliveries(holder, 1000, i64::MAX, 3)
+                        .await
+                        .expect("claim");
+                    if batch.is_empty() {
+                        return got;
+                    }
+                    got.extend(batch.into_iter().map(|d| d.key));
+                }
+            })
+        })
+        .collect();
+    let mut all: Vec<DeliveryKey> = Vec::new();
+    for claimer in claimers {
+        all.extend(claimer.await.expect("a claimer failed"));
+    }
+    let claimed = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(
+        (claimed, all.len()),
+        (2 * TASKS, 2 * TASKS),
+        "each row claimed exactly once"
+    );
+    // A lease held by another store keeps the row until it expires.
+    let second = PgStore::open(&url).await.expect("open");
+    assert!(create_with_hooks(&first, "late").await.is_ok());
+    assert_eq!(claim(&first, "a", 1000, 2000).await.len(), 2);
+    assert_eq!(claim(&second, "b", 1999, 3000).await, vec![]);
+    assert_eq!(claim(&second, "b", 2000, 3000).await.len(), 2);
+}

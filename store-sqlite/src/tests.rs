@@ -1,0 +1,141 @@
+#![cfg(test)]
+//! The behavioural suite on SQLite, and what only a file on disk shows:
+//! reopening, migrating an older store, a damaged row, leases that do not
+//! outlive their process.
+
+use crate::SqliteStore;
+use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row, triples};
+use store::{Store, StoreError, TaskQuery};
+
+store::store_suite!(suite, {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = SqliteStore::open(&dir.path().join("store.db")).expect("sqlite opens");
+    (Box::new(store), Some(dir))
+});
+
+#[tokio::test]
+async fn sqlite_damaged_body_is_a_store_failure_not_output() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    // Damaged while no agent holds it (a running one holds the file locked).
+    drop(sqlite_with_one_task(&path).await);
+    rusqlite::Connection::open(&path)
+        .and_then(|conn| conn.execute("UPDATE tasks SET body = '{\"id\": \"t\", ' WHERE id = 't'", []))
+        .expect("damage the row");
+    let store = SqliteStore::open(&path).expect("reopen");
+    for outcome in [
+        store.get_task_encoded("ns", "t").await.map(|_| ()),
+        store.get_task("ns", "t").await.map(|_| ()),
+    ] {
+        match outcome {
+            Err(StoreError::Backend(why)) => assert!(why.starts_with("stored data is unreadable"), "{why}"),
+            other => panic!("expected a store failure, got {other:?}"),
+        }
+    }
+}
+
+/// A SQLite store at `path` holding task `t` of namespace `ns`, submitted.
+async fn sqlite_with_one_task(path: &std::path::Path) -> SqliteStore {
+    let store = SqliteStore::open(path).expect("open");
+    create(
+        &store,
+        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+    )
+    .await;
+    store
+}
+
+#[tokio::test]
+async fn sqlite_survives_reopen() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    drop(sqlite_with_one_task(&path).await);
+    let store = SqliteStore::open(&path).expect("reopen");
+    assert_eq!(
+        store.get_task("ns", "t").await.ok().flatten().map(|r| r.last_seq),
+        Some(1)
+    );
+    assert_eq!(store.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
+    let page = store
+        .list_tasks(&TaskQuery {
+            namespace: "ns".into(),
+            state: Some("TASK_STATE_SUBMITTED".into()),
+            limit: 10,
+            ..Default::default()
+        })
+        .await;
+    assert_eq!(page.map(|p| p.total), Ok(1), "the counts are read back on open");
+}
+
+#[tokio::test]
+async fn sqlite_context_counts_are_filled_from_an_older_store() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    {
+        let store = SqliteStore::open(&path).expect("open");
+        for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
+            create(
+                &store,
+                row(id, "ns", ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+            )
+            .await;
+        }
+    }
+    {
+        // The store as migration 2 left it: no per-context counts yet.
+        let conn = rusqlite::Connection::open(&path).expect("raw open");
+        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE context_counts; DROP TABLE event_order; PRAGMA user_version = 2;")
+            .expect("downgrade");
+    }
+    let store = SqliteStore::open(&path).expect("reopen migrates");
+    assert_eq!(context_totals(&store, "c").await, Ok((2, 2, 0)));
+    assert_eq!(context_totals(&store, "d").await, Ok((1, 1, 0)));
+}
+
+#[tokio::test]
+async fn sqlite_event_order_is_filled_from_an_older_store() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    {
+        let store = SqliteStore::open(&path).expect("open");
+        create(
+            &store,
+            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+        create(
+            &store,
+            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+        append(&store, "t1", "ns", "c", 2).await;
+    }
+    {
+        // The store as migration 3 left it: no event order yet.
+        let conn = rusqlite::Connection::open(&path).expect("raw open");
+        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE event_order; PRAGMA user_version = 3;")
+            .expect("downgrade");
+    }
+    let store = SqliteStore::open(&path).expect("reopen migrates");
+    // Each task's events stay in their order; tasks come in the order of their last write.
+    let pairs = ordered(&store, "ns", 0, 100).await;
+    let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
+    assert_eq!(pairs, strings(&[("t2", 1), ("t1", 1), ("t1", 2)]));
+}
+
+#[tokio::test]
+async fn sqlite_outbox_survives_reopen_and_leases_do_not() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    {
+        let store = SqliteStore::open(&path).expect("open");
+        assert!(create_with_hooks(&store, "t").await.is_ok());
+        assert_eq!(claim(&store, "a", 1000, i64::MAX).await.len(), 2);
+    }
+    // The process that held the leases is gone with them.
+    let store = SqliteStore::open(&path).expect("reopen");
+    assert_eq!(
+        claim(&store, "b", 1000, 2000).await,
+        triples(&[("t", "w1", 1), ("t", "w2", 1)])
+    );
+}
