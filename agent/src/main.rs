@@ -473,6 +473,11 @@ fn push_config(file: &PushFile) -> PushConfig {
 }
 
 fn main() {
+    // The allocator asks for huge pages on the memory it commits, so a 2 MB
+    // page is faulted in where a few KB are used: with many idle streams
+    // (each a few small buffers) that doubled the RSS per stream. Refused
+    // for this process; a kernel without the setting changes nothing.
+    let _ = rustix::thread::disable_transparent_huge_pages(true);
     if let Err(message) = run() {
         eprintln!("cleveragents-agent: {message}");
         std::process::exit(2);

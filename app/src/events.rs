@@ -98,7 +98,11 @@ struct Reader {
     follow: bool,
 }
 
-type Sender = mpsc::Sender<Result<Event<DomainEvent>, Error>>;
+/// One item of a subscription's queue, boxed: a slot holds a pointer, so
+/// an idle subscription's queue costs a few hundred bytes.
+type Item = Box<Result<Event<DomainEvent>, Error>>;
+
+type Sender = mpsc::Sender<Item>;
 
 impl Reader {
     async fn page(&self) -> Result<Vec<OrderedEvent>, Error> {
@@ -121,7 +125,10 @@ impl Reader {
                 self.cursor = row.position;
                 let Some(event) = domain_event(&row) else { continue };
                 if self.filter.matches(&event)
-                    && tx.send(Ok(Event::with_seq(row.position, event))).await.is_err()
+                    && tx
+                        .send(Box::new(Ok(Event::with_seq(row.position, event))))
+                        .await
+                        .is_err()
                 {
                     return;
                 }
@@ -145,7 +152,7 @@ impl Reader {
             page = match self.page().await {
                 Ok(page) => page,
                 Err(e) => {
-                    let _ = tx.send(Err(e)).await;
+                    let _ = tx.send(Box::new(Err(e))).await;
                     return;
                 }
             };
@@ -154,12 +161,15 @@ impl Reader {
 }
 
 /// The stream end of a subscription.
-struct Received(mpsc::Receiver<Result<Event<DomainEvent>, Error>>);
+struct Received(mpsc::Receiver<Item>);
 
 impl Stream for Received {
     type Item = Result<Event<DomainEvent>, Error>;
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.get_mut().0.poll_recv(cx)
+        self.get_mut()
+            .0
+            .poll_recv(cx)
+            .map(|item| item.map(|boxed| *boxed))
     }
 }
 

@@ -217,7 +217,10 @@ impl HttpServer {
             let state = state.clone();
             let service = service_fn(move |request| {
                 let state = state.clone();
-                async move { Ok::<_, Infallible>(state.handle(request, peer, address).await) }
+                // Boxed: the connection then holds a pointer to the request
+                // in flight, not its whole future, for as long as it lives
+                // (an idle stream's connection most of all).
+                Box::pin(async move { Ok::<_, Infallible>(state.handle(request, peer, address).await) })
             });
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             let watched = graceful.watch(connection);

@@ -22,7 +22,7 @@
 //! nobody gets one twice.
 
 use super::changes::{artifact_change, stamp_seq, status_change, status_steps, Change, StatusStep};
-use super::stream::ends_stream;
+use super::stream::{ends_stream, LiveEvents};
 use crate::lifecycle::is_terminal;
 use crate::push::PushDelivery;
 use crate::store::{
@@ -48,7 +48,7 @@ type Registry = Mutex<HashMap<String, Slot>>;
 
 /// One subscriber of a task, and the sequence number of the last event it got.
 struct Sub {
-    tx: mpsc::UnboundedSender<Event<StreamResponse>>,
+    tx: mpsc::UnboundedSender<Arc<Event<StreamResponse>>>,
     seen: u64,
 }
 
@@ -60,7 +60,7 @@ struct Live {
 }
 
 impl Live {
-    fn subscribe(&mut self, namespace: &str, seen: u64) -> mpsc::UnboundedReceiver<Event<StreamResponse>> {
+    fn subscribe(&mut self, namespace: &str, seen: u64) -> LiveEvents {
         let (tx, rx) = mpsc::unbounded_channel();
         self.namespace = namespace.to_string();
         self.subscribers.push(Sub { tx, seen });
@@ -72,11 +72,13 @@ impl Live {
     fn fan_out(&mut self, events: &[Event<StreamResponse>]) {
         for event in events {
             let Some(seq) = event.seq else { continue };
+            let mut shared: Option<Arc<Event<StreamResponse>>> = None;
             self.subscribers.retain_mut(|sub| {
                 if seq <= sub.seen {
                     return true;
                 }
                 sub.seen = seq;
+                let event = shared.get_or_insert_with(|| Arc::new(event.clone()));
                 sub.tx.send(event.clone()).is_ok()
             });
             if ends_stream(&event.data, false) {
@@ -95,10 +97,7 @@ impl Live {
 
 /// What a subscriber gets: the backlog, then (unless the task has ended)
 /// the live events.
-pub(crate) type Subscription = (
-    VecDeque<Event<StreamResponse>>,
-    Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
-);
+pub(crate) type Subscription = (VecDeque<Event<StreamResponse>>, Option<LiveEvents>);
 
 /// A task just created ([`TaskEngine::create_task_then`]): its events in
 /// order (the Task first; none unless asked for), the task after them, and the receiver of its
@@ -106,7 +105,7 @@ pub(crate) type Subscription = (
 pub(crate) struct Created {
     pub(crate) events: Vec<Event<StreamResponse>>,
     pub(crate) task: Task,
-    pub(crate) rx: Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
+    pub(crate) rx: Option<LiveEvents>,
 }
 
 /// TaskNotFound for task `id`.

@@ -6,6 +6,7 @@
 use super::changes::{cancel_change, status_steps, trim_history, Change, StatusStep};
 use super::engine::{not_found, TaskEngine};
 use super::runs::{abandon, RunLeases};
+use super::stream::LiveEvents;
 use super::stream::{ends_stream, TaskEvents};
 use crate::activity::Activity;
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
@@ -23,7 +24,6 @@ use a2a::ErrorKind;
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::mpsc;
 
 const FAMILY: Family = Family::A2a;
 
@@ -65,7 +65,7 @@ pub enum Sent {
 /// the task was settled as it was created), and the task as it ended then.
 pub struct Opened {
     backlog: VecDeque<Event<StreamResponse>>,
-    rx: Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
+    rx: Option<LiveEvents>,
     settled: Option<Task>,
 }
 

@@ -7,14 +7,21 @@ use a2a::rpc::{Error, Event, Stream};
 use a2a::types::StreamResponse;
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
+
+/// The receiving end of a subscription's live events. Each event is shared
+/// by every subscriber that gets it, and a queue slot holds a pointer: an
+/// idle subscription's queue costs a few hundred bytes, not a block of
+/// whole events.
+pub(crate) type LiveEvents = mpsc::UnboundedReceiver<Arc<Event<StreamResponse>>>;
 
 /// A stream of task events that ends after a terminal (or, for message
 /// streams, an interrupted) status.
 pub(crate) struct TaskEvents {
     pub(crate) backlog: VecDeque<Event<StreamResponse>>,
-    pub(crate) rx: Option<mpsc::UnboundedReceiver<Event<StreamResponse>>>,
+    pub(crate) rx: Option<LiveEvents>,
     pub(crate) stop_when_interrupted: bool,
     pub(crate) done: bool,
 }
@@ -36,10 +43,17 @@ impl Stream for TaskEvents {
             return Poll::Ready(None);
         }
         let next = match this.backlog.pop_front() {
-            Some(event) => Some(event),
+            Some(event) => {
+                if this.backlog.is_empty() {
+                    // Drained for good: nothing is queued here again, so an
+                    // idle subscription keeps no buffer.
+                    this.backlog = VecDeque::new();
+                }
+                Some(event)
+            }
             None => match this.rx.as_mut() {
                 Some(rx) => match rx.poll_recv(cx) {
-                    Poll::Ready(item) => item,
+                    Poll::Ready(item) => item.map(Arc::unwrap_or_clone),
                     Poll::Pending => return Poll::Pending,
                 },
                 None => None,

@@ -1,5 +1,6 @@
 //! The driver's command line.
 
+use crate::followers::FOLLOWERS_WORKLOAD;
 use crate::workloads::{HTTP_WORKLOADS, SCALE_WORKLOAD, STDIO_WORKLOAD};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,8 +13,9 @@ usage: a2a-bench [options]
   --stores LIST        agent stores, of memory,sqlite,postgres,postgres-x2 (default: all); postgres runs one
                        agent and postgres-x2 two agents (both on the server core, the connections dealt
                        alternately) on one database of a throwaway PostgreSQL cluster on the load core
-  --workloads LIST     of get-task,send-message,send-streaming,list-tasks,registry-read,stdio (default: all
-                       of these), and scale: each agent store grown to --scale-tasks in three steps, GetTask
+  --workloads LIST     of get-task,send-message,send-streaming,list-tasks,registry-read,stdio, followers (2,000
+                       idle domain-event streams per agent store, the RSS each costs) (default: all of
+                       these), and scale: each agent store grown to --scale-tasks in three steps, GetTask
                        and ListTasks p50/p99 and RSS at each size (minutes; only when listed)
   --connections N      keep-alive HTTP connections (default 64)
   --requests N         requests per workload and target (default 20000)
@@ -154,7 +156,7 @@ fn load_average() -> String {
 fn all_workloads() -> Vec<String> {
     HTTP_WORKLOADS
         .iter()
-        .chain([&STDIO_WORKLOAD])
+        .chain([&STDIO_WORKLOAD, &FOLLOWERS_WORKLOAD])
         .map(|w| w.to_string())
         .collect()
 }
@@ -167,7 +169,8 @@ fn store(name: &str) -> Result<Store, String> {
 }
 
 fn workload(name: &str) -> Result<String, String> {
-    if HTTP_WORKLOADS.contains(&name) || name == STDIO_WORKLOAD || name == SCALE_WORKLOAD {
+    if HTTP_WORKLOADS.contains(&name) || [STDIO_WORKLOAD, FOLLOWERS_WORKLOAD, SCALE_WORKLOAD].contains(&name)
+    {
         Ok(name.to_string())
     } else {
         Err(format!("unknown workload `{name}`\n{USAGE}"))

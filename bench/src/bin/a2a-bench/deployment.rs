@@ -32,9 +32,10 @@ impl HttpTarget {
 
 /// The open-stream limit the agent is started with: above the connection
 /// count, since every connection may hold one stream and the default (16 for
-/// all anonymous callers together) would turn the streaming load into 429s.
+/// all anonymous callers together) would turn the streaming load into 429s,
+/// and above the followers run's idle streams.
 pub fn agent_stream_limit(connections: usize) -> usize {
-    (connections * 2).max(16)
+    (connections * 2).max(crate::followers::FOLLOWERS * 2)
 }
 
 /// The running processes of one target.
@@ -86,6 +87,11 @@ impl Deployment {
             instances,
             database,
         })
+    }
+
+    /// Where the instances listen.
+    pub fn addrs(&self) -> Vec<SocketAddr> {
+        self.instances.iter().map(|(_, addr)| *addr).collect()
     }
 
     /// The agents' (or the floor's) process ids.

@@ -6,6 +6,7 @@
 
 mod args;
 mod deployment;
+mod followers;
 mod http;
 mod http_target;
 mod load;
@@ -18,6 +19,7 @@ mod workloads;
 
 use crate::args::Options;
 use crate::deployment::HttpTarget;
+use crate::followers::{FollowersRow, FOLLOWERS_WORKLOAD};
 use crate::report::{Facts, Row};
 use crate::scale::ScaleRow;
 use crate::workloads::{HTTP_WORKLOADS, SCALE_WORKLOAD, STDIO_WORKLOAD};
@@ -55,7 +57,7 @@ fn facts(options: &Options) -> Facts {
 
 /// Every target in turn; the floor first, so a broken floor stops the run
 /// early; the scale run last.
-async fn run(options: &Options) -> Result<(Vec<Row>, Vec<ScaleRow>), String> {
+async fn run(options: &Options) -> Result<Outcome, String> {
     let http: Vec<&str> = HTTP_WORKLOADS
         .iter()
         .copied()
@@ -80,12 +82,28 @@ async fn run(options: &Options) -> Result<(Vec<Row>, Vec<ScaleRow>), String> {
     };
     rows.sort_by_key(|row| (order(row), !row.is_floor));
     report::fill_ratios(&mut rows);
+    let followers = if options.workloads.iter().any(|w| w == FOLLOWERS_WORKLOAD) {
+        followers::bench(options).await?
+    } else {
+        Vec::new()
+    };
     let scale = if options.workloads.iter().any(|w| w == SCALE_WORKLOAD) {
         scale::bench(options).await?
     } else {
         Vec::new()
     };
-    Ok((rows, scale))
+    Ok(Outcome {
+        rows,
+        followers,
+        scale,
+    })
+}
+
+/// Everything a run measured.
+struct Outcome {
+    rows: Vec<Row>,
+    followers: Vec<FollowersRow>,
+    scale: Vec<ScaleRow>,
 }
 
 fn main() {
@@ -110,7 +128,11 @@ fn main() {
         .build()
         .expect("a current-thread runtime");
     let local = tokio::task::LocalSet::new();
-    let (rows, scale) = match local.block_on(&runtime, run(&options)) {
+    let Outcome {
+        rows,
+        followers,
+        scale,
+    } = match local.block_on(&runtime, run(&options)) {
         Ok(results) => results,
         Err(message) => {
             eprintln!("a2a-bench: {message}");
@@ -121,11 +143,14 @@ fn main() {
     if !rows.is_empty() {
         println!("{}", report::render(&facts, &rows));
     }
+    if !followers.is_empty() {
+        println!("{}", followers::render(&followers));
+    }
     if !scale.is_empty() {
         println!("{}", report::render_scale(&scale));
     }
     if let Some(path) = &options.json {
-        if let Err(e) = std::fs::write(path, report::to_json(&facts, &rows, &scale)) {
+        if let Err(e) = std::fs::write(path, report::to_json(&facts, &rows, &followers, &scale)) {
             eprintln!("a2a-bench: cannot write {}: {e}", path.display());
             std::process::exit(1);
         }

@@ -6,6 +6,7 @@ use bench::stats::{summarize, Summary};
 use serde::Serialize;
 use std::fmt::Write;
 
+use crate::followers::FollowersRow;
 use crate::load::Tally;
 use crate::scale::ScaleRow;
 
@@ -266,8 +267,8 @@ pub fn render_scale(rows: &[ScaleRow]) -> String {
 }
 
 /// The JSON file: the facts and every row, for comparing two runs.
-pub fn to_json(facts: &Facts, rows: &[Row], scale: &[ScaleRow]) -> String {
-    let report = serde_json::json!({ "facts": facts, "rows": rows, "scale": scale });
+pub fn to_json(facts: &Facts, rows: &[Row], followers: &[FollowersRow], scale: &[ScaleRow]) -> String {
+    let report = serde_json::json!({ "facts": facts, "rows": rows, "followers": followers, "scale": scale });
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }
 
