@@ -1,8 +1,10 @@
 //! The SQLite backend, the embedded default: one database file in the data
 //! directory, WAL journal with `synchronous=FULL` so a commit is on disk before
-//! it returns (and so before any caller is answered), and numbered migrations
+//! it returns (and so before any caller is answered), the WAL checkpointed
+//! on a thread of its own rather than in a commit, and numbered migrations
 //! tracked in `PRAGMA user_version`.
 
+mod checkpoint;
 mod counts;
 mod outbox;
 mod readers;
@@ -152,6 +154,10 @@ impl SqliteStore {
         // index) every turn; with SQLite's default 2 MB it read them back
         // from the WAL. 16 MB, a bound of the agent's memory like any other.
         conn.pragma_update(None, "cache_size", -16384).map_err(backend)?;
+        // Checkpoints run on a thread of their own (see `checkpoint`), not
+        // in the writer's commits.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)
+            .map_err(backend)?;
         configure(&conn)?;
         migrate(&mut conn)?;
         let counts = Arc::new(TaskCounts::load(&conn)?);
@@ -159,6 +165,7 @@ impl SqliteStore {
         let published = Published {
             counts: counts.clone(),
             recent: recent.clone(),
+            checkpoint: checkpoint::Checkpointer::start(path)?,
         };
         Ok(SqliteStore {
             writer: Writer::start(conn, published)?,

@@ -7,6 +7,7 @@
 //! costs what it did before. What the readers are served from memory (the
 //! task counts, the recent bodies) takes a turn's changes once it is durable.
 
+use super::checkpoint::Checkpointer;
 use super::counts::{Delta, TaskCounts};
 use super::outbox;
 use super::recent::{BodyChange, RecentBodies};
@@ -29,6 +30,8 @@ type Job = (Commit, CommitDone);
 pub(super) struct Published {
     pub counts: Arc<TaskCounts>,
     pub recent: Arc<RecentBodies>,
+    /// Told of every durable turn, so the WAL is checkpointed off this thread.
+    pub checkpoint: Checkpointer,
 }
 
 /// A turn's changes to what is published, gathered while it is applied and
@@ -213,6 +216,7 @@ fn finish(
         Ok(()) => {
             published.counts.apply(&effects.deltas);
             published.recent.apply(effects.bodies);
+            published.checkpoint.committed();
             outcomes
         }
         // Nothing of the turn is on disk: the ranks handed out are lost
@@ -546,12 +550,19 @@ mod tests {
     /// A migrated database in a scratch directory and the writer's state over it.
     fn database() -> (tempfile::TempDir, Connection, RankCounter, Published) {
         let dir = tempfile::tempdir().expect("scratch dir");
-        let mut conn = Connection::open(dir.path().join("store.db")).expect("open");
+        let path = dir.path().join("store.db");
+        let mut conn = Connection::open_with_flags_and_vfs(
+            &path,
+            rusqlite::OpenFlags::default(),
+            crate::rows::EXCLUSIVE_VFS,
+        )
+        .expect("open");
         crate::migrate(&mut conn).expect("migrate");
         let rank = RankCounter::load(&conn).expect("ranks");
         let published = Published {
             counts: Arc::new(TaskCounts::load(&conn).expect("counts")),
             recent: Arc::default(),
+            checkpoint: Checkpointer::start(&path).expect("checkpointer"),
         };
         (dir, conn, rank, published)
     }
