@@ -3,10 +3,12 @@
 
 mod log;
 mod ranks;
+mod sharded;
 mod tasks;
 
 use super::leases::Leases;
 use super::*;
+use sharded::Chunked;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tasks::TaskTable;
@@ -21,7 +23,7 @@ struct State {
     /// Per namespace: (position, task id, seq) of every appended event, in
     /// position order; the bodies stay in the task table.
     /// Shares each task id's allocation with the task table.
-    event_order: HashMap<String, Vec<(u64, Arc<str>, u64)>>,
+    event_order: HashMap<String, Chunked<(u64, Arc<str>, u64)>>,
     /// The last position given.
     position: u64,
     /// The push outbox: each pending row's event, attempts and next attempt time.
@@ -137,17 +139,17 @@ impl MemoryStore {
             // The first change: when it fails, nothing has changed.
             let id = state.tasks.put(row, body, events)?;
             state.rank += 1;
-            let mut positions = Vec::with_capacity(tw.events.len());
-            for event in &tw.events {
-                state.position += 1;
-                positions.push((state.position, id.clone(), event.seq));
+            if !state.event_order.contains_key(&written.0) {
+                state.event_order.insert(written.0.clone(), Chunked::default());
             }
-            match state.event_order.get_mut(&written.0) {
-                Some(order) => order.extend(positions),
-                None => {
-                    state.event_order.insert(written.0.clone(), positions);
+            let mut position = state.position;
+            if let Some(order) = state.event_order.get_mut(&written.0) {
+                for event in &tw.events {
+                    position += 1;
+                    order.push((position, id.clone(), event.seq));
                 }
             }
+            state.position = position;
             appended = Some((written, tw.events));
         }
         for (write, version) in commit.docs.into_iter().zip(&versions) {
@@ -268,9 +270,11 @@ impl InlineStore for MemoryStore {
         let Some(order) = state.event_order.get(namespace) else {
             return Ok(vec![]);
         };
-        let start = order.partition_point(|(position, _, _)| *position <= after);
         let mut out = Vec::new();
-        for (position, task_id, seq) in order[start..].iter().take(limit) {
+        for (position, task_id, seq) in order
+            .starting_where_not(|(position, _, _)| *position <= after)
+            .take(limit)
+        {
             if let Some((context_id, event)) = state.tasks.event(namespace, task_id, *seq)? {
                 out.push(OrderedEvent {
                     position: *position,

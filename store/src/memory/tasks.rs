@@ -15,6 +15,7 @@
 
 use super::log::{Encoded, EventLog};
 use super::ranks::Ranks;
+use super::sharded::Sharded;
 use crate::counts::{StateCounts, StateTally};
 use crate::json::{decode, encode};
 use crate::lifecycle::{is_interrupted, is_terminal};
@@ -77,11 +78,11 @@ struct ContextTasks {
 #[derive(Default)]
 pub(super) struct TaskTable {
     /// Boxed: a hash table keeps spare slots, which should cost a pointer each.
-    entries: HashMap<Arc<str>, Box<Entry>>,
+    entries: Sharded<Arc<str>, Box<Entry>>,
     /// Per namespace: its tasks in rank order.
     by_namespace: HashMap<Arc<str>, Ranks>,
     /// Per namespace and context: its tasks in rank order, and their states.
-    by_context: HashMap<(Arc<str>, Arc<str>), ContextTasks>,
+    by_context: Sharded<(Arc<str>, Arc<str>), ContextTasks>,
     counts: StateCounts,
     /// The namespaces and states in use, each stored once.
     names: HashSet<Arc<str>>,
@@ -198,8 +199,7 @@ impl TaskTable {
             .insert(entry.rank, entry.id.clone());
         let context = self
             .by_context
-            .entry((entry.namespace.clone(), entry.context.clone()))
-            .or_default();
+            .get_or_default((entry.namespace.clone(), entry.context.clone()));
         context.ranks.insert(entry.rank, entry.id.clone());
         context.states.add(&entry.state, 1);
         self.counts.add(&entry.namespace, &entry.state, 1);
