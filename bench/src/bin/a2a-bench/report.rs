@@ -226,18 +226,20 @@ pub fn render_scale(rows: &[ScaleRow]) -> String {
     let mut out = String::from(
         "scale: each store grown through blocking SendMessage; GetTask reads tasks scattered over the whole store, ListTasks one context (COMPLETED, 20 a page)\n\n",
     );
-    out.push_str("| target | tasks | seeding req/s | GetTask req/s | GetTask p50 µs | GetTask p99 µs | GetTask CPU µs/req | ListTasks req/s | ListTasks p50 µs | ListTasks p99 µs | ListTasks CPU µs/req | RSS MB | RSS growth/task |\n");
+    out.push_str("| target | tasks | seeding req/s | seeding p50 µs | seeding p99 µs | GetTask req/s | GetTask p50 µs | GetTask p99 µs | GetTask CPU µs/req | ListTasks req/s | ListTasks p50 µs | ListTasks p99 µs | ListTasks CPU µs/req | RSS MB | RSS growth/task |\n");
     out.push_str(
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
     for row in rows {
         let (get, list) = (&row.get_task, &row.list_tasks);
         let _ = writeln!(
             out,
-            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {} | {:.0} | {:.0} | {:.0} | {} | {:.1} | {:.2} KB |",
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {} | {:.0} | {:.0} | {:.0} | {} | {:.1} | {:.2} KB |",
             row.target,
             row.tasks,
             row.seed_req_per_s,
+            row.seed_latency.p50_us,
+            row.seed_latency.p99_us,
             get.req_per_s,
             get.latency.p50_us,
             get.latency.p99_us,

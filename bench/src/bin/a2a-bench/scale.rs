@@ -10,6 +10,7 @@ use crate::http_target::{measure, SEED_CONTEXTS};
 use crate::load::{self, Bounds};
 use crate::report::Row;
 use crate::workloads::{GetTask, ListTasks, SeedTasks, SendMessage, GET_TASK, LIST_TASKS, SCALE_WORKLOAD};
+use bench::stats::{summarize, Summary};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -27,6 +28,8 @@ pub struct ScaleRow {
     pub tasks: u64,
     /// The rate the step's seeding ran at (blocking SendMessage).
     pub seed_req_per_s: f64,
+    /// The seeding's latency: the writes' tail while the store grows.
+    pub seed_latency: Summary,
     pub get_task: Row,
     pub list_tasks: Row,
     pub rss_bytes: u64,
@@ -72,7 +75,7 @@ async fn grow(options: &Options, store: Store) -> Result<Vec<ScaleRow>, String> 
             requests: size - stored,
             time: STEP_TIME,
         };
-        let (back, tally) = load::run(conns, seeder.clone(), bounds).await;
+        let (back, mut tally) = load::run(conns, seeder.clone(), bounds).await;
         conns = back;
         deployment.check_alive(SCALE_WORKLOAD)?;
         if tally.errors > 0 {
@@ -103,6 +106,7 @@ async fn grow(options: &Options, store: Store) -> Result<Vec<ScaleRow>, String> 
             target: target.name(),
             tasks: stored,
             seed_req_per_s: tally.done as f64 / tally.elapsed.as_secs_f64().max(1e-9),
+            seed_latency: summarize(&mut tally.latencies_ns),
             get_task,
             list_tasks,
             rss_bytes: rss,
