@@ -108,17 +108,12 @@ fn hand_written() -> Vec<PathBuf> {
     files
 }
 
-/// The file attributes that make a whole file test code: tests, or a
-/// behavioural suite compiled only for tests (the store's, which the
-/// backends' tests run through a feature).
-const TEST_ONLY_FILES: &[&str] = &["#![cfg(test)]", "#![cfg(any(test, feature = \"suite\"))]"];
-
 /// The lines of `text` that are code outside tests.
 fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let test_only = text
         .lines()
         .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with("//"))
-        .is_some_and(|l| TEST_ONLY_FILES.contains(&l.trim()));
+        .is_some_and(|l| l.trim() == "#![cfg(test)]");
     text.lines()
         .enumerate()
         .take_while(move |(_, l)| !test_only && l.trim() != "#[cfg(test)]")

@@ -4,6 +4,7 @@
 //! while others commit), migrations, and the plans the listings get.
 
 use crate::PgStore;
+use a2a::types::TaskState;
 use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row};
 use store::{Appended, DeliveryKey, Store, TaskQuery};
 
@@ -20,7 +21,7 @@ async fn postgres_survives_reopen_and_migrates_once() {
         let store = PgStore::open(&url).await.expect("open");
         create(
             &store,
-            row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+            row("t", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
         )
         .await;
     }
@@ -42,7 +43,7 @@ async fn postgres_announces_appended_events_to_every_store_on_the_database() {
     let mut notices = follower.appended().expect("a shared store announces");
     create(
         &producer,
-        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+        row("t", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     let wanted = Appended {
@@ -72,7 +73,7 @@ async fn postgres_listing_plans(url: &str) -> Result<String, String> {
     let listing = crate::reads::listing(&TaskQuery {
         namespace: "ns".into(),
         context_id: Some("c".into()),
-        state: Some("TASK_STATE_COMPLETED".into()),
+        state: Some(TaskState::Completed.to_string()),
         limit: 20,
         ..Default::default()
     });
@@ -90,10 +91,11 @@ async fn postgres_listing_plans(url: &str) -> Result<String, String> {
             .await
             .map_err(|e| e.to_string())?;
         let lines = client
-            .simple_query(
-                "EXPLAIN EXECUTE counted('ns', 'c', 'TASK_STATE_COMPLETED'); \
-                 EXPLAIN EXECUTE paged('ns', 'c', 'TASK_STATE_COMPLETED', 21)",
-            )
+            .simple_query(&format!(
+                "EXPLAIN EXECUTE counted('ns', 'c', '{completed}'); \
+                 EXPLAIN EXECUTE paged('ns', 'c', '{completed}', 21)",
+                completed = TaskState::Completed
+            ))
             .await
             .map_err(|e| e.to_string())?;
         Ok(lines
@@ -112,9 +114,9 @@ async fn postgres_lists_a_context_in_one_state_from_its_own_index() {
     let url = crate::cluster::TestCluster::fresh_database();
     let store = PgStore::open(&url).await.expect("open");
     for (id, ctx, state) in [
-        ("t1", "c", "TASK_STATE_COMPLETED"),
-        ("t2", "d", "TASK_STATE_COMPLETED"),
-        ("t3", "c", "TASK_STATE_WORKING"),
+        ("t1", "c", TaskState::Completed),
+        ("t2", "d", TaskState::Completed),
+        ("t3", "c", TaskState::Working),
     ] {
         create(&store, row(id, "ns", ctx, state, "2024-01-01T00:00:00.000Z")).await;
     }
@@ -136,12 +138,12 @@ async fn postgres_event_order_is_filled_from_an_older_store() {
         let store = PgStore::open(&url).await.expect("open");
         create(
             &store,
-            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+            row("t1", "ns", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
         )
         .await;
         create(
             &store,
-            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+            row("t2", "ns", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
         )
         .await;
         append(&store, "t1", "ns", "c", 2).await;
@@ -191,7 +193,7 @@ async fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrentl
                 let id = format!("t{i}");
                 create(
                     &store,
-                    row(&id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+                    row(&id, "ns", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
                 )
                 .await;
                 for seq in 2..=APPENDS + 1 {

@@ -4,6 +4,7 @@
 //! outlive their process.
 
 use crate::SqliteStore;
+use a2a::types::TaskState;
 use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row, triples};
 use store::{Store, StoreError, TaskQuery};
 
@@ -39,7 +40,7 @@ async fn sqlite_with_one_task(path: &std::path::Path) -> SqliteStore {
     let store = SqliteStore::open(path).expect("open");
     create(
         &store,
-        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+        row("t", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     store
@@ -59,7 +60,7 @@ async fn sqlite_survives_reopen() {
     let page = store
         .list_tasks(&TaskQuery {
             namespace: "ns".into(),
-            state: Some("TASK_STATE_SUBMITTED".into()),
+            state: Some(TaskState::Submitted.to_string()),
             limit: 10,
             ..Default::default()
         })
@@ -76,7 +77,7 @@ async fn sqlite_context_counts_are_filled_from_an_older_store() {
         for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
             create(
                 &store,
-                row(id, "ns", ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+                row(id, "ns", ctx, TaskState::Working, "2024-01-01T00:00:00.000Z"),
             )
             .await;
         }
@@ -100,12 +101,12 @@ async fn sqlite_event_order_is_filled_from_an_older_store() {
         let store = SqliteStore::open(&path).expect("open");
         create(
             &store,
-            row("t1", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+            row("t1", "ns", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
         )
         .await;
         create(
             &store,
-            row("t2", "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:00.000Z"),
+            row("t2", "ns", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
         )
         .await;
         append(&store, "t1", "ns", "c", 2).await;

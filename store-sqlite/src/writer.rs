@@ -582,7 +582,7 @@ mod tests {
     /// A commit creating task `id`, then writing `docs`.
     fn task_job(id: &str, docs: Vec<DocWrite>) -> Job {
         let task: a2a::types::Task = serde_json::from_value(
-            json!({ "id": id, "contextId": "c", "status": { "state": "TASK_STATE_COMPLETED" } }),
+            json!({ "id": id, "contextId": "c", "status": { "state": a2a::types::TaskState::Completed } }),
         )
         .expect("task");
         let commit = Commit {

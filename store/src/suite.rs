@@ -1,4 +1,3 @@
-#![cfg(any(test, feature = "suite"))]
 //! The one behavioural suite of the storage API: plain async functions that
 //! take any [`Store`] and assert what every backend must do, and
 //! [`store_suite!`](crate::store_suite), which makes one `#[tokio::test]` of
@@ -11,7 +10,7 @@ use crate::{
     Commit, Committed, DeliveryChange, DeliveryKey, Doc, DocWrite, EventRow, Expect, Fanout, Store,
     StoreError, StoreResult, TaskDelete, TaskPage, TaskQuery, TaskRow, TaskWrite,
 };
-use a2a::types::{StreamResponse, Task};
+use a2a::types::{StreamResponse, Task, TaskState};
 use serde_json::{json, Value};
 
 /// A typed value from its ProtoJSON form.
@@ -21,26 +20,26 @@ fn typed<T: serde::de::DeserializeOwned>(value: Value) -> T {
 
 /// A task body with `id`, told apart from others by its metadata `note`.
 fn task(id: &str, note: &str) -> Task {
-    task_in(id, note, "TASK_STATE_SUBMITTED")
+    task_in(id, note, TaskState::Submitted)
 }
 
-fn task_in(id: &str, note: &str, state: &str) -> Task {
+fn task_in(id: &str, note: &str, state: TaskState) -> Task {
     typed(json!({ "id": id, "status": { "state": state }, "metadata": { "note": note } }))
 }
 
 /// A status-update event of task `id`, told apart by its metadata `n`.
 fn event(id: &str, n: u64) -> StreamResponse {
     typed(json!({ "statusUpdate": {
-        "taskId": id, "contextId": "c", "status": { "state": "TASK_STATE_WORKING" }, "metadata": { "n": n }
+        "taskId": id, "contextId": "c", "status": { "state": TaskState::Working }, "metadata": { "n": n }
     } }))
 }
 
-pub fn row(id: &str, ns: &str, ctx: &str, state: &str, ts: &str) -> TaskRow {
+pub fn row(id: &str, ns: &str, ctx: &str, state: TaskState, ts: &str) -> TaskRow {
     TaskRow {
         id: id.into(),
         namespace: ns.into(),
         context_id: ctx.into(),
-        state: state.into(),
+        state: state.to_string(),
         status_ts: ts.into(),
         last_seq: 0,
         rank: 0,
@@ -68,18 +67,12 @@ pub async fn create(store: &dyn Store, r: TaskRow) {
 pub async fn task_create_update_and_events(store: &dyn Store) {
     create(
         store,
-        row(
-            "t1",
-            "ns",
-            "c1",
-            "TASK_STATE_SUBMITTED",
-            "2024-01-01T00:00:00.000Z",
-        ),
+        row("t1", "ns", "c1", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     let again = Commit {
         task: Some(TaskWrite {
-            row: row("t1", "ns", "c1", "TASK_STATE_SUBMITTED", "x"),
+            row: row("t1", "ns", "c1", TaskState::Submitted, "x"),
             create: true,
             expected_last_seq: 0,
             events: vec![],
@@ -94,7 +87,7 @@ pub async fn task_create_update_and_events(store: &dyn Store) {
             found: Some(1)
         })
     );
-    let update = move_t1("TASK_STATE_COMPLETED", "done", 1, &[2, 3]);
+    let update = move_t1(TaskState::Completed, "done", 1, &[2, 3]);
     assert!(store.commit(update.clone()).await.is_ok());
     // A stale writer (expects seq 1, the log is at 3) is refused.
     assert_eq!(
@@ -107,18 +100,18 @@ pub async fn task_create_update_and_events(store: &dyn Store) {
     let got = store.get_task("ns", "t1").await.ok().flatten();
     assert_eq!(got.as_ref().map(|r| r.last_seq), Some(3));
     assert_eq!(
-        got.as_ref().map(|r| r.state.as_str()),
-        Some("TASK_STATE_COMPLETED")
+        got.as_ref().map(|r| r.state.clone()),
+        Some(TaskState::Completed.to_string())
     );
     assert_eq!(
         got.map(|r| r.body),
-        Some(task_in("t1", "done", "TASK_STATE_COMPLETED"))
+        Some(task_in("t1", "done", TaskState::Completed))
     );
     // Encoded, the task is exactly its body's encoding, found as the task is.
     let encoded = store.get_task_encoded("ns", "t1").await.ok().flatten();
     assert_eq!(
         encoded.map(|raw| raw.get().to_string()),
-        serde_json::to_string(&task_in("t1", "done", "TASK_STATE_COMPLETED")).ok()
+        serde_json::to_string(&task_in("t1", "done", TaskState::Completed)).ok()
     );
     assert_eq!(
         store
@@ -143,7 +136,7 @@ pub async fn task_create_update_and_events(store: &dyn Store) {
     assert_eq!(store.get_task("other", "t1").await, Ok(None));
     assert_eq!(store.events_after("other", "t1", 0).await, Ok(vec![]));
     // Written again with another body, the task keeps every event it had, exactly.
-    let append = move_t1("TASK_STATE_INPUT_REQUIRED", "asked", 3, &[4]);
+    let append = move_t1(TaskState::InputRequired, "asked", 3, &[4]);
     assert!(store.commit(append.clone()).await.is_ok());
     let events = store.events_after("ns", "t1", 0).await.unwrap_or_default();
     let expected = [
@@ -171,7 +164,7 @@ pub async fn task_create_update_and_events(store: &dyn Store) {
 
 /// Task `t1` of `ns` moved to `state` (its body noted `note`) after event
 /// `expected`, appending events `seqs`.
-fn move_t1(state: &str, note: &str, expected: u64, seqs: &[u64]) -> Commit {
+fn move_t1(state: TaskState, note: &str, expected: u64, seqs: &[u64]) -> Commit {
     let mut moved = row("t1", "ns", "c1", state, "2024-01-01T00:00:01.000Z");
     moved.body = task_in("t1", note, state);
     Commit {
@@ -194,29 +187,17 @@ fn move_t1(state: &str, note: &str, expected: u64, seqs: &[u64]) -> Commit {
 pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
     create(
         store,
-        row(
-            "a",
-            "ns",
-            "c1",
-            "TASK_STATE_COMPLETED",
-            "2024-01-01T00:00:00.000Z",
-        ),
+        row("a", "ns", "c1", TaskState::Completed, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     create(
         store,
-        row("b", "ns", "c2", "TASK_STATE_WORKING", "2024-01-02T00:00:00.000Z"),
+        row("b", "ns", "c2", TaskState::Working, "2024-01-02T00:00:00.000Z"),
     )
     .await;
     create(
         store,
-        row(
-            "c",
-            "ns",
-            "c1",
-            "TASK_STATE_COMPLETED",
-            "2024-01-03T00:00:00.000Z",
-        ),
+        row("c", "ns", "c1", TaskState::Completed, "2024-01-03T00:00:00.000Z"),
     )
     .await;
     create(
@@ -225,7 +206,7 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
             "d",
             "other",
             "c1",
-            "TASK_STATE_COMPLETED",
+            TaskState::Completed,
             "2024-01-04T00:00:00.000Z",
         ),
     )
@@ -261,7 +242,7 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
     assert_eq!(by_ctx.total, 2);
     let by_state = store
         .list_tasks(&TaskQuery {
-            state: Some("TASK_STATE_WORKING".into()),
+            state: Some(TaskState::Working.to_string()),
             limit: 10,
             ..query.clone()
         })
@@ -280,23 +261,23 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
     assert_eq!(ids(&by_time), vec!["c", "b"]);
     assert_eq!(by_time.total, 2);
     // A change of state moves the totals of both states.
-    let finish = move_task("b", "c2", "TASK_STATE_COMPLETED", 1);
+    let finish = move_task("b", "c2", TaskState::Completed, 1);
     assert!(store.commit(finish.clone()).await.is_ok());
-    let total = |state: &str| {
+    let total = |state: TaskState| {
         let query = TaskQuery {
             namespace: "ns".into(),
-            state: Some(state.into()),
+            state: Some(state.to_string()),
             limit: 10,
             ..Default::default()
         };
         async move { store.list_tasks(&query).await.map(|page| page.total) }
     };
-    assert_eq!(total("TASK_STATE_WORKING").await, Ok(0));
-    assert_eq!(total("TASK_STATE_COMPLETED").await, Ok(3));
+    assert_eq!(total(TaskState::Working).await, Ok(0));
+    assert_eq!(total(TaskState::Completed).await, Ok(3));
     assert_eq!(context_totals(store, "c2").await, Ok((1, 0, 1)));
     assert_eq!(context_totals(store, "c1").await, Ok((2, 0, 2)));
     // A rejected write moves no count.
-    let rejected = move_task("b", "c2", "TASK_STATE_FAILED", 0);
+    let rejected = move_task("b", "c2", TaskState::Failed, 0);
     assert!(matches!(
         store.commit(rejected.clone()).await,
         Err(StoreError::Conflict { .. })
@@ -304,7 +285,7 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
     assert_eq!(context_totals(store, "c2").await, Ok((1, 0, 1)));
     // A change of state in a context of several tasks moves its counts.
     assert!(store
-        .commit(move_task("c", "c1", "TASK_STATE_WORKING", 1))
+        .commit(move_task("c", "c1", TaskState::Working, 1))
         .await
         .is_ok());
     assert_eq!(context_totals(store, "c1").await, Ok((2, 1, 1)));
@@ -316,7 +297,7 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
 
 /// A commit moving task `id` of context `ctx` in namespace `ns` to `state`
 /// (its log unchanged at one event), expecting its log to end at `expected`.
-fn move_task(id: &str, ctx: &str, state: &str, expected: u64) -> Commit {
+fn move_task(id: &str, ctx: &str, state: TaskState, expected: u64) -> Commit {
     let mut moved = row(id, "ns", ctx, state, "2024-01-05T00:00:00.000Z");
     moved.last_seq = 1;
     Commit {
@@ -333,11 +314,11 @@ fn move_task(id: &str, ctx: &str, state: &str, expected: u64) -> Commit {
 /// The totals of a listing of `context` in namespace `ns`: in any state,
 /// WORKING, COMPLETED.
 pub async fn context_totals(store: &dyn Store, context: &str) -> StoreResult<(u64, u64, u64)> {
-    let total = |state: Option<&str>| {
+    let total = |state: Option<TaskState>| {
         let query = TaskQuery {
             namespace: "ns".into(),
             context_id: Some(context.into()),
-            state: state.map(str::to_string),
+            state: state.map(|s| s.to_string()),
             limit: 1,
             ..Default::default()
         };
@@ -345,8 +326,8 @@ pub async fn context_totals(store: &dyn Store, context: &str) -> StoreResult<(u6
     };
     Ok((
         total(None).await?,
-        total(Some("TASK_STATE_WORKING")).await?,
-        total(Some("TASK_STATE_COMPLETED")).await?,
+        total(Some(TaskState::Working)).await?,
+        total(Some(TaskState::Completed)).await?,
     ))
 }
 
@@ -530,7 +511,7 @@ pub async fn list_docs_before_pages_backwards(store: &dyn Store) {
 pub async fn integrity_is_clean(store: &dyn Store) {
     create(
         store,
-        row("t", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+        row("t", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     let report = store.check_integrity(true).await;
@@ -542,7 +523,7 @@ pub async fn integrity_is_clean(store: &dyn Store) {
 fn create_with_doc(id: &str, expect: Expect) -> Commit {
     Commit {
         task: Some(TaskWrite {
-            row: row(id, "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+            row: row(id, "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
             create: true,
             expected_last_seq: 0,
             events: vec![EventRow {
@@ -634,7 +615,7 @@ pub async fn submitted_commits_stand_alone(store: &dyn Store) {
 pub async fn append(store: &dyn Store, id: &str, ns: &str, ctx: &str, seq: u64) {
     let commit = Commit {
         task: Some(TaskWrite {
-            row: row(id, ns, ctx, "TASK_STATE_WORKING", "2024-01-01T00:00:01.000Z"),
+            row: row(id, ns, ctx, TaskState::Working, "2024-01-01T00:00:01.000Z"),
             create: false,
             expected_last_seq: seq - 1,
             events: vec![EventRow {
@@ -663,13 +644,7 @@ pub async fn ordered(store: &dyn Store, ns: &str, after: u64, limit: usize) -> V
 pub async fn namespace_events_follow_the_order_of_appends(store: &dyn Store) {
     create(
         store,
-        row(
-            "a",
-            "ns",
-            "c1",
-            "TASK_STATE_SUBMITTED",
-            "2024-01-01T00:00:00.000Z",
-        ),
+        row("a", "ns", "c1", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     create(
@@ -678,20 +653,14 @@ pub async fn namespace_events_follow_the_order_of_appends(store: &dyn Store) {
             "x",
             "other",
             "c9",
-            "TASK_STATE_SUBMITTED",
+            TaskState::Submitted,
             "2024-01-01T00:00:00.000Z",
         ),
     )
     .await;
     create(
         store,
-        row(
-            "b",
-            "ns",
-            "c2",
-            "TASK_STATE_SUBMITTED",
-            "2024-01-01T00:00:00.000Z",
-        ),
+        row("b", "ns", "c2", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     append(store, "a", "ns", "c1", 2).await;
@@ -728,17 +697,17 @@ pub async fn namespace_events_follow_the_order_of_appends(store: &dyn Store) {
 pub async fn deleted_tasks_take_their_events_and_counts_along(store: &dyn Store) {
     create(
         store,
-        row("a", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+        row("a", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     create(
         store,
-        row("b", "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+        row("b", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     create(
         store,
-        row("c", "ns", "d", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z"),
+        row("c", "ns", "d", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
     )
     .await;
     append(store, "a", "ns", "c", 2).await;
@@ -780,7 +749,7 @@ pub async fn deleted_tasks_take_their_events_and_counts_along(store: &dyn Store)
     let page = store
         .list_tasks(&TaskQuery {
             namespace: "ns".into(),
-            state: Some("TASK_STATE_SUBMITTED".into()),
+            state: Some(TaskState::Submitted.to_string()),
             limit: 10,
             ..Default::default()
         })
@@ -866,7 +835,7 @@ pub fn triples(items: &[(&str, &str, u64)]) -> Vec<(String, String, u64)> {
 /// A task `id` created with two targets in the same commit (and documents
 /// that are no targets of it: another task's, another namespace's).
 pub async fn create_with_hooks(store: &dyn Store, id: &str) -> StoreResult<Committed> {
-    let r = row(id, "ns", "c", "TASK_STATE_SUBMITTED", "2024-01-01T00:00:00.000Z");
+    let r = row(id, "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z");
     store
         .commit(Commit {
             task: Some(TaskWrite {
@@ -895,7 +864,7 @@ async fn append_owing(store: &dyn Store, id: &str, from: u64, to: u64) -> StoreR
     store
         .commit(Commit {
             task: Some(TaskWrite {
-                row: row(id, "ns", "c", "TASK_STATE_WORKING", "2024-01-01T00:00:01.000Z"),
+                row: row(id, "ns", "c", TaskState::Working, "2024-01-01T00:00:01.000Z"),
                 create: false,
                 expected_last_seq: from - 1,
                 events: (from..=to)
@@ -955,7 +924,7 @@ pub async fn outbox_rows_are_written_with_their_events(store: &dyn Store) {
             "bare",
             "ns",
             "c",
-            "TASK_STATE_SUBMITTED",
+            TaskState::Submitted,
             "2024-01-01T00:00:00.000Z",
         ),
     )
