@@ -32,13 +32,31 @@ pub(super) enum Sent {
     Unknown(StoreError),
 }
 
-/// A commit's values, encoded before anything is sent.
+/// A commit's parameters as the statements take them, made before anything
+/// is sent (an encoding failure fails the commit alone), and living as long
+/// as the requests that borrow them.
 struct Encoded<'a> {
     commit: &'a Commit,
-    /// The task's body and its last sequence number, then each event's body.
-    task: Option<(String, i64, Vec<String>)>,
-    /// Each document's body (None for a deletion).
-    docs: Vec<Option<String>>,
+    task: Option<EncodedTask>,
+    /// Each document's body (None for a deletion) and expected version (0
+    /// unless one is expected).
+    docs: Vec<(Option<String>, i64)>,
+    /// Each outbox change's sequence number and attempts.
+    deliveries: Vec<(i64, i32)>,
+    /// The end of the fan-out's key prefix, if it has one.
+    prefix_end: Option<String>,
+}
+
+/// A task write's parameters.
+struct EncodedTask {
+    body: String,
+    last_seq: i64,
+    expected: i64,
+    seqs: Vec<i64>,
+    events: Vec<String>,
+    first_seq: i64,
+    /// The announcement of its events, when it appends any.
+    announced: Option<String>,
 }
 
 /// What one statement's answer means for its commit.
@@ -84,22 +102,52 @@ pub(super) async fn send(conn: &Conn, batch: &[Commit]) -> (Sent, Vec<Option<Sto
 fn encode_commit(commit: &Commit) -> StoreResult<Encoded<'_>> {
     let task = match &commit.task {
         Some(tw) => {
-            let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(tw.row.last_seq) as i64;
-            let events = tw
-                .events
-                .iter()
-                .map(|e| encode(&e.body))
-                .collect::<StoreResult<_>>()?;
-            Some((encode(&tw.row.body)?, last_seq, events))
+            let last_seq = tw.events.last().map(|e| e.seq).unwrap_or(tw.row.last_seq);
+            Some(EncodedTask {
+                body: encode(&tw.row.body)?,
+                last_seq: last_seq as i64,
+                expected: tw.expected_last_seq as i64,
+                seqs: tw.events.iter().map(|e| e.seq as i64).collect(),
+                events: tw
+                    .events
+                    .iter()
+                    .map(|e| encode(&e.body))
+                    .collect::<StoreResult<_>>()?,
+                first_seq: tw.events.first().map_or(0, |e| e.seq as i64),
+                announced: (!tw.events.is_empty()).then(|| announcement(&tw.row.id, last_seq)),
+            })
         }
         None => None,
     };
     let docs = commit
         .docs
         .iter()
-        .map(|d| d.value.as_ref().map(encode).transpose())
+        .map(|d| {
+            let expected = match d.expect {
+                Expect::Version(v) => v as i64,
+                _ => 0,
+            };
+            Ok((d.value.as_ref().map(encode).transpose()?, expected))
+        })
         .collect::<StoreResult<_>>()?;
-    Ok(Encoded { commit, task, docs })
+    let deliveries = commit
+        .deliveries
+        .iter()
+        .map(|d| match d {
+            DeliveryChange::Done(key) => (key.seq as i64, 0),
+            DeliveryChange::Retry { key, attempts, .. } => {
+                (key.seq as i64, i32::try_from(*attempts).unwrap_or(i32::MAX))
+            }
+            DeliveryChange::DropTarget { .. } => (0, 0),
+        })
+        .collect();
+    Ok(Encoded {
+        commit,
+        task,
+        docs,
+        deliveries,
+        prefix_end: commit.fanout.as_ref().and_then(|f| prefix_end(&f.prefix)),
+    })
 }
 
 /// Every statement a group may run, prepared (once per connection; later
@@ -187,81 +235,10 @@ pub(super) fn appends_events(commit: &Commit) -> bool {
     commit.task.as_ref().is_some_and(|tw| !tw.events.is_empty())
 }
 
-/// Integers that must live as long as the requests borrowing them.
-struct Numbers {
-    seqs: Vec<Vec<i64>>,
-    expected: Vec<i64>,
-    versions: Vec<Vec<i64>>,
-    first_seqs: Vec<i64>,
-    deliveries: Vec<Vec<(i64, i32)>>,
-    prefix_ends: Vec<Option<String>>,
-}
-
-impl Numbers {
-    fn of(encoded: &[(usize, Encoded<'_>)]) -> Numbers {
-        let commits = || encoded.iter().map(|(_, e)| e.commit);
-        Numbers {
-            seqs: commits()
-                .map(|c| {
-                    c.task
-                        .iter()
-                        .flat_map(|tw| tw.events.iter().map(|e| e.seq as i64))
-                        .collect()
-                })
-                .collect(),
-            expected: commits()
-                .map(|c| c.task.as_ref().map_or(0, |tw| tw.expected_last_seq as i64))
-                .collect(),
-            versions: commits()
-                .map(|c| {
-                    c.docs
-                        .iter()
-                        .map(|d| match d.expect {
-                            Expect::Version(v) => v as i64,
-                            _ => 0,
-                        })
-                        .collect()
-                })
-                .collect(),
-            first_seqs: commits()
-                .map(|c| {
-                    c.task
-                        .as_ref()
-                        .and_then(|tw| tw.events.first())
-                        .map_or(0, |e| e.seq as i64)
-                })
-                .collect(),
-            deliveries: commits()
-                .map(|c| {
-                    c.deliveries
-                        .iter()
-                        .map(|d| match d {
-                            DeliveryChange::Done(key) => (key.seq as i64, 0),
-                            DeliveryChange::Retry { key, attempts, .. } => {
-                                (key.seq as i64, i32::try_from(*attempts).unwrap_or(i32::MAX))
-                            }
-                            DeliveryChange::DropTarget { .. } => (0, 0),
-                        })
-                        .collect()
-                })
-                .collect(),
-            prefix_ends: commits()
-                .map(|c| c.fanout.as_ref().and_then(|f| prefix_end(&f.prefix)))
-                .collect(),
-        }
-    }
-}
-
 async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], total: usize) -> Sent {
-    let numbers = Numbers::of(encoded);
-    let announcements: Vec<String> = encoded
+    let announcements: Vec<&String> = encoded
         .iter()
-        .filter_map(|(_, e)| match (&e.commit.task, &e.task) {
-            (Some(tw), Some((_, last_seq, _))) if !tw.events.is_empty() => {
-                Some(announcement(&tw.row.id, *last_seq as u64))
-            }
-            _ => None,
-        })
+        .filter_map(|(_, e)| e.task.as_ref()?.announced.as_ref())
         .collect();
     let mut requests = Requests {
         conn,
@@ -273,9 +250,9 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
     if encoded.iter().any(|(_, e)| appends_events(e.commit)) {
         requests.rows(Slot::None, &st.lock, vec![&EVENT_ORDER_LOCK]);
     }
-    for (n, (i, e)) in encoded.iter().enumerate() {
+    for (i, e) in encoded {
         let commit = e.commit;
-        if let (Some(tw), Some((body, last_seq, events))) = (&commit.task, &e.task) {
+        if let (Some(tw), Some(task)) = (&commit.task, &e.task) {
             let row = &tw.row;
             let mut params: Vec<&(dyn ToSql + Sync)> = vec![
                 &row.id,
@@ -283,31 +260,31 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
                 &row.context_id,
                 &row.state,
                 &row.status_ts,
-                last_seq,
-                body,
+                &task.last_seq,
+                &task.body,
             ];
             let statement = if tw.create {
                 &st.create_task
             } else {
-                params.push(&numbers.expected[n]);
+                params.push(&task.expected);
                 &st.update_task
             };
-            params.push(&numbers.seqs[n]);
-            params.push(events);
+            params.push(&task.seqs);
+            params.push(&task.events);
             requests.value(Slot::Rank(*i), statement, params);
         }
-        for ((write, body), version) in commit.docs.iter().zip(&e.docs).zip(&numbers.versions[n]) {
+        for (write, (body, version)) in commit.docs.iter().zip(&e.docs) {
             doc(&mut requests, st, *i, write, body.as_ref(), version);
         }
-        if let (Some(tw), Some(fanout)) = (&commit.task, &commit.fanout) {
+        if let (Some(tw), Some(task), Some(fanout)) = (&commit.task, &e.task, &commit.fanout) {
             if !tw.events.is_empty() {
                 let params: Vec<&(dyn ToSql + Sync)> = vec![
                     &tw.row.namespace,
                     &tw.row.id,
                     &fanout.prefix,
-                    &numbers.first_seqs[n],
+                    &task.first_seq,
                     &fanout.coll,
-                    &numbers.prefix_ends[n],
+                    &e.prefix_end,
                 ];
                 requests.rows(Slot::Owed(*i), &st.fan_out, params);
             }
@@ -319,7 +296,7 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
                 vec![&delete.id, &delete.namespace],
             );
         }
-        for (change, (seq, attempts)) in commit.deliveries.iter().zip(&numbers.deliveries[n]) {
+        for (change, (seq, attempts)) in commit.deliveries.iter().zip(&e.deliveries) {
             match change {
                 DeliveryChange::Done(key) => {
                     let params: Vec<&(dyn ToSql + Sync)> =

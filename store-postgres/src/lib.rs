@@ -155,7 +155,7 @@ impl Store for PgStore {
 
     fn get_task_encoded<'a>(&'a self, namespace: &'a str, id: &'a str) -> Answer<'a, Option<RawJson>> {
         self.get_task(namespace, id)
-            .map(|row| row.map(|row| encode_body(&row)).transpose())
+            .map(|row| row.map(|row| encode_body(&row.body)).transpose())
     }
 
     fn events_after<'a>(

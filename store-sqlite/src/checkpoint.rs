@@ -8,7 +8,7 @@
 //! runs a passive checkpoint (which never blocks the writer or a reader)
 //! every [`PERIOD`] while commits arrive, so the WAL stays short.
 
-use super::rows::{backend, configure, EXCLUSIVE_VFS};
+use super::rows::{backend, open_beside};
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,13 +32,10 @@ pub(super) struct Checkpointer {
 impl Checkpointer {
     /// Starts checkpointing the database at `path`.
     pub(super) fn start(path: &Path) -> StoreResult<Checkpointer> {
-        let conn = Connection::open_with_flags_and_vfs(
+        let conn = open_beside(
             path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
-            EXCLUSIVE_VFS,
-        )
-        .map_err(backend)?;
-        configure(&conn)?;
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_URI,
+        )?;
         let turns = Arc::new(AtomicU64::new(0));
         let (stop, stopped) = mpsc::channel();
         let seen = turns.clone();

@@ -4,7 +4,7 @@
 //! taken for one call and put back; the pool grows to the number of
 //! threads reading at once and no further.
 
-use super::rows::{backend, configure, EXCLUSIVE_VFS};
+use super::rows::open_beside;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -44,12 +44,8 @@ impl Readers {
 }
 
 fn open_reader(path: &Path) -> StoreResult<Connection> {
-    let conn = Connection::open_with_flags_and_vfs(
+    open_beside(
         path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
-        EXCLUSIVE_VFS,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
     )
-    .map_err(backend)?;
-    configure(&conn)?;
-    Ok(conn)
 }

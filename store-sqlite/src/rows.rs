@@ -18,6 +18,22 @@ const STATEMENT_CACHE: usize = 64;
 
 /// What every connection of the store is opened with: a wait for a busy
 /// database rather than an immediate failure, and its statement cache.
+/// A further connection to the database at `path` (a reader, the
+/// checkpointer), beside the writer's, configured as every one is.
+pub(super) fn open_beside(
+    path: &std::path::Path,
+    flags: rusqlite::OpenFlags,
+) -> StoreResult<rusqlite::Connection> {
+    let conn = rusqlite::Connection::open_with_flags_and_vfs(
+        path,
+        flags | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        EXCLUSIVE_VFS,
+    )
+    .map_err(backend)?;
+    configure(&conn)?;
+    Ok(conn)
+}
+
 pub(super) fn configure(conn: &rusqlite::Connection) -> StoreResult<()> {
     conn.busy_timeout(std::time::Duration::from_secs(5))
         .map_err(backend)?;

@@ -462,7 +462,7 @@ pub trait InlineStore: Send + Sync + 'static {
     /// See [`Store::get_task_encoded`]. By default the decoded body, encoded again.
     fn get_task_encoded(&self, namespace: &str, id: &str) -> StoreResult<Option<RawJson>> {
         InlineStore::get_task(self, namespace, id)?
-            .map(|row| encode_body(&row))
+            .map(|row| encode_body(&row.body))
             .transpose()
     }
     /// See [`Store::events_after`].
@@ -516,9 +516,9 @@ pub trait InlineStore: Send + Sync + 'static {
     fn has_deliveries(&self) -> StoreResult<bool>;
 }
 
-/// A task's body encoded as an answer sends it.
-pub fn encode_body(row: &TaskRow) -> StoreResult<RawJson> {
-    a2a::rpc::to_raw(&row.body).map_err(|e| StoreError::Backend(e.to_string()))
+/// A task encoded as an answer sends it (and as the memory store keeps it).
+pub fn encode_body(task: &Task) -> StoreResult<RawJson> {
+    a2a::rpc::to_raw(task).map_err(|e| StoreError::Backend(e.to_string()))
 }
 
 impl<S: InlineStore> Store for S {

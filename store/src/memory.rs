@@ -110,10 +110,7 @@ impl MemoryStore {
             pending.insert(key, next);
         }
         let (events, body) = match &commit.task {
-            Some(tw) => (
-                TaskTable::encode(&tw.events)?,
-                Some(TaskTable::encode_body(&tw.row.body)?),
-            ),
+            Some(tw) => (TaskTable::encode(&tw.events)?, Some(encode_body(&tw.row.body)?)),
             None => (vec![], None),
         };
         // Whether each retry comes from its row's lease holder, asked before

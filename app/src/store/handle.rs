@@ -40,7 +40,8 @@ impl StoreHandle {
         self.appended.subscribe()
     }
 
-    /// The store itself (for diagnostics and tests).
+    /// The store, which the services read directly (commits go through
+    /// [`StoreHandle::commit`]).
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }

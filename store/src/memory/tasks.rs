@@ -19,9 +19,8 @@ use super::sharded::Sharded;
 use crate::counts::{StateCounts, StateTally};
 use crate::json::{decode, encode};
 use crate::lifecycle::{is_interrupted, is_terminal};
-use crate::{EventRow, StoreError, StoreResult, TaskPage, TaskQuery, TaskRow};
+use crate::{EventRow, StoreResult, TaskPage, TaskQuery, TaskRow};
 use a2a::rpc::RawJson;
-use a2a::types::Task;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -113,11 +112,6 @@ impl TaskTable {
 
     pub(super) fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// Encodes a task's body before anything changes, so a failure changes nothing.
-    pub(super) fn encode_body(task: &Task) -> StoreResult<RawJson> {
-        a2a::rpc::to_raw(task).map_err(|e| StoreError::Backend(e.to_string()))
     }
 
     /// Encodes events before anything changes, so a failure changes nothing.
