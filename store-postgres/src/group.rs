@@ -1,9 +1,12 @@
 //! A group of commits in one round trip: `BEGIN`, the event order lock,
-//! every statement of every commit in order (a task write and its events are
-//! one statement), every announcement in one statement, and `COMMIT`, all
-//! written to the connection before any
-//! answer is read (the driver pipelines requests in the order they are first
-//! polled). The statements are the strict ones ([`sql`](super::sql)): a
+//! one statement for every commit that only writes a task (with its events
+//! and their fan-out), the statements of every other commit in order (a task
+//! write and its events are one statement), every announcement in one
+//! statement, and `COMMIT`, all written to the connection before any answer
+//! is read (the driver pipelines requests in the order they are first
+//! polled). Every statement costs the server a flush of its answer and the
+//! set-up of an executor, so the common group, of task writes only, is four
+//! or five statements whatever its size. The statements are the strict ones ([`sql`](super::sql)): a
 //! failed check raises, the transaction aborts, every later statement is
 //! refused and the `COMMIT` rolls it back, so a group either stands whole or
 //! leaves nothing; the writer then replays it one commit at a time.
@@ -13,6 +16,7 @@ use super::listen::announcement;
 use super::outbox;
 use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
 use super::sql;
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
@@ -63,6 +67,8 @@ struct EncodedTask {
 #[derive(Clone, Copy)]
 enum Slot {
     None,
+    /// The task writes of [`Bulk`]: one answer per commit it took.
+    Bulk,
     Rank(usize),
     DocVersion(usize),
     /// A deletion of any version: 0 in its place among the versions.
@@ -71,7 +77,21 @@ enum Slot {
     Deleted(usize),
 }
 
-type Request<'a> = Pin<Box<dyn Future<Output = Result<i64, Error>> + Send + 'a>>;
+/// A statement's answer: one value, or the rows of [`sql::WRITE_TASKS_STRICT`].
+enum Reply {
+    Value(i64),
+    Tasks(Vec<TaskReply>),
+}
+
+/// One task write's answer in [`Reply::Tasks`].
+struct TaskReply {
+    /// The write's ordinal among the bulk's, from 1.
+    n: i64,
+    rank: i64,
+    owed: i64,
+}
+
+type Request<'a> = Pin<Box<dyn Future<Output = Result<Reply, Error>> + Send + 'a>>;
 
 /// Sends `batch` as one transaction in one round trip (see the module docs).
 /// A commit whose values cannot be encoded fails alone, before the others
@@ -168,6 +188,7 @@ struct Statements {
     done: Statement,
     retry: Statement,
     drop_target: Statement,
+    write_tasks: Statement,
 }
 
 impl Statements {
@@ -188,6 +209,7 @@ impl Statements {
             done: conn.statement(outbox::DONE).await?,
             retry: conn.statement(outbox::RETRY).await?,
             drop_target: conn.statement(outbox::DROP_TARGET).await?,
+            write_tasks: conn.statement(sql::WRITE_TASKS_STRICT).await?,
         })
     }
 }
@@ -205,16 +227,40 @@ impl<'a> Requests<'a> {
     fn value(&mut self, slot: Slot, statement: &'a Statement, params: Vec<&'a (dyn ToSql + Sync)>) {
         let client = &self.conn.client;
         self.sent.push(Box::pin(async move {
-            client.query_one(statement, &params).await?.try_get::<_, i64>(0)
+            client
+                .query_one(statement, &params)
+                .await?
+                .try_get(0)
+                .map(Reply::Value)
         }));
         self.slots.push(slot);
+    }
+
+    /// The statement of every bulk task write.
+    fn bulk(&mut self, statement: &'a Statement, bulk: &'a Bulk<'_>) {
+        let client = &self.conn.client;
+        self.sent.push(Box::pin(async move {
+            let rows = client.query(statement, &bulk.params()).await?;
+            let replies = rows
+                .iter()
+                .map(|row| {
+                    Ok(TaskReply {
+                        n: row.try_get(0)?,
+                        rank: row.try_get(1)?,
+                        owed: row.try_get(2)?,
+                    })
+                })
+                .collect::<Result<_, Error>>()?;
+            Ok(Reply::Tasks(replies))
+        }));
+        self.slots.push(Slot::Bulk);
     }
 
     /// A statement answering how many rows it changed.
     fn rows(&mut self, slot: Slot, statement: &'a Statement, params: Vec<&'a (dyn ToSql + Sync)>) {
         let client = &self.conn.client;
         self.sent.push(Box::pin(async move {
-            Ok(client.execute(statement, &params).await? as i64)
+            Ok(Reply::Value(client.execute(statement, &params).await? as i64))
         }));
         self.slots.push(slot);
     }
@@ -222,9 +268,9 @@ impl<'a> Requests<'a> {
     /// A statement without parameters or answer (`BEGIN`, `COMMIT`).
     fn plain(&mut self, sql: &'static str) {
         let client = &self.conn.client;
-        self.sent.push(Box::pin(
-            async move { client.batch_execute(sql).await.map(|()| 0) },
-        ));
+        self.sent.push(Box::pin(async move {
+            client.batch_execute(sql).await.map(|()| Reply::Value(0))
+        }));
         self.slots.push(Slot::None);
     }
 }
@@ -235,11 +281,122 @@ pub(super) fn appends_events(commit: &Commit) -> bool {
     commit.task.as_ref().is_some_and(|tw| !tw.events.is_empty())
 }
 
+/// The commits of a group that only write a task, on a task no other
+/// commit of the group touches, as the arrays of
+/// [`sql::WRITE_TASKS_STRICT`]. Since each touches its own task, writing them
+/// all at once, before the group's other commits, gives what writing them in
+/// order would: commits in one group were all pending together, so any order
+/// of theirs is one they could have had.
+#[derive(Default)]
+struct Bulk<'a> {
+    /// The index in the group of each commit taken, in ordinal order.
+    commits: Vec<usize>,
+    ids: Vec<&'a str>,
+    namespaces: Vec<&'a str>,
+    contexts: Vec<&'a str>,
+    states: Vec<&'a str>,
+    status_ts: Vec<&'a str>,
+    last_seqs: Vec<i64>,
+    bodies: Vec<&'a str>,
+    creates: Vec<bool>,
+    expected: Vec<i64>,
+    colls: Vec<Option<&'a str>>,
+    prefixes: Vec<Option<&'a str>>,
+    prefix_ends: Vec<Option<&'a str>>,
+    event_tasks: Vec<&'a str>,
+    event_namespaces: Vec<&'a str>,
+    event_seqs: Vec<i64>,
+    event_bodies: Vec<&'a str>,
+}
+
+impl<'a> Bulk<'a> {
+    /// The commits of `encoded` the bulk takes, and whether it took each.
+    fn of(encoded: &'a [(usize, Encoded<'a>)]) -> (Bulk<'a>, Vec<bool>) {
+        let mut touches: HashMap<&str, usize> = HashMap::new();
+        for (_, e) in encoded {
+            let tasks = e.commit.task.iter().map(|tw| &tw.row.id);
+            for id in tasks.chain(e.commit.delete_tasks.iter().map(|d| &d.id)) {
+                *touches.entry(id).or_default() += 1;
+            }
+        }
+        let mut bulk = Bulk::default();
+        let taken = encoded
+            .iter()
+            .map(|(i, e)| {
+                let commit = e.commit;
+                let (Some(tw), Some(task)) = (&commit.task, &e.task) else {
+                    return false;
+                };
+                let alone =
+                    commit.docs.is_empty() && commit.delete_tasks.is_empty() && commit.deliveries.is_empty();
+                if !alone || touches.get(tw.row.id.as_str()) != Some(&1) {
+                    return false;
+                }
+                bulk.add(*i, tw, task, commit.fanout.as_ref(), e.prefix_end.as_deref());
+                true
+            })
+            .collect();
+        (bulk, taken)
+    }
+
+    fn add(
+        &mut self,
+        commit: usize,
+        tw: &'a store::TaskWrite,
+        task: &'a EncodedTask,
+        fanout: Option<&'a store::Fanout>,
+        prefix_end: Option<&'a str>,
+    ) {
+        let row = &tw.row;
+        self.commits.push(commit);
+        self.ids.push(&row.id);
+        self.namespaces.push(&row.namespace);
+        self.contexts.push(&row.context_id);
+        self.states.push(&row.state);
+        self.status_ts.push(&row.status_ts);
+        self.last_seqs.push(task.last_seq);
+        self.bodies.push(&task.body);
+        self.creates.push(tw.create);
+        self.expected.push(task.expected);
+        self.colls.push(fanout.map(|f| f.coll.as_str()));
+        self.prefixes.push(fanout.map(|f| f.prefix.as_str()));
+        self.prefix_ends.push(prefix_end);
+        for (seq, body) in task.seqs.iter().zip(&task.events) {
+            self.event_tasks.push(&row.id);
+            self.event_namespaces.push(&row.namespace);
+            self.event_seqs.push(*seq);
+            self.event_bodies.push(body);
+        }
+    }
+
+    fn params(&self) -> [&(dyn ToSql + Sync); 16] {
+        [
+            &self.ids,
+            &self.namespaces,
+            &self.contexts,
+            &self.states,
+            &self.status_ts,
+            &self.last_seqs,
+            &self.bodies,
+            &self.creates,
+            &self.expected,
+            &self.colls,
+            &self.prefixes,
+            &self.prefix_ends,
+            &self.event_tasks,
+            &self.event_namespaces,
+            &self.event_seqs,
+            &self.event_bodies,
+        ]
+    }
+}
+
 async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], total: usize) -> Sent {
     let announcements: Vec<&String> = encoded
         .iter()
         .filter_map(|(_, e)| e.task.as_ref()?.announced.as_ref())
         .collect();
+    let (bulk, taken) = Bulk::of(encoded);
     let mut requests = Requests {
         conn,
         sent: Vec::new(),
@@ -250,7 +407,13 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
     if encoded.iter().any(|(_, e)| appends_events(e.commit)) {
         requests.rows(Slot::None, &st.lock, vec![&EVENT_ORDER_LOCK]);
     }
-    for (i, e) in encoded {
+    if !bulk.commits.is_empty() {
+        requests.bulk(&st.write_tasks, &bulk);
+    }
+    for ((i, e), taken) in encoded.iter().zip(taken) {
+        if taken {
+            continue;
+        }
         let commit = e.commit;
         if let (Some(tw), Some(task)) = (&commit.task, &e.task) {
             let row = &tw.row;
@@ -336,7 +499,7 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
     requests.plain("COMMIT");
     let Requests { sent, slots, .. } = requests;
     let answers = in_order(sent).await;
-    outcome(&slots, answers, total)
+    outcome(&slots, &bulk.commits, answers, total)
 }
 
 /// The request of one document write: its new version (0 for a deletion).
@@ -366,8 +529,8 @@ fn doc<'a>(
 
 /// Polls every request once in order, so each is written to the connection
 /// in that order, then awaits their answers, which come in that order too.
-async fn in_order(mut requests: Vec<Request<'_>>) -> Vec<Result<i64, Error>> {
-    let mut answers: Vec<Option<Result<i64, Error>>> = Vec::with_capacity(requests.len());
+async fn in_order(mut requests: Vec<Request<'_>>) -> Vec<Result<Reply, Error>> {
+    let mut answers: Vec<Option<Result<Reply, Error>>> = Vec::with_capacity(requests.len());
     std::future::poll_fn(|cx| {
         for request in &mut requests {
             answers.push(match request.as_mut().poll(cx) {
@@ -389,7 +552,7 @@ async fn in_order(mut requests: Vec<Request<'_>>) -> Vec<Result<i64, Error>> {
 }
 
 /// The group's fate from every answer (see [`Sent`]).
-fn outcome(slots: &[Slot], mut answers: Vec<Result<i64, Error>>, total: usize) -> Sent {
+fn outcome(slots: &[Slot], bulk: &[usize], mut answers: Vec<Result<Reply, Error>>, total: usize) -> Sent {
     let Some(commit_answer) = answers.pop() else {
         return Sent::RolledBack;
     };
@@ -401,9 +564,22 @@ fn outcome(slots: &[Slot], mut answers: Vec<Result<i64, Error>>, total: usize) -
     }
     let mut committed: Vec<Committed> = (0..total).map(|_| Committed::default()).collect();
     for (slot, answer) in slots.iter().zip(answers) {
-        let value = answer.unwrap_or(0);
+        let value = match answer {
+            Ok(Reply::Value(value)) => value,
+            Ok(Reply::Tasks(replies)) => {
+                for reply in replies {
+                    let Some(&i) = usize::try_from(reply.n - 1).ok().and_then(|n| bulk.get(n)) else {
+                        continue;
+                    };
+                    committed[i].task_rank = Some(reply.rank);
+                    committed[i].deliveries_owed = reply.owed.max(0) as u64;
+                }
+                continue;
+            }
+            Err(_) => 0,
+        };
         match *slot {
-            Slot::None => {}
+            Slot::None | Slot::Bulk => {}
             Slot::Rank(i) => committed[i].task_rank = Some(value),
             Slot::DocVersion(i) => committed[i].doc_versions.push(value.max(0) as u64),
             Slot::DocDeleted(i) => committed[i].doc_versions.push(0),
