@@ -69,7 +69,7 @@ pub(super) async fn events_after(
 }
 
 /// The events of a namespace after position `after`, in position order: one
-/// range scan of the order's (namespace, position) index.
+/// range scan of the events' (namespace, position) index.
 pub(super) async fn namespace_events_after(
     conn: &Conn,
     namespace: &str,
@@ -78,10 +78,9 @@ pub(super) async fn namespace_events_after(
 ) -> StoreResult<Vec<OrderedEvent>> {
     let sql = conn
         .statement(
-            "SELECT o.position, o.task_id, t.context_id, e.seq, e.body FROM event_order o \
-             JOIN task_events e ON e.task_id = o.task_id AND e.seq = o.seq \
-             JOIN tasks t ON t.id = o.task_id \
-             WHERE o.namespace = $1 AND o.position > $2 ORDER BY o.position LIMIT $3",
+            "SELECT e.position, e.task_id, t.context_id, e.seq, e.body FROM task_events e \
+             JOIN tasks t ON t.id = e.task_id \
+             WHERE e.namespace = $1 AND e.position > $2 ORDER BY e.position LIMIT $3",
         )
         .await?;
     let after = i64::try_from(after).unwrap_or(i64::MAX);

@@ -100,6 +100,18 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX tasks_by_context_state ON tasks(namespace, context_id, state, rank DESC);
 ",
     super::sql::CREATE_REFUSE,
+    "
+    -- An event's namespace and position move beside its body: one row and
+    -- two index entries per appended event, where the order table took a
+    -- second row and three more entries. Positions still come from the
+    -- sequence, under EVENT_ORDER_LOCK.
+    ALTER TABLE task_events ADD COLUMN namespace TEXT COLLATE \"C\", ADD COLUMN position BIGINT;
+    UPDATE task_events e SET namespace = o.namespace, position = o.position
+        FROM event_order o WHERE o.task_id = e.task_id AND o.seq = e.seq;
+    ALTER TABLE task_events ALTER COLUMN namespace SET NOT NULL, ALTER COLUMN position SET NOT NULL;
+    CREATE INDEX task_events_by_namespace ON task_events(namespace, position);
+    DROP TABLE event_order;
+",
 ];
 
 /// Held by every transaction that appends task events, from the moment it

@@ -30,14 +30,12 @@ macro_rules! strict_with_events {
         concat!(
             "WITH written AS (",
             $task,
-            "), stored AS (INSERT INTO task_events(task_id, seq, body) SELECT $1, s, b FROM unnest(",
+            "), stored AS (INSERT INTO task_events(task_id, seq, body, namespace, position) \
+             SELECT $1, s, b, $2, nextval('event_position') FROM unnest(",
             $seqs,
             "::bigint[], ",
             $bodies,
-            "::text[]) AS e(s, b)), placed AS (INSERT INTO event_order(position, namespace, task_id, seq) \
-             SELECT nextval('event_position'), $2, $1, s FROM unnest(",
-            $seqs,
-            "::bigint[]) AS e(s)) SELECT COALESCE((SELECT * FROM written), cleveragents_refuse())"
+            "::text[]) AS e(s, b)) SELECT COALESCE((SELECT * FROM written), cleveragents_refuse())"
         )
     };
 }
@@ -117,9 +115,8 @@ pub(super) const WRITE_TASKS_STRICT: &str = "WITH input AS (
          status_ts = i.status_ts, last_seq = i.last_seq, rank = nextval('task_rank'), body = i.body
        FROM input i WHERE NOT i.is_create AND t.id = i.id AND t.last_seq = i.expected
        RETURNING t.id, t.rank),
-     stored AS (INSERT INTO task_events(task_id, seq, body) SELECT task_id, seq, body FROM events),
-     placed AS (INSERT INTO event_order(position, namespace, task_id, seq)
-       SELECT nextval('event_position'), namespace, task_id, seq FROM events),
+     stored AS (INSERT INTO task_events(task_id, seq, body, namespace, position)
+       SELECT task_id, seq, body, namespace, nextval('event_position') FROM events),
      owed AS (INSERT INTO push_outbox(namespace, task_id, config_id, seq, body)
        SELECT i.namespace, i.id, substr(d.key, length(i.prefix) + 1), e.seq, e.body
        FROM input i
@@ -135,23 +132,20 @@ pub(super) const TASK_LAST_SEQ: &str = "SELECT last_seq FROM tasks WHERE id = $1
 /// Stores the events of task `$1` of namespace `$4` (`$2` sequence numbers,
 /// `$3` bodies) and gives them the next positions in that order (under the
 /// event order lock).
-pub(super) const APPEND_EVENTS: &str = "WITH stored AS (
-       INSERT INTO task_events(task_id, seq, body) SELECT $1, s, b FROM unnest($2::bigint[], $3::text[]) AS e(s, b))
-     INSERT INTO event_order(position, namespace, task_id, seq)
-       SELECT nextval('event_position'), $4, $1, s FROM unnest($2::bigint[]) AS e(s)";
+pub(super) const APPEND_EVENTS: &str = "INSERT INTO task_events(task_id, seq, body, namespace, position)
+     SELECT $1, s, b, $4, nextval('event_position') FROM unnest($2::bigint[], $3::text[]) AS e(s, b)";
 pub(super) const LOCK_EVENT_ORDER: &str = "SELECT pg_advisory_xact_lock($1)";
 pub(super) const ANNOUNCE: &str = "SELECT pg_notify($1, $2)";
 /// Every announcement of a group (`$2`) on channel `$1`, in one statement.
 pub(super) const ANNOUNCE_ALL: &str = "SELECT pg_notify($1, a) FROM unnest($2::text[]) AS a";
 
-/// Removes task `$1` of namespace `$2` with its events, their positions and
+/// Removes task `$1` of namespace `$2` with its events and
 /// its outbox rows, in one statement; how many tasks went (0 or 1). The task
 /// counts are counted from the tasks on every listing, so there are none to
 /// adjust.
 pub(super) const DELETE_TASK: &str =
     "WITH gone AS (DELETE FROM tasks WHERE id = $1 AND namespace = $2 RETURNING id),
        events AS (DELETE FROM task_events WHERE task_id IN (SELECT id FROM gone)),
-       positions AS (DELETE FROM event_order WHERE task_id IN (SELECT id FROM gone)),
        owed AS (DELETE FROM push_outbox WHERE namespace = $2 AND task_id IN (SELECT id FROM gone))
      SELECT COUNT(*) FROM gone";
 

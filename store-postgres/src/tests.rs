@@ -156,8 +156,10 @@ async fn postgres_event_order_is_filled_from_an_older_store() {
         // The database as migration 1 left it: no event order yet.
         client
             .batch_execute(
-                "DROP TABLE push_outbox; DROP TABLE event_order; DROP SEQUENCE event_position; \
-                 DROP INDEX tasks_by_context_state; UPDATE schema_version SET version = 1",
+                "DROP TABLE push_outbox; DROP INDEX task_events_by_namespace; \
+                 ALTER TABLE task_events DROP COLUMN namespace, DROP COLUMN position; \
+                 DROP SEQUENCE event_position; DROP INDEX tasks_by_context_state; \
+                 UPDATE schema_version SET version = 1",
             )
             .await
             .map_err(|e| e.to_string())
