@@ -3,6 +3,9 @@
 //!
 //! - [`cluster`](cluster.rs): a throwaway cluster for tests (feature `test-cluster`);
 //! - [`conn`](conn.rs): a connection with its prepared statements;
+//! - [`pool`](pool.rs): the read connections;
+//! - [`counts`](counts.rs): what the store has done, counted;
+//! - [`gather`](gather.rs): concurrent task reads gathered into one query;
 //! - [`schema`](schema.rs): the numbered migrations;
 //! - [`writer`](writer.rs): group commit, durable before any caller is answered;
 //! - [`group`](group.rs): a group of commits in one round trip;
@@ -22,9 +25,12 @@
 #[cfg(any(test, feature = "test-cluster"))]
 pub mod cluster;
 mod conn;
+mod counts;
+mod gather;
 mod group;
 mod listen;
 mod outbox;
+mod pool;
 mod reads;
 mod schema;
 mod sql;
@@ -34,16 +40,17 @@ mod writer;
 
 use a2a::rpc::RawJson;
 use conn::Conn;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use counts::Counters;
+pub use counts::PgCounts;
+use gather::Gather;
+use pool::{Pool, READERS};
+use std::sync::Arc;
 use std::time::Duration;
+use store::json::{decode, raw};
 use store::*;
 use tokio::sync::broadcast;
 use tokio_postgres::Config;
 use writer::Writer;
-
-/// Read connections per store.
-const READERS: usize = 3;
 
 /// How long opening waits for the listener to be in place.
 const LISTEN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -51,6 +58,8 @@ const LISTEN_TIMEOUT: Duration = Duration::from_secs(10);
 /// A store in one PostgreSQL database, shared with other agents.
 pub struct PgStore {
     pool: Arc<Pool>,
+    tasks: Gather,
+    counters: Arc<Counters>,
     writer: Writer,
     feed: broadcast::Sender<Appended>,
 }
@@ -65,7 +74,8 @@ impl PgStore {
             .map_err(|e| StoreError::Backend(format!("invalid PostgreSQL URL: {e}")))?;
         let writer_conn = Conn::open(&config).await?;
         schema::migrate(&writer_conn).await?;
-        let writer = Writer::start(config.clone(), writer_conn);
+        let counters = Arc::new(Counters::default());
+        let writer = Writer::start(config.clone(), writer_conn, counters.clone());
         let (feed, mut first) = broadcast::channel(listen::FEED_CAPACITY);
         tokio::spawn(listen::listen(config.clone(), feed.clone()));
         // Listening before the first commit is answered, so no announcement
@@ -83,7 +93,21 @@ impl PgStore {
         for _ in 0..READERS {
             pool.get().await?;
         }
-        Ok(PgStore { pool, writer, feed })
+        let tasks = Gather::start(pool.clone(), counters.clone());
+        Ok(PgStore {
+            pool,
+            tasks,
+            counters,
+            writer,
+            feed,
+        })
+    }
+}
+
+impl PgStore {
+    /// What this store has done since it opened.
+    pub fn counts(&self) -> PgCounts {
+        self.counters.snapshot()
     }
 }
 
@@ -92,41 +116,6 @@ impl Drop for PgStore {
     /// the runtime runs (nothing unanswered was acknowledged).
     fn drop(&mut self) {
         self.writer.close();
-    }
-}
-
-/// The read connections, used in turn.
-struct Pool {
-    config: Config,
-    slots: Vec<Mutex<Option<Arc<Conn>>>>,
-    next: AtomicUsize,
-}
-
-impl Pool {
-    fn new(config: Config) -> Self {
-        Pool {
-            config,
-            slots: (0..READERS).map(|_| Mutex::new(None)).collect(),
-            next: AtomicUsize::new(0),
-        }
-    }
-
-    /// The next connection, opened if it is not (or no longer) open.
-    async fn get(&self) -> StoreResult<Arc<Conn>> {
-        let slot = &self.slots[self.next.fetch_add(1, Ordering::Relaxed) % READERS];
-        let open = slot
-            .lock()
-            .map_err(|_| StoreError::Backend("postgres pool lock poisoned".into()))?
-            .clone()
-            .filter(|conn| !conn.is_closed());
-        if let Some(conn) = open {
-            return Ok(conn);
-        }
-        let conn = Arc::new(Conn::open(&self.config).await?);
-        if let Ok(mut slot) = slot.lock() {
-            *slot = Some(conn.clone());
-        }
-        Ok(conn)
     }
 }
 
@@ -150,12 +139,31 @@ impl Store for PgStore {
     }
 
     fn get_task<'a>(&'a self, namespace: &'a str, id: &'a str) -> Answer<'a, Option<TaskRow>> {
-        Answer::later(async move { reads::get_task(&*self.pool.get().await?, namespace, id).await })
+        Answer::later(async move {
+            let Some(found) = self.tasks.task(namespace, id).await? else {
+                return Ok(None);
+            };
+            Ok(Some(TaskRow {
+                id: id.to_string(),
+                namespace: namespace.to_string(),
+                context_id: found.context_id,
+                state: found.state,
+                status_ts: found.status_ts,
+                last_seq: found.last_seq as u64,
+                rank: found.rank,
+                body: decode(&found.body)?,
+            }))
+        })
     }
 
     fn get_task_encoded<'a>(&'a self, namespace: &'a str, id: &'a str) -> Answer<'a, Option<RawJson>> {
-        self.get_task(namespace, id)
-            .map(|row| row.map(|row| encode_body(&row.body)).transpose())
+        Answer::later(async move {
+            self.tasks
+                .task(namespace, id)
+                .await?
+                .map(|found| raw(found.body))
+                .transpose()
+        })
     }
 
     fn events_after<'a>(

@@ -27,20 +27,6 @@ fn task_from_row(row: &Row) -> StoreResult<TaskRow> {
     })
 }
 
-pub(super) async fn get_task(conn: &Conn, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
-    let sql = conn
-        .statement(&format!(
-            "SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1 AND namespace = $2"
-        ))
-        .await?;
-    let row = conn
-        .client
-        .query_opt(&sql, &[&id, &namespace])
-        .await
-        .map_err(backend)?;
-    row.as_ref().map(task_from_row).transpose()
-}
-
 pub(super) async fn events_after(
     conn: &Conn,
     namespace: &str,

@@ -6,7 +6,7 @@
 use crate::PgStore;
 use a2a::types::TaskState;
 use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row};
-use store::{Appended, DeliveryKey, Store, TaskQuery};
+use store::{Appended, Commit, DeliveryKey, Store, StoreError, TaskQuery, TaskWrite};
 
 store::store_suite!(suite, {
     let url = crate::cluster::TestCluster::fresh_database();
@@ -284,4 +284,90 @@ async fn postgres_outbox_rows_are_claimed_once_across_stores() {
     assert_eq!(claim(&first, "a", 1000, 2000).await.len(), 2);
     assert_eq!(claim(&second, "b", 1999, 3000).await, vec![]);
     assert_eq!(claim(&second, "b", 2000, 3000).await.len(), 2);
+}
+
+#[tokio::test]
+async fn postgres_writes_a_group_whole_and_gathers_concurrent_reads() {
+    const TASKS: usize = 64;
+    const READS: usize = 300;
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = std::sync::Arc::new(PgStore::open(&url).await.expect("open"));
+    let namespace = |i: usize| if i.is_multiple_of(2) { "a" } else { "b" };
+    let created: Vec<_> = (0..TASKS)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let r = row(
+                    &format!("t{i}"),
+                    namespace(i),
+                    "c",
+                    TaskState::Working,
+                    "2024-01-01T00:00:00.000Z",
+                );
+                create(&*store, r).await;
+            })
+        })
+        .collect();
+    for c in created {
+        c.await.expect("a create");
+    }
+    let counts = store.counts();
+    assert_eq!(counts.groups_replayed, 0, "no check failed: {counts:?}");
+    assert!((1..=TASKS as u64).contains(&counts.groups_whole), "{counts:?}");
+    // A failed check: the group is replayed, and the commit refused alone.
+    let again = Commit {
+        task: Some(TaskWrite {
+            row: row("t0", "a", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
+            create: true,
+            expected_last_seq: 0,
+            events: vec![],
+        }),
+        ..Commit::default()
+    };
+    assert!(matches!(
+        store.commit(again).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(store.counts().groups_replayed, 1);
+
+    // Reads of tasks present, absent, and asked in the wrong namespace, all at once.
+    let reads: Vec<_> = (0..READS)
+        .map(|k| {
+            let store = store.clone();
+            let (i, ns) = (k % (TASKS + 11), namespace(k / (TASKS + 11)));
+            tokio::spawn(async move {
+                let id = format!("t{i}");
+                let row = store.get_task(ns, &id).await.expect("a read");
+                let encoded = store.get_task_encoded(ns, &id).await.expect("an encoded read");
+                (i, ns, row, encoded)
+            })
+        })
+        .collect();
+    for read in reads {
+        let (i, ns, row, encoded) = read.await.expect("a read");
+        let present = i < TASKS && namespace(i) == ns;
+        assert_eq!(row.is_some(), present, "t{i} in {ns}");
+        if let Some(r) = &row {
+            assert_eq!(
+                (
+                    r.id.clone(),
+                    r.namespace.as_str(),
+                    r.context_id.as_str(),
+                    r.last_seq
+                ),
+                (format!("t{i}"), ns, "c", 1)
+            );
+            let encoded = encoded.expect("the same task, encoded");
+            let value: serde_json::Value = serde_json::from_str(encoded.get()).expect("JSON");
+            assert_eq!(value, serde_json::to_value(&r.body).expect("a task"));
+        } else {
+            assert!(encoded.is_none(), "t{i} in {ns}");
+        }
+    }
+    let counts = store.counts();
+    assert_eq!(counts.task_reads, 2 * READS as u64);
+    assert!(
+        counts.task_queries * 10 < counts.task_reads,
+        "reads gathered: {counts:?}"
+    );
 }

@@ -28,6 +28,7 @@
 //! were given (see the lock's docs).
 
 use super::conn::{backend, is_retryable, Conn};
+use super::counts::Counters;
 use super::group::{self, appends_events, Sent};
 use super::listen::announcement;
 use super::outbox;
@@ -36,7 +37,7 @@ use super::sql::{
     ANNOUNCE, APPEND_EVENTS, CREATE_TASK, DELETE_DOC_ANY, DELETE_DOC_VERSION, DELETE_TASK, DOC_VERSION,
     LOCK_EVENT_ORDER, PUT_DOC_ABSENT, PUT_DOC_ANY, PUT_DOC_VERSION, TASK_LAST_SEQ, UPDATE_TASK,
 };
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use store::json::encode;
 use store::{
     prefix_end, Commit, CommitDone, Committed, DeliveryChange, DocWrite, Expect, Fanout, StoreError,
@@ -61,9 +62,9 @@ pub(super) struct Writer {
 
 impl Writer {
     /// Starts the writer task on the current runtime with the connection `conn`.
-    pub(super) fn start(config: Config, conn: Conn) -> Writer {
+    pub(super) fn start(config: Config, conn: Conn, counters: Arc<Counters>) -> Writer {
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(run(config, conn, rx));
+        tokio::spawn(run(config, conn, rx, counters));
         Writer {
             queue: Mutex::new(Some(tx)),
         }
@@ -98,7 +99,7 @@ impl Writer {
 
 /// The writer's loop: one transaction per turn until the queue closes. A
 /// connection that broke is reopened for the next turn.
-async fn run(config: Config, conn: Conn, mut rx: mpsc::UnboundedReceiver<Job>) {
+async fn run(config: Config, conn: Conn, mut rx: mpsc::UnboundedReceiver<Job>, counters: Arc<Counters>) {
     let mut conn = Some(conn);
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
@@ -113,7 +114,7 @@ async fn run(config: Config, conn: Conn, mut rx: mpsc::UnboundedReceiver<Job>) {
         }
         let (commits, dones): (Vec<Commit>, Vec<CommitDone>) = batch.into_iter().unzip();
         let outcomes = match &conn {
-            Some(conn) => commit_batch(conn, &commits).await,
+            Some(conn) => commit_batch(conn, &commits, &counters).await,
             None => failed_all(&commits, StoreError::Backend("postgres: cannot reconnect".into())),
         };
         for (done, outcome) in dones.into_iter().zip(outcomes) {
@@ -148,8 +149,10 @@ impl From<tokio_postgres::Error> for Failed {
 
 /// Applies every commit of `batch` in one durable transaction: in one round
 /// trip, or else replayed; the outcome of each, in order.
-async fn commit_batch(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
-    match group::send(conn, batch).await {
+async fn commit_batch(conn: &Conn, batch: &[Commit], counters: &Counters) -> Vec<StoreResult<Committed>> {
+    let (sent, failed) = group::send(conn, batch).await;
+    counters.group(!matches!(sent, Sent::RolledBack));
+    match (sent, failed) {
         (Sent::Committed(done), failed) => done
             .into_iter()
             .zip(failed)

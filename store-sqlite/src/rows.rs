@@ -44,9 +44,7 @@ pub(super) fn configure(conn: &rusqlite::Connection) -> StoreResult<()> {
 /// A stored body as it is, checked to be JSON (a damaged file is a store
 /// failure, never malformed output).
 pub(super) fn raw_body(value: rusqlite::types::ValueRef<'_>) -> StoreResult<a2a::rpc::RawJson> {
-    let text = value.as_str().map_err(backend)?;
-    serde_json::value::RawValue::from_string(text.to_owned())
-        .map_err(|e| StoreError::Backend(format!("stored data is unreadable: {e}")))
+    store::json::raw(value.as_str().map_err(backend)?.to_owned())
 }
 
 /// The columns of a task row, in the order [`task_from_row`] reads them.

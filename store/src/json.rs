@@ -13,3 +13,9 @@ pub fn encode<T: Serialize>(value: &T) -> StoreResult<String> {
 pub fn decode<T: DeserializeOwned>(text: &str) -> StoreResult<T> {
     serde_json::from_str(text).map_err(|e| StoreError::Backend(format!("stored data is unreadable: {e}")))
 }
+
+/// A stored body as it is sent, checked to be JSON but not decoded.
+pub fn raw(text: String) -> StoreResult<a2a::rpc::RawJson> {
+    serde_json::value::RawValue::from_string(text)
+        .map_err(|e| StoreError::Backend(format!("stored data is unreadable: {e}")))
+}
