@@ -275,10 +275,12 @@ impl<'a> Requests<'a> {
     }
 }
 
-/// True when `commit` appends task events (and so takes positions under the
-/// event order lock).
-pub(super) fn appends_events(commit: &Commit) -> bool {
-    commit.task.as_ref().is_some_and(|tw| !tw.events.is_empty())
+/// True when `commit` changes tasks: it appends task events (and so takes
+/// positions) or changes the kept task counts, and so runs under the event
+/// order lock, which also makes two agents' transactions lock the counts'
+/// rows in one order.
+pub(super) fn takes_event_order_lock(commit: &Commit) -> bool {
+    commit.task.is_some() || !commit.delete_tasks.is_empty()
 }
 
 /// The commits of a group that only write a task, on a task no other
@@ -404,7 +406,7 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
     };
     requests.plain("BEGIN");
     // Before any row lock, as the replay takes it (see the writer).
-    if encoded.iter().any(|(_, e)| appends_events(e.commit)) {
+    if encoded.iter().any(|(_, e)| takes_event_order_lock(e.commit)) {
         requests.rows(Slot::None, &st.lock, vec![&EVENT_ORDER_LOCK]);
     }
     if !bulk.commits.is_empty() {

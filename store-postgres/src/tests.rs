@@ -68,7 +68,7 @@ async fn postgres_announces_appended_events_to_every_store_on_the_database() {
 /// How PostgreSQL plans the statements of a listing of context `c` in the
 /// completed state on a table without statistics (as the planner finds one
 /// filled since the agent started), with the plan it keeps for every call:
-/// the count's plan, then the page's.
+/// the total's plan, then the page's.
 async fn postgres_listing_plans(url: &str) -> Result<String, String> {
     let listing = crate::reads::listing(&TaskQuery {
         namespace: "ns".into(),
@@ -123,11 +123,18 @@ async fn postgres_lists_a_context_in_one_state_from_its_own_index() {
     let plans = postgres_listing_plans(&url)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    let scans = plans
-        .lines()
-        .filter(|line| line.contains("Scan using tasks_by_context_state on tasks"))
-        .count();
-    assert_eq!(scans, 2, "both the count and the page read the index:\n{plans}");
+    let scans: Vec<&str> = plans.lines().filter(|line| line.contains(" Scan ")).collect();
+    assert_eq!(
+        scans
+            .iter()
+            .map(|line| line.trim().split("  (").next().unwrap_or(""))
+            .collect::<Vec<_>>(),
+        [
+            "->  Index Scan using context_counts_pkey on context_counts",
+            "->  Index Scan using tasks_by_context_state on tasks"
+        ],
+        "the total is read from the kept counts, the page from the index:\n{plans}"
+    );
     assert_eq!(context_totals(&store, "c").await, Ok((2, 1, 1)));
 }
 
@@ -156,7 +163,10 @@ async fn postgres_event_order_is_filled_from_an_older_store() {
         // The database as migration 1 left it: no event order yet.
         client
             .batch_execute(
-                "DROP TABLE push_outbox; DROP INDEX task_events_by_namespace; \
+                "DROP TRIGGER tasks_counted_on_insert ON tasks; DROP TRIGGER tasks_counted_on_update ON tasks; \
+                 DROP TRIGGER tasks_counted_on_delete ON tasks; DROP FUNCTION cleveragents_count_tasks(); \
+                 DROP TABLE namespace_counts; DROP TABLE context_counts; \
+                 DROP TABLE push_outbox; DROP INDEX task_events_by_namespace; \
                  ALTER TABLE task_events DROP COLUMN namespace, DROP COLUMN position; \
                  DROP SEQUENCE event_position; DROP INDEX tasks_by_context_state; \
                  UPDATE schema_version SET version = 1",
@@ -167,6 +177,8 @@ async fn postgres_event_order_is_filled_from_an_older_store() {
     .await;
     assert_eq!(downgraded, Ok(()));
     let store = PgStore::open(&url).await.expect("reopen migrates");
+    // The counts are kept from the tasks already stored.
+    assert_eq!(context_totals(&store, "c").await, Ok((2, 2, 0)));
     // Each task's events stay in their order; tasks come in the order of their last write.
     let strings = |v: &[(&str, u64)]| v.iter().map(|(t, s)| (t.to_string(), *s)).collect::<Vec<_>>();
     assert_eq!(
@@ -369,5 +381,39 @@ async fn postgres_writes_a_group_whole_and_gathers_concurrent_reads() {
     assert!(
         counts.task_queries * 10 < counts.task_reads,
         "reads gathered: {counts:?}"
+    );
+}
+
+#[tokio::test]
+async fn postgres_integrity_check_compares_the_kept_counts_with_the_tasks() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).await.expect("open");
+    create(
+        &store,
+        row("t", "ns", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
+    )
+    .await;
+    assert_eq!(store.check_integrity(false).await.map(|i| i.problems), Ok(vec![]));
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    let (working, failed) = (TaskState::Working, TaskState::Failed);
+    client
+        .batch_execute(&format!(
+            "UPDATE namespace_counts SET n = 5; DELETE FROM context_counts; \
+             INSERT INTO context_counts VALUES ('ns', 'gone', '{failed}', 2)"
+        ))
+        .await
+        .expect("the counts changed behind the store's back");
+    let mut problems = store.check_integrity(false).await.expect("a check").problems;
+    problems.sort();
+    assert_eq!(
+        problems,
+        [
+            format!("context c of namespace ns: 0 tasks counted in state {working} but 1 stored"),
+            format!("context gone of namespace ns: 2 tasks counted in state {failed} but 0 stored"),
+            format!("namespace ns: 5 tasks counted in state {working} but 1 stored"),
+        ]
     );
 }

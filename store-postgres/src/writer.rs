@@ -23,13 +23,14 @@
 //! learn of them promptly.
 //!
 //! Events get their store-wide positions under [`EVENT_ORDER_LOCK`], taken
-//! by the first commit of a turn that appends events and held until the
-//! turn's transaction commits, so positions become visible in the order they
-//! were given (see the lock's docs).
+//! by any turn that changes tasks and held until the turn's transaction
+//! commits, so positions become visible in the order they were given (see
+//! the lock's docs), and the kept task counts are changed by one agent at a
+//! time.
 
 use super::conn::{backend, is_retryable, Conn};
 use super::counts::Counters;
-use super::group::{self, appends_events, Sent};
+use super::group::{self, takes_event_order_lock, Sent};
 use super::listen::announcement;
 use super::outbox;
 use super::schema::{EVENTS_CHANNEL, EVENT_ORDER_LOCK};
@@ -180,7 +181,7 @@ async fn replay(conn: &Conn, batch: &[Commit]) -> Vec<StoreResult<Committed>> {
     // round trip takes it too, so two agents' writers never wait for each
     // other in opposite orders. Taken outside every savepoint, it is held
     // until the transaction ends.
-    if batch.iter().any(appends_events) {
+    if batch.iter().any(takes_event_order_lock) {
         if let Err(e) = lock_event_order(conn).await {
             let _ = client.batch_execute("ROLLBACK").await;
             return failed_all(batch, e);
