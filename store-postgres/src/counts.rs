@@ -12,7 +12,7 @@ pub(super) struct Counters {
     task_queries: AtomicU64,
 }
 
-/// A snapshot of [`Counters`].
+/// What a PostgreSQL store has done since it opened ([`crate::PgStore::counts`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PgCounts {
     /// Groups of commits that stood whole, sent in one round trip.
