@@ -118,6 +118,22 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (namespace, task_id, config_id, seq)
     ) WITHOUT ROWID;
 ",
+    "
+    -- An event's namespace and position move beside its body: one row and
+    -- one index entry more per appended event, where the order table took a
+    -- row, an index entry and its AUTOINCREMENT bookkeeping. The writer hands
+    -- positions out and saves the last in counters once per turn, so none is
+    -- given twice, even after the newest events are deleted with their tasks.
+    ALTER TABLE task_events ADD COLUMN namespace TEXT NOT NULL DEFAULT '';
+    ALTER TABLE task_events ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
+    UPDATE task_events SET namespace = o.namespace, position = o.position
+        FROM event_order o WHERE o.task_id = task_events.task_id AND o.seq = task_events.seq;
+    INSERT INTO counters(name, value)
+        SELECT 'event_position', seq FROM sqlite_sequence WHERE name = 'event_order'
+        ON CONFLICT(name) DO UPDATE SET value = excluded.value;
+    CREATE INDEX task_events_by_namespace ON task_events(namespace, position);
+    DROP TABLE event_order;
+",
 ];
 
 /// A store in one SQLite database: one writer thread (group commit) and a
@@ -308,10 +324,9 @@ impl InlineStore for SqliteStore {
         self.readers.with(|conn| {
             let mut stmt = conn
                 .prepare_cached(
-                    "SELECT o.position, o.task_id, t.context_id, e.seq, e.body FROM event_order o \
-                     JOIN task_events e ON e.task_id = o.task_id AND e.seq = o.seq \
-                     JOIN tasks t ON t.id = o.task_id \
-                     WHERE o.namespace = ?1 AND o.position > ?2 ORDER BY o.position LIMIT ?3",
+                    "SELECT e.position, e.task_id, t.context_id, e.seq, e.body FROM task_events e \
+                     JOIN tasks t ON t.id = e.task_id \
+                     WHERE e.namespace = ?1 AND e.position > ?2 ORDER BY e.position LIMIT ?3",
                 )
                 .map_err(backend)?;
             let limit = i64::try_from(limit).unwrap_or(i64::MAX);

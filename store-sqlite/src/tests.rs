@@ -85,13 +85,25 @@ async fn sqlite_context_counts_are_filled_from_an_older_store() {
     {
         // The store as migration 2 left it: no per-context counts yet.
         let conn = rusqlite::Connection::open(&path).expect("raw open");
-        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE context_counts; DROP TABLE event_order; PRAGMA user_version = 2;")
+        conn.execute_batch(DOWNGRADE_TO_3)
+            .and_then(|()| conn.execute_batch("DROP TABLE context_counts; PRAGMA user_version = 2;"))
             .expect("downgrade");
     }
     let store = SqliteStore::open(&path).expect("reopen migrates");
     assert_eq!(context_totals(&store, "c").await, Ok((2, 2, 0)));
     assert_eq!(context_totals(&store, "d").await, Ok((1, 1, 0)));
 }
+
+/// Takes a store of the newest schema back to what migration 3 left: no
+/// event order (and so no positions), no outbox.
+const DOWNGRADE_TO_3: &str = "
+    DROP TABLE push_outbox;
+    DROP INDEX task_events_by_namespace;
+    ALTER TABLE task_events DROP COLUMN position;
+    ALTER TABLE task_events DROP COLUMN namespace;
+    DELETE FROM counters WHERE name = 'event_position';
+    PRAGMA user_version = 3;
+";
 
 #[tokio::test]
 async fn sqlite_event_order_is_filled_from_an_older_store() {
@@ -114,8 +126,7 @@ async fn sqlite_event_order_is_filled_from_an_older_store() {
     {
         // The store as migration 3 left it: no event order yet.
         let conn = rusqlite::Connection::open(&path).expect("raw open");
-        conn.execute_batch("DROP TABLE push_outbox; DROP TABLE event_order; PRAGMA user_version = 3;")
-            .expect("downgrade");
+        conn.execute_batch(DOWNGRADE_TO_3).expect("downgrade");
     }
     let store = SqliteStore::open(&path).expect("reopen migrates");
     // Each task's events stay in their order; tasks come in the order of their last write.
@@ -138,5 +149,45 @@ async fn sqlite_outbox_survives_reopen_and_leases_do_not() {
     assert_eq!(
         claim(&store, "b", 1000, 2000).await,
         triples(&[("t", "w1", 1), ("t", "w2", 1)])
+    );
+}
+
+#[tokio::test]
+async fn sqlite_positions_are_not_given_again_after_a_reopen() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    let newest = {
+        let store = SqliteStore::open(&path).expect("open");
+        for id in ["kept", "gone"] {
+            create(
+                &store,
+                row(id, "ns", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
+            )
+            .await;
+        }
+        append(&store, "gone", "ns", "c", 2).await;
+        let newest = store.namespace_events_after("ns", 0, 100).await.expect("events");
+        let deleted = store
+            .commit(store::Commit {
+                delete_tasks: vec![store::TaskDelete {
+                    namespace: "ns".into(),
+                    id: "gone".into(),
+                }],
+                ..store::Commit::default()
+            })
+            .await
+            .map(|c| c.deleted_tasks);
+        assert_eq!(deleted, Ok(1));
+        newest.last().map(|e| e.position).expect("a newest position")
+    };
+    let store = SqliteStore::open(&path).expect("reopen");
+    append(&store, "kept", "ns", "c", 2).await;
+    let events = store.namespace_events_after("ns", 0, 100).await.expect("events");
+    let positions: Vec<(String, u64)> = events.iter().map(|e| (e.task_id.clone(), e.event.seq)).collect();
+    assert_eq!(positions, [("kept".to_string(), 1), ("kept".to_string(), 2)]);
+    assert!(
+        events[1].position > newest,
+        "{} after {newest}",
+        events[1].position
     );
 }

@@ -61,10 +61,10 @@ impl Writer {
     /// Starts the writer thread on `conn`.
     pub(super) fn start(conn: Connection, published: Published) -> StoreResult<Self> {
         let (tx, rx) = mpsc::channel::<Job>();
-        let rank = RankCounter::load(&conn)?;
+        let seqs = Sequences::load(&conn)?;
         let thread = std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run(conn, rank, &published, rx))
+            .spawn(move || run(conn, seqs, &published, rx))
             .map_err(backend)?;
         Ok(Writer {
             queue: Mutex::new(Some(tx)),
@@ -106,7 +106,7 @@ impl Drop for Writer {
 }
 
 /// The writer's loop: one transaction per turn until every sender is gone.
-fn run(mut conn: Connection, mut rank: RankCounter, published: &Published, rx: mpsc::Receiver<Job>) {
+fn run(mut conn: Connection, mut seqs: Sequences, published: &Published, rx: mpsc::Receiver<Job>) {
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -115,7 +115,7 @@ fn run(mut conn: Connection, mut rank: RankCounter, published: &Published, rx: m
                 Err(_) => break,
             }
         }
-        let outcomes = commit_batch(&mut conn, &mut rank, published, &batch);
+        let outcomes = commit_batch(&mut conn, &mut seqs, published, &batch);
         for ((_, done), outcome) in batch.into_iter().zip(outcomes) {
             done(outcome);
         }
@@ -132,13 +132,13 @@ fn run(mut conn: Connection, mut rank: RankCounter, published: &Published, rx: m
 /// costs a statement pair and a journal copy of every page a commit touches.
 fn commit_batch(
     conn: &mut Connection,
-    rank: &mut RankCounter,
+    seqs: &mut Sequences,
     published: &Published,
     batch: &[Job],
 ) -> Vec<StoreResult<Committed>> {
-    match commit_straight(conn, rank, published, batch) {
+    match commit_straight(conn, seqs, published, batch) {
         Some(outcomes) => outcomes,
-        None => commit_isolated(conn, rank, published, batch),
+        None => commit_isolated(conn, seqs, published, batch),
     }
 }
 
@@ -149,7 +149,7 @@ fn commit_batch(
 /// its failure is its outcome.
 fn commit_straight(
     conn: &mut Connection,
-    rank: &mut RankCounter,
+    seqs: &mut Sequences,
     published: &Published,
     batch: &[Job],
 ) -> Option<Vec<StoreResult<Committed>>> {
@@ -160,7 +160,7 @@ fn commit_straight(
     let mut outcomes = Vec::with_capacity(batch.len());
     let mut effects = Effects::default();
     for (commit, _) in batch {
-        match apply(&tx, rank, commit) {
+        match apply(&tx, seqs, commit) {
             Ok((applied, effect)) => {
                 effects.extend(effect);
                 outcomes.push(Ok(applied));
@@ -170,14 +170,14 @@ fn commit_straight(
             Err(_) => return None,
         }
     }
-    Some(finish(tx, rank, published, outcomes, effects))
+    Some(finish(tx, seqs, published, outcomes, effects))
 }
 
 /// Every commit of `batch` in its own savepoint of one transaction: one that
 /// fails is rolled back alone.
 fn commit_isolated(
     conn: &mut Connection,
-    rank: &mut RankCounter,
+    seqs: &mut Sequences,
     published: &Published,
     batch: &[Job],
 ) -> Vec<StoreResult<Committed>> {
@@ -189,7 +189,7 @@ fn commit_isolated(
     let mut effects = Effects::default();
     for (commit, _) in batch {
         let outcome = tx.savepoint().map_err(backend).and_then(|sp| {
-            let (applied, effect) = apply(&sp, rank, commit)?;
+            let (applied, effect) = apply(&sp, seqs, commit)?;
             sp.commit().map_err(backend)?;
             effects.extend(effect);
             Ok(applied)
@@ -197,19 +197,19 @@ fn commit_isolated(
         // A savepoint dropped without `commit` rolls back what it did.
         outcomes.push(outcome);
     }
-    finish(tx, rank, published, outcomes, effects)
+    finish(tx, seqs, published, outcomes, effects)
 }
 
-/// Saves the rank counter and commits the turn's transaction; what is
+/// Saves the sequences and commits the turn's transaction; what is
 /// published takes the turn's changes once it is durable.
 fn finish(
     tx: rusqlite::Transaction<'_>,
-    rank: &mut RankCounter,
+    seqs: &mut Sequences,
     published: &Published,
     outcomes: Vec<StoreResult<Committed>>,
     effects: Effects,
 ) -> Vec<StoreResult<Committed>> {
-    if let Err(e) = rank.save(&tx) {
+    if let Err(e) = seqs.save(&tx) {
         return failed_all(outcomes.len(), e);
     }
     match tx.commit() {
@@ -219,7 +219,7 @@ fn finish(
             published.checkpoint.committed();
             outcomes
         }
-        // Nothing of the turn is on disk: the ranks handed out are lost
+        // Nothing of the turn is on disk: the numbers handed out are lost
         // too, which only leaves a gap in their sequence.
         Err(e) => failed_all(outcomes.len(), backend(e)),
     }
@@ -232,11 +232,11 @@ fn failed_all(count: usize, e: StoreError) -> Vec<StoreResult<Committed>> {
 
 /// One commit: the task write, then the document writes in order; what it
 /// does to what is published.
-fn apply(conn: &Connection, rank: &mut RankCounter, commit: &Commit) -> StoreResult<(Committed, Effects)> {
+fn apply(conn: &Connection, seqs: &mut Sequences, commit: &Commit) -> StoreResult<(Committed, Effects)> {
     let mut effects = Effects::default();
     let task_rank = match &commit.task {
         Some(tw) => {
-            let (rank, delta, body) = write_task(conn, rank.next(), tw)?;
+            let (rank, delta, body) = write_task(conn, seqs, tw)?;
             effects.deltas.push(delta);
             effects.bodies.push(BodyChange::Written {
                 namespace: tw.row.namespace.clone(),
@@ -296,7 +296,6 @@ fn delete_task(conn: &Connection, delete: &TaskDelete) -> StoreResult<Option<Del
         return Ok(None);
     };
     for sql in [
-        "DELETE FROM event_order WHERE task_id = ?1",
         "DELETE FROM task_events WHERE task_id = ?1",
         "DELETE FROM tasks WHERE id = ?1",
     ] {
@@ -316,24 +315,53 @@ fn delete_task(conn: &Connection, delete: &TaskDelete) -> StoreResult<Option<Del
     }))
 }
 
-/// The recency rank of task writes: kept in memory by the writer, saved once
-/// per turn. Ranks only need to grow; a failed turn leaves a gap.
-struct RankCounter {
+/// The numbers the writer hands out: the recency rank of task writes and
+/// the store-wide position of task events. Kept in memory, saved once per
+/// turn; they only need to grow, and a failed turn leaves a gap.
+struct Sequences {
+    rank: Counter,
+    position: Counter,
+}
+
+impl Sequences {
+    fn load(conn: &Connection) -> StoreResult<Self> {
+        Ok(Sequences {
+            rank: Counter::load(conn, "task_rank", "SELECT MAX(rank) FROM tasks")?,
+            position: Counter::load(conn, "event_position", "SELECT MAX(position) FROM task_events")?,
+        })
+    }
+
+    fn save(&mut self, conn: &Connection) -> StoreResult<()> {
+        self.rank.save(conn)?;
+        self.position.save(conn)
+    }
+}
+
+/// One of [`Sequences`], saved as row `name` of `counters`; on load, never
+/// below what is stored (`stored` gives the largest).
+struct Counter {
+    name: &'static str,
     last: i64,
     saved: i64,
 }
 
-impl RankCounter {
-    fn load(conn: &Connection) -> StoreResult<Self> {
+impl Counter {
+    fn load(conn: &Connection, name: &'static str, stored: &str) -> StoreResult<Self> {
         let last: i64 = conn
             .query_row(
-                "SELECT MAX(COALESCE((SELECT value FROM counters WHERE name = 'task_rank'), 0),
-                            COALESCE((SELECT MAX(rank) FROM tasks), 0))",
-                [],
+                &format!(
+                    "SELECT MAX(COALESCE((SELECT value FROM counters WHERE name = ?1), 0),
+                                COALESCE(({stored}), 0))"
+                ),
+                [name],
                 |r| r.get(0),
             )
             .map_err(backend)?;
-        Ok(RankCounter { last, saved: last })
+        Ok(Counter {
+            name,
+            last,
+            saved: last,
+        })
     }
 
     fn next(&mut self) -> i64 {
@@ -344,10 +372,10 @@ impl RankCounter {
     fn save(&mut self, conn: &Connection) -> StoreResult<()> {
         if self.last != self.saved {
             conn.prepare_cached(
-                "INSERT INTO counters(name, value) VALUES('task_rank', ?1)
+                "INSERT INTO counters(name, value) VALUES(?1, ?2)
                  ON CONFLICT(name) DO UPDATE SET value = excluded.value",
             )
-            .and_then(|mut stmt| stmt.execute([self.last]))
+            .and_then(|mut stmt| stmt.execute(params![self.name, self.last]))
             .map_err(backend)?;
             self.saved = self.last;
         }
@@ -355,10 +383,11 @@ impl RankCounter {
     }
 }
 
-/// Checks the task write's expectation, then stores the task row under
-/// `rank` and appends its events; the rank given, the change of state and
-/// the body as stored.
-fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64, Delta, RawJson)> {
+/// Checks the task write's expectation, then stores the task row under the
+/// next rank and appends its events at the next positions; the rank given,
+/// the change of state and the body as stored.
+fn write_task(conn: &Connection, seqs: &mut Sequences, tw: &TaskWrite) -> StoreResult<(i64, Delta, RawJson)> {
+    let rank = seqs.rank.next();
     let stored: Option<(i64, String, String)> = conn
         .prepare_cached("SELECT last_seq, namespace, state FROM tasks WHERE id = ?1")
         .and_then(|mut stmt| {
@@ -403,17 +432,20 @@ fn write_task(conn: &Connection, rank: i64, tw: &TaskWrite) -> StoreResult<(i64,
         ])
         .map_err(backend)?;
     let mut append = conn
-        .prepare_cached("INSERT INTO task_events(task_id, seq, body) VALUES(?1, ?2, ?3)")
-        .map_err(backend)?;
-    let mut order = conn
-        .prepare_cached("INSERT INTO event_order(namespace, task_id, seq) VALUES(?1, ?2, ?3)")
+        .prepare_cached(
+            "INSERT INTO task_events(task_id, seq, body, namespace, position) VALUES(?1, ?2, ?3, ?4, ?5)",
+        )
         .map_err(backend)?;
     for event in &tw.events {
+        let body = encode(&event.body)?;
         append
-            .execute(params![tw.row.id, event.seq as i64, encode(&event.body)?])
-            .map_err(backend)?;
-        order
-            .execute(params![tw.row.namespace, tw.row.id, event.seq as i64])
+            .execute(params![
+                tw.row.id,
+                event.seq as i64,
+                body,
+                tw.row.namespace,
+                seqs.position.next()
+            ])
             .map_err(backend)?;
     }
     let context = (&tw.row.namespace, &tw.row.context_id);
@@ -548,7 +580,7 @@ mod tests {
     use serde_json::json;
 
     /// A migrated database in a scratch directory and the writer's state over it.
-    fn database() -> (tempfile::TempDir, Connection, RankCounter, Published) {
+    fn database() -> (tempfile::TempDir, Connection, Sequences, Published) {
         let dir = tempfile::tempdir().expect("scratch dir");
         let path = dir.path().join("store.db");
         let mut conn = Connection::open_with_flags_and_vfs(
@@ -558,13 +590,13 @@ mod tests {
         )
         .expect("open");
         crate::migrate(&mut conn).expect("migrate");
-        let rank = RankCounter::load(&conn).expect("ranks");
+        let seqs = Sequences::load(&conn).expect("sequences");
         let published = Published {
             counts: Arc::new(TaskCounts::load(&conn).expect("counts")),
             recent: Arc::default(),
             checkpoint: Checkpointer::start(&path).expect("checkpointer"),
         };
-        (dir, conn, rank, published)
+        (dir, conn, seqs, published)
     }
 
     fn put(key: &str, expect: Expect) -> DocWrite {
@@ -608,14 +640,14 @@ mod tests {
 
     #[test]
     fn a_commit_failing_after_a_write_in_a_turn_of_several_changes_nothing_and_the_others_land() {
-        let (_dir, mut conn, mut rank, published) = database();
+        let (_dir, mut conn, mut seqs, published) = database();
         let batch = vec![
             job(vec![put("a", Expect::Absent)]),
             // Writes `b`, then fails on `a`, which the commit before created.
             job(vec![put("b", Expect::Absent), put("a", Expect::Absent)]),
             job(vec![put("c", Expect::Absent)]),
         ];
-        let outcomes = commit_batch(&mut conn, &mut rank, &published, &batch);
+        let outcomes = commit_batch(&mut conn, &mut seqs, &published, &batch);
         assert_eq!(outcomes[0].as_ref().map(|c| c.doc_versions.clone()), Ok(vec![1]));
         assert_eq!(
             outcomes[1],
@@ -630,11 +662,11 @@ mod tests {
 
     #[test]
     fn a_turn_of_one_failing_commit_changes_nothing() {
-        let (_dir, mut conn, mut rank, published) = database();
+        let (_dir, mut conn, mut seqs, published) = database();
         let first = vec![job(vec![put("a", Expect::Absent)])];
-        assert!(commit_batch(&mut conn, &mut rank, &published, &first)[0].is_ok());
+        assert!(commit_batch(&mut conn, &mut seqs, &published, &first)[0].is_ok());
         let failing = vec![job(vec![put("b", Expect::Absent), put("a", Expect::Version(7))])];
-        let outcomes = commit_batch(&mut conn, &mut rank, &published, &failing);
+        let outcomes = commit_batch(&mut conn, &mut seqs, &published, &failing);
         assert_eq!(
             outcomes,
             [Err(StoreError::Conflict {
@@ -647,14 +679,14 @@ mod tests {
 
     #[test]
     fn only_the_bodies_of_durable_commits_are_served_from_memory() {
-        let (_dir, mut conn, mut rank, published) = database();
+        let (_dir, mut conn, mut seqs, published) = database();
         let batch = vec![
             task_job("t1", vec![put("a", Expect::Absent)]),
             // Creates t2, then fails on `a`: t2 was never stored.
             task_job("t2", vec![put("a", Expect::Absent)]),
             task_job("t3", vec![]),
         ];
-        let outcomes = commit_batch(&mut conn, &mut rank, &published, &batch);
+        let outcomes = commit_batch(&mut conn, &mut seqs, &published, &batch);
         assert_eq!(
             outcomes.iter().map(Result::is_ok).collect::<Vec<_>>(),
             [true, false, true]
@@ -676,7 +708,7 @@ mod tests {
             }],
             ..Commit::default()
         };
-        let outcomes = commit_batch(&mut conn, &mut rank, &published, &[(delete, Box::new(|_| {}))]);
+        let outcomes = commit_batch(&mut conn, &mut seqs, &published, &[(delete, Box::new(|_| {}))]);
         assert_eq!(outcomes[0].as_ref().map(|c| c.deleted_tasks), Ok(1));
         assert_eq!(held("t1"), None);
     }
