@@ -178,6 +178,21 @@ const MIGRATIONS: &[&str] = &[
         FOR EACH STATEMENT EXECUTE FUNCTION cleveragents_count_tasks();
 "
     ),
+    "
+    -- The rank indexes in ascending order: every write takes the highest
+    -- rank yet, so its entry goes to the right end of its range, where the
+    -- btree appends and splits a full page unevenly; in descending order it
+    -- went to the left end, splitting pages in halves that stayed half
+    -- empty. Listings read them backwards, as cheaply.
+    DROP INDEX tasks_by_namespace_rank;
+    DROP INDEX tasks_by_context;
+    DROP INDEX tasks_by_state;
+    DROP INDEX tasks_by_context_state;
+    CREATE INDEX tasks_by_namespace_rank ON tasks(namespace, rank);
+    CREATE INDEX tasks_by_context ON tasks(namespace, context_id, rank);
+    CREATE INDEX tasks_by_state ON tasks(namespace, state, rank);
+    CREATE INDEX tasks_by_context_state ON tasks(namespace, context_id, state, rank);
+",
 ];
 
 /// Held by every transaction that appends task events, from the moment it

@@ -131,7 +131,7 @@ async fn postgres_lists_a_context_in_one_state_from_its_own_index() {
             .collect::<Vec<_>>(),
         [
             "->  Index Scan using context_counts_pkey on context_counts",
-            "->  Index Scan using tasks_by_context_state on tasks"
+            "->  Index Scan Backward using tasks_by_context_state on tasks"
         ],
         "the total is read from the kept counts, the page from the index:\n{plans}"
     );

@@ -134,6 +134,17 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX task_events_by_namespace ON task_events(namespace, position);
     DROP TABLE event_order;
 ",
+    "
+    -- The rank indexes in ascending order: every write takes the highest
+    -- rank yet, so its entry goes to the right end of its range, where the
+    -- b-tree appends; in descending order it went to the left end, and every
+    -- insert shifted the cells of a full page. Listings read them backwards,
+    -- as cheaply.
+    DROP INDEX tasks_by_namespace_rank;
+    DROP INDEX tasks_by_context;
+    CREATE INDEX tasks_by_namespace_rank ON tasks(namespace, rank, state, status_ts);
+    CREATE INDEX tasks_by_context ON tasks(namespace, context_id, rank, state, status_ts);
+",
 ];
 
 /// A store in one SQLite database: one writer thread (group commit) and a

@@ -191,3 +191,41 @@ async fn sqlite_positions_are_not_given_again_after_a_reopen() {
         events[1].position
     );
 }
+
+#[tokio::test]
+async fn sqlite_listings_read_the_rank_indexes_backwards_without_sorting() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    {
+        let store = SqliteStore::open(&path).expect("open");
+        for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
+            create(
+                &store,
+                row(id, "ns", ctx, TaskState::Working, "2024-01-01T00:00:00.000Z"),
+            )
+            .await;
+        }
+    }
+    let conn = rusqlite::Connection::open(&path).expect("raw open");
+    let plan = |filter: &str| {
+        let sql = format!(
+            "EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE {filter} AND rank < 9 ORDER BY rank DESC LIMIT 21"
+        );
+        let mut stmt = conn.prepare(&sql).expect("a plan");
+        let details: Vec<String> = stmt
+            .query_map([], |r| r.get::<_, String>(3))
+            .expect("the plan's rows")
+            .collect::<Result<_, _>>()
+            .expect("the plan's details");
+        details.join("; ")
+    };
+    let working = TaskState::Working;
+    assert_eq!(
+        plan(&format!("namespace = 'ns' AND state = '{working}'")),
+        "SEARCH tasks USING INDEX tasks_by_namespace_rank (namespace=? AND rank<?)"
+    );
+    assert_eq!(
+        plan("namespace = 'ns' AND context_id = 'c'"),
+        "SEARCH tasks USING INDEX tasks_by_context (namespace=? AND context_id=? AND rank<?)"
+    );
+}
