@@ -114,12 +114,11 @@ pub(crate) fn listing(query: &TaskQuery) -> Listing {
         and(&mut filter, &mut args, "status_ts >=", Box::new(from.clone()));
     }
     let count_args = args.len();
-    // Without a time filter the total is a sum of kept counts (a handful of
-    // rows per state); with one, the matches are counted.
+    // A namespace's total is a sum of kept counts (a handful of rows); a
+    // context's, or one under a time filter, counts the matches.
     let count_sql = match (&query.status_ts_from, &query.context_id) {
-        (Some(_), _) => format!("SELECT COUNT(*) FROM tasks WHERE {filter}"),
-        (None, Some(_)) => format!("SELECT COALESCE(SUM(n), 0)::bigint FROM context_counts WHERE {filter}"),
         (None, None) => format!("SELECT COALESCE(SUM(n), 0)::bigint FROM namespace_counts WHERE {filter}"),
+        _ => format!("SELECT COUNT(*) FROM tasks WHERE {filter}"),
     };
     if let Some(rank) = query.before_rank {
         and(&mut filter, &mut args, "rank <", Box::new(rank));
@@ -314,16 +313,7 @@ pub(super) async fn check_integrity(conn: &Conn, deep: bool) -> StoreResult<Inte
     // The kept counts against the tasks counted.
     for row in client
         .query(
-            "SELECT k.namespace, k.context_id, k.state, k.n, COALESCE(t.n, 0) FROM context_counts k
-               LEFT JOIN (SELECT namespace, context_id, state, COUNT(*) AS n FROM tasks GROUP BY 1, 2, 3) t
-               USING (namespace, context_id, state) WHERE k.n <> COALESCE(t.n, 0)
-             UNION ALL
-             SELECT t.namespace, t.context_id, t.state, 0, t.n
-               FROM (SELECT namespace, context_id, state, COUNT(*) AS n FROM tasks GROUP BY 1, 2, 3) t
-               WHERE NOT EXISTS (SELECT 1 FROM context_counts k WHERE k.namespace = t.namespace
-                 AND k.context_id = t.context_id AND k.state = t.state)
-             UNION ALL
-             SELECT namespace, NULL, state, COALESCE(k.n, 0), COALESCE(t.n, 0) FROM namespace_counts k
+            "SELECT namespace, state, COALESCE(k.n, 0), COALESCE(t.n, 0) FROM namespace_counts k
                FULL JOIN (SELECT namespace, state, COUNT(*) AS n FROM tasks GROUP BY 1, 2) t
                USING (namespace, state) WHERE COALESCE(k.n, 0) <> COALESCE(t.n, 0)",
             &[],
@@ -331,20 +321,12 @@ pub(super) async fn check_integrity(conn: &Conn, deep: bool) -> StoreResult<Inte
         .await
         .map_err(backend)?
     {
-        let (namespace, context, state): (Option<String>, Option<String>, Option<String>) = (
-            row.try_get(0).map_err(backend)?,
-            row.try_get(1).map_err(backend)?,
-            row.try_get(2).map_err(backend)?,
-        );
+        let (namespace, state): (String, String) =
+            (row.try_get(0).map_err(backend)?, row.try_get(1).map_err(backend)?);
         let (kept, counted): (i64, i64) =
-            (row.try_get(3).map_err(backend)?, row.try_get(4).map_err(backend)?);
-        let scope = match context {
-            Some(context) => format!("context {context} of namespace {}", namespace.unwrap_or_default()),
-            None => format!("namespace {}", namespace.unwrap_or_default()),
-        };
+            (row.try_get(2).map_err(backend)?, row.try_get(3).map_err(backend)?);
         problems.push(format!(
-            "{scope}: {kept} tasks counted in state {} but {counted} stored",
-            state.unwrap_or_default()
+            "namespace {namespace}: {kept} tasks counted in state {state} but {counted} stored"
         ));
     }
     let docs: i64 = client

@@ -16,21 +16,6 @@ pub(super) const EVENTS_CHANNEL: &str = "cleveragents_task_events";
 /// Taken while migrating (an arbitrary, fixed advisory lock key).
 const MIGRATION_LOCK: i64 = 0x636c_6576_6572;
 
-/// The end of a statement of the counting trigger, after its `delta` (each
-/// changed row's namespace, context and state with +1 or -1): the net change
-/// of every count, added to it.
-macro_rules! count_upserts {
-    () => {
-        ",
-            counted AS (INSERT INTO namespace_counts AS c
-                SELECT namespace, state, SUM(d) FROM delta GROUP BY 1, 2 HAVING SUM(d) <> 0
-                ON CONFLICT (namespace, state) DO UPDATE SET n = c.n + excluded.n)
-            INSERT INTO context_counts AS c
-                SELECT namespace, context_id, state, SUM(d) FROM delta GROUP BY 1, 2, 3 HAVING SUM(d) <> 0
-                ON CONFLICT (namespace, context_id, state) DO UPDATE SET n = c.n + excluded.n;"
-    };
-}
-
 /// Migrations in order.
 const MIGRATIONS: &[&str] = &[
     "
@@ -127,57 +112,22 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX task_events_by_namespace ON task_events(namespace, position);
     DROP TABLE event_order;
 ",
-    concat!(
-        "
-    -- Kept counts of tasks per namespace and state, and per context and
-    -- state, so a listing's total reads a handful of rows instead of
-    -- counting its matches. Statement triggers keep them, from the rows each
-    -- statement inserted, updated or deleted, whichever path wrote them: one
-    -- upsert per table and statement, rows of no net change left alone.
-    -- Every statement that changes tasks runs under EVENT_ORDER_LOCK, so two
-    -- agents' transactions meet on these rows in one order.
+    "
+    -- Kept counts of tasks per namespace and state, so a listing of a
+    -- namespace learns its total from a handful of rows instead of counting
+    -- its matches. (A context's listing counts its matches: a context holds
+    -- few tasks, and most hold one, which a kept row would cost a write.)
+    -- Every statement that changes tasks changes them in the same
+    -- statement, under EVENT_ORDER_LOCK (which every such transaction takes
+    -- first), so two agents change them one at a time.
     CREATE TABLE namespace_counts (
         namespace TEXT COLLATE \"C\" NOT NULL,
         state     TEXT COLLATE \"C\" NOT NULL,
         n         BIGINT NOT NULL,
         PRIMARY KEY (namespace, state)
     );
-    CREATE TABLE context_counts (
-        namespace  TEXT COLLATE \"C\" NOT NULL,
-        context_id TEXT COLLATE \"C\" NOT NULL,
-        state      TEXT COLLATE \"C\" NOT NULL,
-        n          BIGINT NOT NULL,
-        PRIMARY KEY (namespace, context_id, state)
-    );
     INSERT INTO namespace_counts SELECT namespace, state, COUNT(*) FROM tasks GROUP BY 1, 2;
-    INSERT INTO context_counts SELECT namespace, context_id, state, COUNT(*) FROM tasks GROUP BY 1, 2, 3;
-    CREATE FUNCTION cleveragents_count_tasks() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        IF TG_OP = 'INSERT' THEN
-            WITH delta AS (SELECT namespace, context_id, state, 1::bigint AS d FROM new_rows)",
-        count_upserts!(),
-        "
-        ELSIF TG_OP = 'UPDATE' THEN
-            WITH delta AS (SELECT namespace, context_id, state, 1::bigint AS d FROM new_rows
-                UNION ALL SELECT namespace, context_id, state, -1 FROM old_rows)",
-        count_upserts!(),
-        "
-        ELSE
-            WITH delta AS (SELECT namespace, context_id, state, -1::bigint AS d FROM old_rows)",
-        count_upserts!(),
-        "
-        END IF;
-        RETURN NULL;
-    END $$;
-    CREATE TRIGGER tasks_counted_on_insert AFTER INSERT ON tasks REFERENCING NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION cleveragents_count_tasks();
-    CREATE TRIGGER tasks_counted_on_update AFTER UPDATE ON tasks
-        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION cleveragents_count_tasks();
-    CREATE TRIGGER tasks_counted_on_delete AFTER DELETE ON tasks REFERENCING OLD TABLE AS old_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION cleveragents_count_tasks();
-"
-    ),
+",
     "
     -- The rank indexes in ascending order: every write takes the highest
     -- rank yet, so its entry goes to the right end of its range, where the

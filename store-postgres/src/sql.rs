@@ -7,8 +7,11 @@
 //! ([`REFUSE`]), so a group sent in one round trip ([`group`](super::group))
 //! aborts its transaction on the first failed check, and the `COMMIT` sent
 //! behind it rolls the whole group back: nothing of it stands, and the group
-//! is replayed the lenient way. Each strict statement wraps its lenient one,
-//! so the two cannot drift apart.
+//! is replayed the lenient way. Each strict statement wraps its lenient one
+//! or is built from the same parts, so the two cannot drift apart.
+//!
+//! Every statement that changes tasks also keeps the task counts
+//! ([`count!`]), so no path can write a task and miss them.
 
 /// The strict form of a lenient statement returning one value: the value,
 /// or the transaction aborted.
@@ -22,38 +25,71 @@ macro_rules! strict {
     };
 }
 
-/// The strict form of a task write (`$1` its id, `$2` its namespace) that
-/// also appends its events: sequence numbers in parameter `$seqs`, bodies in
-/// `$bodies`, positions given in that order (under the event order lock).
-macro_rules! strict_with_events {
-    ($task:expr, $seqs:literal, $bodies:literal) => {
+/// The kept task counts changed by the rows of the CTE `delta` (namespace,
+/// state, and `d`: +1 or -1): one upsert, rows of no net change left alone.
+/// The statements that change tasks keep the counts themselves, under the
+/// event order lock every such transaction holds.
+macro_rules! count {
+    () => {
+        ", counted AS (INSERT INTO namespace_counts AS c
+             SELECT namespace, state, SUM(d) FROM delta GROUP BY 1, 2 HAVING SUM(d) <> 0
+             ON CONFLICT (namespace, state) DO UPDATE SET n = c.n + excluded.n)"
+    };
+}
+
+/// The events of task `$1` of namespace `$2` appended (sequence numbers in
+/// parameter `$seqs`, bodies in `$bodies`), given the next positions in that
+/// order (under the event order lock).
+macro_rules! stored_events {
+    ($seqs:literal, $bodies:literal) => {
         concat!(
-            "WITH written AS (",
-            $task,
-            "), stored AS (INSERT INTO task_events(task_id, seq, body, namespace, position) \
+            ", stored AS (INSERT INTO task_events(task_id, seq, body, namespace, position) \
              SELECT $1, s, b, $2, nextval('event_position') FROM unnest(",
             $seqs,
             "::bigint[], ",
             $bodies,
-            "::text[]) AS e(s, b)) SELECT COALESCE((SELECT * FROM written), cleveragents_refuse())"
+            "::text[]) AS e(s, b))"
         )
     };
 }
 
+/// The strict answer of a task write: its rank, or the transaction aborted.
+macro_rules! strict_rank {
+    () => {
+        " SELECT COALESCE((SELECT rank FROM written), cleveragents_refuse())"
+    };
+}
+
+/// A task created (`$1`…`$7`) as `written`, counted.
 macro_rules! create_task {
     () => {
-        "INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
-         VALUES($1, $2, $3, $4, $5, $6, nextval('task_rank'), $7)
-         ON CONFLICT (id) DO NOTHING RETURNING rank"
+        concat!(
+            "WITH written AS (INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
+               VALUES($1, $2, $3, $4, $5, $6, nextval('task_rank'), $7)
+               ON CONFLICT (id) DO NOTHING RETURNING rank, namespace, state),
+             delta AS (SELECT namespace, state, 1::bigint AS d FROM written)",
+            count!()
+        )
     };
 }
+
+/// A task updated (`$1`…`$7`) if its log ends at `$8`, as `written`,
+/// counted: out of what it was (read in the same statement, under the
+/// event order lock, so no other writer changed it since), into what it is.
 macro_rules! update_task {
     () => {
-        "UPDATE tasks SET namespace = $2, context_id = $3, state = $4, status_ts = $5,
-           last_seq = $6, rank = nextval('task_rank'), body = $7
-         WHERE id = $1 AND last_seq = $8 RETURNING rank"
+        concat!(
+            "WITH written AS (UPDATE tasks t SET namespace = $2, context_id = $3, state = $4, status_ts = $5,
+                 last_seq = $6, rank = nextval('task_rank'), body = $7
+               FROM tasks was WHERE t.id = $1 AND t.last_seq = $8 AND was.id = t.id
+               RETURNING t.rank, t.namespace, t.state, was.namespace AS was_namespace, was.state AS was_state),
+             delta AS (SELECT namespace, state, 1::bigint AS d FROM written
+               UNION ALL SELECT was_namespace, was_state, -1 FROM written)",
+            count!()
+        )
     };
 }
+
 macro_rules! put_doc_absent {
     () => {
         "INSERT INTO docs(coll, namespace, key, version, body) VALUES($1, $2, $3, 1, $4)
@@ -79,13 +115,15 @@ macro_rules! doc_absent {
 
 /// Creates a task (`$1`…`$7`: id, namespace, context, state, status
 /// timestamp, last sequence number, body); its rank, or no row if it exists.
-pub(super) const CREATE_TASK: &str = create_task!();
+pub(super) const CREATE_TASK: &str = concat!(create_task!(), " SELECT rank FROM written");
 /// [`CREATE_TASK`] with its events (`$8` sequence numbers, `$9` bodies), strict.
-pub(super) const CREATE_TASK_STRICT: &str = strict_with_events!(create_task!(), "$8", "$9");
+pub(super) const CREATE_TASK_STRICT: &str =
+    concat!(create_task!(), stored_events!("$8", "$9"), strict_rank!());
 /// Updates a task whose log ends at `$8`; its new rank, or no row.
-pub(super) const UPDATE_TASK: &str = update_task!();
+pub(super) const UPDATE_TASK: &str = concat!(update_task!(), " SELECT rank FROM written");
 /// [`UPDATE_TASK`] with its events (`$9` sequence numbers, `$10` bodies), strict.
-pub(super) const UPDATE_TASK_STRICT: &str = strict_with_events!(update_task!(), "$9", "$10");
+pub(super) const UPDATE_TASK_STRICT: &str =
+    concat!(update_task!(), stored_events!("$9", "$10"), strict_rank!());
 /// Every task write of a group whose commits write nothing else, each on a
 /// task no other commit of the group touches, in one strict statement: the
 /// set form of [`CREATE_TASK_STRICT`] and [`UPDATE_TASK_STRICT`] with
@@ -98,7 +136,8 @@ pub(super) const UPDATE_TASK_STRICT: &str = strict_with_events!(update_task!(), 
 /// write, its ordinal, its new rank and the outbox rows its events owe, or
 /// raises when any write failed its check. The fan-out joins the events
 /// given here rather than the table: a statement does not see its own rows.
-pub(super) const WRITE_TASKS_STRICT: &str = "WITH input AS (
+pub(super) const WRITE_TASKS_STRICT: &str = concat!(
+    "WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
                             $7::text[], $8::bool[], $9::bigint[], $10::text[], $11::text[], $12::text[])
          WITH ORDINALITY AS i(id, namespace, context_id, state, status_ts, last_seq, body, is_create,
@@ -109,12 +148,19 @@ pub(super) const WRITE_TASKS_STRICT: &str = "WITH input AS (
        INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
        SELECT id, namespace, context_id, state, status_ts, last_seq, nextval('task_rank'), body
        FROM input WHERE is_create
-       ON CONFLICT (id) DO NOTHING RETURNING id, rank),
+       ON CONFLICT (id) DO NOTHING RETURNING id, rank, namespace, state),
      updated AS (
        UPDATE tasks t SET namespace = i.namespace, context_id = i.context_id, state = i.state,
          status_ts = i.status_ts, last_seq = i.last_seq, rank = nextval('task_rank'), body = i.body
-       FROM input i WHERE NOT i.is_create AND t.id = i.id AND t.last_seq = i.expected
-       RETURNING t.id, t.rank),
+       FROM input i JOIN tasks was ON was.id = i.id
+       WHERE NOT i.is_create AND t.id = i.id AND t.last_seq = i.expected
+       RETURNING t.id, t.rank, t.namespace, t.state, was.namespace AS was_namespace, was.state AS was_state),
+     delta AS (
+       SELECT namespace, state, 1::bigint AS d FROM created
+       UNION ALL SELECT namespace, state, 1 FROM updated
+       UNION ALL SELECT was_namespace, was_state, -1 FROM updated)",
+    count!(),
+    ",
      stored AS (INSERT INTO task_events(task_id, seq, body, namespace, position)
        SELECT task_id, seq, body, namespace, nextval('event_position') FROM events),
      owed AS (INSERT INTO push_outbox(namespace, task_id, config_id, seq, body)
@@ -127,7 +173,8 @@ pub(super) const WRITE_TASKS_STRICT: &str = "WITH input AS (
      written AS (SELECT id, rank FROM created UNION ALL SELECT id, rank FROM updated),
      owed_per_task AS (SELECT task_id, count(*) AS owed FROM owed GROUP BY task_id)
      SELECT i.n, COALESCE(w.rank, cleveragents_refuse()), COALESCE(o.owed, 0)
-     FROM input i LEFT JOIN written w ON w.id = i.id LEFT JOIN owed_per_task o ON o.task_id = i.id";
+     FROM input i LEFT JOIN written w ON w.id = i.id LEFT JOIN owed_per_task o ON o.task_id = i.id"
+);
 pub(super) const TASK_LAST_SEQ: &str = "SELECT last_seq FROM tasks WHERE id = $1";
 /// Stores the events of task `$1` of namespace `$4` (`$2` sequence numbers,
 /// `$3` bodies) and gives them the next positions in that order (under the
@@ -139,15 +186,16 @@ pub(super) const ANNOUNCE: &str = "SELECT pg_notify($1, $2)";
 /// Every announcement of a group (`$2`) on channel `$1`, in one statement.
 pub(super) const ANNOUNCE_ALL: &str = "SELECT pg_notify($1, a) FROM unnest($2::text[]) AS a";
 
-/// Removes task `$1` of namespace `$2` with its events and
-/// its outbox rows, in one statement; how many tasks went (0 or 1). The task
-/// counts are counted from the tasks on every listing, so there are none to
-/// adjust.
-pub(super) const DELETE_TASK: &str =
-    "WITH gone AS (DELETE FROM tasks WHERE id = $1 AND namespace = $2 RETURNING id),
+/// Removes task `$1` of namespace `$2` with its events and its outbox rows,
+/// and counts it out, in one statement; how many tasks went (0 or 1).
+pub(super) const DELETE_TASK: &str = concat!(
+    "WITH gone AS (DELETE FROM tasks WHERE id = $1 AND namespace = $2 RETURNING id, namespace, state),
        events AS (DELETE FROM task_events WHERE task_id IN (SELECT id FROM gone)),
-       owed AS (DELETE FROM push_outbox WHERE namespace = $2 AND task_id IN (SELECT id FROM gone))
-     SELECT COUNT(*) FROM gone";
+       owed AS (DELETE FROM push_outbox WHERE namespace = $2 AND task_id IN (SELECT id FROM gone)),
+       delta AS (SELECT namespace, state, -1::bigint AS d FROM gone)",
+    count!(),
+    " SELECT COUNT(*) FROM gone"
+);
 
 pub(super) const DOC_VERSION: &str =
     "SELECT version FROM docs WHERE coll = $1 AND namespace = $2 AND key = $3";
@@ -187,8 +235,25 @@ mod tests {
 
     #[test]
     fn a_strict_statement_wraps_its_lenient_one_and_calls_the_refusal() {
-        assert!(CREATE_TASK_STRICT.contains(CREATE_TASK));
-        assert!(UPDATE_TASK_STRICT.contains(UPDATE_TASK));
+        for (strict, lenient, parts) in [
+            (CREATE_TASK_STRICT, CREATE_TASK, create_task!()),
+            (UPDATE_TASK_STRICT, UPDATE_TASK, update_task!()),
+        ] {
+            assert!(
+                strict.starts_with(parts) && lenient.starts_with(parts),
+                "{strict}"
+            );
+        }
+        for changes_tasks in [
+            CREATE_TASK,
+            CREATE_TASK_STRICT,
+            UPDATE_TASK,
+            UPDATE_TASK_STRICT,
+            WRITE_TASKS_STRICT,
+            DELETE_TASK,
+        ] {
+            assert!(changes_tasks.contains(count!()), "{changes_tasks}");
+        }
         assert!(PUT_DOC_VERSION_STRICT.contains(PUT_DOC_VERSION));
         for strict in [
             CREATE_TASK_STRICT,
