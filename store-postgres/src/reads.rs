@@ -114,11 +114,17 @@ pub(crate) fn listing(query: &TaskQuery) -> Listing {
         and(&mut filter, &mut args, "status_ts >=", Box::new(from.clone()));
     }
     let count_args = args.len();
-    // A namespace's total is a sum of kept counts (a handful of rows); a
-    // context's, or one under a time filter, counts the matches.
+    // Without a time filter the total is a sum of kept counts (a handful of
+    // rows), or for a context without counts (of one task at most) a count
+    // of its matches; under a time filter, a count of the matches.
     let count_sql = match (&query.status_ts_from, &query.context_id) {
         (None, None) => format!("SELECT COALESCE(SUM(n), 0)::bigint FROM namespace_counts WHERE {filter}"),
-        _ => format!("SELECT COUNT(*) FROM tasks WHERE {filter}"),
+        (None, Some(_)) => format!(
+            "SELECT CASE WHEN EXISTS (SELECT 1 FROM context_counts WHERE namespace = $1 AND context_id = $2) \
+             THEN (SELECT COALESCE(SUM(n), 0)::bigint FROM context_counts WHERE {filter}) \
+             ELSE (SELECT COUNT(*) FROM tasks WHERE {filter}) END"
+        ),
+        (Some(_), _) => format!("SELECT COUNT(*) FROM tasks WHERE {filter}"),
     };
     if let Some(rank) = query.before_rank {
         and(&mut filter, &mut args, "rank <", Box::new(rank));
@@ -313,20 +319,32 @@ pub(super) async fn check_integrity(conn: &Conn, deep: bool) -> StoreResult<Inte
     // The kept counts against the tasks counted.
     for row in client
         .query(
-            "SELECT namespace, state, COALESCE(k.n, 0), COALESCE(t.n, 0) FROM namespace_counts k
-               FULL JOIN (SELECT namespace, state, COUNT(*) AS n FROM tasks GROUP BY 1, 2) t
-               USING (namespace, state) WHERE COALESCE(k.n, 0) <> COALESCE(t.n, 0)",
+            "WITH t AS (SELECT namespace, context_id, state, COUNT(*) AS n FROM tasks GROUP BY 1, 2, 3),
+                  tracked AS (SELECT namespace, context_id FROM context_counts
+                              UNION SELECT namespace, context_id FROM t GROUP BY 1, 2 HAVING SUM(n) >= 2)
+             SELECT 'namespace ' || namespace, state, COALESCE(k.n, 0), COALESCE(s.n, 0::bigint)
+               FROM namespace_counts k
+               FULL JOIN (SELECT namespace, state, SUM(n)::bigint AS n FROM t GROUP BY 1, 2) s USING (namespace, state)
+               WHERE COALESCE(k.n, 0) <> COALESCE(s.n, 0)
+             UNION ALL
+             SELECT 'context ' || x.namespace || '/' || x.context_id, COALESCE(k.state, t.state),
+                    COALESCE(k.n, 0), COALESCE(t.n, 0)
+               FROM tracked x
+               JOIN (context_counts k FULL JOIN t ON k.namespace = t.namespace
+                       AND k.context_id = t.context_id AND k.state = t.state)
+                 ON x.namespace = COALESCE(k.namespace, t.namespace)
+                AND x.context_id = COALESCE(k.context_id, t.context_id)
+               WHERE COALESCE(k.n, 0) <> COALESCE(t.n, 0)",
             &[],
         )
         .await
         .map_err(backend)?
     {
-        let (namespace, state): (String, String) =
-            (row.try_get(0).map_err(backend)?, row.try_get(1).map_err(backend)?);
+        let (scope, state): (String, String) = (row.try_get(0).map_err(backend)?, row.try_get(1).map_err(backend)?);
         let (kept, counted): (i64, i64) =
             (row.try_get(2).map_err(backend)?, row.try_get(3).map_err(backend)?);
         problems.push(format!(
-            "namespace {namespace}: {kept} tasks counted in state {state} but {counted} stored"
+            "{scope}: {kept} tasks counted in state {state} but {counted} stored"
         ));
     }
     let docs: i64 = client

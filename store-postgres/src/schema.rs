@@ -113,19 +113,30 @@ const MIGRATIONS: &[&str] = &[
     DROP TABLE event_order;
 ",
     "
-    -- Kept counts of tasks per namespace and state, so a listing of a
-    -- namespace learns its total from a handful of rows instead of counting
-    -- its matches. (A context's listing counts its matches: a context holds
-    -- few tasks, and most hold one, which a kept row would cost a write.)
-    -- Every statement that changes tasks changes them in the same
-    -- statement, under EVENT_ORDER_LOCK (which every such transaction takes
-    -- first), so two agents change them one at a time.
+    -- Kept counts of tasks per namespace and state, and per context and
+    -- state for every context of two tasks or more, so a listing learns its
+    -- total from a handful of rows instead of counting its matches. (A
+    -- context of one task, most of them, is counted in one index probe, and
+    -- costs no row.) Every statement that changes tasks changes the counts
+    -- in the same statement, under EVENT_ORDER_LOCK (which every such
+    -- transaction takes first), so two agents change them one at a time.
     CREATE TABLE namespace_counts (
         namespace TEXT COLLATE \"C\" NOT NULL,
         state     TEXT COLLATE \"C\" NOT NULL,
         n         BIGINT NOT NULL,
         PRIMARY KEY (namespace, state)
     );
+    CREATE TABLE context_counts (
+        namespace  TEXT COLLATE \"C\" NOT NULL,
+        context_id TEXT COLLATE \"C\" NOT NULL,
+        state      TEXT COLLATE \"C\" NOT NULL,
+        n          BIGINT NOT NULL,
+        PRIMARY KEY (namespace, context_id, state)
+    );
+    INSERT INTO context_counts SELECT namespace, context_id, state, COUNT(*) FROM tasks
+        WHERE (namespace, context_id) IN
+            (SELECT namespace, context_id FROM tasks GROUP BY 1, 2 HAVING COUNT(*) >= 2)
+        GROUP BY 1, 2, 3;
     INSERT INTO namespace_counts SELECT namespace, state, COUNT(*) FROM tasks GROUP BY 1, 2;
 ",
     "

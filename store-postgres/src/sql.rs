@@ -26,14 +26,37 @@ macro_rules! strict {
 }
 
 /// The kept task counts changed by the rows of the CTE `delta` (namespace,
-/// state, and `d`: +1 or -1): one upsert, rows of no net change left alone.
-/// The statements that change tasks keep the counts themselves, under the
-/// event order lock every such transaction holds.
+/// context, state, and `d`: +1 or -1), rows of no net change left alone:
+/// the namespace's counts, and those of every context that has counts. A
+/// context has them once it holds two tasks: most hold one, which a kept
+/// row would cost a write, and which a listing counts in one index probe.
+/// A context reaching two tasks gets its counts from its tasks as this
+/// statement found them (at most one) plus this statement's change. The
+/// statements that change tasks keep the counts themselves, under the event
+/// order lock every such transaction holds, so nothing changes the tasks or
+/// the counts between what a statement read and what it writes.
 macro_rules! count {
     () => {
         ", counted AS (INSERT INTO namespace_counts AS c
              SELECT namespace, state, SUM(d) FROM delta GROUP BY 1, 2 HAVING SUM(d) <> 0
-             ON CONFLICT (namespace, state) DO UPDATE SET n = c.n + excluded.n)"
+             ON CONFLICT (namespace, state) DO UPDATE SET n = c.n + excluded.n),
+           contexts AS (
+             SELECT c.namespace, c.context_id, c.kept,
+               CASE WHEN c.kept THEN NULL ELSE c.d + (SELECT COUNT(*) FROM tasks t
+                 WHERE t.namespace = c.namespace AND t.context_id = c.context_id) END AS total
+             FROM (SELECT namespace, context_id, SUM(d) AS d, EXISTS (SELECT 1 FROM context_counts k
+                     WHERE k.namespace = delta.namespace AND k.context_id = delta.context_id) AS kept
+                   FROM delta GROUP BY 1, 2) c),
+           context_counted AS (INSERT INTO context_counts AS c
+             SELECT namespace, context_id, state, SUM(n) FROM (
+               SELECT d.namespace, d.context_id, d.state, d.d AS n FROM delta d
+                 JOIN contexts x ON x.namespace = d.namespace AND x.context_id = d.context_id
+                 WHERE x.kept OR x.total >= 2
+               UNION ALL SELECT t.namespace, t.context_id, t.state, 1 FROM tasks t
+                 JOIN contexts x ON x.namespace = t.namespace AND x.context_id = t.context_id
+                 WHERE NOT x.kept AND x.total >= 2) s
+             GROUP BY 1, 2, 3 HAVING SUM(n) <> 0
+             ON CONFLICT (namespace, context_id, state) DO UPDATE SET n = c.n + excluded.n)"
     };
 }
 
@@ -66,8 +89,8 @@ macro_rules! create_task {
         concat!(
             "WITH written AS (INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
                VALUES($1, $2, $3, $4, $5, $6, nextval('task_rank'), $7)
-               ON CONFLICT (id) DO NOTHING RETURNING rank, namespace, state),
-             delta AS (SELECT namespace, state, 1::bigint AS d FROM written)",
+               ON CONFLICT (id) DO NOTHING RETURNING rank, namespace, context_id, state),
+             delta AS (SELECT namespace, context_id, state, 1::bigint AS d FROM written)",
             count!()
         )
     };
@@ -82,9 +105,10 @@ macro_rules! update_task {
             "WITH written AS (UPDATE tasks t SET namespace = $2, context_id = $3, state = $4, status_ts = $5,
                  last_seq = $6, rank = nextval('task_rank'), body = $7
                FROM tasks was WHERE t.id = $1 AND t.last_seq = $8 AND was.id = t.id
-               RETURNING t.rank, t.namespace, t.state, was.namespace AS was_namespace, was.state AS was_state),
-             delta AS (SELECT namespace, state, 1::bigint AS d FROM written
-               UNION ALL SELECT was_namespace, was_state, -1 FROM written)",
+               RETURNING t.rank, t.namespace, t.context_id, t.state,
+                 was.namespace AS was_namespace, was.context_id AS was_context, was.state AS was_state),
+             delta AS (SELECT namespace, context_id, state, 1::bigint AS d FROM written
+               UNION ALL SELECT was_namespace, was_context, was_state, -1 FROM written)",
             count!()
         )
     };
@@ -148,17 +172,18 @@ pub(super) const WRITE_TASKS_STRICT: &str = concat!(
        INSERT INTO tasks(id, namespace, context_id, state, status_ts, last_seq, rank, body)
        SELECT id, namespace, context_id, state, status_ts, last_seq, nextval('task_rank'), body
        FROM input WHERE is_create
-       ON CONFLICT (id) DO NOTHING RETURNING id, rank, namespace, state),
+       ON CONFLICT (id) DO NOTHING RETURNING id, rank, namespace, context_id, state),
      updated AS (
        UPDATE tasks t SET namespace = i.namespace, context_id = i.context_id, state = i.state,
          status_ts = i.status_ts, last_seq = i.last_seq, rank = nextval('task_rank'), body = i.body
        FROM input i JOIN tasks was ON was.id = i.id
        WHERE NOT i.is_create AND t.id = i.id AND t.last_seq = i.expected
-       RETURNING t.id, t.rank, t.namespace, t.state, was.namespace AS was_namespace, was.state AS was_state),
+       RETURNING t.id, t.rank, t.namespace, t.context_id, t.state,
+         was.namespace AS was_namespace, was.context_id AS was_context, was.state AS was_state),
      delta AS (
-       SELECT namespace, state, 1::bigint AS d FROM created
-       UNION ALL SELECT namespace, state, 1 FROM updated
-       UNION ALL SELECT was_namespace, was_state, -1 FROM updated)",
+       SELECT namespace, context_id, state, 1::bigint AS d FROM created
+       UNION ALL SELECT namespace, context_id, state, 1 FROM updated
+       UNION ALL SELECT was_namespace, was_context, was_state, -1 FROM updated)",
     count!(),
     ",
      stored AS (INSERT INTO task_events(task_id, seq, body, namespace, position)
@@ -189,10 +214,10 @@ pub(super) const ANNOUNCE_ALL: &str = "SELECT pg_notify($1, a) FROM unnest($2::t
 /// Removes task `$1` of namespace `$2` with its events and its outbox rows,
 /// and counts it out, in one statement; how many tasks went (0 or 1).
 pub(super) const DELETE_TASK: &str = concat!(
-    "WITH gone AS (DELETE FROM tasks WHERE id = $1 AND namespace = $2 RETURNING id, namespace, state),
+    "WITH gone AS (DELETE FROM tasks WHERE id = $1 AND namespace = $2 RETURNING id, namespace, context_id, state),
        events AS (DELETE FROM task_events WHERE task_id IN (SELECT id FROM gone)),
        owed AS (DELETE FROM push_outbox WHERE namespace = $2 AND task_id IN (SELECT id FROM gone)),
-       delta AS (SELECT namespace, state, -1::bigint AS d FROM gone)",
+       delta AS (SELECT namespace, context_id, state, -1::bigint AS d FROM gone)",
     count!(),
     " SELECT COUNT(*) FROM gone"
 );

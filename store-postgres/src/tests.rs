@@ -130,10 +130,13 @@ async fn postgres_lists_a_context_in_one_state_from_its_own_index() {
             .map(|line| line.trim().split("  (").next().unwrap_or(""))
             .collect::<Vec<_>>(),
         [
+            "->  Index Only Scan using context_counts_pkey on context_counts",
+            "->  Index Scan using context_counts_pkey on context_counts context_counts_1",
             "->  Index Only Scan using tasks_by_context_state on tasks",
             "->  Index Scan Backward using tasks_by_context_state on tasks"
         ],
-        "the total counts the index range, the page reads it backwards:\n{plans}"
+        "the total reads the kept counts' key (or, for a context without, counts the index range), \
+         the page reads the index backwards:\n{plans}"
     );
     assert_eq!(context_totals(&store, "c").await, Ok((2, 1, 1)));
 }
@@ -163,7 +166,7 @@ async fn postgres_event_order_is_filled_from_an_older_store() {
         // The database as migration 1 left it: no event order yet.
         client
             .batch_execute(
-                "DROP TABLE namespace_counts; \
+                "DROP TABLE namespace_counts; DROP TABLE context_counts; \
                  DROP TABLE push_outbox; DROP INDEX task_events_by_namespace; \
                  ALTER TABLE task_events DROP COLUMN namespace, DROP COLUMN position; \
                  DROP SEQUENCE event_position; DROP INDEX tasks_by_context_state; \
@@ -454,21 +457,32 @@ async fn postgres_writes_groups_whole_keeps_the_counts_and_gathers_reads() {
 async fn postgres_integrity_check_compares_the_kept_counts_with_the_tasks() {
     let url = crate::cluster::TestCluster::fresh_database();
     let store = PgStore::open(&url).await.expect("open");
-    create(
-        &store,
-        row("t", "ns", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
-    )
-    .await;
+    for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
+        create(
+            &store,
+            row(id, "ns", ctx, TaskState::Working, "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+    }
     assert_eq!(store.check_integrity(false).await.map(|i| i.problems), Ok(vec![]));
+    // Context c (two tasks) is counted, context d (one) counts its match.
+    assert_eq!(context_totals(&store, "c").await, Ok((2, 2, 0)));
+    assert_eq!(context_totals(&store, "d").await, Ok((1, 1, 0)));
     let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await
         .expect("connect");
     tokio::spawn(connection);
+    let kept: i64 = client
+        .query_one("SELECT COUNT(*) FROM context_counts", &[])
+        .await
+        .and_then(|row| row.try_get(0))
+        .expect("the kept rows");
+    assert_eq!(kept, 1, "one row: context c, working");
     let (working, failed) = (TaskState::Working, TaskState::Failed);
     client
         .batch_execute(&format!(
-            "UPDATE namespace_counts SET n = 5; \
-             INSERT INTO namespace_counts VALUES ('gone', '{failed}', 2)"
+            "UPDATE namespace_counts SET n = 5; DELETE FROM context_counts; \
+             INSERT INTO context_counts VALUES ('ns', 'gone', '{failed}', 2)"
         ))
         .await
         .expect("the counts changed behind the store's back");
@@ -477,8 +491,9 @@ async fn postgres_integrity_check_compares_the_kept_counts_with_the_tasks() {
     assert_eq!(
         problems,
         [
-            format!("namespace gone: 2 tasks counted in state {failed} but 0 stored"),
-            format!("namespace ns: 5 tasks counted in state {working} but 1 stored"),
+            format!("context ns/c: 0 tasks counted in state {working} but 2 stored"),
+            format!("context ns/gone: 2 tasks counted in state {failed} but 0 stored"),
+            format!("namespace ns: 5 tasks counted in state {working} but 3 stored"),
         ]
     );
 }
