@@ -10,7 +10,7 @@
 
 use super::conn::backend;
 use super::counts::Counters;
-use super::pool::{Pool, READERS};
+use super::pool::Pool;
 use std::collections::HashMap;
 use std::sync::Arc;
 use store::{StoreError, StoreResult};
@@ -18,6 +18,11 @@ use tokio::sync::{mpsc, oneshot, Semaphore};
 
 /// The most tasks one query reads.
 const MAX_GATHERED: usize = 128;
+
+/// How many gathered queries may be out at once. One: the reads that arrive
+/// while it is out make the next, so a query carries more reads the busier
+/// the agent is, and its fixed cost is shared the more.
+const QUERIES_OUT: usize = 1;
 
 /// A task row as read, its body still text.
 #[derive(Clone)]
@@ -71,10 +76,10 @@ fn stopped() -> StoreError {
     StoreError::Backend("postgres: the task reader has stopped".into())
 }
 
-/// Takes what has queued whenever a query slot is free (one per read
-/// connection), and sends it as one query.
+/// Takes what has queued whenever a query slot is free, and sends it as one
+/// query.
 async fn run(pool: Arc<Pool>, mut rx: mpsc::UnboundedReceiver<Wanted>, counters: Arc<Counters>) {
-    let slots = Arc::new(Semaphore::new(READERS));
+    let slots = Arc::new(Semaphore::new(QUERIES_OUT));
     loop {
         let Ok(slot) = slots.clone().acquire_owned().await else {
             return;
