@@ -497,3 +497,55 @@ async fn postgres_integrity_check_compares_the_kept_counts_with_the_tasks() {
         ]
     );
 }
+
+#[tokio::test]
+async fn postgres_writes_a_group_of_tasks_by_their_keys() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).await.expect("open");
+    for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
+        create(
+            &store,
+            row(id, "ns", ctx, TaskState::Working, "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+    }
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    // The plan kept for every call of the group statement (an update of t1,
+    // a creation in context c) on a store grown since the agent started, so
+    // the planner has its size but no statistics: tasks, kept counts and
+    // documents are each read by their keys.
+    let lines = client
+        .simple_query(&format!(
+            "INSERT INTO tasks SELECT 'x' || g, 'ns', 'x' || g, 's', 't', 1, g, '{{}}' \
+               FROM generate_series(1, 20000) g; \
+             INSERT INTO context_counts SELECT 'ns', 'x' || g, 's', 2 FROM generate_series(1, 20000) g; \
+             INSERT INTO docs SELECT 'hooks', 'ns', 'x' || g || '/w', 1, '{{}}' FROM generate_series(1, 20000) g; \
+             SET plan_cache_mode = force_generic_plan; PREPARE written AS {}; \
+             EXPLAIN EXECUTE written(ARRAY['t1', 't9'], ARRAY['ns', 'ns'], ARRAY['c', 'c'], \
+               ARRAY['s', 's'], ARRAY['t', 't'], ARRAY[2, 1]::bigint[], ARRAY['{{}}', '{{}}'], \
+               ARRAY[false, true], ARRAY[1, 0]::bigint[], ARRAY[NULL, NULL]::text[], \
+               ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::text[], ARRAY['t1'], ARRAY['ns'], \
+               ARRAY[2]::bigint[], ARRAY['{{}}'])",
+            crate::sql::WRITE_TASKS_STRICT
+        ))
+        .await
+        .expect("the plan");
+    let plan: Vec<String> = lines
+        .iter()
+        .filter_map(|line| match line {
+            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+            _ => None,
+        })
+        .collect();
+    let plan = plan.join("\n");
+    for table in ["tasks", "context_counts", "docs"] {
+        assert!(
+            !plan.contains(&format!("Seq Scan on {table}")),
+            "{table} read whole:\n{plan}"
+        );
+    }
+    assert!(plan.contains("Index Scan using tasks_pkey on tasks"), "{plan}");
+}
