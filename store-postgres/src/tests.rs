@@ -5,7 +5,7 @@
 
 use crate::PgStore;
 use a2a::types::TaskState;
-use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row};
+use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row, two_contexts};
 use store::{Appended, Commit, DeliveryKey, Store, StoreError, TaskQuery, TaskWrite};
 
 store::store_suite!(suite, {
@@ -63,6 +63,15 @@ async fn postgres_announces_appended_events_to_every_store_on_the_database() {
     assert_eq!(heard, Ok(Some(wanted)));
     // What the notice announces is in the table, for the other store too.
     assert_eq!(follower.events_after("ns", "t", 0).await.map(|e| e.len()), Ok(1));
+}
+
+/// A connection of the test's own to the store's database, beside the store.
+async fn raw_client(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    client
 }
 
 /// How PostgreSQL plans the statements of a listing of context `c` in the
@@ -457,21 +466,12 @@ async fn postgres_writes_groups_whole_keeps_the_counts_and_gathers_reads() {
 async fn postgres_integrity_check_compares_the_kept_counts_with_the_tasks() {
     let url = crate::cluster::TestCluster::fresh_database();
     let store = PgStore::open(&url).await.expect("open");
-    for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
-        create(
-            &store,
-            row(id, "ns", ctx, TaskState::Working, "2024-01-01T00:00:00.000Z"),
-        )
-        .await;
-    }
+    two_contexts(&store).await;
     assert_eq!(store.check_integrity(false).await.map(|i| i.problems), Ok(vec![]));
     // Context c (two tasks) is counted, context d (one) counts its match.
     assert_eq!(context_totals(&store, "c").await, Ok((2, 2, 0)));
     assert_eq!(context_totals(&store, "d").await, Ok((1, 1, 0)));
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .expect("connect");
-    tokio::spawn(connection);
+    let client = raw_client(&url).await;
     let kept: i64 = client
         .query_one("SELECT COUNT(*) FROM context_counts", &[])
         .await
@@ -502,17 +502,8 @@ async fn postgres_integrity_check_compares_the_kept_counts_with_the_tasks() {
 async fn postgres_writes_a_group_of_tasks_by_their_keys() {
     let url = crate::cluster::TestCluster::fresh_database();
     let store = PgStore::open(&url).await.expect("open");
-    for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
-        create(
-            &store,
-            row(id, "ns", ctx, TaskState::Working, "2024-01-01T00:00:00.000Z"),
-        )
-        .await;
-    }
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .expect("connect");
-    tokio::spawn(connection);
+    two_contexts(&store).await;
+    let client = raw_client(&url).await;
     // The plan kept for every call of the group statement (an update of t1,
     // a creation in context c) on a store grown since the agent started, so
     // the planner has its size but no statistics: tasks, kept counts and

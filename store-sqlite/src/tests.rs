@@ -5,7 +5,9 @@
 
 use crate::SqliteStore;
 use a2a::types::TaskState;
-use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row, triples};
+use store::suite::{
+    append, claim, context_totals, create, create_with_hooks, ordered, row, triples, two_contexts,
+};
 use store::{Store, StoreError, TaskQuery};
 
 store::store_suite!(suite, {
@@ -74,13 +76,7 @@ async fn sqlite_context_counts_are_filled_from_an_older_store() {
     let path = dir.path().join("store.db");
     {
         let store = SqliteStore::open(&path).expect("open");
-        for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
-            create(
-                &store,
-                row(id, "ns", ctx, TaskState::Working, "2024-01-01T00:00:00.000Z"),
-            )
-            .await;
-        }
+        two_contexts(&store).await;
     }
     {
         // The store as migration 2 left it: no per-context counts yet.
@@ -198,13 +194,7 @@ async fn sqlite_listings_read_the_rank_indexes_backwards_without_sorting() {
     let path = dir.path().join("store.db");
     {
         let store = SqliteStore::open(&path).expect("open");
-        for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
-            create(
-                &store,
-                row(id, "ns", ctx, TaskState::Working, "2024-01-01T00:00:00.000Z"),
-            )
-            .await;
-        }
+        two_contexts(&store).await;
     }
     let conn = rusqlite::Connection::open(&path).expect("raw open");
     let plan = |filter: &str| {

@@ -64,6 +64,18 @@ pub async fn create(store: &dyn Store, r: TaskRow) {
     assert!(store.commit(commit.clone()).await.is_ok());
 }
 
+/// Tasks `t1` and `t2` in context `c`, `t3` in context `d`, all working in
+/// namespace `ns`: a context of two tasks and a context of one.
+pub async fn two_contexts(store: &dyn Store) {
+    for (id, ctx) in [("t1", "c"), ("t2", "c"), ("t3", "d")] {
+        create(
+            store,
+            row(id, "ns", ctx, TaskState::Working, "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+    }
+}
+
 pub async fn task_create_update_and_events(store: &dyn Store) {
     create(
         store,
