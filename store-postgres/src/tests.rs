@@ -540,3 +540,17 @@ async fn postgres_writes_a_group_of_tasks_by_their_keys() {
     }
     assert!(plan.contains("Index Scan using tasks_pkey on tasks"), "{plan}");
 }
+
+#[tokio::test]
+async fn postgres_connections_run_without_jit() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).await.expect("open");
+    let conn = store.pool.get().await.expect("a read connection");
+    let jit: String = conn
+        .client
+        .query_one("SHOW jit", &[])
+        .await
+        .and_then(|row| row.try_get(0))
+        .expect("the setting");
+    assert_eq!(jit, "off");
+}
