@@ -60,19 +60,30 @@ macro_rules! count {
     };
 }
 
-/// The events of task `$1` of namespace `$2` appended (sequence numbers in
-/// parameter `$seqs`, bodies in `$bodies`), given the next positions in that
-/// order (under the event order lock).
-macro_rules! stored_events {
-    ($seqs:literal, $bodies:literal) => {
+/// The events of task `$task` of namespace `$ns` inserted (sequence numbers
+/// in `$seqs`, bodies in `$bodies`), given the next positions in that order
+/// (under the event order lock).
+macro_rules! insert_events {
+    ($task:literal, $ns:literal, $seqs:literal, $bodies:literal) => {
         concat!(
-            ", stored AS (INSERT INTO task_events(task_id, seq, body, namespace, position) \
-             SELECT $1, s, b, $2, nextval('event_position') FROM unnest(",
+            "INSERT INTO task_events(task_id, seq, body, namespace, position) SELECT ",
+            $task,
+            ", s, b, ",
+            $ns,
+            ", nextval('event_position') FROM unnest(",
             $seqs,
             "::bigint[], ",
             $bodies,
-            "::text[]) AS e(s, b))"
+            "::text[]) AS e(s, b)"
         )
+    };
+}
+
+/// [`insert_events!`] of task `$1` of namespace `$2`, as the statement's
+/// `stored` part.
+macro_rules! stored_events {
+    ($seqs:literal, $bodies:literal) => {
+        concat!(", stored AS (", insert_events!("$1", "$2", $seqs, $bodies), ")")
     };
 }
 
@@ -201,11 +212,9 @@ pub(super) const WRITE_TASKS_STRICT: &str = concat!(
      FROM input i LEFT JOIN written w ON w.id = i.id LEFT JOIN owed_per_task o ON o.task_id = i.id"
 );
 pub(super) const TASK_LAST_SEQ: &str = "SELECT last_seq FROM tasks WHERE id = $1";
-/// Stores the events of task `$1` of namespace `$4` (`$2` sequence numbers,
-/// `$3` bodies) and gives them the next positions in that order (under the
-/// event order lock).
-pub(super) const APPEND_EVENTS: &str = "INSERT INTO task_events(task_id, seq, body, namespace, position)
-     SELECT $1, s, b, $4, nextval('event_position') FROM unnest($2::bigint[], $3::text[]) AS e(s, b)";
+/// Stores the events of task `$1` of namespace `$2` (`$3` sequence numbers,
+/// `$4` bodies), as the strict writes do.
+pub(super) const APPEND_EVENTS: &str = insert_events!("$1", "$2", "$3", "$4");
 pub(super) const LOCK_EVENT_ORDER: &str = "SELECT pg_advisory_xact_lock($1)";
 pub(super) const ANNOUNCE: &str = "SELECT pg_notify($1, $2)";
 /// Every announcement of a group (`$2`) on channel `$1`, in one statement.

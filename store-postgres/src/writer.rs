@@ -408,7 +408,7 @@ async fn write_task(conn: &Conn, tw: &TaskWrite) -> Result<i64, Failed> {
             .map(|e| encode(&e.body))
             .collect::<StoreResult<Vec<_>>>()?;
         client
-            .execute(&append, &[&row.id, &seqs, &bodies, &row.namespace])
+            .execute(&append, &[&row.id, &row.namespace, &seqs, &bodies])
             .await?;
         let announce = conn.statement(ANNOUNCE).await?;
         client
