@@ -8,6 +8,7 @@
 //!   [--data-dir DIR] [--config FILE.json] [--executor default|tck] [--memory]
 //!   [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR]
 //!   [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process]
+//!   [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy]
 //! ```
 //!
 //! In local mode the process a client spawns is a front for the data
@@ -24,6 +25,11 @@
 //! authenticates with it, `--insecure-no-auth` serves anonymous callers on any
 //! address.
 //!
+//! `--tls-cert FILE --tls-key FILE` serve HTTPS (`http.tls`); the files are
+//! re-read when they change. On an address that is not loopback, an
+//! authentication scheme needs TLS, or `--behind-tls-proxy`
+//! (`http.behind_tls_proxy`) when a TLS-terminating proxy is in front.
+//!
 //! `--listen-v0-3 ADDR` adds an address for A2A 0.3 clients: its Agent Card
 //! carries the 0.3 fields, and the main address then serves the plain 1.0
 //! card (server crate README, "One origin or two").
@@ -31,6 +37,7 @@
 //! Settings come from, in increasing precedence: defaults, the JSON config
 //! file (`--config` or `CLEVERAGENTS_CONFIG`), environment variables
 //! (`CLEVERAGENTS_DATA_DIR`, `CLEVERAGENTS_DATABASE_URL`, `CLEVERAGENTS_LISTEN`, `CLEVERAGENTS_LISTEN_V0_3`, `CLEVERAGENTS_EXECUTOR`,
+//! `CLEVERAGENTS_TLS_CERT`, `CLEVERAGENTS_TLS_KEY`,
 //! `CLEVERAGENTS_PUSH_ALLOW_LIST` comma-separated, `OTEL_EXPORTER_OTLP_ENDPOINT`),
 //! then the command line.
 //! Logs go to stderr (level from `CLEVERAGENTS_LOG`, e.g. `info` for one line
@@ -116,7 +123,7 @@ enum Mode {
 }
 
 fn usage() -> &'static str {
-    "usage: cleveragents-agent (--stdio | --listen ADDR | --stop) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR] [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process]"
+    "usage: cleveragents-agent (--stdio | --listen ADDR | --stop) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR] [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy]"
 }
 
 fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
@@ -148,6 +155,11 @@ struct Args {
     in_process: bool,
     /// The background agent's idle period (`local.idle_timeout_ms`).
     idle_timeout_ms: Option<u64>,
+    /// The listener's certificate chain and key (`http.tls`).
+    tls_cert: Option<PathBuf>,
+    tls_key: Option<PathBuf>,
+    /// A TLS-terminating proxy is in front (`http.behind_tls_proxy`).
+    behind_tls_proxy: bool,
 }
 
 /// Everything the agent starts with, settled from every source.
@@ -226,6 +238,13 @@ fn parse_args() -> Result<Option<Args>, String> {
             Ok(ms) if !ms.is_empty() => Some(parse_millis("CLEVERAGENTS_IDLE_TIMEOUT_MS", &ms)?),
             _ => None,
         },
+        tls_cert: std::env::var_os("CLEVERAGENTS_TLS_CERT")
+            .filter(|f| !f.is_empty())
+            .map(PathBuf::from),
+        tls_key: std::env::var_os("CLEVERAGENTS_TLS_KEY")
+            .filter(|f| !f.is_empty())
+            .map(PathBuf::from),
+        behind_tls_proxy: false,
     };
     if let Ok(listen) = std::env::var("CLEVERAGENTS_LISTEN") {
         args.mode = Some(Mode::Listen(listen));
@@ -253,6 +272,9 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--memory" => args.memory = true,
             "--admin-key" => args.admin_key = true,
             "--insecure-no-auth" => args.insecure_no_auth = true,
+            "--tls-cert" => args.tls_cert = Some(PathBuf::from(value("--tls-cert")?)),
+            "--tls-key" => args.tls_key = Some(PathBuf::from(value("--tls-key")?)),
+            "--behind-tls-proxy" => args.behind_tls_proxy = true,
             "-h" | "--help" => {
                 println!("{}", usage());
                 return Ok(None);
@@ -334,6 +356,14 @@ fn settle(args: Args, file: FileConfig, config_text: &[u8]) -> Result<Settings, 
     let telemetry_endpoint = file.telemetry.endpoint();
     let mut server_config = file.server;
     server_config.auth.insecure_no_auth |= args.insecure_no_auth;
+    server_config.http.behind_tls_proxy |= args.behind_tls_proxy;
+    match (args.tls_cert, args.tls_key) {
+        (Some(cert_file), Some(key_file)) => {
+            server_config.http.tls = Some(server::TlsConfig { cert_file, key_file })
+        }
+        (None, None) => {}
+        _ => return Err(format!("--tls-cert and --tls-key go together\n{}", usage())),
+    }
     if let Some(addr) = &args.listen_v0_3 {
         server_config.http.v0_3_listen = Some(
             addr.parse()

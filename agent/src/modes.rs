@@ -236,19 +236,23 @@ async fn listen(
     server_config.http.listen = addr
         .parse()
         .map_err(|e| format!("invalid --listen address `{addr}`: {e}"))?;
+    let scheme = server_config.http.scheme();
     let server = server::HttpServer::bind(server_config, dispatch)
         .await
         .map_err(|e| match e {
             server::ServerError::AnonymousOnNetwork { .. } => {
                 format!("{e} (command line: --admin-key to create an admin API key, or --insecure-no-auth)")
             }
+            server::ServerError::ClearTextCredentials { .. } => {
+                format!("{e} (command line: --tls-cert FILE --tls-key FILE, or --behind-tls-proxy)")
+            }
             e => e.to_string(),
         })?;
     // The bound address, so `--listen 127.0.0.1:0` is usable by scripts and tests.
     let bound = server.local_addr().map_err(|e| e.to_string())?;
-    eprintln!("cleveragents-agent: listening on http://{bound}/");
+    eprintln!("cleveragents-agent: listening on {scheme}://{bound}/");
     if let Some(v0_3) = server.v0_3_local_addr().map_err(|e| e.to_string())? {
-        eprintln!("cleveragents-agent: serving A2A 0.3 clients' Agent Card on http://{v0_3}/");
+        eprintln!("cleveragents-agent: serving A2A 0.3 clients' Agent Card on {scheme}://{v0_3}/");
     }
     server.serve(shutdown_signal()).await.map_err(|e| e.to_string())
 }

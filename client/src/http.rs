@@ -6,6 +6,7 @@
 
 use crate::policy;
 use crate::sse::{read_event, status_body_error, SseRead};
+use crate::tls::{self, TlsFiles};
 pub use crate::wire::HttpBinding;
 use crate::wire::{self, Credentials};
 use a2a::methods::markers::SubscribeToTask;
@@ -57,6 +58,8 @@ pub struct HttpConfig {
     /// Further headers sent with every request (name, value), e.g. the W3C
     /// `traceparent` of the trace a call belongs to.
     pub headers: Vec<(String, String)>,
+    /// The CAs to trust and the certificate to show, over https.
+    pub tls: TlsFiles,
 }
 
 impl HttpConfig {
@@ -76,6 +79,7 @@ impl HttpConfig {
             max_answer_bytes: 64 << 20,
             trusted_card_keys: None,
             headers: Vec::new(),
+            tls: TlsFiles::default(),
         }
     }
 }
@@ -120,9 +124,11 @@ impl HttpTransport {
                 config.endpoint
             )));
         }
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .build()
+        let http = tls::configure(
+            reqwest::Client::builder().connect_timeout(config.connect_timeout),
+            &config.tls,
+        )?
+        .build()
             .map_err(|e| CallError::Transport(format!("HTTP client: {e}")))?;
         let headers = service_headers(&config)?;
         Ok(HttpTransport {
@@ -238,6 +244,12 @@ fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
 }
 
 fn describe(error: &reqwest::Error) -> String {
+    if let Some(failure) = tls::handshake_failure(error) {
+        let origin = error
+            .url()
+            .map_or_else(|| "the server".to_string(), |url| url.origin().ascii_serialization());
+        return format!("TLS handshake with {origin} failed: {failure}");
+    }
     // reqwest's Display stops at the outermost layer ("error sending request");
     // the cause chain says what actually went wrong.
     let mut text = error.to_string();
@@ -275,7 +287,9 @@ async fn read_bounded(mut response: reqwest::Response, max: usize) -> Result<Vec
 fn transport_attempt(error: &reqwest::Error) -> Attempt {
     Attempt {
         error: CallError::Transport(describe(error)),
-        transient: error.is_connect() || error.is_timeout() || error.is_request(),
+        // A certificate refused now is refused on every retry.
+        transient: (error.is_connect() || error.is_timeout() || error.is_request())
+            && tls::handshake_failure(error).is_none(),
     }
 }
 

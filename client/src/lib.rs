@@ -19,6 +19,7 @@ pub mod policy;
 pub mod schema;
 pub mod sse;
 pub mod stdio;
+pub mod tls;
 pub mod wire;
 
 pub use a2a::rpc::{CallError, Client, Event};
@@ -26,6 +27,7 @@ pub use any::AnyTransport;
 pub use card_trust::{CardTrustError, TrustedKeys};
 pub use http::{HttpBinding, HttpConfig, HttpTransport};
 pub use stdio::{StdioConfig, StdioTransport};
+pub use tls::TlsFiles;
 pub use wire::Credentials;
 
 /// The README's example, compiled as a doctest.

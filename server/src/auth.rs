@@ -1,9 +1,10 @@
 //! Authentication (server mode): turns the credentials of an HTTP request — an
-//! API key header, a static bearer token, or a JWT (HS256 secret, RS256/ES256
-//! from a local JWKS file) — into a [`Principal`] with its roles per namespace.
-//! Nothing here logs a credential.
+//! API key header, a static bearer token, a JWT (HS256 secret, RS256/ES256
+//! from a local JWKS file), or the client certificate of its TLS connection —
+//! into a [`Principal`] with its roles per namespace. Nothing here logs a
+//! credential.
 
-use crate::config::{AuthConfig, JwtConfig, PrincipalConfig, Secret};
+use crate::config::{AuthConfig, CertificateName, JwtConfig, PrincipalConfig, Secret};
 use crate::error::ServerError;
 use a2a::rpc::{Access, Principal};
 use http::HeaderMap;
@@ -21,7 +22,7 @@ pub struct Authenticated {
     /// The principal's configured namespace for requests that name none; `None`
     /// means the contract's default.
     pub default_namespace: Option<String>,
-    /// Which scheme admitted the caller (`apiKey`, `bearer`, `jwt`), for logs.
+    /// Which scheme admitted the caller (`apiKey`, `bearer`, `jwt`, `mtls`), for logs.
     pub scheme: &'static str,
 }
 
@@ -42,6 +43,59 @@ impl AuthFailure {
             AuthFailure::Invalid(reason) => format!("Invalid credentials: {reason}"),
         }
     }
+}
+
+/// The verified client certificate of a TLS connection, as `auth.mtls`
+/// names its holder: the subject of every request on that connection that
+/// carries no other credential.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientCertificate {
+    /// The name `auth.mtls.subject_from` picks, or why the certificate has none.
+    subject: Result<std::sync::Arc<str>, String>,
+}
+
+impl ClientCertificate {
+    /// The holder of the (verified) certificate `der`, by the name `names` picks.
+    pub fn named(names: CertificateName, der: &[u8]) -> ClientCertificate {
+        ClientCertificate {
+            subject: certificate_name(names, der).map(std::sync::Arc::from),
+        }
+    }
+
+    /// A certificate whose holder is `subject`.
+    pub fn of(subject: &str) -> ClientCertificate {
+        ClientCertificate {
+            subject: Ok(std::sync::Arc::from(subject)),
+        }
+    }
+}
+
+/// The first name of kind `names` in certificate `der`.
+fn certificate_name(names: CertificateName, der: &[u8]) -> Result<String, String> {
+    use x509_parser::extensions::GeneralName;
+    let (_, certificate) = x509_parser::parse_x509_certificate(der)
+        .map_err(|e| format!("the client certificate does not parse: {e}"))?;
+    let found = match names {
+        CertificateName::CommonName => certificate
+            .subject()
+            .iter_common_name()
+            .find_map(|name| name.as_str().ok().map(str::to_string)),
+        CertificateName::DnsName | CertificateName::Uri | CertificateName::Email => certificate
+            .subject_alternative_name()
+            .ok()
+            .flatten()
+            .and_then(|san| {
+                san.value.general_names.iter().find_map(|name| match (names, name) {
+                    (CertificateName::DnsName, GeneralName::DNSName(n))
+                    | (CertificateName::Uri, GeneralName::URI(n))
+                    | (CertificateName::Email, GeneralName::RFC822Name(n)) => Some(n.to_string()),
+                    _ => None,
+                })
+            }),
+    };
+    found
+        .filter(|name| !name.is_empty())
+        .ok_or_else(|| format!("the client certificate has no {}", names.describe()))
 }
 
 struct JwksKey {
@@ -66,6 +120,8 @@ pub struct Authenticator {
     bearer_tokens: Vec<(Secret, String)>,
     jwt: Option<JwtVerifier>,
     principals: HashMap<String, PrincipalConfig>,
+    /// Client certificates name the caller (`auth.mtls`).
+    mtls: bool,
     enabled: bool,
     challenge: String,
 }
@@ -122,6 +178,7 @@ impl Authenticator {
                 .iter()
                 .map(|p| (p.subject.clone(), p.clone()))
                 .collect(),
+            mtls: config.mtls.is_some(),
             enabled: config.is_enabled(),
             challenge: challenges.join(", "),
         })
@@ -137,11 +194,26 @@ impl Authenticator {
         &self.challenge
     }
 
-    /// Authenticates a request from its headers. `Ok(None)` when authentication is
-    /// off (anonymous development setup).
-    pub fn authenticate(&self, headers: &HeaderMap) -> Result<Option<Authenticated>, AuthFailure> {
+    /// Authenticates a request from its headers, else from the client
+    /// certificate of its connection. `Ok(None)` when authentication is off
+    /// (anonymous development setup).
+    pub fn authenticate(
+        &self,
+        headers: &HeaderMap,
+        certificate: Option<&ClientCertificate>,
+    ) -> Result<Option<Authenticated>, AuthFailure> {
         if !self.enabled {
             return Ok(None);
+        }
+        // A credential in the request speaks for the request; the
+        // connection's certificate for requests that carry none.
+        let carries_credential =
+            headers.contains_key(&self.api_key_header) || headers.contains_key(http::header::AUTHORIZATION);
+        if let (false, true, Some(certificate)) = (carries_credential, self.mtls, certificate) {
+            return match &certificate.subject {
+                Ok(subject) => Ok(Some(self.principal_for(subject, None, "mtls"))),
+                Err(reason) => Err(AuthFailure::Invalid(reason.clone())),
+            };
         }
         if let Some(value) = headers.get(&self.api_key_header) {
             if self.api_keys.is_empty() {

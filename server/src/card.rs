@@ -8,7 +8,7 @@ use crate::negotiate::{
 };
 use a2a::types::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, ApiKeySecurityScheme,
-    HttpAuthSecurityScheme, OAuth2SecurityScheme, SecurityRequirement, SecurityScheme, StringList,
+    HttpAuthSecurityScheme, MutualTlsSecurityScheme, OAuth2SecurityScheme, SecurityRequirement, SecurityScheme, StringList,
 };
 use a2a::{Contract, METHODS};
 use serde_json::{json, Map, Value};
@@ -95,7 +95,7 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
         } else {
             format!("/{}", config.http.path)
         };
-        format!("http://{}{}", config.http.listen, path)
+        format!("{}://{}{}", config.http.scheme(), config.http.listen, path)
     });
     // The REST binding lives beside the JSON-RPC endpoint: on the same base
     // URL, which is the JSON-RPC URL without its path (or its origin).
@@ -210,6 +210,19 @@ fn security(auth: &AuthConfig) -> (Option<HashMap<String, SecurityScheme>>, Vec<
                 description: oauth2.description.clone(),
                 flows: oauth2.flows.clone(),
                 oauth2_metadata_url: oauth2.metadata_url.clone(),
+            }),
+        );
+    }
+    if let Some(mtls) = &auth.mtls {
+        schemes.insert(
+            "mtls".to_string(),
+            SecurityScheme::MtlsSecurityScheme(MutualTlsSecurityScheme {
+                description: Some(mtls.description.clone().unwrap_or_else(|| {
+                    format!(
+                        "Client certificate issued by the operator's CA; its {} names the caller.",
+                        mtls.subject_from.describe()
+                    )
+                })),
             }),
         );
     }

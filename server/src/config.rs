@@ -174,6 +174,27 @@ pub struct HttpConfig {
     pub v0_3_listen: Option<SocketAddr>,
     /// `Cache-Control: max-age` of the Agent Card, in seconds (spec §8.6.1).
     pub card_max_age_secs: u64,
+    /// Serve HTTPS with this certificate and key (both addresses).
+    pub tls: Option<TlsConfig>,
+    /// A TLS-terminating proxy forwards to this listener: credentials may be
+    /// accepted on a network address without `tls`, the card's URLs are
+    /// `agent.public_url` (which must then be an `https` URL), and only
+    /// requests that a proxy of `trusted_proxies` says came over https
+    /// (`X-Forwarded-Proto: https`) are served.
+    pub behind_tls_proxy: bool,
+    /// Addresses (`10.0.0.5`) and networks (`10.0.0.0/8`, `fd00::/8`) whose
+    /// `X-Forwarded-Proto` is believed, with `behind_tls_proxy`.
+    pub trusted_proxies: Vec<String>,
+}
+
+/// The listener's certificate: re-read when either file changes.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsConfig {
+    /// PEM certificate chain, the server's certificate first.
+    pub cert_file: PathBuf,
+    /// PEM private key of that certificate (PKCS#8, PKCS#1 or SEC1).
+    pub key_file: PathBuf,
 }
 
 impl Default for HttpConfig {
@@ -187,11 +208,23 @@ impl Default for HttpConfig {
             assume_version_when_absent: None,
             v0_3_listen: None,
             card_max_age_secs: 300,
+            tls: None,
+            behind_tls_proxy: false,
+            trusted_proxies: Vec::new(),
         }
     }
 }
 
 impl HttpConfig {
+    /// The scheme of the listener's URLs: `https` with TLS.
+    pub fn scheme(&self) -> &'static str {
+        if self.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        }
+    }
+
     /// The REST binding's prefix without a trailing `/` (`""` at the root), or
     /// `None` when the binding is off.
     pub fn rest_prefix(&self) -> Option<&str> {
@@ -322,6 +355,8 @@ pub struct AuthConfig {
     /// An OAuth2 declaration for the card; its access tokens are verified as JWTs
     /// with `jwt`, which must then be set.
     pub oauth2: Option<OAuth2Config>,
+    /// Client certificates (needs `http.tls`).
+    pub mtls: Option<MtlsConfig>,
     /// Roles per subject.
     pub principals: Vec<PrincipalConfig>,
     /// Serve anonymous callers with every right on a non-loopback address too.
@@ -337,6 +372,7 @@ impl Default for AuthConfig {
             bearer_tokens: Vec::new(),
             jwt: None,
             oauth2: None,
+            mtls: None,
             principals: Vec::new(),
             insecure_no_auth: false,
         }
@@ -350,6 +386,7 @@ impl AuthConfig {
             || !self.bearer_tokens.is_empty()
             || self.jwt.is_some()
             || self.oauth2.is_some()
+            || self.mtls.is_some()
     }
 
     /// Refuses to serve anonymous callers beyond this machine: with no scheme
@@ -360,6 +397,100 @@ impl AuthConfig {
             return Ok(());
         }
         Err(ServerError::AnonymousOnNetwork { addr: listen })
+    }
+}
+
+impl ServerConfig {
+    /// Refuses what would expose callers on `listen`: anonymous callers with
+    /// every right beyond this machine (see [`AuthConfig::check_exposure`]),
+    /// and credentials in clear text there (an authentication scheme on a
+    /// network address without TLS, unless a TLS-terminating proxy is said
+    /// to be in front). Loopback addresses keep plain HTTP.
+    pub fn check_exposure(&self, listen: SocketAddr) -> Result<(), ServerError> {
+        self.auth.check_exposure(listen)?;
+        let clear_text = self.auth.is_enabled()
+            && !listen.ip().is_loopback()
+            && self.http.tls.is_none()
+            && !self.http.behind_tls_proxy;
+        if clear_text {
+            return Err(ServerError::ClearTextCredentials { addr: listen });
+        }
+        Ok(())
+    }
+
+    /// Settings that contradict one another around TLS.
+    pub fn check_tls(&self) -> Result<(), ServerError> {
+        if self.auth.mtls.is_some() && self.http.tls.is_none() {
+            return Err(ServerError::Config(
+                "auth.mtls needs http.tls: client certificates are asked for in the listener's TLS handshake"
+                    .into(),
+            ));
+        }
+        if self.http.behind_tls_proxy {
+            let https = self
+                .agent
+                .public_url
+                .as_deref()
+                .is_some_and(|url| url.starts_with("https://"));
+            if !https {
+                return Err(ServerError::Config(
+                    "http.behind_tls_proxy needs agent.public_url: the https URL clients reach the proxy at".into(),
+                ));
+            }
+            if self.http.trusted_proxies.is_empty() {
+                return Err(ServerError::Config(
+                    "http.behind_tls_proxy needs http.trusted_proxies: the addresses of the proxies whose \
+                     X-Forwarded-Proto is believed"
+                        .into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Client certificates as credentials: a certificate that chains to
+/// `ca_file` names its holder, whose roles are those of `principals` under
+/// that name. A client without a certificate still connects (the card is
+/// public, and other schemes may admit it); one with a certificate that does
+/// not verify is refused in the handshake.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MtlsConfig {
+    /// PEM certificates of the CAs client certificates must chain to.
+    pub ca_file: PathBuf,
+    /// Which name of the certificate is the subject (default `common_name`).
+    #[serde(default)]
+    pub subject_from: CertificateName,
+    /// Description of the scheme in the card.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// A name a certificate carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CertificateName {
+    /// The subject's common name (CN).
+    #[default]
+    CommonName,
+    /// The first DNS name among the subject alternative names.
+    DnsName,
+    /// The first URI among the subject alternative names (a SPIFFE ID, say).
+    Uri,
+    /// The first e-mail address among the subject alternative names.
+    Email,
+}
+
+impl CertificateName {
+    /// What the name is called, in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CertificateName::CommonName => "common name",
+            CertificateName::DnsName => "DNS name",
+            CertificateName::Uri => "URI name",
+            CertificateName::Email => "e-mail name",
+        }
     }
 }
 

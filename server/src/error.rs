@@ -29,6 +29,20 @@ pub enum ServerError {
         /// The non-loopback address asked for.
         addr: SocketAddr,
     },
+    /// The HTTP binding would accept credentials in clear text on an address
+    /// other machines can reach.
+    #[error(
+        "refusing to listen on {addr} without TLS: callers there would send their credentials in clear text. \
+         Give the listener a certificate (http.tls.cert_file and http.tls.key_file), listen on a loopback \
+         address (127.0.0.1, ::1), or set http.behind_tls_proxy when a TLS-terminating proxy forwards to it"
+    )]
+    ClearTextCredentials {
+        /// The non-loopback address asked for.
+        addr: SocketAddr,
+    },
+    /// The TLS certificate, key or client CA could not be loaded.
+    #[error("TLS: {0}")]
+    Tls(String),
     /// The JWKS file of `auth.jwt.jwks_file` could not be read or holds no usable key.
     #[error("cannot load JWKS file {path}: {reason}")]
     Jwks {

@@ -3,11 +3,14 @@
 //! `/.well-known/agent-card.json` (and the legacy `/.well-known/agent.json`),
 //! service-parameter headers, authentication, CORS, limits and graceful
 //! shutdown, on hyper 1.x; optionally on a second address for A2A 0.3 clients
-//! (`http.v0_3_listen`), which differs only in the card it serves. The JSON-RPC endpoint and its status codes are in
+//! (`http.v0_3_listen`), which differs only in the card it serves. With
+//! `http.tls` both addresses serve HTTPS ([`crate::tls`]), HTTP/1.1 or HTTP/2
+//! as the client's ALPN chooses. The JSON-RPC endpoint and its status codes are in
 //! [`rpc`], the REST binding in [`rest`], what both share per request in
-//! [`exchange`], the Prometheus metrics at `GET /metrics` in [`metrics`].
+//! [`exchange`], the Prometheus metrics at `GET /metrics` in [`metrics`], the
+//! check of requests forwarded by a TLS-terminating proxy in [`forwarded`].
 
-use crate::auth::Authenticator;
+use crate::auth::{Authenticator, ClientCertificate};
 use crate::card::{self, Binding};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
@@ -15,13 +18,14 @@ use crate::negotiate::{self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER,
 use crate::pipeline::Pipeline;
 use crate::signing::CardSigner;
 use crate::sse::ResponseBody;
+use crate::tls::Tls;
 use a2a::rpc::Dispatch;
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use std::convert::Infallible;
 use std::future::Future;
@@ -32,10 +36,12 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 mod exchange;
+mod forwarded;
 mod metrics;
 mod rest;
 mod rpc;
 use exchange::StreamSlots;
+use forwarded::TrustedProxies;
 pub use metrics::METRICS_PATH;
 
 /// Where the contract's OpenRPC document is served, public like the Agent
@@ -83,6 +89,10 @@ struct HttpState {
     card_last_modified: HeaderValue,
     streams: StreamSlots,
     shutdown: CancellationToken,
+    /// With `http.tls`: what accepts the connections.
+    tls: Option<Tls>,
+    /// With `http.behind_tls_proxy`: whose word on the client's scheme counts.
+    proxies: Option<TrustedProxies>,
 }
 
 impl HttpServer {
@@ -102,7 +112,19 @@ impl HttpServer {
             )));
         }
         let auth = Authenticator::from_config(&config.auth)?;
-        config.auth.check_exposure(config.http.listen)?;
+        config.check_tls()?;
+        config.check_exposure(config.http.listen)?;
+        let proxies = config
+            .http
+            .behind_tls_proxy
+            .then(|| TrustedProxies::parse(&config.http.trusted_proxies))
+            .transpose()?;
+        let tls = config
+            .http
+            .tls
+            .as_ref()
+            .map(|tls| Tls::from_config(tls, config.auth.mtls.as_ref()))
+            .transpose()?;
         if !auth.is_enabled() {
             tracing::warn!(
                 listen = %config.http.listen,
@@ -112,20 +134,21 @@ impl HttpServer {
         let listener = bind_listener(config.http.listen).await?;
         let v0_3_listener = match config.http.v0_3_listen {
             Some(addr) => {
-                config.auth.check_exposure(addr)?;
+                config.check_exposure(addr)?;
                 Some(bind_listener(addr).await?)
             }
             None => None,
         };
         // Advertise the ports actually bound (port 0 in tests).
         let mut config = config;
+        let scheme = config.http.scheme();
         if config.agent.public_url.is_none() {
             let addr = listener.local_addr()?;
-            config.agent.public_url = Some(format!("http://{addr}{}", config.http.path));
+            config.agent.public_url = Some(format!("{scheme}://{addr}{}", config.http.path));
         }
         if let (None, Some(v0_3)) = (&config.agent.v0_3_public_url, &v0_3_listener) {
             let addr = v0_3.local_addr()?;
-            config.agent.v0_3_public_url = Some(format!("http://{addr}{}", config.http.path));
+            config.agent.v0_3_public_url = Some(format!("{scheme}://{addr}{}", config.http.path));
         }
         let signer = CardSigner::from_config(&config.agent.card_signing_keys)?;
         let mut public_card = card::agent_card(&config, Binding::Http);
@@ -157,6 +180,8 @@ impl HttpServer {
             card_last_modified,
             streams: StreamSlots::new(config.limits.max_streams_per_principal),
             shutdown: CancellationToken::new(),
+            tls,
+            proxies,
             config,
         };
         Ok(HttpServer {
@@ -190,13 +215,7 @@ impl HttpServer {
             state,
         } = self;
         let graceful = GracefulShutdown::new();
-        let limits = &state.config.limits;
-        let mut builder = hyper::server::conn::http1::Builder::new();
-        builder
-            .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_read_timeout())
-            .max_buf_size(limits.max_header_bytes.max(8192))
-            .keep_alive(true);
+        let builders = Arc::new(Builders::new(&state.config.limits));
         tokio::pin!(shutdown);
         loop {
             let (accepted, address) = tokio::select! {
@@ -214,19 +233,26 @@ impl HttpServer {
                 }
             };
             let _ = stream.set_nodelay(true);
-            let state = state.clone();
-            let service = service_fn(move |request| {
-                let state = state.clone();
-                // Boxed: the connection then holds a pointer to the request
-                // in flight, not its whole future, for as long as it lives
-                // (an idle stream's connection most of all).
-                Box::pin(async move { Ok::<_, Infallible>(state.handle(request, peer, address).await) })
-            });
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
-            let watched = graceful.watch(connection);
+            let connection = Connection {
+                state: state.clone(),
+                peer,
+                address,
+            };
+            let builders = builders.clone();
+            let watcher = graceful.watcher();
+            // The handshake runs in the connection's task, so a client that
+            // is slow to finish it holds up no one else.
             tokio::spawn(async move {
-                if let Err(error) = watched.await {
-                    tracing::debug!(%error, %peer, "connection ended with an error");
+                let Some(tls) = &connection.state.tls else {
+                    return connection.serve(TokioIo::new(stream), false, None, &builders, watcher).await;
+                };
+                let within = connection.state.config.limits.header_read_timeout();
+                match tls.accept(stream, within).await {
+                    Ok(accepted) => {
+                        let io = TokioIo::new(accepted.stream);
+                        connection.serve(io, accepted.h2, accepted.client, &builders, watcher).await;
+                    }
+                    Err(error) => tracing::debug!(%error, %peer, "TLS handshake failed"),
                 }
             });
         }
@@ -249,6 +275,74 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServerError> {
     HttpServer::bind(config, dispatch).await?.serve(shutdown).await
+}
+
+/// The HTTP/1.1 and HTTP/2 connection settings, from the limits.
+struct Builders {
+    http1: hyper::server::conn::http1::Builder,
+    http2: hyper::server::conn::http2::Builder<TokioExecutor>,
+}
+
+impl Builders {
+    fn new(limits: &crate::config::Limits) -> Builders {
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_read_timeout())
+            .max_buf_size(limits.max_header_bytes.max(8192))
+            .keep_alive(true);
+        let mut http2 = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+        http2
+            .timer(TokioTimer::new())
+            .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
+            .max_concurrent_streams(MAX_H2_STREAMS);
+        Builders { http1, http2 }
+    }
+}
+
+/// Requests one HTTP/2 connection may have open at once (its streams each
+/// hold a request, an SSE stream among them, as an HTTP/1.1 connection does).
+const MAX_H2_STREAMS: u32 = 256;
+
+/// One accepted connection: where it came from and on which address.
+struct Connection {
+    state: Arc<HttpState>,
+    peer: SocketAddr,
+    address: Address,
+}
+
+impl Connection {
+    /// Serves the connection's requests until it closes or shutdown ends it.
+    async fn serve<I>(
+        self,
+        io: TokioIo<I>,
+        h2: bool,
+        client: Option<ClientCertificate>,
+        builders: &Builders,
+        watcher: hyper_util::server::graceful::Watcher,
+    ) where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let Connection { state, peer, address } = self;
+        let service = service_fn(move |mut request: Request<Incoming>| {
+            let state = state.clone();
+            if let Some(client) = &client {
+                request.extensions_mut().insert(client.clone());
+            }
+            // Boxed: the connection then holds a pointer to the request
+            // in flight, not its whole future, for as long as it lives
+            // (an idle stream's connection most of all).
+            Box::pin(async move { Ok::<_, Infallible>(state.handle(request, peer, address).await) })
+        });
+        let ended = if h2 {
+            watcher.watch(builders.http2.serve_connection(io, service)).await
+        } else {
+            watcher.watch(builders.http1.serve_connection(io, service)).await
+        };
+        if let Err(error) = ended {
+            tracing::debug!(%error, %peer, "connection ended with an error");
+        }
+    }
 }
 
 async fn bind_listener(addr: SocketAddr) -> Result<TcpListener, ServerError> {
@@ -358,10 +452,18 @@ impl HttpState {
     async fn route(
         &self,
         request: Request<Incoming>,
-        _peer: SocketAddr,
+        peer: SocketAddr,
         address: Address,
     ) -> Response<ResponseBody> {
         let origin = request.headers().get(header::ORIGIN).cloned();
+        if let Some(proxies) = &self.proxies {
+            if !proxies.came_over_https(peer.ip(), request.headers()) {
+                return plain(
+                    StatusCode::FORBIDDEN,
+                    "this agent serves requests that reach it through its TLS-terminating proxy over https\n",
+                );
+            }
+        }
         let path = request.uri().path();
         // The JSON-RPC path wins where the two bindings' paths meet.
         let rest_route = (path != self.config.http.path)

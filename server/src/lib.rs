@@ -1,5 +1,5 @@
-//! Transports for the contract: the HTTP binding (JSON-RPC 2.0 + SSE, on hyper)
-//! and the stdio binding (newline-delimited JSON-RPC), both over any
+//! Transports for the contract: the HTTP binding (JSON-RPC 2.0 + SSE, on hyper,
+//! over TLS when configured) and the stdio binding (newline-delimited JSON-RPC), both over any
 //! [`a2a::rpc::Dispatch`] — normally the generated [`a2a::Router`] over the
 //! application's handlers. The crate knows nothing of storage.
 //!
@@ -29,12 +29,13 @@ mod pipeline;
 pub mod signing;
 mod sse;
 mod stdio;
+mod tls;
 
-pub use auth::{AuthFailure, Authenticated, Authenticator};
+pub use auth::{AuthFailure, Authenticated, Authenticator, ClientCertificate};
 pub use card::{agent_card, extended_agent_card, Binding};
 pub use config::{
-    AgentInfo, AuthConfig, CapabilityFlags, CardSigningKey, CorsConfig, CredentialConfig, HttpConfig,
-    JwtConfig, Limits, OAuth2Config, PrincipalConfig, Secret, ServerConfig,
+    AgentInfo, AuthConfig, CapabilityFlags, CardSigningKey, CertificateName, CorsConfig, CredentialConfig,
+    HttpConfig, JwtConfig, Limits, MtlsConfig, OAuth2Config, PrincipalConfig, Secret, ServerConfig, TlsConfig,
 };
 pub use error::ServerError;
 pub use http::{serve_http, HttpServer, METRICS_PATH};

@@ -32,6 +32,12 @@ pub const DEFAULT_AGENT_ARGS: &[&str] = &["--stdio"];
 pub const ENV_AGENT: &str = "CLEVERAGENTS_AGENT";
 /// Environment variable that stands for `--server`: the endpoint URL of server mode.
 pub const ENV_SERVER: &str = "CLEVERAGENTS_SERVER";
+/// Environment variable that stands for `--ca-file`.
+pub const ENV_CA_FILE: &str = "CLEVERAGENTS_CA_FILE";
+/// Environment variable that stands for `--client-cert`.
+pub const ENV_CLIENT_CERT: &str = "CLEVERAGENTS_CLIENT_CERT";
+/// Environment variable that stands for `--client-key`.
+pub const ENV_CLIENT_KEY: &str = "CLEVERAGENTS_CLIENT_KEY";
 /// Environment variable that stands for `--token`: the bearer token of server mode.
 pub const ENV_TOKEN: &str = "CLEVERAGENTS_TOKEN";
 /// Environment variable that stands for `--api-key`: the API key of server mode.
@@ -109,6 +115,26 @@ fn connection_args() -> Vec<Arg> {
             .value_name("NAME")
             .default_value(DEFAULT_API_KEY_HEADER)
             .help("Header that carries the API key"),
+        Arg::new("ca-file")
+            .long("ca-file")
+            .global(true)
+            .env(ENV_CA_FILE)
+            .value_name("PEM")
+            .help("Server mode over https: the CAs the server's certificate must chain to, instead of the built-in roots"),
+        Arg::new("client-cert")
+            .long("client-cert")
+            .global(true)
+            .env(ENV_CLIENT_CERT)
+            .value_name("PEM")
+            .requires("client-key")
+            .help("Server mode over https: the client certificate to show (mutual TLS), with --client-key"),
+        Arg::new("client-key")
+            .long("client-key")
+            .global(true)
+            .env(ENV_CLIENT_KEY)
+            .value_name("PEM")
+            .requires("client-cert")
+            .help("Server mode over https: the private key of --client-cert"),
         Arg::new("trusted-keys")
             .long("trusted-keys")
             .global(true)
@@ -352,6 +378,12 @@ async fn connect(
         config.retries = matches.get_one::<u32>("retries").copied().unwrap_or(2);
         config.extension_version = extension_version;
         config.trusted_card_keys = trusted;
+        let file = |name: &str| matches.get_one::<String>(name).map(PathBuf::from);
+        config.tls = crate::TlsFiles {
+            ca_file: file("ca-file"),
+            client_cert: file("client-cert"),
+            client_key: file("client-key"),
+        };
         let api_key = |key: String| Credentials::ApiKey {
             header: matches
                 .get_one::<String>("api-key-header")

@@ -87,7 +87,7 @@ impl HttpState {
         };
         // Authenticate before looking at the request: unauthenticated callers
         // learn nothing but that they must authenticate.
-        let caller = match self.auth.authenticate(&parts.headers) {
+        let caller = match self.auth.authenticate(&parts.headers, parts.extensions.get()) {
             Ok(caller) => caller,
             Err(failure) => {
                 let error = Error::new(ErrorKind::ExtAuthRequired, failure.message());
