@@ -129,7 +129,7 @@ impl HttpTransport {
             &config.tls,
         )?
         .build()
-            .map_err(|e| CallError::Transport(format!("HTTP client: {e}")))?;
+        .map_err(|e| CallError::Transport(format!("HTTP client: {e}")))?;
         let headers = service_headers(&config)?;
         Ok(HttpTransport {
             inner: Arc::new(Inner {
@@ -245,9 +245,10 @@ fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
 
 fn describe(error: &reqwest::Error) -> String {
     if let Some(failure) = tls::handshake_failure(error) {
-        let origin = error
-            .url()
-            .map_or_else(|| "the server".to_string(), |url| url.origin().ascii_serialization());
+        let origin = error.url().map_or_else(
+            || "the server".to_string(),
+            |url| url.origin().ascii_serialization(),
+        );
         return format!("TLS handshake with {origin} failed: {failure}");
     }
     // reqwest's Display stops at the outermost layer ("error sending request");

@@ -20,7 +20,8 @@ pub struct TlsFiles {
 }
 
 fn read(what: &str, path: &Path) -> Result<Vec<u8>, CallError> {
-    std::fs::read(path).map_err(|e| CallError::Transport(format!("cannot read the {what} {}: {e}", path.display())))
+    std::fs::read(path)
+        .map_err(|e| CallError::Transport(format!("cannot read the {what} {}: {e}", path.display())))
 }
 
 /// `builder` trusting and showing what `files` name.
@@ -74,26 +75,20 @@ pub(crate) fn handshake_failure(error: &(dyn std::error::Error + 'static)) -> Op
     use rustls::{AlertDescription as Alert, CertificateError as Certificate, Error as Tls};
     let mut cause = Some(error);
     while let Some(error) = cause {
-        // An I/O error's `source` is its inner error's source, not the
-        // inner error: look inside it.
-        let inner = error
-            .downcast_ref::<std::io::Error>()
-            .and_then(std::io::Error::get_ref)
-            .and_then(|inner| inner.downcast_ref::<Tls>());
-        if let Some(tls) = error.downcast_ref::<Tls>().or(inner) {
+        if let Some(tls) = error.downcast_ref::<Tls>() {
             return Some(match tls {
                 Tls::InvalidCertificate(Certificate::Expired | Certificate::ExpiredContext { .. }) => {
                     "the server's certificate has expired"
                 }
-                Tls::InvalidCertificate(Certificate::NotValidYet | Certificate::NotValidYetContext { .. }) => {
-                    "the server's certificate is not valid yet"
-                }
+                Tls::InvalidCertificate(
+                    Certificate::NotValidYet | Certificate::NotValidYetContext { .. },
+                ) => "the server's certificate is not valid yet",
                 Tls::InvalidCertificate(Certificate::UnknownIssuer) => {
                     "the server's certificate is not issued by a trusted CA"
                 }
-                Tls::InvalidCertificate(Certificate::NotValidForName | Certificate::NotValidForNameContext { .. }) => {
-                    "the server's certificate is not valid for the server's name"
-                }
+                Tls::InvalidCertificate(
+                    Certificate::NotValidForName | Certificate::NotValidForNameContext { .. },
+                ) => "the server's certificate is not valid for the server's name",
                 Tls::InvalidCertificate(Certificate::Revoked) => "the server's certificate is revoked",
                 Tls::InvalidCertificate(_) => "the server's certificate is not valid",
                 Tls::AlertReceived(Alert::CertificateRequired) => "the server requires a client certificate",
@@ -108,7 +103,15 @@ pub(crate) fn handshake_failure(error: &(dyn std::error::Error + 'static)) -> Op
                 _ => return None,
             });
         }
-        cause = error.source();
+        // An I/O error's `source` is its inner error's source, not the
+        // inner error (reqwest's rustls errors sit two I/O errors deep).
+        cause = match error
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+        {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => error.source(),
+        };
     }
     None
 }

@@ -85,12 +85,15 @@ fn certificate_name(names: CertificateName, der: &[u8]) -> Result<String, String
             .ok()
             .flatten()
             .and_then(|san| {
-                san.value.general_names.iter().find_map(|name| match (names, name) {
-                    (CertificateName::DnsName, GeneralName::DNSName(n))
-                    | (CertificateName::Uri, GeneralName::URI(n))
-                    | (CertificateName::Email, GeneralName::RFC822Name(n)) => Some(n.to_string()),
-                    _ => None,
-                })
+                san.value
+                    .general_names
+                    .iter()
+                    .find_map(|name| match (names, name) {
+                        (CertificateName::DnsName, GeneralName::DNSName(n))
+                        | (CertificateName::Uri, GeneralName::URI(n))
+                        | (CertificateName::Email, GeneralName::RFC822Name(n)) => Some(n.to_string()),
+                        _ => None,
+                    })
             }),
     };
     found

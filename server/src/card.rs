@@ -8,7 +8,8 @@ use crate::negotiate::{
 };
 use a2a::types::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, ApiKeySecurityScheme,
-    HttpAuthSecurityScheme, MutualTlsSecurityScheme, OAuth2SecurityScheme, SecurityRequirement, SecurityScheme, StringList,
+    HttpAuthSecurityScheme, MutualTlsSecurityScheme, OAuth2SecurityScheme, SecurityRequirement,
+    SecurityScheme, StringList,
 };
 use a2a::{Contract, METHODS};
 use serde_json::{json, Map, Value};

@@ -434,7 +434,8 @@ impl ServerConfig {
                 .is_some_and(|url| url.starts_with("https://"));
             if !https {
                 return Err(ServerError::Config(
-                    "http.behind_tls_proxy needs agent.public_url: the https URL clients reach the proxy at".into(),
+                    "http.behind_tls_proxy needs agent.public_url: the https URL clients reach the proxy at"
+                        .into(),
                 ));
             }
             if self.http.trusted_proxies.is_empty() {

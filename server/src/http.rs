@@ -244,13 +244,17 @@ impl HttpServer {
             // is slow to finish it holds up no one else.
             tokio::spawn(async move {
                 let Some(tls) = &connection.state.tls else {
-                    return connection.serve(TokioIo::new(stream), false, None, &builders, watcher).await;
+                    return connection
+                        .serve(TokioIo::new(stream), false, None, &builders, watcher)
+                        .await;
                 };
                 let within = connection.state.config.limits.header_read_timeout();
                 match tls.accept(stream, within).await {
                     Ok(accepted) => {
                         let io = TokioIo::new(accepted.stream);
-                        connection.serve(io, accepted.h2, accepted.client, &builders, watcher).await;
+                        connection
+                            .serve(io, accepted.h2, accepted.client, &builders, watcher)
+                            .await;
                     }
                     Err(error) => tracing::debug!(%error, %peer, "TLS handshake failed"),
                 }

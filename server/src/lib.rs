@@ -35,7 +35,8 @@ pub use auth::{AuthFailure, Authenticated, Authenticator, ClientCertificate};
 pub use card::{agent_card, extended_agent_card, Binding};
 pub use config::{
     AgentInfo, AuthConfig, CapabilityFlags, CardSigningKey, CertificateName, CorsConfig, CredentialConfig,
-    HttpConfig, JwtConfig, Limits, MtlsConfig, OAuth2Config, PrincipalConfig, Secret, ServerConfig, TlsConfig,
+    HttpConfig, JwtConfig, Limits, MtlsConfig, OAuth2Config, PrincipalConfig, Secret, ServerConfig,
+    TlsConfig,
 };
 pub use error::ServerError;
 pub use http::{serve_http, HttpServer, METRICS_PATH};

@@ -67,7 +67,9 @@ impl Tls {
                 let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
                     .allow_unauthenticated()
                     .build()
-                    .map_err(|e| ServerError::Tls(format!("auth.mtls.ca_file {}: {e}", mtls.ca_file.display())))?;
+                    .map_err(|e| {
+                        ServerError::Tls(format!("auth.mtls.ca_file {}: {e}", mtls.ca_file.display()))
+                    })?;
                 builder.with_client_cert_verifier(verifier)
             }
         };
@@ -169,7 +171,10 @@ impl ReloadingCertificate {
     /// The pair to serve: re-read first when a file changed since.
     fn current(&self) -> Arc<CertifiedKey> {
         let stamps = (Stamp::of(&self.cert_file), Stamp::of(&self.key_file));
-        let mut current = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut current = self
+            .current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if stamps != current.stamps {
             current.stamps = stamps;
             match load_pair(&self.cert_file, &self.key_file, &self.provider) {
@@ -206,15 +211,23 @@ fn load_pair(cert_file: &Path, key_file: &Path, provider: &CryptoProvider) -> Re
             cert_file.display()
         ));
     }
-    let key_bytes =
-        std::fs::read(key_file).map_err(|e| format!("cannot read the key file {}: {e}", key_file.display()))?;
-    let key = PrivateKeyDer::from_pem_slice(&key_bytes)
-        .map_err(|e| format!("the key file {} holds no usable PEM private key: {e}", key_file.display()))?;
-    CertifiedKey::from_der(chain, key, provider).map_err(|e| {
+    let key_bytes = std::fs::read(key_file)
+        .map_err(|e| format!("cannot read the key file {}: {e}", key_file.display()))?;
+    let key = PrivateKeyDer::from_pem_slice(&key_bytes).map_err(|e| {
         format!(
-            "the key in {} does not fit the certificate in {}: {e}",
+            "the key file {} holds no usable PEM private key: {e}",
+            key_file.display()
+        )
+    })?;
+    CertifiedKey::from_der(chain, key, provider).map_err(|error| {
+        let pair = format!(
+            "the key in {} does not fit the certificate in {}",
             key_file.display(),
             cert_file.display()
-        )
+        );
+        match error {
+            rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch) => pair,
+            other => format!("{pair}: {other}"),
+        }
     })
 }

@@ -341,3 +341,42 @@ fn a_network_address_is_served_with_a_scheme_or_with_the_explicit_insecure_flag(
         "explicitly insecure"
     );
 }
+
+#[test]
+fn credentials_on_a_network_address_need_tls_or_a_proxy_in_front() {
+    let network: std::net::SocketAddr = "192.0.2.10:7443".parse().unwrap();
+    let mut keyed = config();
+    let error = keyed.check_exposure(network).expect_err("clear text");
+    assert!(
+        matches!(error, server::ServerError::ClearTextCredentials { addr } if addr == network),
+        "{error}"
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("refusing to listen on 192.0.2.10:7443 without TLS"),
+        "{error}"
+    );
+    // Loopback keeps plain HTTP, credentials and all.
+    for loopback in ["127.0.0.1:7443", "[::1]:7443"] {
+        assert!(
+            keyed.check_exposure(loopback.parse().unwrap()).is_ok(),
+            "{loopback}"
+        );
+    }
+    keyed.http.tls = Some(server::TlsConfig {
+        cert_file: "cert.pem".into(),
+        key_file: "key.pem".into(),
+    });
+    assert!(keyed.check_exposure(network).is_ok(), "with TLS");
+    keyed.http.tls = None;
+    keyed.http.behind_tls_proxy = true;
+    assert!(
+        keyed.check_exposure(network).is_ok(),
+        "behind a TLS-terminating proxy"
+    );
+    // Anonymous callers have no credentials to leak: that refusal stays the one above.
+    let mut anonymous = loopback_config();
+    anonymous.auth.insecure_no_auth = true;
+    assert!(anonymous.check_exposure(network).is_ok());
+}

@@ -47,10 +47,14 @@ impl TrustedProxies {
     fn trusts(&self, peer: IpAddr) -> bool {
         let peer = peer.to_canonical();
         self.0.iter().any(|(network, prefix)| match (network, peer) {
-            (IpAddr::V4(network), IpAddr::V4(peer)) => {
-                same_prefix(u128::from(u32::from(*network)) << 96, u128::from(u32::from(peer)) << 96, *prefix)
+            (IpAddr::V4(network), IpAddr::V4(peer)) => same_prefix(
+                u128::from(u32::from(*network)) << 96,
+                u128::from(u32::from(peer)) << 96,
+                *prefix,
+            ),
+            (IpAddr::V6(network), IpAddr::V6(peer)) => {
+                same_prefix(u128::from(*network), u128::from(peer), *prefix)
             }
-            (IpAddr::V6(network), IpAddr::V6(peer)) => same_prefix(u128::from(*network), u128::from(peer), *prefix),
             _ => false,
         })
     }
@@ -87,14 +91,20 @@ mod tests {
 
     #[test]
     fn only_a_trusted_proxy_saying_https_counts() {
-        let proxies =
-            TrustedProxies::parse(&["10.1.0.0/16".into(), "192.0.2.7".into(), "fd00::/8".into()]).expect("valid");
+        let proxies = TrustedProxies::parse(&["10.1.0.0/16".into(), "192.0.2.7".into(), "fd00::/8".into()])
+            .expect("valid");
         let https = forwarded("https");
         for trusted in ["10.1.255.3", "192.0.2.7", "fd12::1", "::ffff:10.1.0.9"] {
-            assert!(proxies.came_over_https(trusted.parse().expect("ip"), &https), "{trusted}");
+            assert!(
+                proxies.came_over_https(trusted.parse().expect("ip"), &https),
+                "{trusted}"
+            );
         }
         for untrusted in ["10.2.0.1", "192.0.2.8", "fe80::1", "127.0.0.1"] {
-            assert!(!proxies.came_over_https(untrusted.parse().expect("ip"), &https), "{untrusted}");
+            assert!(
+                !proxies.came_over_https(untrusted.parse().expect("ip"), &https),
+                "{untrusted}"
+            );
         }
         let proxy = "192.0.2.7".parse().expect("ip");
         assert!(proxies.came_over_https(proxy, &forwarded("HTTPS, http")));

@@ -25,7 +25,10 @@ const EVERY_NAMESPACE: &str = "*";
 impl HttpState {
     /// The metrics, or why the caller may not read them.
     pub(super) fn metrics(&self, request: &Request<Incoming>) -> Response<ResponseBody> {
-        match self.auth.authenticate(request.headers(), request.extensions().get()) {
+        match self
+            .auth
+            .authenticate(request.headers(), request.extensions().get())
+        {
             Err(_) => {
                 let mut response = plain(StatusCode::UNAUTHORIZED, "authentication required\n");
                 let challenge = match self.auth.challenge() {
