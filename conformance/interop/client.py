@@ -13,6 +13,8 @@ step and exits non-zero on the first failure.
 """
 
 import asyncio
+import os
+import ssl
 import sys
 import uuid
 
@@ -60,8 +62,14 @@ async def collect(stream):
     return [event async for event in stream]
 
 
+def verify():
+    """The CA to check an https agent's certificate with, when one is given."""
+    ca_file = os.environ.get("A2A_INTEROP_CA_FILE")
+    return ssl.create_default_context(cafile=ca_file) if ca_file else True
+
+
 async def main(url, binding):
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=verify()) as http:
         card_url = url.rstrip("/") + "/.well-known/agent-card.json"
         raw_card = (await http.get(card_url)).json()
         check(raw_card.get("name"), "the card has a name")

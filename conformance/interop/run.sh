@@ -9,6 +9,7 @@
 #   conformance/interop/run.sh                                 # starts target/debug/cleveragents-agent
 #   conformance/interop/run.sh --binding HTTP+JSON             # the REST binding (default JSONRPC)
 #   conformance/interop/run.sh --protocol 0.3                  # the 0.3 client (JSON-RPC only)
+#   conformance/interop/run.sh --url https://… --ca-file ca.pem # an https agent, its CA
 #
 # Each SDK is installed into its own venv under target/, pinned (defaults
 # below) and reused on later runs; A2A_INTEROP_VENV and A2A_SDK_VERSION
@@ -28,7 +29,8 @@ while [ $# -gt 0 ]; do
     --url) url="$2"; shift 2 ;;
     --binding) binding="$2"; shift 2 ;;
     --protocol) protocol="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --ca-file) export A2A_INTEROP_CA_FILE="$2"; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

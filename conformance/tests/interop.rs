@@ -23,11 +23,18 @@ use std::sync::Arc;
 /// Runs an SDK's interop script against `url` over `binding` and checks every
 /// step it reports.
 async fn drive(script: &'static str, url: &str, binding: &'static str) {
+    drive_with(script, url, binding, &[]).await;
+}
+
+/// [`drive`] with further arguments to the script.
+async fn drive_with(script: &'static str, url: &str, binding: &'static str, extra: &[&str]) {
     let url = url.to_string();
+    let extra: Vec<String> = extra.iter().map(|a| a.to_string()).collect();
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new("bash")
             .arg(script)
             .args(["--url", &url, "--binding", binding])
+            .args(&extra)
             .output()
             .expect("bash runs the interop script")
     })
@@ -113,13 +120,58 @@ async fn drive_v0_3(url: &str) {
     assert!(starts("interop: OK"), "{stdout}");
 }
 
-async fn tck_agent() -> common::Http {
+fn tck_router() -> Arc<a2a::Router<app::App>> {
     let config = app::AppConfig {
         executor: app::ExecutorKind::Tck,
         ..Default::default()
     };
     let app = app::App::with_store(std::sync::Arc::new(app::store::MemoryStore::new()), config);
-    serve_http(Arc::new(a2a::Router::new(app))).await
+    Arc::new(a2a::Router::new(app))
+}
+
+async fn tck_agent() -> common::Http {
+    serve_http(tck_router()).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_python_sdk_client_talks_to_our_agent_over_https() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let key = rcgen::KeyPair::generate().expect("key");
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca.distinguished_name
+        .push(rcgen::DnType::CommonName, "interop-ca");
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca.key_usages = vec![rcgen::KeyUsagePurpose::KeyCertSign];
+    let ca_pem = ca.self_signed(&key).expect("CA").pem();
+    let issuer = rcgen::Issuer::new(ca, key);
+    let server_key = rcgen::KeyPair::generate().expect("key");
+    let server = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()])
+        .expect("server params")
+        .signed_by(&server_key, &issuer)
+        .expect("server certificate");
+    let file = |name: &str, text: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("PEM file");
+        path
+    };
+    let ca_file = file("ca.pem", ca_pem);
+    let mut config = common::server_config();
+    config.http.tls = Some(server::TlsConfig {
+        cert_file: file("server.pem", server.pem()),
+        key_file: file("server.key", server_key.serialize_pem()),
+    });
+    let https = common::serve_http_with(config, tck_router()).await;
+    assert!(https.url.starts_with("https://127.0.0.1:"), "{}", https.url);
+    let ca = ca_file.to_str().expect("utf-8 path");
+    for binding in ["JSONRPC", "HTTP+JSON"] {
+        drive_with(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/interop/run.sh"),
+            &https.url,
+            binding,
+            &["--ca-file", ca],
+        )
+        .await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

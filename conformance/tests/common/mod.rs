@@ -52,6 +52,7 @@ pub async fn serve_http(dispatch: Arc<dyn Dispatch>) -> Http {
 
 /// Serves `dispatch` over HTTP on loopback with `config`.
 pub async fn serve_http_with(config: server::ServerConfig, dispatch: Arc<dyn Dispatch>) -> Http {
+    let scheme = config.http.scheme();
     let server = server::HttpServer::bind(config, dispatch)
         .await
         .expect("bind loopback");
@@ -61,7 +62,7 @@ pub async fn serve_http_with(config: server::ServerConfig, dispatch: Arc<dyn Dis
         let _ = stopped.await;
     }));
     Http {
-        url: format!("http://{addr}/"),
+        url: format!("{scheme}://{addr}/"),
         _stop: stop,
     }
 }
