@@ -105,15 +105,19 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
-/// A raw HTTPS client trusting `ca` only; HTTP/1.1 only when asked.
-fn raw_client(ca: &Ca, http1_only: bool) -> reqwest::Client {
+/// A raw HTTPS client trusting `ca` only, otherwise as `shape` makes it.
+fn raw_client(ca: &Ca, shape: fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder) -> reqwest::Client {
     let pem = std::fs::read(&ca.cert_file).expect("CA file");
     let builder = reqwest::Client::builder()
         .use_rustls_tls()
         .tls_built_in_root_certs(false)
         .add_root_certificate(reqwest::Certificate::from_pem(&pem).expect("CA certificate"));
-    let builder = if http1_only { builder.http1_only() } else { builder };
-    builder.build().expect("client")
+    shape(builder).build().expect("client")
+}
+
+/// [`raw_client`] as it comes.
+fn as_is(builder: reqwest::ClientBuilder) -> reqwest::ClientBuilder {
+    builder
 }
 
 #[test]
@@ -186,11 +190,12 @@ fn https_serves_the_card_json_rpc_streams_and_rest_over_http2_and_http1() {
 
         // ALPN: HTTP/2 when the client offers it, HTTP/1.1 when it does not.
         let card_url = format!("{origin}/.well-known/agent-card.json");
-        for (http1_only, version) in [
-            (false, reqwest::Version::HTTP_2),
-            (true, reqwest::Version::HTTP_11),
+        let http1_only: fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder = |b| b.http1_only();
+        for (shape, version) in [
+            (as_is as fn(_) -> _, reqwest::Version::HTTP_2),
+            (http1_only, reqwest::Version::HTTP_11),
         ] {
-            let raw = raw_client(&ca, http1_only);
+            let raw = raw_client(&ca, shape);
             let answer = raw.get(&card_url).send().await.expect("card");
             assert_eq!((answer.status().as_u16(), answer.version()), (200, version));
             let call = json!({"jsonrpc": "2.0", "id": 7, "method": "GetTask", "params": {"id": task_id}});
@@ -242,15 +247,7 @@ fn https_serves_the_card_json_rpc_streams_and_rest_over_http2_and_http1() {
         }
 
         // TLS 1.2 is served too.
-        let tls12 = reqwest::Client::builder()
-            .use_rustls_tls()
-            .tls_built_in_root_certs(false)
-            .add_root_certificate(
-                reqwest::Certificate::from_pem(&std::fs::read(&ca.cert_file).expect("CA file")).expect("CA"),
-            )
-            .max_tls_version(reqwest::tls::Version::TLS_1_2)
-            .build()
-            .expect("client");
+        let tls12 = raw_client(&ca, |b| b.max_tls_version(reqwest::tls::Version::TLS_1_2));
         assert_eq!(
             tls12
                 .get(&card_url)
@@ -265,7 +262,7 @@ fn https_serves_the_card_json_rpc_streams_and_rest_over_http2_and_http1() {
         let plain = format!("http://{}/.well-known/agent-card.json", host_port(&agent));
         assert!(reqwest::Client::new().get(&plain).send().await.is_err());
         assert_eq!(
-            raw_client(&ca, false)
+            raw_client(&ca, as_is)
                 .get(&card_url)
                 .send()
                 .await
