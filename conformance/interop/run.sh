@@ -50,8 +50,13 @@ esac
 
 command -v "$python" >/dev/null || { echo "run.sh: $python is required" >&2; exit 2; }
 
-# The venv is (re)built only when the pinned SDK is not already in it.
+# The venv is (re)built only when the pinned SDK is not already in it, by one
+# run at a time: runs started together (tests of several bindings or
+# schemes) wait for the first to finish installing, then use its venv.
 marker="$venv/.a2a-sdk-$sdk_version"
+mkdir -p "$(dirname "$venv")"
+exec 9>"$venv.lock"
+flock -w 900 9 || { echo "run.sh: could not lock $venv.lock" >&2; exit 2; }
 if [ ! -f "$marker" ]; then
   echo "run.sh: installing a2a-sdk==$sdk_version into $venv" >&2
   rm -rf "$venv"
@@ -60,6 +65,7 @@ if [ ! -f "$marker" ]; then
     --timeout 60 --retries 3 "a2a-sdk==$sdk_version"
   touch "$marker"
 fi
+flock -u 9
 
 agent_pid=""
 cleanup() { if [ -n "$agent_pid" ]; then kill "$agent_pid" 2>/dev/null || true; wait "$agent_pid" 2>/dev/null || true; fi; }
