@@ -1,6 +1,7 @@
 //! The contract generator: reads the contract's JSON Schemas and emits the Rust
 //! crate every other part of the project builds on — payload types, the method
-//! table, handler traits, the dispatcher, client stubs and the error registry.
+//! table, handler traits, the dispatcher, client stubs and the error registry,
+//! and the `.proto` of a contract that declares its gRPC package ([`proto`]).
 //!
 //! Entry point: [`generate`]. The CLI in `main.rs` writes the result into
 //! `generated/src/gen/` or checks that the committed files are current.
@@ -14,6 +15,7 @@ pub mod model;
 mod openrpc;
 mod postpass;
 pub mod preprocess;
+pub mod proto;
 pub mod registry;
 pub mod routes;
 mod types;
@@ -131,6 +133,11 @@ pub fn generate_with_dialects(
     let index = emit::module_index_with(&sources, files.keys(), &modules)?;
     files.insert("mod.rs".to_string(), index);
     files.insert(OPENRPC_FILE.to_string(), openrpc);
+    for ((file, schema), contract) in schemas.iter().zip(&contracts) {
+        if let Some(text) = proto::render(file, schema, contract)? {
+            files.insert(proto::file_name(file), text);
+        }
+    }
     let current = dialect::Current {
         contracts: &contracts,
         type_names: &types.names,

@@ -178,10 +178,12 @@ fn first_sentence(text: &str) -> String {
 }
 
 /// Rewrites every `$ref` into `#/definitions/` to the same name under
-/// `#/components/schemas/`.
+/// `#/components/schemas/`, and drops the `x-proto` annotations: they say
+/// how the gRPC binding carries a value, which the generated `.proto` tells.
 fn point_refs_at_components(value: &mut Value) {
     match value {
         Value::Object(map) => {
+            map.remove("x-proto");
             for (key, child) in map.iter_mut() {
                 match child {
                     Value::String(target) if key == "$ref" => {

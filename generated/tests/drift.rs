@@ -31,8 +31,9 @@ fn a_schema_edit_makes_the_committed_code_stale() {
     let dialects = codegen::load_dialects(&root.join("schema")).expect("dialect schemas");
     let output = codegen::generate_with_dialects(&schemas, &dialects).expect("generation succeeds");
     let stale = codegen::stale_files(&root.join(codegen::OUTPUT_DIR), &output).expect("compare");
-    // The description reaches the Rust docs and the OpenRPC document.
-    assert_eq!(stale, ["openrpc.json", "types.rs"]);
+    // The description reaches the Rust docs, the OpenRPC document and the
+    // gRPC binding's proto (as a comment).
+    assert_eq!(stale, ["a2a.proto", "openrpc.json", "types.rs"]);
 }
 
 /// A downstream build script generates against the schemas the codegen crate
@@ -52,4 +53,18 @@ fn the_schemas_embedded_for_downstream_builds_are_this_crates() {
         embedded.iter().map(|(f, _)| *f).collect::<Vec<_>>(),
         codegen::SCHEMA_FILES
     );
+}
+
+#[test]
+fn a_proto_annotation_edit_makes_only_the_proto_stale() {
+    let mut schemas = common::schemas();
+    let number = &mut schemas[0].1["definitions"]["Task"]["properties"]["contextId"]["x-proto"]["number"];
+    assert_eq!(*number, serde_json::json!(2), "the field the edit is about");
+    *number = serde_json::json!(12);
+    let root = common::workspace_root();
+    let dialects = codegen::load_dialects(&root.join("schema")).expect("dialect schemas");
+    let output = codegen::generate_with_dialects(&schemas, &dialects).expect("generation succeeds");
+    let stale = codegen::stale_files(&root.join(codegen::OUTPUT_DIR), &output).expect("compare");
+    assert_eq!(stale, ["a2a.proto"]);
+    assert!(output.files["a2a.proto"].contains("  string context_id = 12;\n"));
 }
