@@ -11,8 +11,8 @@
 #   conformance/interop/run.sh --protocol 0.3                  # the 0.3 client (JSON-RPC only)
 #   conformance/interop/run.sh --url https://… --ca-file ca.pem # an https agent, its CA
 #
-# Each SDK is installed into its own venv under target/, pinned (defaults
-# below) and reused on later runs; A2A_INTEROP_VENV and A2A_SDK_VERSION
+# Each SDK is installed into its own venv under target/ by sdk-venv.sh,
+# pinned and reused on later runs; A2A_INTEROP_VENV and A2A_SDK_VERSION
 # override the 1.0 client's, A2A_INTEROP_V03_VENV and A2A_SDK_V03_VERSION the
 # 0.3 client's. Every network step and the client run are bounded by timeouts.
 set -euo pipefail
@@ -36,36 +36,14 @@ while [ $# -gt 0 ]; do
 done
 
 case "$protocol" in
-  1.0)
-    sdk_version="${A2A_SDK_VERSION:-1.3.0}"
-    venv="${A2A_INTEROP_VENV:-$root/target/a2a-interop-venv}"
-    client=(client.py "$binding") ;;
+  1.0) client=(client.py "$binding") ;;
   0.3)
     [ "$binding" = "JSONRPC" ] || { echo "run.sh: the 0.3 client is driven over JSONRPC only" >&2; exit 2; }
-    sdk_version="${A2A_SDK_V03_VERSION:-0.3.26}"
-    venv="${A2A_INTEROP_V03_VENV:-$root/target/a2a-interop-v03-venv}"
     client=(client_v03.py) ;;
   *) echo "run.sh: unknown protocol $protocol (1.0 or 0.3)" >&2; exit 2 ;;
 esac
 
-command -v "$python" >/dev/null || { echo "run.sh: $python is required" >&2; exit 2; }
-
-# The venv is (re)built only when the pinned SDK is not already in it, by one
-# run at a time: runs started together (tests of several bindings or
-# schemes) wait for the first to finish installing, then use its venv.
-marker="$venv/.a2a-sdk-$sdk_version"
-mkdir -p "$(dirname "$venv")"
-exec 9>"$venv.lock"
-flock -w 900 9 || { echo "run.sh: could not lock $venv.lock" >&2; exit 2; }
-if [ ! -f "$marker" ]; then
-  echo "run.sh: installing a2a-sdk==$sdk_version into $venv" >&2
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
-  timeout 600 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    --timeout 60 --retries 3 "a2a-sdk==$sdk_version"
-  touch "$marker"
-fi
-flock -u 9
+sdk_python="$(bash "$here/sdk-venv.sh" "$protocol")"
 
 agent_pid=""
 cleanup() { if [ -n "$agent_pid" ]; then kill "$agent_pid" 2>/dev/null || true; wait "$agent_pid" 2>/dev/null || true; fi; }
@@ -85,4 +63,4 @@ if [ -z "$url" ]; then
   done
 fi
 
-timeout 120 "$venv/bin/python" "$here/${client[0]}" "$url" "${client[@]:1}"
+timeout 120 "$sdk_python" "$here/${client[0]}" "$url" "${client[@]:1}"
