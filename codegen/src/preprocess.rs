@@ -213,7 +213,7 @@ fn collect_proto_names(name: &str, definition: &Value, notes: &mut Notes) {
     }
 }
 
-fn proto_numbers(name: &str, definition: &Value) -> Result<Option<Vec<(String, i64)>>> {
+pub(crate) fn proto_numbers(name: &str, definition: &Value) -> Result<Option<Vec<(String, i64)>>> {
     let Some(numbers) = definition.get("x-proto-numbers") else {
         return Ok(None);
     };

@@ -249,13 +249,7 @@ impl ProtoFile<'_> {
                 return Err(self.fail(format!("{name}: field number {} given twice", field.number)));
             }
         }
-        let description = definition
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        self.body.push('\n');
-        comment(&mut self.body, "", description);
-        writeln!(self.body, "message {name} {{").ok();
+        self.open("message", name, definition);
         // A oneof's members, where the first of them stands.
         let mut groups: BTreeMap<&str, Vec<&Field>> = BTreeMap::new();
         for field in &fields {
@@ -282,26 +276,25 @@ impl ProtoFile<'_> {
     }
 
     fn enumeration(&mut self, name: &str, definition: &Value) -> Result<()> {
-        let names = definition.get("enum").and_then(Value::as_array);
-        let numbers = definition.get("x-proto-numbers").and_then(Value::as_array);
-        let (Some(names), Some(numbers)) = (names, numbers) else {
-            return Err(self.fail(format!("{name}: x-proto-numbers must parallel enum")));
-        };
+        // The same reading of the numbers the decoders are generated from.
+        let values = crate::preprocess::proto_numbers(name, definition)?.unwrap_or_default();
+        self.open("enum", name, definition);
+        for (value, number) in values {
+            writeln!(self.body, "  {value} = {number};").ok();
+        }
+        writeln!(self.body, "}}").ok();
+        Ok(())
+    }
+
+    /// Opens the block of a message or enum, after its description.
+    fn open(&mut self, keyword: &str, name: &str, definition: &Value) {
         let description = definition
             .get("description")
             .and_then(Value::as_str)
             .unwrap_or_default();
         self.body.push('\n');
         comment(&mut self.body, "", description);
-        writeln!(self.body, "enum {name} {{").ok();
-        for (value, number) in names.iter().zip(numbers) {
-            let (Some(value), Some(number)) = (value.as_str(), number.as_i64()) else {
-                return Err(self.fail(format!("{name}: enum names must be strings and numbers integers")));
-            };
-            writeln!(self.body, "  {value} = {number};").ok();
-        }
-        writeln!(self.body, "}}").ok();
-        Ok(())
+        writeln!(self.body, "{keyword} {name} {{").ok();
     }
 }
 
