@@ -5,7 +5,8 @@
 //! shutdown, on hyper 1.x; optionally on a second address for A2A 0.3 clients
 //! (`http.v0_3_listen`), which differs only in the card it serves. With
 //! `http.tls` both addresses serve HTTPS ([`crate::tls`]), HTTP/1.1 or HTTP/2
-//! as the client's ALPN chooses. The JSON-RPC endpoint and its status codes are in
+//! as the client's ALPN chooses; in clear text, HTTP/2 to a client that opens
+//! with its preface (prior knowledge), HTTP/1.1 to any other. The JSON-RPC endpoint and its status codes are in
 //! [`rpc`], the REST binding in [`rest`], what both share per request in
 //! [`exchange`], the Prometheus metrics at `GET /metrics` in [`metrics`], the
 //! check of requests forwarded by a TLS-terminating proxy in [`forwarded`].
@@ -240,15 +241,23 @@ impl HttpServer {
             };
             let builders = builders.clone();
             let watcher = graceful.watcher();
-            // The handshake runs in the connection's task, so a client that
-            // is slow to finish it holds up no one else.
+            // The handshake (or the look at the first bytes) runs in the
+            // connection's task, so a client slow to send them holds up no
+            // one else.
             tokio::spawn(async move {
-                let Some(tls) = &connection.state.tls else {
-                    return connection
-                        .serve(TokioIo::new(stream), false, None, &builders, watcher)
-                        .await;
-                };
                 let within = connection.state.config.limits.header_read_timeout();
+                let Some(tls) = &connection.state.tls else {
+                    return match opens_with_h2_preface(&stream, within).await {
+                        Some(h2) => {
+                            connection
+                                .serve(TokioIo::new(stream), h2, None, &builders, watcher)
+                                .await
+                        }
+                        None => {
+                            tracing::debug!(%peer, "connection closed or silent before its first request")
+                        }
+                    };
+                };
                 match tls.accept(stream, within).await {
                     Ok(accepted) => {
                         let io = TokioIo::new(accepted.stream);
@@ -279,6 +288,45 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServerError> {
     HttpServer::bind(config, dispatch).await?.serve(shutdown).await
+}
+
+/// HTTP/2's connection preface (RFC 9113 §3.4), which a client speaking
+/// HTTP/2 in clear text with prior knowledge opens with.
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Whether the client of a clear-text connection opens with the HTTP/2
+/// preface (`true`) or something else (`false`, HTTP/1.1), looked at without
+/// consuming it; `None` when it closes, or sends nothing that tells within
+/// `within`, which bounds this look as it bounds a request head.
+async fn opens_with_h2_preface(stream: &tokio::net::TcpStream, within: std::time::Duration) -> Option<bool> {
+    let deadline = tokio::time::Instant::now() + within;
+    let mut first = [0u8; H2_PREFACE.len()];
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        let seen = tokio::time::timeout_at(deadline, stream.peek(&mut first))
+            .await
+            .ok()?
+            .ok()?;
+        if seen == 0 {
+            return None;
+        }
+        if !H2_PREFACE.starts_with(&first[..seen]) {
+            return Some(false);
+        }
+        if seen == H2_PREFACE.len() {
+            return Some(true);
+        }
+        // A beginning of the preface: wait for more. A peek does not
+        // consume, so the socket stays readable; pause instead, longer each
+        // time (an HTTP/1.1 request tells at its second byte at the latest).
+        // The timeout above cannot end this: a peek of waiting bytes is
+        // ready at once, and a ready future beats its deadline.
+        if tokio::time::Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep_until((tokio::time::Instant::now() + pause).min(deadline)).await;
+        pause = (pause * 2).min(std::time::Duration::from_millis(50));
+    }
 }
 
 /// The HTTP/1.1 and HTTP/2 connection settings, from the limits.
