@@ -8,8 +8,6 @@ mod common;
 
 use common::ServerAgent;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::time::Duration;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -97,18 +95,7 @@ fn a_client_that_stops_partway_through_the_preface_is_cut_off() {
     )
     .expect("config");
     let agent = ServerAgent::start_with(&["--memory", "--config", config.to_str().expect("utf-8")]);
-    let mut stalled = std::net::TcpStream::connect(agent.addr()).expect("connect");
-    stalled.write_all(b"PRI * HTTP/2").expect("half a preface");
-    // Far beyond the limit, so only a server that never cuts it off fails.
-    stalled
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .expect("timeout");
-    let mut buffer = [0u8; 64];
-    match stalled.read(&mut buffer) {
-        Ok(0) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => {}
-        other => panic!("the server kept a stalled preface open: {other:?}"),
-    }
+    common::http::assert_stalled_client_is_cut_off(&agent.addr(), b"PRI * HTTP/2", "a stalled preface");
     let reply = common::http::get(&agent.addr(), "/.well-known/agent-card.json", &[]);
     assert_eq!(reply.status, 200, "still serving");
 }

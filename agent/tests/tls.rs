@@ -16,10 +16,8 @@ use common::pki::{Ca, Pair, Validity};
 use common::{ServerAgent, AGENT};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
@@ -285,21 +283,12 @@ fn a_handshake_that_never_finishes_is_cut_off_like_a_slow_header() {
     )
     .expect("config");
     let agent = https_agent(&pair, &["--memory", "--config", path(&config)]);
-    let mut stalled = std::net::TcpStream::connect(host_port(&agent)).expect("connect");
     // The first bytes of a TLS record, then nothing.
-    stalled
-        .write_all(&[0x16, 0x03, 0x01, 0x02, 0x00])
-        .expect("partial hello");
-    // Far beyond the limit, so only a server that never cuts it off fails.
-    stalled
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .expect("timeout");
-    let mut buffer = [0u8; 64];
-    match stalled.read(&mut buffer) {
-        Ok(0) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => {}
-        other => panic!("the server kept a stalled handshake open: {other:?}"),
-    }
+    common::http::assert_stalled_client_is_cut_off(
+        &host_port(&agent),
+        &[0x16, 0x03, 0x01, 0x02, 0x00],
+        "a stalled handshake",
+    );
     runtime().block_on(async {
         let card = transport(&agent, trusting(&ca))
             .agent_card()

@@ -61,13 +61,6 @@ impl ClientCertificate {
             subject: certificate_name(names, der).map(std::sync::Arc::from),
         }
     }
-
-    /// A certificate whose holder is `subject`.
-    pub fn of(subject: &str) -> ClientCertificate {
-        ClientCertificate {
-            subject: Ok(std::sync::Arc::from(subject)),
-        }
-    }
 }
 
 /// The first name of kind `names` in certificate `der`.

@@ -67,9 +67,7 @@ impl Tls {
                 let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
                     .allow_unauthenticated()
                     .build()
-                    .map_err(|e| {
-                        ServerError::Tls(format!("auth.mtls.ca_file {}: {e}", mtls.ca_file.display()))
-                    })?;
+                    .map_err(|e| ca_file_error(&mtls.ca_file, e))?;
                 builder.with_client_cert_verifier(verifier)
             }
         };
@@ -103,19 +101,19 @@ fn load_roots(path: &Path) -> Result<RootCertStore, ServerError> {
         .map_err(|e| ServerError::Tls(format!("cannot read auth.mtls.ca_file {}: {e}", path.display())))?;
     let mut roots = RootCertStore::empty();
     for certificate in CertificateDer::pem_slice_iter(&bytes) {
-        let certificate = certificate
-            .map_err(|e| ServerError::Tls(format!("auth.mtls.ca_file {}: {e}", path.display())))?;
         roots
-            .add(certificate)
-            .map_err(|e| ServerError::Tls(format!("auth.mtls.ca_file {}: {e}", path.display())))?;
+            .add(certificate.map_err(|e| ca_file_error(path, e))?)
+            .map_err(|e| ca_file_error(path, e))?;
     }
     if roots.is_empty() {
-        return Err(ServerError::Tls(format!(
-            "auth.mtls.ca_file {} holds no PEM certificate",
-            path.display()
-        )));
+        return Err(ca_file_error(path, "holds no PEM certificate"));
     }
     Ok(roots)
+}
+
+/// What is wrong with `auth.mtls.ca_file`.
+fn ca_file_error(path: &Path, reason: impl std::fmt::Display) -> ServerError {
+    ServerError::Tls(format!("auth.mtls.ca_file {}: {reason}", path.display()))
 }
 
 /// What tells a file's content changed without reading it.

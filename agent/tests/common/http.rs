@@ -158,3 +158,20 @@ pub fn get(addr: &str, path: &str, headers: &[(&str, &[u8])]) -> Reply {
     let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     exchange(addr, head, headers, &[]).unwrap_or_else(|e| panic!("GET {path}: {e}"))
 }
+
+/// Connects to `addr`, sends `opening` and then nothing, and asserts that the
+/// server closes the connection. The wait is bounded far beyond any limit a
+/// test sets, so only a server that never cuts the client off fails.
+pub fn assert_stalled_client_is_cut_off(addr: &str, opening: &[u8], what: &str) {
+    let mut stalled = TcpStream::connect(addr).expect("connect");
+    stalled.write_all(opening).expect("the opening bytes");
+    stalled
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .expect("timeout");
+    let mut buffer = [0u8; 64];
+    match stalled.read(&mut buffer) {
+        Ok(0) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => {}
+        other => panic!("the server kept {what} open: {other:?}"),
+    }
+}
