@@ -13,6 +13,7 @@
 //!   on every entity type, for one generic registry;
 //! - [`client`]: the typed [`rpc::Client`] over any [`rpc::Transport`];
 //! - [`openrpc`]: the OpenRPC document of all of it;
+//! - [`proto`]: the gRPC binding's `.proto`, from the schemas that declare one;
 //! - [`metrics`]: the agent's Prometheus metrics, laid out by the method table;
 //! - [`v0_3`]: A2A 0.3 (`schema/a2a-v0.3.json`), served through the 1.0
 //!   handlers by one conversion layer;
@@ -32,6 +33,7 @@
 mod generated;
 pub mod metrics;
 pub mod openrpc;
+pub mod proto;
 pub mod rpc;
 pub mod schema;
 pub mod signing;

@@ -1,0 +1,123 @@
+//! Protobuf ⇄ JSON for an rpc's messages. The JSON is ProtoJSON (camelCase
+//! names, enum names, RFC 3339 timestamps, base64 bytes), which is the wire
+//! JSON of the contract itself, so the router takes it as it takes a JSON-RPC
+//! call's params. Unknown protobuf fields are kept by the decoder (proto3) and
+//! left out of the JSON; fields the contract's JSON has and the message does
+//! not (none, for the standard service) are left out of the protobuf.
+
+use a2a::rpc::Error;
+use a2a::ErrorKind;
+use prost::Message;
+use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor, SerializeOptions};
+use serde_json::Value;
+
+/// The JSON of a protobuf `message` of type `descriptor`; a message that does
+/// not decode is the caller's parse error.
+pub fn to_json(descriptor: &MessageDescriptor, message: &[u8]) -> Result<Value, Error> {
+    let decoded = DynamicMessage::decode(descriptor.clone(), message).map_err(|e| {
+        Error::new(
+            ErrorKind::ParseError,
+            format!("the message is not a valid {}: {e}", descriptor.full_name()),
+        )
+    })?;
+    decoded
+        .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new())
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::InternalError,
+                format!("a {} has no JSON form: {e}", descriptor.full_name()),
+            )
+        })
+}
+
+/// The protobuf of a JSON `value` (text) as a message of type `descriptor`.
+/// `what` says whose JSON it is, for the error when it does not fit: the
+/// caller's (`InvalidParams`) or the agent's own answer (`InternalError`).
+pub fn from_json(descriptor: &MessageDescriptor, json: &str, what: ErrorKind) -> Result<Vec<u8>, Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(json);
+    let options = DeserializeOptions::new().deny_unknown_fields(false);
+    let message = DynamicMessage::deserialize_with_options(descriptor.clone(), &mut deserializer, &options)
+        .and_then(|message| deserializer.end().map(|()| message))
+        .map_err(|e| {
+            Error::new(
+                what,
+                format!("the JSON is not a valid {}: {e}", descriptor.full_name()),
+            )
+        })?;
+    Ok(message.encode_to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Service;
+    use serde_json::json;
+
+    fn message(name: &str) -> MessageDescriptor {
+        let service = Service::contract().expect("compiles");
+        service
+            .rpcs()
+            .flat_map(|r| [r.input.clone(), r.output.clone()])
+            .find(|m| m.full_name() == name)
+            .expect(name)
+    }
+
+    #[test]
+    fn a_send_message_request_keeps_its_wire_json() {
+        let request = json!({
+            "tenant": "acme",
+            "message": {
+                "messageId": "m-1",
+                "role": "ROLE_USER",
+                "parts": [
+                    {"text": "hello", "mediaType": "text/plain"},
+                    {"raw": "AAEC", "filename": "b.bin"},
+                    {"data": {"n": 1.5, "list": [true, null]}}
+                ],
+                "metadata": {"k": "v"}
+            },
+            "configuration": {"historyLength": 0, "acceptedOutputModes": ["text/plain"]}
+        });
+        let descriptor = message("lf.a2a.v1.SendMessageRequest");
+        let bytes = from_json(&descriptor, &request.to_string(), ErrorKind::InvalidParams).unwrap();
+        assert_eq!(to_json(&descriptor, &bytes).unwrap(), request);
+    }
+
+    #[test]
+    fn a_task_with_a_timestamp_round_trips() {
+        let task = json!({
+            "id": "t-1",
+            "contextId": "c-1",
+            "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-12-03T14:14:36.123Z"},
+            "history": [],
+        });
+        let descriptor = message("lf.a2a.v1.Task");
+        let bytes = from_json(&descriptor, &task.to_string(), ErrorKind::InternalError).unwrap();
+        let mut expected = task.clone();
+        // Empty repeated fields are the default, which ProtoJSON leaves out.
+        expected.as_object_mut().unwrap().remove("history");
+        assert_eq!(to_json(&descriptor, &bytes).unwrap(), expected);
+    }
+
+    #[test]
+    fn what_does_not_fit_is_the_named_error() {
+        let descriptor = message("lf.a2a.v1.GetTaskRequest");
+        let error = to_json(&descriptor, &[0x0a, 0x05, b'a']).unwrap_err();
+        assert!(error.is(ErrorKind::ParseError), "{error}");
+        assert!(error
+            .message
+            .starts_with("the message is not a valid lf.a2a.v1.GetTaskRequest"));
+        let error = from_json(
+            &descriptor,
+            r#"{"historyLength": "many"}"#,
+            ErrorKind::InvalidParams,
+        )
+        .unwrap_err();
+        assert!(error.is(ErrorKind::InvalidParams), "{error}");
+        // Unknown JSON fields are dropped, unknown protobuf fields ignored.
+        let bytes = from_json(&descriptor, r#"{"id": "t", "x": 1}"#, ErrorKind::InvalidParams).unwrap();
+        let mut with_unknown = bytes.clone();
+        with_unknown.extend_from_slice(&[0xf8, 0x3e, 0x07]); // field 999, varint 7
+        assert_eq!(to_json(&descriptor, &with_unknown).unwrap(), json!({"id": "t"}));
+    }
+}
