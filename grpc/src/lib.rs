@@ -25,6 +25,7 @@ pub mod status;
 pub mod timeout;
 pub mod transcode;
 
+pub use prost_reflect::MessageDescriptor;
 pub use service::{Rpc, Service};
 pub use status::{Code, Status};
 

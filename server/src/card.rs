@@ -1,10 +1,11 @@
 //! The Agent Card, built from the configuration and the generated method table:
-//! identity, interfaces (JSON-RPC and HTTP+JSON over HTTP, and the stdio binding),
+//! identity, interfaces (JSON-RPC, HTTP+JSON and gRPC over HTTP, and the stdio binding),
 //! capabilities with the CleverAgents extension, skills and security schemes.
 
 use crate::config::{AgentInfo, AuthConfig, ServerConfig};
 use crate::negotiate::{
-    EXTENSION_VERSION_HEADER, JSONRPC_BINDING, PROTOCOL_VERSION, REST_BINDING, STDIO_BINDING_URI,
+    EXTENSION_VERSION_HEADER, GRPC_BINDING, JSONRPC_BINDING, PROTOCOL_VERSION, REST_BINDING,
+    STDIO_BINDING_URI,
 };
 use a2a::types::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, ApiKeySecurityScheme,
@@ -117,7 +118,11 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
     // 1.0 one, so a client taking the first interface of a binding gets 1.0.
     // With an address of its own for 0.3 clients, the 0.3 interface names it.
     let http_v0_3 = AgentInterface {
-        url: config.agent.v0_3_public_url.clone().unwrap_or(http_url),
+        url: config
+            .agent
+            .v0_3_public_url
+            .clone()
+            .unwrap_or_else(|| http_url.clone()),
         protocol_binding: JSONRPC_BINDING.into(),
         protocol_version: a2a::v0_3::PROTOCOL_VERSION.into(),
         tenant: None,
@@ -128,12 +133,27 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
         protocol_version: PROTOCOL_VERSION.into(),
         tenant: None,
     };
+    // gRPC shares the listener; its URL is the listener's authority (the
+    // `host:port` a gRPC channel targets), as the official SDKs give it.
+    let grpc = config.http.grpc.then(|| AgentInterface {
+        url: authority(&http_url).to_string(),
+        protocol_binding: GRPC_BINDING.into(),
+        protocol_version: PROTOCOL_VERSION.into(),
+        tenant: None,
+    });
     let mut interfaces = match binding {
         Binding::Http => vec![http, http_v0_3, stdio],
         Binding::Stdio => vec![stdio, http, http_v0_3],
     };
     interfaces.extend(rest);
+    interfaces.extend(grpc);
     interfaces
+}
+
+/// The `host:port` of a URL (all of it, when it has no scheme).
+fn authority(url: &str) -> &str {
+    let after_scheme = url.find("://").map_or(url, |i| &url[i + 3..]);
+    after_scheme.split(['/', '?', '#']).next().unwrap_or(after_scheme)
 }
 
 /// The URL the HTTP bindings' paths hang off: `url` without the JSON-RPC

@@ -155,6 +155,9 @@ pub struct HttpConfig {
     /// `POST /rest/message:send`); `""` serves no REST binding, `"/"` serves it
     /// at the root.
     pub rest_path: String,
+    /// Serve the gRPC binding (spec §10) on this listener: HTTP/2 requests
+    /// of content type `application/grpc` (default on).
+    pub grpc: bool,
     /// Interval of SSE keep-alive comments, in seconds.
     pub keep_alive_secs: u64,
     /// How long graceful shutdown waits for in-flight requests, in seconds.
@@ -203,6 +206,7 @@ impl Default for HttpConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             path: "/".into(),
             rest_path: "/rest".into(),
+            grpc: true,
             keep_alive_secs: 15,
             shutdown_grace_secs: 30,
             assume_version_when_absent: None,

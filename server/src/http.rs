@@ -12,13 +12,13 @@
 //! check of requests forwarded by a TLS-terminating proxy in [`forwarded`].
 
 use crate::auth::{Authenticator, ClientCertificate};
+use crate::body::ResponseBody;
 use crate::card::{self, Binding};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
 use crate::negotiate::{self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER};
 use crate::pipeline::Pipeline;
 use crate::signing::CardSigner;
-use crate::sse::ResponseBody;
 use crate::tls::Tls;
 use a2a::rpc::Dispatch;
 use bytes::Bytes;
@@ -38,6 +38,7 @@ use tracing::Instrument;
 
 mod exchange;
 mod forwarded;
+mod grpc;
 mod metrics;
 mod rest;
 mod rpc;
@@ -515,6 +516,9 @@ impl HttpState {
                     "this agent serves requests that reach it through its TLS-terminating proxy over https\n",
                 );
             }
+        }
+        if self.config.http.grpc && self::grpc::is_grpc(&request) {
+            return self.grpc(request).await;
         }
         let path = request.uri().path();
         // The JSON-RPC path wins where the two bindings' paths meet.

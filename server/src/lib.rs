@@ -18,14 +18,17 @@
 #![warn(missing_docs)]
 
 pub mod auth;
+mod body;
 pub mod card;
 pub mod config;
 mod dialect;
 mod error;
+mod grpc_stream;
 mod http;
 pub mod jsonrpc;
 pub mod negotiate;
 mod pipeline;
+mod pump;
 pub mod signing;
 mod sse;
 mod stdio;

@@ -21,6 +21,8 @@ pub const STDIO_BINDING_URI: &str = a2a::STDIO_BINDING_URI;
 pub const JSONRPC_BINDING: &str = "JSONRPC";
 /// `protocolBinding` of the HTTP+JSON (REST) interface (spec §11).
 pub const REST_BINDING: &str = "HTTP+JSON";
+/// `protocolBinding` of the gRPC interface (spec §10).
+pub const GRPC_BINDING: &str = "GRPC";
 
 /// The A2A protocol version a call or session speaks: its dialect. Both are
 /// served on the same endpoint by the same handlers; 0.3 calls pass through

@@ -6,10 +6,12 @@
 
 use super::HttpState;
 use crate::auth::{AuthFailure, Authenticated};
+use crate::body::ResponseBody;
 use crate::negotiate::{
     self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION,
 };
-use crate::sse::{Framing, ResponseBody, SlotGuard, SseBody};
+use crate::pump::{EventPump, SlotGuard};
+use crate::sse::{Framing, SseBody};
 use a2a::metrics::StreamTransport;
 use a2a::rpc::{CallContext, Error, EventStream, RawJson, RequestId};
 use a2a::ErrorKind;
@@ -173,7 +175,6 @@ impl HttpState {
     /// The request body, if its media type, size and arrival time are within
     /// bounds; otherwise why it is refused.
     pub(super) async fn read_body(&self, headers: &HeaderMap, body: Incoming) -> Result<Bytes, Refusal> {
-        let limits = &self.config.limits;
         if let Some(ct) = header_str(headers, "content-type") {
             let media = ct.split(';').next().unwrap_or("").trim();
             if !JSON_MEDIA_TYPES.iter().any(|m| media.eq_ignore_ascii_case(m)) {
@@ -190,24 +191,31 @@ impl HttpState {
                 return Err(Refusal::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, error));
             }
         }
+        self.collect_body(headers, body, self.config.limits.max_body_bytes)
+            .await
+    }
+
+    /// The whole request body, if it is at most `limit` bytes and arrives in time.
+    pub(super) async fn collect_body(
+        &self,
+        headers: &HeaderMap,
+        body: Incoming,
+        limit: usize,
+    ) -> Result<Bytes, Refusal> {
+        let limits = &self.config.limits;
         // A declared length over the limit is refused before reading anything.
         let declared = header_str(headers, "content-length").and_then(|v| v.trim().parse::<u64>().ok());
-        if declared.is_some_and(|len| len > limits.max_body_bytes as u64) {
-            return Err(too_large(limits.max_body_bytes));
+        if declared.is_some_and(|len| len > limit as u64) {
+            return Err(too_large(limit));
         }
-        let collected = tokio::time::timeout(
-            limits.body_read_timeout(),
-            Limited::new(body, limits.max_body_bytes).collect(),
-        )
-        .await;
+        let collected =
+            tokio::time::timeout(limits.body_read_timeout(), Limited::new(body, limit).collect()).await;
         match collected {
             Err(_) => {
                 let error = Error::new(ErrorKind::InvalidRequest, "Request body was not received in time");
                 Err(Refusal::new(StatusCode::REQUEST_TIMEOUT, error))
             }
-            Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
-                Err(too_large(limits.max_body_bytes))
-            }
+            Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => Err(too_large(limit)),
             Ok(Err(_)) => {
                 let error = Error::new(ErrorKind::InvalidRequest, "Request body could not be read");
                 Err(Refusal::new(StatusCode::BAD_REQUEST, error))
@@ -273,6 +281,22 @@ impl HttpState {
         Ok((ctx, dialect, extra))
     }
 
+    /// The refusal of a call in a dialect other than 1.0, on a binding that
+    /// serves 1.0 only (0.3 is served over JSON-RPC).
+    pub(super) fn only_v1_0(dialect: Dialect, binding: &str) -> Result<(), Error> {
+        if dialect == Dialect::V1_0 {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorKind::VersionNotSupported,
+            format!(
+                "A2A {} is served over JSON-RPC only; the {binding} binding serves {PROTOCOL_VERSION}: send the header `{A2A_VERSION_HEADER}: {PROTOCOL_VERSION}`",
+                dialect.version()
+            ),
+        )
+        .with_metadata("supportedVersions", PROTOCOL_VERSION))
+    }
+
     /// A slot of the caller's stream budget when `method` streams and an answer
     /// is expected; an error when the budget is spent.
     pub(super) fn stream_slot(
@@ -311,15 +335,26 @@ impl HttpState {
         events: EventStream<RawJson>,
         slot: Option<StreamSlot>,
     ) -> Answer {
-        Answer::sse(ResponseBody::Sse(Box::new(SseBody::new(
-            framing,
+        let pump = self.event_pump(events, Some(self.config.http.keep_alive()), slot);
+        Answer::sse(ResponseBody::Sse(Box::new(SseBody::new(framing, pump))))
+    }
+
+    /// The pump of a stream's events, within the server's idle limit and
+    /// shutdown; it holds the stream slot until the stream ends.
+    pub(super) fn event_pump(
+        &self,
+        events: EventStream<RawJson>,
+        keep_alive: Option<std::time::Duration>,
+        slot: Option<StreamSlot>,
+    ) -> EventPump {
+        EventPump::new(
             events,
-            self.config.http.keep_alive(),
+            keep_alive,
             self.config.limits.stream_idle_timeout(),
             self.shutdown.clone().cancelled_owned(),
-            // Held by the body: the stream counts as open until it is dropped.
+            // Held by the pump: the stream counts as open until it is dropped.
             Some(Box::new((slot, self.config.metrics.stream_opened(StreamTransport::Http))) as SlotGuard),
-        ))))
+        )
     }
 
     /// The `WWW-Authenticate` challenge of an answer refusing an unauthenticated caller.

@@ -8,7 +8,7 @@
 //! configured, which the server allows on loopback only, it is open.
 
 use super::{plain, HttpState};
-use crate::sse::ResponseBody;
+use crate::body::ResponseBody;
 use a2a::rpc::Access;
 use bytes::Bytes;
 use http::header::{self, HeaderValue};

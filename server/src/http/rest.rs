@@ -9,8 +9,9 @@
 use super::exchange::{respond, Answer};
 use super::HttpState;
 use crate::jsonrpc;
-use crate::negotiate::{Dialect, A2A_VERSION_HEADER, PROTOCOL_VERSION};
-use crate::sse::{Framing, ResponseBody};
+
+use crate::body::ResponseBody;
+use crate::sse::Framing;
 use a2a::rpc::rest::{find_route, status_body, RouteLookup};
 use a2a::rpc::{Error, Outcome};
 use a2a::{ErrorKind, METHODS};
@@ -115,16 +116,7 @@ impl HttpState {
             Ok(negotiated) => negotiated,
             Err(error) => return error_answer(&error, None),
         };
-        // The HTTP+JSON binding serves A2A 1.0 only; 0.3 is served over JSON-RPC.
-        if dialect != Dialect::V1_0 {
-            let error = Error::new(
-                ErrorKind::VersionNotSupported,
-                format!(
-                    "A2A {} is served over JSON-RPC only; the HTTP+JSON binding serves {PROTOCOL_VERSION}: send the header `{A2A_VERSION_HEADER}: {PROTOCOL_VERSION}`",
-                    dialect.version()
-                ),
-            )
-            .with_metadata("supportedVersions", PROTOCOL_VERSION);
+        if let Err(error) = Self::only_v1_0(dialect, "HTTP+JSON") {
             return error_answer(&error, None);
         }
         let method = found.method.name;

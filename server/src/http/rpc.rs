@@ -11,9 +11,10 @@
 use super::exchange::{respond, Answer};
 use super::HttpState;
 use crate::auth::AuthFailure;
+use crate::body::ResponseBody;
 use crate::dialect;
 use crate::jsonrpc;
-use crate::sse::{Framing, ResponseBody};
+use crate::sse::Framing;
 use a2a::rpc::{Error, Outcome, RawJson};
 use a2a::ErrorKind;
 use http::{Request, Response, StatusCode};
