@@ -1,14 +1,16 @@
 """Interop check driven by the official A2A Python SDK (a2a-sdk).
 
 Usage: client.py URL [BINDING]   (URL: the agent's base URL, e.g. http://127.0.0.1:8080/;
-                                  BINDING: JSONRPC (default) or HTTP+JSON)
+                                  BINDING: JSONRPC (default), HTTP+JSON or GRPC)
 
 Resolves the public Agent Card, builds a client of the binding from it (the
 SDK picks the card's interface for it), then sends a
 message (blocking), streams a message, gets and lists tasks, and cancels a
 task — first one the agent leaves open (when its executor does, e.g. the TCK
 executor's `tck-input-required` scenario), else one already finished, which
-must fail with the SDK's typed TaskNotCancelableError. Prints one line per
+must fail with the SDK's typed TaskNotCancelableError —, and creates, gets,
+lists and deletes a push notification config. Over GRPC the SDK's gRPC
+client targets the card's GRPC interface (`host:port`). Prints one line per
 step and exits non-zero on the first failure.
 """
 
@@ -18,17 +20,23 @@ import ssl
 import sys
 import uuid
 
+import grpc
 import httpx
 from a2a.client import ClientConfig, ClientFactory
 from a2a.types import (
+    AuthenticationInfo,
     CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
     ListTasksRequest,
     Message,
     Part,
     Role,
     SendMessageConfiguration,
     SendMessageRequest,
+    TaskPushNotificationConfig,
     TaskState,
 )
 from a2a.utils.constants import TransportProtocol
@@ -68,6 +76,15 @@ def verify():
     return ssl.create_default_context(cafile=ca_file) if ca_file else True
 
 
+def grpc_channel(target):
+    """A channel to the card's GRPC interface: TLS with the given CA, else clear text."""
+    ca_file = os.environ.get("A2A_INTEROP_CA_FILE")
+    if ca_file:
+        with open(ca_file, "rb") as f:
+            return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=f.read()))
+    return grpc.aio.insecure_channel(target)
+
+
 async def main(url, binding):
     async with httpx.AsyncClient(timeout=30, verify=verify()) as http:
         card_url = url.rstrip("/") + "/.well-known/agent-card.json"
@@ -77,7 +94,12 @@ async def main(url, binding):
         protocol = TransportProtocol(binding)
 
         def config(streaming):
-            return ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=[protocol])
+            return ClientConfig(
+                streaming=streaming,
+                httpx_client=http,
+                supported_protocol_bindings=[protocol],
+                grpc_channel_factory=grpc_channel,
+            )
 
         blocking = await ClientFactory(config(False)).create_from_url(url)
         streaming = await ClientFactory(config(True)).create_from_url(url)
@@ -135,6 +157,29 @@ async def main(url, binding):
             raise AssertionError("canceling a finished task must fail")
         except TaskNotCancelableError as e:
             print(f"cancel (finished task): TaskNotCancelableError: {e}")
+
+        # push config: created with its id, read back, listed, deleted.
+        created = await blocking.create_task_push_notification_config(TaskPushNotificationConfig(
+            task_id=task.id,
+            id=f"interop-config-{uuid.uuid4()}",
+            url="https://push.example.com/interop",
+            token="interop-token",
+            authentication=AuthenticationInfo(scheme="Bearer"),
+        ))
+        check(created.task_id == task.id and created.url == "https://push.example.com/interop",
+              f"create stores the config as given: {created}")
+        read = await blocking.get_task_push_notification_config(
+            GetTaskPushNotificationConfigRequest(task_id=task.id, id=created.id))
+        check(read == created, f"get reads the config back: {read}")
+        listed = await blocking.list_task_push_notification_configs(
+            ListTaskPushNotificationConfigsRequest(task_id=task.id))
+        check([c.id for c in listed.configs] == [created.id], f"list shows the config: {listed}")
+        await blocking.delete_task_push_notification_config(
+            DeleteTaskPushNotificationConfigRequest(task_id=task.id, id=created.id))
+        listed = await blocking.list_task_push_notification_configs(
+            ListTaskPushNotificationConfigsRequest(task_id=task.id))
+        check(not listed.configs, f"delete removes the config: {listed}")
+        print(f"push config: create, get, list, delete {created.id}")
 
         await blocking.close()
         await streaming.close()

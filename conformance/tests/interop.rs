@@ -1,8 +1,9 @@
 //! Interop with the official A2A SDK clients, each driven by its own script
 //! over JSON-RPC and over HTTP+JSON (REST) — agent card, send, stream, get,
 //! list, cancel:
-//! - Python: `conformance/interop/run.sh` installs `a2a-sdk` (pinned) into a
-//!   venv under `target/` and runs `interop/client.py`;
+//! - Python: `conformance/interop/run.sh` installs `a2a-sdk` with its gRPC
+//!   client (pinned) into a venv under `target/` and runs `interop/client.py`,
+//!   over gRPC too, and with a push notification config round trip;
 //! - Python, A2A 0.3: `run.sh --protocol 0.3` installs `a2a-sdk` 0.3.x
 //!   (pinned) into a venv of its own and runs `interop/client_v03.py`, the
 //!   SDK's 0.3 JSON-RPC client (no `A2A-Version` header): card, message/send,
@@ -20,14 +21,26 @@ mod common;
 use common::serve_http;
 use std::sync::Arc;
 
+/// The Python SDK's interop script.
+const PYTHON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/run.sh");
+
 /// Runs an SDK's interop script against `url` over `binding` and checks every
-/// step it reports.
-async fn drive(script: &'static str, url: &str, binding: &'static str) {
-    drive_with(script, url, binding, &[]).await;
+/// step it reports; its output, for further checks.
+async fn drive(script: &'static str, url: &str, binding: &'static str) -> String {
+    drive_with(script, url, binding, &[]).await
+}
+
+/// [`drive`] of the Python SDK, which also round-trips a push notification config.
+async fn drive_python(url: &str, binding: &'static str, extra: &[&str]) {
+    let stdout = drive_with(PYTHON, url, binding, extra).await;
+    assert!(
+        stdout.contains("\npush config: create, get, list, delete interop-config-"),
+        "{binding}: {stdout}"
+    );
 }
 
 /// [`drive`] with further arguments to the script.
-async fn drive_with(script: &'static str, url: &str, binding: &'static str, extra: &[&str]) {
+async fn drive_with(script: &'static str, url: &str, binding: &'static str, extra: &[&str]) -> String {
     let url = url.to_string();
     let extra: Vec<String> = extra.iter().map(|a| a.to_string()).collect();
     let out = tokio::task::spawn_blocking(move || {
@@ -48,7 +61,8 @@ async fn drive_with(script: &'static str, url: &str, binding: &'static str, extr
         "{script} {binding}: stdout:\n{stdout}\nstderr:\n{stderr}"
     );
     for step in [
-        &format!("card: CleverAgents (4 interface(s)), over {binding}\n"),
+        // JSON-RPC 1.0 and 0.3, stdio, HTTP+JSON, gRPC.
+        &format!("card: CleverAgents (5 interface(s)), over {binding}\n"),
         "send: task ",
         "stream: ",
         "get: ",
@@ -63,12 +77,13 @@ async fn drive_with(script: &'static str, url: &str, binding: &'static str, extr
             "{script} {binding}: missing step `{step}`:\n{stdout}"
         );
     }
+    stdout.into_owned()
 }
 
 /// Runs the Python SDK's 0.3 client against `url` and checks every step it
 /// reports, with the exact values it prints.
 async fn drive_v0_3(url: &str) {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/run.sh");
+    let script = PYTHON;
     let endpoint = url.to_string();
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new("bash")
@@ -163,27 +178,16 @@ async fn the_official_python_sdk_client_talks_to_our_agent_over_https() {
     let https = common::serve_http_with(config, tck_router()).await;
     assert!(https.url.starts_with("https://127.0.0.1:"), "{}", https.url);
     let ca = ca_file.to_str().expect("utf-8 path");
-    for binding in ["JSONRPC", "HTTP+JSON"] {
-        drive_with(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/interop/run.sh"),
-            &https.url,
-            binding,
-            &["--ca-file", ca],
-        )
-        .await;
+    for binding in ["JSONRPC", "HTTP+JSON", "GRPC"] {
+        drive_python(&https.url, binding, &["--ca-file", ca]).await;
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_official_python_sdk_client_talks_to_our_agent() {
     let http = tck_agent().await;
-    for binding in ["JSONRPC", "HTTP+JSON"] {
-        drive(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/interop/run.sh"),
-            &http.url,
-            binding,
-        )
-        .await;
+    for binding in ["JSONRPC", "HTTP+JSON", "GRPC"] {
+        drive_python(&http.url, binding, &[]).await;
     }
 }
 
