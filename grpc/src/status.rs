@@ -92,8 +92,9 @@ pub struct Status {
     pub code: Code,
     /// The human-readable message.
     pub message: String,
-    /// The contract error the status carries, with its ErrorInfo.
-    pub error: Option<Error>,
+    /// The contract error the status carries, with its ErrorInfo (boxed:
+    /// statuses travel in `Result`s, and most carry none).
+    pub error: Option<Box<Error>>,
 }
 
 /// Bytes `grpc-message` percent-encodes: controls, non-ASCII (always) and `%`.
@@ -119,7 +120,7 @@ impl Status {
         Status {
             code,
             message: error.message.clone(),
-            error: Some(error),
+            error: Some(Box::new(error)),
         }
     }
 
@@ -159,7 +160,7 @@ impl Status {
                 .decode(encoded.trim().trim_end_matches('='))
                 .ok()?;
             let status = wire::Status::decode(bytes.as_slice()).ok()?;
-            error_of(&status)
+            error_of(&status).map(Box::new)
         });
         Some(Status { code, message, error })
     }
@@ -168,7 +169,7 @@ impl Status {
     /// `fallback` with the status's message (and code name in its metadata).
     pub fn into_error(self, fallback: impl ErrorRegistry) -> Error {
         match self.error {
-            Some(error) => error,
+            Some(error) => *error,
             None => Error::new(
                 fallback,
                 if self.message.is_empty() {
@@ -361,7 +362,7 @@ mod tests {
         let back = Status::from_headers(header(&headers)).expect("a status");
         assert_eq!(back.code, Code::NotFound);
         assert_eq!(back.message, error.message);
-        assert_eq!(back.error, Some(error));
+        assert_eq!(back.error, Some(Box::new(error)));
     }
 
     #[test]

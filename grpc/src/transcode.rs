@@ -1,14 +1,19 @@
 //! Protobuf ⇄ JSON for an rpc's messages. The JSON is ProtoJSON (camelCase
 //! names, enum names, RFC 3339 timestamps, base64 bytes), which is the wire
 //! JSON of the contract itself, so the router takes it as it takes a JSON-RPC
-//! call's params. Unknown protobuf fields are kept by the decoder (proto3) and
+//! call's params. A field without presence (a proto3 scalar, enum, repeated
+//! or map field outside a `oneof` and not `optional`) that the contract's
+//! schema requires is written even at its default: protobuf cannot tell it
+//! unset from its default, and the contract's JSON needs it (`nextPageToken`,
+//! a request's `id`). Other defaults stay out, as JSON-RPC leaves them out,
+//! so a value stored from a gRPC call is the one a JSON-RPC call stores. Unknown protobuf fields are kept by the decoder (proto3) and
 //! left out of the JSON; fields the contract's JSON has and the message does
 //! not (none, for the standard service) are left out of the protobuf.
 
 use a2a::rpc::Error;
 use a2a::ErrorKind;
 use prost::Message;
-use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor, SerializeOptions};
+use prost_reflect::{DeserializeOptions, DynamicMessage, Kind, MessageDescriptor, SerializeOptions};
 use serde_json::Value;
 
 /// The JSON of a protobuf `message` of type `descriptor`; a message that does
@@ -22,12 +27,69 @@ pub fn to_json(descriptor: &MessageDescriptor, message: &[u8]) -> Result<Value, 
     })?;
     decoded
         .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new())
+        .map(|mut json| {
+            with_required_defaults(descriptor, &mut json);
+            json
+        })
         .map_err(|e| {
             Error::new(
                 ErrorKind::InternalError,
                 format!("a {} has no JSON form: {e}", descriptor.full_name()),
             )
         })
+}
+
+/// Writes into `json` (a message of type `descriptor`, and the messages in
+/// it) the defaults of the fields without presence its schema definition
+/// requires.
+fn with_required_defaults(descriptor: &MessageDescriptor, json: &mut Value) {
+    let Some(object) = json.as_object_mut() else {
+        return;
+    };
+    let required = a2a::schema::definition(descriptor.name())
+        .and_then(|definition| definition.get("required"))
+        .and_then(Value::as_array);
+    for field in descriptor.fields() {
+        let name = field.json_name();
+        match (object.get_mut(name), field.kind()) {
+            (Some(value), Kind::Message(inner)) if !field.is_map() => {
+                let items: Vec<&mut Value> = match value {
+                    Value::Array(items) if field.is_list() => items.iter_mut().collect(),
+                    other => vec![other],
+                };
+                for item in items {
+                    with_required_defaults(&inner, item);
+                }
+            }
+            (Some(_), _) => {}
+            (None, kind) => {
+                let required = required.is_some_and(|r| r.iter().any(|n| n == name));
+                if required && !field.supports_presence() {
+                    object.insert(name.to_string(), default_of(&field, &kind));
+                }
+            }
+        }
+    }
+}
+
+/// The ProtoJSON of a field's default value.
+fn default_of(field: &prost_reflect::FieldDescriptor, kind: &Kind) -> Value {
+    if field.is_list() {
+        return Value::Array(Vec::new());
+    }
+    if field.is_map() {
+        return Value::Object(serde_json::Map::new());
+    }
+    match kind {
+        Kind::String | Kind::Bytes => Value::String(String::new()),
+        Kind::Bool => Value::Bool(false),
+        // 64-bit integers are strings in ProtoJSON.
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 | Kind::Uint64 | Kind::Fixed64 => {
+            Value::String("0".into())
+        }
+        Kind::Enum(values) => Value::String(values.default_value().name().to_string()),
+        _ => Value::from(0),
+    }
 }
 
 /// The protobuf of a JSON `value` (text) as a message of type `descriptor`.
@@ -94,7 +156,7 @@ mod tests {
         let descriptor = message("lf.a2a.v1.Task");
         let bytes = from_json(&descriptor, &task.to_string(), ErrorKind::InternalError).unwrap();
         let mut expected = task.clone();
-        // Empty repeated fields are the default, which ProtoJSON leaves out.
+        // An empty list is the default, which ProtoJSON leaves out.
         expected.as_object_mut().unwrap().remove("history");
         assert_eq!(to_json(&descriptor, &bytes).unwrap(), expected);
     }
@@ -119,5 +181,12 @@ mod tests {
         let mut with_unknown = bytes.clone();
         with_unknown.extend_from_slice(&[0xf8, 0x3e, 0x07]); // field 999, varint 7
         assert_eq!(to_json(&descriptor, &with_unknown).unwrap(), json!({"id": "t"}));
+        // What the schema requires is written at its default.
+        let empty = message("lf.a2a.v1.ListTasksResponse");
+        assert_eq!(
+            to_json(&empty, &[]).unwrap(),
+            json!({"tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0})
+        );
+        assert_eq!(to_json(&descriptor, &[]).unwrap(), json!({"id": ""}));
     }
 }
