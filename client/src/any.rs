@@ -1,5 +1,6 @@
-//! Either transport, picked at run time (the CLI picks by `--server`).
+//! Any transport, picked at run time (the CLI picks by `--server` and `--binding`).
 
+use crate::grpc::GrpcTransport;
 use crate::http::HttpTransport;
 use crate::stdio::StdioTransport;
 use a2a::rpc::{BoxFuture, CallError, RawEventStream, Transport};
@@ -9,6 +10,8 @@ use serde_json::Value;
 pub enum AnyTransport {
     /// The HTTP transport (server mode).
     Http(HttpTransport),
+    /// The gRPC transport (server mode), which reads the card over HTTP.
+    Grpc(GrpcTransport, HttpTransport),
     /// The stdio transport over a spawned agent (local mode).
     // Boxed: the session owns the child process and is much larger than the
     // HTTP handle.
@@ -20,7 +23,7 @@ impl AnyTransport {
     /// `initialize` handshake returned over stdio.
     pub async fn agent_card(&self) -> Result<Value, CallError> {
         match self {
-            AnyTransport::Http(t) => t.agent_card().await,
+            AnyTransport::Http(t) | AnyTransport::Grpc(_, t) => t.agent_card().await,
             AnyTransport::Stdio(t) => Ok(t.agent_card().clone()),
         }
     }
@@ -29,7 +32,7 @@ impl AnyTransport {
     /// nothing to do over HTTP.
     pub async fn shutdown(self) -> Result<(), CallError> {
         match self {
-            AnyTransport::Http(_) => Ok(()),
+            AnyTransport::Http(_) | AnyTransport::Grpc(..) => Ok(()),
             AnyTransport::Stdio(t) => t.shutdown().await.map(|_| ()),
         }
     }
@@ -39,6 +42,7 @@ impl Transport for AnyTransport {
     fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
         match self {
             AnyTransport::Http(t) => t.call(method, params),
+            AnyTransport::Grpc(t, _) => t.call(method, params),
             AnyTransport::Stdio(t) => t.call(method, params),
         }
     }
@@ -50,6 +54,7 @@ impl Transport for AnyTransport {
     ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
         match self {
             AnyTransport::Http(t) => t.subscribe(method, params),
+            AnyTransport::Grpc(t, _) => t.subscribe(method, params),
             AnyTransport::Stdio(t) => t.subscribe(method, params),
         }
     }

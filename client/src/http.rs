@@ -197,7 +197,7 @@ impl HttpTransport {
     }
 }
 
-fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
+pub(crate) fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
     let bad =
         |what: &str| CallError::Transport(format!("{what} contains characters not allowed in a header"));
     // The names are the schemas' facts; `HeaderName::from_static` would need
@@ -243,7 +243,7 @@ fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
     Ok(headers)
 }
 
-fn describe(error: &reqwest::Error) -> String {
+pub(crate) fn describe(error: &reqwest::Error) -> String {
     if let Some(failure) = tls::handshake_failure(error) {
         let origin = error.url().map_or_else(
             || "the server".to_string(),

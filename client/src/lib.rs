@@ -14,6 +14,7 @@
 pub mod any;
 pub mod card_trust;
 pub mod cli;
+pub mod grpc;
 pub mod http;
 pub mod policy;
 pub mod schema;
@@ -25,6 +26,7 @@ pub mod wire;
 pub use a2a::rpc::{CallError, Client, Event};
 pub use any::AnyTransport;
 pub use card_trust::{CardTrustError, TrustedKeys};
+pub use grpc::GrpcTransport;
 pub use http::{HttpBinding, HttpConfig, HttpTransport};
 pub use stdio::{StdioConfig, StdioTransport};
 pub use tls::TlsFiles;

@@ -92,9 +92,9 @@ fn connection_args() -> Vec<Arg> {
             .long("binding")
             .global(true)
             .value_name("BINDING")
-            .value_parser(["jsonrpc", "rest"])
+            .value_parser(["jsonrpc", "rest", "grpc"])
             .default_value("jsonrpc")
-            .help("Server mode: JSON-RPC, or HTTP+JSON (REST) at the URL the server's Agent Card declares for it"),
+            .help("Server mode: JSON-RPC, or HTTP+JSON (REST) or gRPC at the address the server's Agent Card declares for it"),
         Arg::new("token")
             .long("token")
             .global(true)
@@ -399,10 +399,14 @@ async fn connect(
             local_admin_key(url).map_or(Credentials::None, api_key)
         };
         let transport = match matches.get_one::<String>("binding").map(String::as_str) {
-            Some("rest") => HttpTransport::rest(config).await?,
-            _ => HttpTransport::new(config)?,
+            Some("rest") => AnyTransport::Http(HttpTransport::rest(config).await?),
+            Some("grpc") => AnyTransport::Grpc(
+                crate::GrpcTransport::from_card(config.clone()).await?,
+                HttpTransport::new(config)?,
+            ),
+            _ => AnyTransport::Http(HttpTransport::new(config)?),
         };
-        return Ok(AnyTransport::Http(transport));
+        return Ok(transport);
     }
     let program = matches
         .get_one::<String>("agent")

@@ -61,14 +61,17 @@ fn respond(body: Result<GrpcBody, Status>, echo: Vec<(HeaderName, HeaderValue)>)
     response
 }
 
-/// The status of a request the transport refused before reading it whole.
-fn refused(refusal: Refusal) -> Status {
-    let code = match refusal.status {
-        StatusCode::PAYLOAD_TOO_LARGE => Code::ResourceExhausted,
-        StatusCode::REQUEST_TIMEOUT => Code::DeadlineExceeded,
-        _ => Code::Internal,
-    };
-    Status::new(code, refusal.error.message)
+/// The status of a request the transport refused before reading it whole
+/// (`limit` is the bound on its message).
+fn refused(refusal: Refusal, limit: usize) -> Status {
+    match refusal.status {
+        StatusCode::PAYLOAD_TOO_LARGE => Status::new(
+            Code::ResourceExhausted,
+            format!("the request exceeds the limit of {limit} bytes for a message"),
+        ),
+        StatusCode::REQUEST_TIMEOUT => Status::new(Code::DeadlineExceeded, refusal.error.message),
+        _ => Status::new(Code::Internal, refusal.error.message),
+    }
 }
 
 /// The status of a body that is not one acceptable message.
@@ -127,7 +130,7 @@ impl HttpState {
         let bytes = self
             .collect_body(&parts.headers, body, limit + grpc::frame::PREFIX_LEN)
             .await
-            .map_err(refused)?;
+            .map_err(|refusal| refused(refusal, limit))?;
         let message = grpc::frame::single(&bytes, limit).map_err(malformed)?;
         // Authenticate before looking at the message: unauthenticated callers
         // learn nothing but that they must authenticate.

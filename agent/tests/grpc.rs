@@ -1,0 +1,294 @@
+//! The gRPC binding on the real agent, beside JSON-RPC on the same port:
+//! our client's calls answer what JSON-RPC answers, errors carry the
+//! registry's status with the ErrorInfo, a deadline cuts an open stream, and
+//! bad input — an unknown rpc, a malformed or compressed or oversize message,
+//! a body of two messages, an unsupported encoding, a 0.3 caller, a missing
+//! credential — gets a clean status and leaves the agent serving.
+
+mod common;
+
+use a2a::rpc::{CallError, Transport};
+use a2a::ErrorKind;
+use client::{GrpcTransport, HttpConfig, HttpTransport};
+use common::ServerAgent;
+use futures_util::StreamExt;
+use grpc::{Code, Status};
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// The answer to a raw gRPC request: its status (from the trailers, or the
+/// headers of a trailers-only answer) and its messages.
+struct Raw {
+    status: Status,
+    messages: Vec<Vec<u8>>,
+}
+
+/// Posts `body` to the rpc at `path` with `headers`, over HTTP/2.
+async fn raw(agent: &ServerAgent, path: &str, body: Vec<u8>, headers: &[(&str, &str)]) -> Raw {
+    let h2 = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .expect("client");
+    let mut request = h2
+        .post(format!("http://{}{path}", agent.addr()))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(body);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.expect("an answer");
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(response.headers()["content-type"], "application/grpc");
+    let head = response.headers().clone();
+    let mut body = http::Response::from(response).into_body();
+    let mut decoder = grpc::frame::Decoder::new(1 << 20);
+    let mut messages = Vec::new();
+    let mut trailers = None;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.expect("a frame");
+        match frame.into_data() {
+            Ok(data) => decoder.push(&data),
+            Err(frame) => trailers = frame.into_trailers().ok(),
+        }
+        while let Some(message) = decoder.next_message().expect("framed") {
+            messages.push(message.to_vec());
+        }
+    }
+    let carried = trailers.unwrap_or(head);
+    let status =
+        Status::from_headers(|name| carried.get(name).and_then(|v| v.to_str().ok())).expect("a status");
+    Raw { status, messages }
+}
+
+/// The protobuf of `json` as the request of the rpc of `method`.
+fn request(method: &str, json: Value) -> Vec<u8> {
+    let rpc = grpc::Service::contract()
+        .expect("compiles")
+        .rpc_of(method)
+        .expect("an rpc");
+    let message =
+        grpc::transcode::from_json(&rpc.input, &json.to_string(), ErrorKind::InvalidParams).expect("fits");
+    grpc::frame::encode(&message).to_vec()
+}
+
+const GET_TASK: &str = "/lf.a2a.v1.A2AService/GetTask";
+const V1: (&str, &str) = ("a2a-version", "1.0");
+
+fn clients(agent: &ServerAgent) -> (GrpcTransport, HttpTransport) {
+    let grpc = GrpcTransport::new(HttpConfig::new(&agent.endpoint)).expect("gRPC transport");
+    let http = HttpTransport::new(HttpConfig::new(&agent.endpoint)).expect("HTTP transport");
+    (grpc, http)
+}
+
+#[test]
+fn calls_over_grpc_answer_what_json_rpc_answers() {
+    let agent = ServerAgent::start_with(&["--memory", "--executor", "tck"]);
+    let (grpc, http) = clients(&agent);
+    runtime().block_on(async {
+        let message = json!({"message": {"messageId": "grpc-1", "role": "ROLE_USER",
+                                         "parts": [{"text": "hello"}], "metadata": {"n": 1.0}}});
+        let sent = grpc
+            .call("SendMessage", message)
+            .await
+            .expect("SendMessage over gRPC");
+        let task_id = sent["task"]["id"].as_str().expect("a task").to_string();
+        assert_eq!(sent["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+        let params = json!({"id": task_id, "historyLength": 5});
+        let over_grpc = grpc.call("GetTask", params.clone()).await.expect("GetTask");
+        let over_http = http.call("GetTask", params).await.expect("GetTask");
+        assert_eq!(over_grpc, over_http);
+        assert_eq!(over_grpc, sent["task"]);
+        // A list is the same, `nextPageToken: ""` included (the schema requires it).
+        let listed = grpc.call("ListTasks", json!({})).await.expect("ListTasks");
+        assert_eq!(listed["nextPageToken"], "");
+        assert_eq!(
+            listed,
+            http.call("ListTasks", json!({})).await.expect("ListTasks")
+        );
+
+        // A stream: the task, then its final update, as JSON-RPC streams them.
+        let stream =
+            json!({"message": {"messageId": "grpc-2", "role": "ROLE_USER", "parts": [{"text": "s"}]}});
+        let events: Vec<Value> = grpc
+            .subscribe("SendStreamingMessage", stream)
+            .await
+            .expect("a stream")
+            .map(|event| event.expect("an event").data)
+            .collect()
+            .await;
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert_eq!(events[0]["task"]["status"]["state"], "TASK_STATE_SUBMITTED");
+        assert_eq!(
+            events[1]["statusUpdate"]["status"]["state"],
+            "TASK_STATE_COMPLETED"
+        );
+        assert_eq!(events[1]["statusUpdate"]["taskId"], events[0]["task"]["id"]);
+
+        // Errors are the contract's, with the registry's code and ErrorInfo.
+        let error = grpc
+            .call("GetTask", json!({"id": "no-such-task"}))
+            .await
+            .expect_err("unknown task");
+        let CallError::Rpc(error) = error else {
+            panic!("{error:?}")
+        };
+        assert!(error.is(ErrorKind::TaskNotFound), "{error}");
+        assert_eq!(error.message, "Task `no-such-task` not found");
+        let error = grpc
+            .call("CancelTask", json!({"id": task_id}))
+            .await
+            .expect_err("a finished task");
+        let CallError::Rpc(error) = error else {
+            panic!("{error:?}")
+        };
+        assert!(error.is(ErrorKind::TaskNotCancelable), "{error}");
+    });
+}
+
+#[test]
+fn statuses_on_the_wire_are_the_registrys() {
+    let agent = ServerAgent::start_with(&["--memory", "--executor", "tck"]);
+    runtime().block_on(async {
+        let answer = raw(
+            &agent,
+            GET_TASK,
+            request("GetTask", json!({"id": "missing"})),
+            &[V1],
+        )
+        .await;
+        assert_eq!(answer.status.code, Code::NotFound);
+        assert_eq!(answer.status.message, "Task `missing` not found");
+        let error = answer.status.error.expect("the contract error");
+        assert_eq!(
+            error.domain_reason(),
+            Some(("a2a-protocol.org", "TASK_NOT_FOUND"))
+        );
+        assert_eq!(error.code, -32001);
+        assert!(answer.messages.is_empty());
+
+        // A 0.3 caller is refused: gRPC serves 1.0.
+        let answer = raw(
+            &agent,
+            GET_TASK,
+            request("GetTask", json!({"id": "x"})),
+            &[("a2a-version", "0.3")],
+        )
+        .await;
+        assert_eq!(answer.status.code, Code::FailedPrecondition);
+        let error = answer.status.error.expect("the contract error");
+        assert!(error.is(ErrorKind::VersionNotSupported), "{error}");
+        assert_eq!(error.metadata("supportedVersions"), Some("1.0"));
+    });
+}
+
+/// A refused request: what it is, its path, body and headers, the status it gets.
+type Case<'a> = (&'a str, &'a str, Vec<u8>, Vec<(&'a str, &'a str)>, Code, &'a str);
+
+#[test]
+fn bad_input_gets_a_clean_status_and_changes_nothing() {
+    let agent = ServerAgent::start_with(&["--memory", "--executor", "tck"]);
+    runtime().block_on(async {
+        let valid = request("GetTask", json!({"id": "missing"}));
+        let cases: Vec<Case> = vec![
+            ("unknown rpc", "/lf.a2a.v1.A2AService/Nothing", valid.clone(), vec![V1], Code::Unimplemented,
+             "no rpc at `/lf.a2a.v1.A2AService/Nothing`"),
+            ("unknown service", "/x.Y/GetTask", valid.clone(), vec![V1], Code::Unimplemented,
+             "no rpc at `/x.Y/GetTask`"),
+            ("no message", GET_TASK, Vec::new(), vec![V1], Code::Internal, "the request carries no message"),
+            ("a cut prefix", GET_TASK, vec![0, 0, 0], vec![V1], Code::Internal,
+             "the request ends inside a message: 2 bytes of a length-prefixed message are missing"),
+            ("a cut message", GET_TASK, valid[..valid.len() - 1].to_vec(), vec![V1], Code::Internal,
+             "the request ends inside a message: 1 bytes of a length-prefixed message are missing"),
+            ("two messages", GET_TASK, [valid.clone(), valid.clone()].concat(), vec![V1], Code::Internal,
+             "the request carries more than one message; the method takes one"),
+            ("a compressed message", GET_TASK, [&[1u8][..], &valid[1..]].concat(), vec![V1], Code::Internal,
+             "the message is compressed; this peer accepts uncompressed messages only (grpc-accept-encoding: identity)"),
+            ("gzip", GET_TASK, valid.clone(), vec![V1, ("grpc-encoding", "gzip")], Code::Unimplemented,
+             "messages are accepted uncompressed only (grpc-accept-encoding: identity)"),
+            ("a bad deadline", GET_TASK, valid.clone(), vec![V1, ("grpc-timeout", "soon")], Code::Internal,
+             "the grpc-timeout header is malformed"),
+            ("a declared length over the limit", GET_TASK, vec![0, 0xff, 0xff, 0xff, 0xff], vec![V1],
+             Code::ResourceExhausted, "the message of 4294967295 bytes exceeds the limit of 4194304 bytes"),
+        ];
+        for (what, path, body, headers, code, message) in cases {
+            let answer = raw(&agent, path, body, &headers).await;
+            assert_eq!((answer.status.code, answer.status.message.as_str()), (code, message), "{what}");
+            assert!(answer.messages.is_empty(), "{what}");
+        }
+        // Not protobuf: field 1 says 5 bytes follow, 1 does.
+        let answer = raw(&agent, GET_TASK, grpc::frame::encode(&[0x0a, 0x05, b'a']).to_vec(), &[V1]).await;
+        assert_eq!(answer.status.code, Code::InvalidArgument);
+        let error = answer.status.error.expect("the contract error");
+        assert!(error.is(ErrorKind::ParseError), "{error}");
+        assert!(error.message.starts_with("the message is not a valid lf.a2a.v1.GetTaskRequest"), "{error}");
+        // Unknown fields are skipped (proto3): field 999 beside the id.
+        let mut message = request("GetTask", json!({"id": "missing"}))[5..].to_vec();
+        message.extend_from_slice(&[0xf8, 0x3e, 0x07]);
+        let answer = raw(&agent, GET_TASK, grpc::frame::encode(&message).to_vec(), &[V1]).await;
+        assert_eq!(answer.status.code, Code::NotFound);
+        // A body over the limit, sent whole.
+        let huge = json!({"message": {"messageId": "big", "role": "ROLE_USER",
+                                      "parts": [{"text": "x".repeat(5 << 20)}]}});
+        let answer = raw(&agent, "/lf.a2a.v1.A2AService/SendMessage", request("SendMessage", huge), &[V1]).await;
+        assert_eq!(
+            (answer.status.code, answer.status.message.as_str()),
+            (Code::ResourceExhausted, "the request exceeds the limit of 4194304 bytes for a message")
+        );
+        // And the agent still answers, with nothing stored by the refusals.
+        let (grpc, _) = clients(&agent);
+        let listed = grpc.call("ListTasks", json!({})).await.expect("ListTasks");
+        assert_eq!((&listed["totalSize"], &listed["tasks"]), (&json!(0), &json!([])), "{listed}");
+    });
+}
+
+#[test]
+fn a_deadline_cuts_an_open_stream_and_a_dropped_stream_frees_its_slot() {
+    let agent = ServerAgent::start_with(&["--memory", "--executor", "tck"]);
+    let (grpc, _) = clients(&agent);
+    runtime().block_on(async {
+        // The TCK executor leaves this task waiting for input.
+        let open = json!({"message": {"messageId": "tck-input-required-grpc", "role": "ROLE_USER",
+                                      "parts": [{"text": "wait"}]},
+                          "configuration": {"returnImmediately": true}});
+        let sent = grpc.call("SendMessage", open).await.expect("SendMessage");
+        let task_id = sent["task"]["id"].as_str().expect("a task").to_string();
+        let subscribe = request("SubscribeToTask", json!({"id": task_id}));
+        let path = "/lf.a2a.v1.A2AService/SubscribeToTask";
+        let answer = raw(&agent, path, subscribe, &[V1, ("grpc-timeout", "1S")]).await;
+        assert_eq!(
+            answer.status.code,
+            Code::DeadlineExceeded,
+            "{}",
+            answer.status.message
+        );
+        assert_eq!(answer.status.message, "the call's deadline (grpc-timeout) passed");
+        // The task as it is (unless the deadline came first), then nothing.
+        assert!(answer.messages.len() <= 1, "{}", answer.messages.len());
+        let rpc = grpc::Service::contract()
+            .expect("compiles")
+            .rpc_of("SubscribeToTask")
+            .expect("rpc");
+        for message in &answer.messages {
+            let first = grpc::transcode::to_json(&rpc.output, message).expect("a StreamResponse");
+            assert_eq!(first["task"]["id"], task_id.as_str());
+        }
+        // More streams opened and dropped than a caller may hold at once:
+        // each drop gives its slot back.
+        for _ in 0..40 {
+            let mut events = grpc
+                .subscribe("SubscribeToTask", json!({"id": task_id}))
+                .await
+                .expect("a stream");
+            let first = events.next().await.expect("an event").expect("the task");
+            assert_eq!(first.data["task"]["id"], task_id.as_str());
+        }
+    });
+}

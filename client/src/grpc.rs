@@ -1,0 +1,429 @@
+//! The gRPC transport (spec §10): each call one HTTP/2 request to the rpc of
+//! its method, the params transcoded to the rpc's protobuf message and the
+//! answer back to JSON, so callers see the same values as over JSON-RPC. The
+//! service-parameter headers, credentials, TLS files and timeouts are the
+//! HTTP transport's ([`HttpConfig`]); a call's timeout travels as
+//! `grpc-timeout`. Idempotent reads are retried on transient failures; a task
+//! stream that breaks before its final event is resumed by subscribing to the
+//! task (which answers with the task as it is, then its updates).
+//!
+//! Only methods the generated proto serves have an rpc; calling another is a
+//! transport error that says so.
+
+use crate::http::{describe, is_final_event, service_headers, stream_task_id, HttpConfig, HttpTransport};
+use crate::policy;
+use a2a::methods::markers::SubscribeToTask;
+use a2a::rpc::{BoxFuture, CallError, Event, Method, RawEventStream, Transport};
+use a2a::ErrorKind;
+use bytes::Bytes;
+use futures_util::stream;
+use grpc_wire::{frame, headers, timeout, Code, Rpc, Service, Status};
+use http_body_util::BodyExt;
+use reqwest::header::{HeaderMap, CONTENT_TYPE};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// `protocolBinding` of the card interface that serves gRPC (spec §10).
+pub const GRPC_PROTOCOL_BINDING: &str = "GRPC";
+
+/// The gRPC binding over HTTP/2. Cheap to clone.
+#[derive(Clone)]
+pub struct GrpcTransport {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    http: reqwest::Client,
+    /// `scheme://host:port` of the server.
+    origin: String,
+    config: HttpConfig,
+    headers: HeaderMap,
+    service: &'static Service,
+}
+
+/// A failed attempt, and whether repeating it could help.
+struct Attempt {
+    error: CallError,
+    transient: bool,
+}
+
+impl From<CallError> for Attempt {
+    fn from(error: CallError) -> Self {
+        Attempt {
+            error,
+            transient: false,
+        }
+    }
+}
+
+/// The error a non-OK status stands for: the contract error it carries, else
+/// one named after its code; `UNAVAILABLE` is worth another attempt.
+fn status_attempt(status: Status) -> Attempt {
+    let transient = status.code == Code::Unavailable;
+    let error = match (&status.error, status.code) {
+        (None, Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled) => {
+            CallError::Transport(format!("gRPC {}: {}", status.code.name(), status.message))
+        }
+        _ => CallError::Rpc(status.into_error(ErrorKind::InternalError)),
+    };
+    Attempt { error, transient }
+}
+
+fn transport(message: impl Into<String>) -> Attempt {
+    Attempt {
+        error: CallError::Transport(message.into()),
+        transient: false,
+    }
+}
+
+impl GrpcTransport {
+    /// A transport to the server whose origin (`http://host:port`, or
+    /// `https://` for TLS) `config.endpoint` names.
+    pub fn new(config: HttpConfig) -> Result<Self, CallError> {
+        let url = reqwest::Url::parse(&config.endpoint)
+            .map_err(|e| CallError::Transport(format!("bad server URL `{}`: {e}", config.endpoint)))?;
+        let builder = reqwest::Client::builder().connect_timeout(config.connect_timeout);
+        // gRPC is HTTP/2 only: with prior knowledge in clear text, by ALPN over TLS.
+        let builder = match url.scheme() {
+            "http" => builder.http2_prior_knowledge(),
+            "https" => builder,
+            _ => {
+                return Err(CallError::Transport(format!(
+                    "bad server URL `{}`: scheme must be http or https",
+                    config.endpoint
+                )))
+            }
+        };
+        let http = crate::tls::configure(builder, &config.tls)?
+            .build()
+            .map_err(|e| CallError::Transport(format!("HTTP/2 client: {e}")))?;
+        let service = Service::contract().map_err(|e| CallError::Transport(e.to_string()))?;
+        let headers = service_headers(&config)?;
+        Ok(GrpcTransport {
+            inner: Arc::new(Inner {
+                http,
+                origin: url.origin().ascii_serialization(),
+                config,
+                headers,
+                service,
+            }),
+        })
+    }
+
+    /// A transport to the `GRPC` interface the Agent Card of the server at
+    /// `config.endpoint` declares (its `host:port`, reached with the
+    /// endpoint's scheme); an error when it declares none.
+    pub async fn from_card(mut config: HttpConfig) -> Result<Self, CallError> {
+        let card = HttpTransport::new(config.clone())?.agent_card().await?;
+        let target = card["supportedInterfaces"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|i| i["protocolBinding"] == GRPC_PROTOCOL_BINDING)
+            .and_then(|i| i["url"].as_str())
+            .ok_or_else(|| CallError::Transport("the agent's card declares no GRPC interface".into()))?;
+        let scheme = config.endpoint.split("://").next().unwrap_or("http").to_string();
+        config.endpoint = if target.contains("://") {
+            target.to_string()
+        } else {
+            format!("{scheme}://{target}")
+        };
+        GrpcTransport::new(config)
+    }
+}
+
+/// A gRPC answer being read: its body's frames, the messages they carry.
+struct Answer {
+    body: reqwest::Body,
+    decoder: frame::Decoder,
+}
+
+impl Answer {
+    /// The next message of the answer; `None` at its end with `OK`; the
+    /// status's error at any other end.
+    async fn next_message(&mut self) -> Result<Option<Bytes>, Attempt> {
+        loop {
+            if let Some(message) = self
+                .decoder
+                .next_message()
+                .map_err(|e| transport(e.to_string()))?
+            {
+                return Ok(Some(message));
+            }
+            let Some(frame) = self.body.frame().await else {
+                return Err(Attempt {
+                    error: CallError::Transport("the answer ended without a gRPC status".into()),
+                    transient: true,
+                });
+            };
+            let frame = frame.map_err(|e| Attempt {
+                error: CallError::Transport(format!("the answer broke: {}", describe(&e))),
+                transient: true,
+            })?;
+            match frame.into_data() {
+                Ok(data) => self.decoder.push(&data),
+                Err(frame) => {
+                    let Some(trailers) = frame.trailers_ref() else {
+                        continue;
+                    };
+                    let status = status_of(trailers)?;
+                    if self.decoder.pending() > 0 {
+                        return Err(transport("the answer ended inside a message"));
+                    }
+                    return match status.code {
+                        Code::Ok => Ok(None),
+                        _ => Err(status_attempt(status)),
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// The status `headers` carry (trailers, or the headers of a trailers-only answer).
+fn status_of(headers: &HeaderMap) -> Result<Status, Attempt> {
+    Status::from_headers(|name| headers.get(name).and_then(|v| v.to_str().ok()))
+        .ok_or_else(|| transport("the answer has no valid grpc-status"))
+}
+
+impl Inner {
+    fn rpc(&self, method: &str) -> Result<&'static Rpc, Attempt> {
+        self.service.rpc_of(method).ok_or_else(|| {
+            transport(format!(
+                "`{method}` has no gRPC rpc; call it over JSON-RPC or HTTP+JSON"
+            ))
+        })
+    }
+
+    /// Sends one call and returns its answer to read, or the status a
+    /// trailers-only answer gave.
+    async fn open(&self, rpc: &Rpc, params: &Value) -> Result<Answer, Attempt> {
+        let message =
+            grpc_wire::transcode::from_json(&rpc.input, &params.to_string(), ErrorKind::InvalidParams)
+                .map_err(CallError::Rpc)?;
+        let mut request = self
+            .http
+            .post(format!("{}{}", self.origin, rpc.path))
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, grpc_wire::CONTENT_TYPE)
+            .header("te", "trailers")
+            .body(frame::encode(&message));
+        if !rpc.server_streaming {
+            request = request
+                .header(headers::TIMEOUT, timeout::format(self.config.timeout))
+                .timeout(self.config.timeout);
+        }
+        let send = request.send();
+        let response = tokio::time::timeout(self.config.timeout, send)
+            .await
+            .map_err(|_| Attempt {
+                error: CallError::Transport(format!("no answer within {:?}", self.config.timeout)),
+                transient: true,
+            })?
+            .map_err(|e| Attempt {
+                error: CallError::Transport(describe(&e)),
+                transient: e.is_connect() || e.is_timeout(),
+            })?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(Attempt {
+                error: CallError::Transport(format!("HTTP {status} to a gRPC call")),
+                transient: matches!(status.as_u16(), 502..=504),
+            });
+        }
+        let grpc = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(grpc_wire::is_grpc_content_type);
+        if !grpc {
+            return Err(transport("the answer is not gRPC"));
+        }
+        if response.headers().contains_key(headers::STATUS) {
+            let status = status_of(response.headers())?;
+            if status.code != Code::Ok {
+                return Err(status_attempt(status));
+            }
+        }
+        let response: http::Response<reqwest::Body> = response.into();
+        Ok(Answer {
+            body: response.into_body(),
+            decoder: frame::Decoder::new(self.config.max_answer_bytes),
+        })
+    }
+
+    async fn call_once(&self, method: &str, params: &Value) -> Result<Value, Attempt> {
+        let rpc = self.rpc(method)?;
+        let mut answer = self.open(rpc, params).await?;
+        let message = answer
+            .next_message()
+            .await?
+            .ok_or_else(|| transport("the answer ended with OK but no message"))?;
+        if answer.next_message().await?.is_some() {
+            return Err(transport("a unary answer carried more than one message"));
+        }
+        Ok(grpc_wire::transcode::to_json(&rpc.output, &message).map_err(CallError::Rpc)?)
+    }
+}
+
+/// Where a stream stands between polls.
+struct Follow {
+    inner: Arc<Inner>,
+    rpc: &'static Rpc,
+    params: Value,
+    answer: Option<Answer>,
+    task_id: Option<String>,
+    resumes_left: u32,
+    final_seen: bool,
+    done: bool,
+}
+
+impl Follow {
+    /// Opens the stream again after `cause` broke it: the same call for an
+    /// idempotent stream, else a subscription to the task it was about.
+    async fn resume(&mut self, cause: Attempt) -> Result<(), CallError> {
+        if !cause.transient || self.resumes_left == 0 || self.final_seen {
+            return Err(cause.error);
+        }
+        let (rpc, params) = if policy::is_idempotent_read_name(self.rpc.method.name) {
+            (self.rpc, self.params.clone())
+        } else {
+            let Some(id) = self.task_id.clone() else {
+                return Err(cause.error);
+            };
+            let rpc = self.inner.rpc(SubscribeToTask::NAME).map_err(|a| a.error)?;
+            (rpc, json!({ "id": id }))
+        };
+        let attempt = self.inner.config.max_resumes - self.resumes_left;
+        self.resumes_left -= 1;
+        tokio::time::sleep(self.inner.config.backoff.saturating_mul(1 << attempt.min(6))).await;
+        match self.inner.open(rpc, &params).await {
+            Ok(answer) => {
+                self.answer = Some(answer);
+                Ok(())
+            }
+            Err(attempt) if attempt.transient => Ok(()),
+            Err(attempt) => Err(attempt.error),
+        }
+    }
+
+    async fn next_item(&mut self) -> Option<Result<Event<Value>, CallError>> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let read = match self.answer.as_mut() {
+                Some(answer) => answer.next_message().await,
+                None => Err(Attempt {
+                    error: CallError::Transport("stream connection lost".into()),
+                    transient: true,
+                }),
+            };
+            match read {
+                Ok(Some(message)) => {
+                    let event = match grpc_wire::transcode::to_json(&self.rpc.output, &message) {
+                        Ok(event) => event,
+                        Err(error) => {
+                            self.done = true;
+                            return Some(Err(CallError::Rpc(error)));
+                        }
+                    };
+                    if self.task_id.is_none() {
+                        self.task_id = stream_task_id(&event);
+                    }
+                    self.final_seen = is_final_event(&event);
+                    self.resumes_left = self.inner.config.max_resumes;
+                    return Some(Ok(Event::new(event)));
+                }
+                Ok(None) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(cause) => {
+                    self.answer = None;
+                    if let Err(error) = self.resume(cause).await {
+                        self.done = true;
+                        return Some(Err(error));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Transport for GrpcTransport {
+    fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
+        Box::pin(async move {
+            let config = &self.inner.config;
+            let attempts = if policy::is_idempotent_read_name(method) {
+                config.retries.saturating_add(1)
+            } else {
+                1
+            };
+            let mut attempt = 0;
+            loop {
+                match self.inner.call_once(method, &params).await {
+                    Ok(value) => return Ok(value),
+                    Err(failed) if failed.transient && attempt + 1 < attempts => {
+                        tokio::time::sleep(config.backoff.saturating_mul(1 << attempt.min(6))).await;
+                        attempt += 1;
+                    }
+                    Err(failed) => return Err(failed.error),
+                }
+            }
+        })
+    }
+
+    fn subscribe<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
+        Box::pin(async move {
+            let rpc = self.inner.rpc(method).map_err(|a| a.error)?;
+            let answer = self.inner.open(rpc, &params).await.map_err(|a| a.error)?;
+            let state = Follow {
+                inner: self.inner.clone(),
+                rpc,
+                params,
+                answer: Some(answer),
+                task_id: None,
+                resumes_left: self.inner.config.max_resumes,
+                final_seen: false,
+                done: false,
+            };
+            let stream = stream::unfold(state, |mut state| async move {
+                let item = state.next_item().await?;
+                Some((item, state))
+            });
+            Ok(Box::pin(stream) as RawEventStream)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_become_the_errors_callers_switch_on() {
+        let error = a2a::Error::new(ErrorKind::TaskNotFound, "Task `t` not found");
+        let attempt = status_attempt(Status::from_error(error.clone()));
+        assert!(!attempt.transient);
+        assert!(matches!(attempt.error, CallError::Rpc(e) if e == error));
+        let attempt = status_attempt(Status::new(Code::Unavailable, "shutting down"));
+        assert!(attempt.transient);
+        assert!(matches!(attempt.error, CallError::Transport(m) if m == "gRPC UNAVAILABLE: shutting down"));
+        let attempt = status_attempt(Status::new(Code::ResourceExhausted, "too big"));
+        assert!(
+            matches!(attempt.error, CallError::Rpc(e) if e.metadata("grpcStatus") == Some("RESOURCE_EXHAUSTED"))
+        );
+    }
+
+    #[test]
+    fn bad_urls_are_errors() {
+        assert!(GrpcTransport::new(HttpConfig::new("not a url")).is_err());
+        assert!(GrpcTransport::new(HttpConfig::new("ftp://x/")).is_err());
+        assert!(GrpcTransport::new(HttpConfig::new("http://127.0.0.1:1/")).is_ok());
+    }
+}
