@@ -13,7 +13,6 @@ use client::{GrpcTransport, HttpConfig, HttpTransport};
 use common::ServerAgent;
 use futures_util::StreamExt;
 use grpc::{Code, Status};
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -48,24 +47,14 @@ async fn raw(agent: &ServerAgent, path: &str, body: Vec<u8>, headers: &[(&str, &
     assert_eq!(response.status().as_u16(), 200);
     assert_eq!(response.headers()["content-type"], "application/grpc");
     let head = response.headers().clone();
-    let mut body = http::Response::from(response).into_body();
-    let mut decoder = grpc::frame::Decoder::new(1 << 20);
-    let mut messages = Vec::new();
-    let mut trailers = None;
-    while let Some(frame) = body.frame().await {
-        let frame = frame.expect("a frame");
-        match frame.into_data() {
-            Ok(data) => decoder.push(&data),
-            Err(frame) => trailers = frame.into_trailers().ok(),
-        }
-        while let Some(message) = decoder.next_message().expect("framed") {
-            messages.push(message.to_vec());
-        }
+    let body = http::Response::from(response).into_body();
+    let answer = grpc::answer::collect(&head, body, 1 << 20)
+        .await
+        .expect("a gRPC answer");
+    Raw {
+        status: answer.status,
+        messages: answer.messages.iter().map(|m| m.to_vec()).collect(),
     }
-    let carried = trailers.unwrap_or(head);
-    let status =
-        Status::from_headers(|name| carried.get(name).and_then(|v| v.to_str().ok())).expect("a status");
-    Raw { status, messages }
 }
 
 /// The protobuf of `json` as the request of the rpc of `method`.

@@ -31,6 +31,7 @@ pub mod card;
 pub mod cases;
 pub mod check;
 pub mod extension;
+pub mod grpc;
 pub mod junit;
 pub mod level;
 pub mod report;

@@ -29,35 +29,48 @@ pub fn to_rest(message: &str) -> Result<RenderedRequest, String> {
     rest_request(message).map_err(|why| format!("{NO_REST_EQUIVALENT}: {why}"))
 }
 
-fn rest_request(message: &str) -> Result<RenderedRequest, String> {
+/// The method and params of a JSON-RPC request that another binding can
+/// carry: a well-formed envelope with an id, a method name and object params
+/// (or none). `binding` names the binding in the reasons a message is not.
+pub(crate) fn request_parts(message: &str, binding: &str) -> Result<(String, Map<String, Value>), String> {
     let value: Value =
-        serde_json::from_str(message).map_err(|e| format!("not JSON, so no HTTP+JSON request: {e}"))?;
+        serde_json::from_str(message).map_err(|e| format!("not JSON, so no {binding} request: {e}"))?;
     let object = value
         .as_object()
-        .ok_or("not a request object, so no HTTP+JSON request")?;
+        .ok_or(format!("not a request object, so no {binding} request"))?;
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err("a JSON-RPC envelope error has no HTTP+JSON equivalent".into());
+        return Err(format!("a JSON-RPC envelope error has no {binding} equivalent"));
     }
     let allowed = ["jsonrpc", "id", "method", "params"];
     if let Some(extra) = object.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(format!("envelope member `{extra}` has no HTTP+JSON equivalent"));
+        return Err(format!("envelope member `{extra}` has no {binding} equivalent"));
     }
     match object.get("id") {
         Some(Value::String(_) | Value::Null) => {}
         Some(Value::Number(n)) if n.is_i64() => {}
-        // A notification, or an id JSON-RPC refuses: REST answers every request.
-        _ => return Err("a notification or a malformed id has no HTTP+JSON equivalent".into()),
+        // A notification, or an id JSON-RPC refuses: the binding answers every request.
+        _ => {
+            return Err(format!(
+                "a notification or a malformed id has no {binding} equivalent"
+            ))
+        }
     }
     let method = object
         .get("method")
         .and_then(Value::as_str)
         .filter(|m| !m.is_empty())
-        .ok_or("a request without a method name has no HTTP+JSON route")?;
+        .ok_or(format!("a request without a method name has no {binding} call"))?;
     let params = match object.get("params") {
         None => Map::new(),
         Some(Value::Object(params)) => params.clone(),
-        Some(_) => return Err("params that are not an object have no HTTP+JSON form".into()),
+        Some(_) => return Err(format!("params that are not an object have no {binding} form")),
     };
+    Ok((method.to_string(), params))
+}
+
+fn rest_request(message: &str) -> Result<RenderedRequest, String> {
+    let (method, params) = request_parts(message, "HTTP+JSON")?;
+    let method = method.as_str();
     match a2a::find_method(method) {
         Some(descriptor) if !descriptor.http.is_empty() => {
             render_call(descriptor, &params).ok_or_else(|| {

@@ -246,7 +246,7 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
     }
     if !not_applicable.is_empty() {
         notes.push(format!(
-            "{} cases have no form in the {} binding and were not run there (a JSON-RPC envelope, params that are no object, a path or query field missing or of another JSON type)",
+            "{} cases have no form in the {} binding and were not run there (what its requests cannot say: see the binding's transport)",
             not_applicable.len(),
             connector.kind()
         ));

@@ -235,7 +235,32 @@ impl ServiceParameters {
         request: reqwest::RequestBuilder,
         last_event_id: Option<String>,
     ) -> Result<(u16, bool, String), String> {
-        let mut request = request.header("Accept", "application/json, text/event-stream");
+        let request = request.header("Accept", "application/json, text/event-stream");
+        let response = self
+            .apply(request, last_event_id)
+            .send()
+            .await
+            .map_err(|e| format!("HTTP request failed: {e}"))?;
+        let status = response.status().as_u16();
+        let is_sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let body = response
+            .text()
+            .await
+            .map_err(|e| format!("HTTP body could not be read (status {status}): {e}"))?;
+        Ok((status, is_sse, body))
+    }
+
+    /// `request` with the service-parameter headers and credentials (and
+    /// `Last-Event-ID` when resuming).
+    pub(crate) fn apply(
+        &self,
+        mut request: reqwest::RequestBuilder,
+        last_event_id: Option<String>,
+    ) -> reqwest::RequestBuilder {
         if let Some(version) = self.protocol_version {
             request = request.header(A2A_VERSION_HEADER, version);
         }
@@ -251,21 +276,7 @@ impl ServiceParameters {
         if let Some(id) = last_event_id {
             request = request.header("Last-Event-ID", id);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| format!("HTTP request failed: {e}"))?;
-        let status = response.status().as_u16();
-        let is_sse = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        let body = response
-            .text()
-            .await
-            .map_err(|e| format!("HTTP body could not be read (status {status}): {e}"))?;
-        Ok((status, is_sse, body))
+        request
     }
 }
 

@@ -193,36 +193,39 @@ async fn a_pure_a2a_run_over_stdio_asks_for_no_extension_and_calls_none() {
     assert_eq!(extension, Vec::<&String>::new());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn over_rest_every_case_with_a_rest_equivalent_answers_as_over_json_rpc() {
+/// Runs the strict suite over `connector` and over JSON-RPC on agents of
+/// their own, and checks that every case the binding has a form for passes and
+/// answers as over JSON-RPC, that A2A 0.3 is left to JSON-RPC, and that the
+/// cases without a form are those `no_equivalent_possible` allows. Returns the
+/// cases without a form.
+async fn answers_as_over_json_rpc(
+    connector: &dyn conformance::transport::Connector,
+    http: &common::Http,
+    no_equivalent_possible: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let kind = connector.kind();
     let options = RunOptions::with_profile(Profile::Strict);
     let baseline = Baseline::parse(BASELINE);
-    let http = serve_http(app_dispatch()).await;
     let mut over_http = run(&http_connector(&http.url), &options).await;
     over_http.apply_baseline(&baseline);
-    let rest = serve_http(app_dispatch()).await;
-    let connector = conformance::rest::RestConnector {
-        base: format!("{}rest", rest.url),
-        card: http_connector(&rest.url),
-    };
-    let mut over_rest = run(&connector, &options).await;
-    over_rest.apply_baseline(&baseline);
-    // The cases HTTP+JSON has a form for pass the strict gate; the others are
-    // not run there, and said so. A2A 0.3 is gated over JSON-RPC only (its
-    // HTTP+JSON binding has routes of its own): its whole group is not run.
-    assert!(over_rest.passed(), "{}", over_rest.to_text());
-    let (v0_3, without_equivalent): (Vec<String>, Vec<String>) = over_rest
+    let mut over_binding = run(connector, &options).await;
+    over_binding.apply_baseline(&baseline);
+    // The cases the binding has a form for pass the strict gate; the others
+    // are not run there, and said so. A2A 0.3 is gated over JSON-RPC only:
+    // its whole group is not run.
+    assert!(over_binding.passed(), "{}", over_binding.to_text());
+    let (v0_3, without_equivalent): (Vec<String>, Vec<String>) = over_binding
         .not_applicable
         .iter()
         .cloned()
         .partition(|id| id.starts_with("v0_3/"));
     assert!(
-        over_rest.notes.iter().any(|n| n.starts_with(&format!(
-            "{} cases have no form in the rest binding",
+        over_binding.notes.iter().any(|n| n.starts_with(&format!(
+            "{} cases have no form in the {kind} binding",
             without_equivalent.len()
         ))),
         "{:?}",
-        over_rest.notes
+        over_binding.notes
     );
     let v0_3_over_http: Vec<&String> = over_http
         .cases
@@ -232,49 +235,66 @@ async fn over_rest_every_case_with_a_rest_equivalent_answers_as_over_json_rpc() 
         .collect();
     assert_eq!(v0_3.iter().collect::<Vec<_>>(), v0_3_over_http);
     assert!(
-        over_rest.notes.contains(&format!(
-            "{} cases of group v0_3 were not run: A2A 0.3 is gated over JSON-RPC (HTTP and stdio), not over the rest binding",
+        over_binding.notes.contains(&format!(
+            "{} cases of group v0_3 were not run: A2A 0.3 is gated over JSON-RPC (HTTP and stdio), not over the {kind} binding",
             v0_3.len()
         )),
         "{:?}",
-        over_rest.notes
+        over_binding.notes
     );
-    let mut rest_cases = over_rest.cases.iter();
+    let mut binding_cases = over_binding.cases.iter();
     for h in &over_http.cases {
         if without_equivalent.contains(&h.id) || v0_3.contains(&h.id) {
             continue;
         }
-        let r = rest_cases.next().expect("every case with a form ran over REST");
+        let r = binding_cases
+            .next()
+            .expect("every case with a form ran over the binding");
         assert_eq!(h.id, r.id);
         assert_eq!(h.outcome, r.outcome, "{}: {} / {}", h.id, h.detail, r.detail);
         if h.id != conformance::runner::CARD_CASE_ID {
             assert_eq!(
                 comparable(h),
                 comparable(r),
-                "{}: JSON-RPC and REST answered differently",
+                "{}: JSON-RPC and {kind} answered differently",
                 h.id
             );
         }
     }
-    assert!(rest_cases.next().is_none(), "REST ran no case JSON-RPC did not");
+    assert!(
+        binding_cases.next().is_none(),
+        "{kind} ran no case JSON-RPC did not"
+    );
+    assert!(
+        without_equivalent.iter().all(|id| no_equivalent_possible(id)),
+        "{without_equivalent:?}"
+    );
+    let compared = over_binding.cases.len();
+    assert!(
+        compared > without_equivalent.len(),
+        "{compared} compared, {without_equivalent:?} without"
+    );
+    without_equivalent
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_rest_every_case_with_a_rest_equivalent_answers_as_over_json_rpc() {
+    let http = serve_http(app_dispatch()).await;
+    let rest = serve_http(app_dispatch()).await;
+    let connector = conformance::rest::RestConnector {
+        base: format!("{}rest", rest.url),
+        card: http_connector(&rest.url),
+    };
     // Only envelopes, params that are no object, and fields a path or query
     // cannot carry (missing, or of another JSON type) lack an equivalent; every
     // method's examples and the other derived cases ran and answered alike.
-    let no_equivalent_possible = |id: &str| {
+    let without_equivalent = answers_as_over_json_rpc(&connector, &http, |id| {
         id.starts_with("envelope/")
             || id.ends_with("/params-not-object")
             || id.contains("/missing/")
             || id.contains("/wrong-type/")
             || id.ends_with("/generated-minimal")
-    };
-    assert!(
-        without_equivalent.iter().all(|id| no_equivalent_possible(id)),
-        "{without_equivalent:?}"
-    );
+    })
+    .await;
     assert!(!without_equivalent.iter().any(|id| id.contains("/example-")));
-    let compared = over_rest.cases.len();
-    assert!(
-        compared > without_equivalent.len(),
-        "{compared} compared, {without_equivalent:?} without"
-    );
 }

@@ -1,5 +1,5 @@
 //! The gRPC binding's wire, shared by the server's gRPC front and the client's
-//! gRPC transport; it performs no I/O.
+//! gRPC transport; it opens no connection (it reads an HTTP body it is given).
 //!
 //! The contract stays JSON inside: a call arrives as a protobuf message, is
 //! transcoded to the ProtoJSON the generated router already takes (A2A 1.0's
@@ -15,10 +15,12 @@
 //! - [`status`]: `grpc-status`, `grpc-message` and `grpc-status-details-bin`
 //!   (a `google.rpc.Status` with the error's `google.rpc.ErrorInfo`) from a
 //!   contract error and back, with the status code the error registry gives;
-//! - [`timeout`]: the `grpc-timeout` header.
+//! - [`timeout`]: the `grpc-timeout` header;
+//! - [`answer`]: a whole answer read from any HTTP body.
 
 #![warn(missing_docs)]
 
+pub mod answer;
 pub mod frame;
 pub mod service;
 pub mod status;
