@@ -129,15 +129,24 @@ pub fn generate_with_dialects(
     for (name, tokens) in emit::emit_all(&contracts, registry.as_ref(), &types.names)? {
         files.insert(format!("{name}.rs"), emit::render(&name, &sources, tokens)?);
     }
-    let modules: Vec<&str> = dialects.iter().map(|(d, _)| d.module).collect();
-    let index = emit::module_index_with(&sources, files.keys(), &modules)?;
-    files.insert("mod.rs".to_string(), index);
-    files.insert(OPENRPC_FILE.to_string(), openrpc);
+    let mut protos = Vec::new();
     for ((file, schema), contract) in schemas.iter().zip(&contracts) {
-        if let Some(text) = proto::render(file, schema, contract)? {
-            files.insert(proto::file_name(file), text);
+        if let Some(rendered) = proto::render(file, schema, contract, schemas)? {
+            let name = proto::file_name(file);
+            files.insert(name.clone(), rendered.text);
+            protos.push((name, rendered.rpcs));
         }
     }
+    let table = syn::parse2(proto::rpc_table(&protos)).map_err(|e| Error::Syntax {
+        what: "rpcs".into(),
+        message: e.to_string(),
+    })?;
+    files.insert("rpcs.rs".to_string(), emit::render("rpcs", &sources, table)?);
+    let modules: Vec<&str> = dialects.iter().map(|(d, _)| d.module).collect();
+    let rust_files: Vec<&String> = files.keys().filter(|f| f.ends_with(".rs")).collect();
+    let index = emit::module_index_with(&sources, rust_files.into_iter(), &modules)?;
+    files.insert("mod.rs".to_string(), index);
+    files.insert(OPENRPC_FILE.to_string(), openrpc);
     let current = dialect::Current {
         contracts: &contracts,
         type_names: &types.names,

@@ -23,15 +23,59 @@ fn error_of(edit: impl FnOnce(&mut Value)) -> String {
     codegen::generate(&schemas).expect_err("refused").to_string()
 }
 
-#[test]
-fn only_a_schema_declaring_its_package_gets_a_proto() {
-    let output = codegen::generate(&schemas()).expect("generation succeeds");
-    let protos: Vec<&String> = output
+fn protos(schemas: &[(String, Value)]) -> Vec<String> {
+    let output = codegen::generate(schemas).expect("generation succeeds");
+    output
         .files
         .keys()
         .filter(|name| name.ends_with(".proto"))
-        .collect();
-    assert_eq!(protos, ["a2a.proto"]);
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn only_a_schema_declaring_its_package_gets_a_proto() {
+    let mut schemas = schemas();
+    assert_eq!(protos(&schemas), ["a2a.proto", "cleveragents-ext.proto"]);
+    schemas[1].1.as_object_mut().expect("an object").remove("x-proto");
+    assert_eq!(protos(&schemas), ["a2a.proto"]);
+}
+
+#[test]
+fn the_extension_gets_a_service_of_its_own_and_the_rpcs_a_table() {
+    let output = codegen::generate(&schemas()).expect("generation succeeds");
+    let text = &output.files["cleveragents-ext.proto"];
+    for line in [
+        "package cleveragents.v1;\n",
+        "import \"a2a.proto\";\n",
+        "service CleverAgentsService {\n",
+        "  rpc PlanUse(PlanUseParams) returns (Plan);\n",
+        // Another file's types are qualified; streaming methods are server streams.
+        "  rpc SessionTell(SessionTellParams) returns (lf.a2a.v1.SendMessageResponse);\n",
+        "  rpc EventsSubscribe(EventsSubscribeParams) returns (stream DomainEvent);\n",
+        // A string enum is carried as its JSON text; an inline object is a nested message.
+        "  string phase = ",
+        "  message Session {\n",
+        "  Session session = 4;\n",
+        // Integers by their format; a non-required scalar keeps its presence.
+        "  int64 revision = ",
+        "    optional string title = 2;\n",
+        // ProjectFile's content is one of text or raw.
+        "  oneof content {\n",
+    ] {
+        assert!(text.contains(line), "missing `{}`", line.trim_end());
+    }
+    assert!(!text.contains("rpc Initialize("), "binding methods have no rpc");
+    let table = &output.files["rpcs.rs"];
+    assert!(
+        table.contains("(\"a2a.proto\", include_str!(\"a2a.proto\"))"),
+        "{table}"
+    );
+    assert!(
+        table.contains("\"/cleveragents.v1.CleverAgentsService/PlanUse\""),
+        "{table}"
+    );
+    assert!(table.contains("\"_cleveragents/plan/use\""), "{table}");
 }
 
 #[test]
@@ -71,10 +115,17 @@ fn annotations_it_cannot_follow_are_named() {
         ),
         (
             Box::new(|s| {
-                let annotation = &mut s["definitions"]["GetTaskRequest"]["properties"]["historyLength"]["x-proto"];
-                annotation.as_object_mut().expect("an object").remove("type");
+                let property = &mut s["definitions"]["GetTaskRequest"]["properties"]["historyLength"];
+                property["x-proto"].as_object_mut().expect("an object").remove("type");
+                property.as_object_mut().expect("an object").remove("format");
             }),
-            "a2a.json: GetTaskRequest.historyLength: a property of type `integer` needs x-proto.type (int32, int64, …)",
+            "a2a.json: GetTaskRequest.historyLength: an integer needs a format (int32, int64, …) or x-proto.type",
+        ),
+        (
+            Box::new(|s| {
+                s["definitions"]["TaskStatus"].as_object_mut().expect("an object").remove("x-proto");
+            }),
+            "a2a.json: x-proto: `TaskStatus` is referenced by the proto but has no x-proto (a message, or a name it stands for)",
         ),
         (
             Box::new(|s| s["definitions"]["Empty"]["x-proto"]["name"] = json!("google.protobuf.Any")),

@@ -12,6 +12,7 @@
 //!   of the same name;
 //! - [`transcode`]: protobuf ⇄ JSON for an rpc's messages;
 //! - [`frame`]: gRPC's length-prefixed messages;
+//! - [`sequence`]: the event sequence a streamed message carries, to resume after;
 //! - [`status`]: `grpc-status`, `grpc-message` and `grpc-status-details-bin`
 //!   (a `google.rpc.Status` with the error's `google.rpc.ErrorInfo`) from a
 //!   contract error and back, with the status code the error registry gives;
@@ -22,6 +23,7 @@
 
 pub mod answer;
 pub mod frame;
+pub mod sequence;
 pub mod service;
 pub mod status;
 pub mod timeout;

@@ -1,8 +1,8 @@
 //! The gRPC services of the contract, read from the `.proto` files the
 //! generator wrote (`a2a::proto::FILES`), compiled once on first use. Each rpc
-//! is the contract method of the same name (A2A 1.0 names its methods as its
-//! rpcs), so the method table's facts (access, capability, streaming) hold
-//! for it unchanged.
+//! calls the contract method the generated table gives it (`a2a::proto::RPCS`),
+//! so the method table's facts (access, capability, streaming) hold for it
+//! unchanged.
 
 use a2a::{find_method, MethodDescriptor};
 use prost_reflect::{DescriptorPool, MessageDescriptor};
@@ -33,7 +33,8 @@ pub struct Service {
     by_method: HashMap<&'static str, usize>,
 }
 
-static CONTRACT: LazyLock<Result<Service, String>> = LazyLock::new(|| Service::compile(a2a::proto::FILES));
+static CONTRACT: LazyLock<Result<Service, String>> =
+    LazyLock::new(|| Service::compile(a2a::proto::FILES, a2a::proto::RPCS));
 
 impl Service {
     /// The contract's services; an error says why the generated proto does
@@ -42,8 +43,12 @@ impl Service {
         CONTRACT.as_ref().map_err(String::as_str)
     }
 
-    /// Compiles `files` (name, text) and ties each rpc to its method.
-    pub fn compile(files: &'static [(&'static str, &'static str)]) -> Result<Service, String> {
+    /// Compiles `files` (name, text) and ties each rpc to the method `rpcs`
+    /// (path, method) gives it.
+    pub fn compile(
+        files: &'static [(&'static str, &'static str)],
+        rpcs: &[(&str, &str)],
+    ) -> Result<Service, String> {
         let mut resolver = ChainFileResolver::new();
         resolver.add(Generated(files));
         resolver.add(GoogleFileResolver::new());
@@ -53,10 +58,10 @@ impl Service {
                 .open_file(name)
                 .map_err(|e| format!("{name} does not compile: {e}"))?;
         }
-        Service::from_pool(&compiler.descriptor_pool())
+        Service::from_pool(&compiler.descriptor_pool(), rpcs)
     }
 
-    fn from_pool(pool: &DescriptorPool) -> Result<Service, String> {
+    fn from_pool(pool: &DescriptorPool, table: &[(&str, &str)]) -> Result<Service, String> {
         let mut rpcs = Vec::new();
         for service in pool.services() {
             for rpc in service.methods() {
@@ -66,9 +71,13 @@ impl Service {
                         rpc.full_name()
                     ));
                 }
-                let method = find_method(rpc.name())
+                let path = format!("/{}/{}", service.full_name(), rpc.name());
+                let method = table
+                    .iter()
+                    .find(|(p, _)| *p == path)
+                    .and_then(|(_, method)| find_method(method))
                     .filter(|m| m.is_dispatched())
-                    .ok_or_else(|| format!("{} is no method of the contract", rpc.full_name()))?;
+                    .ok_or_else(|| format!("{} calls no method of the contract", rpc.full_name()))?;
                 if method.streaming != rpc.is_server_streaming() {
                     return Err(format!(
                         "{} and the method `{}` disagree on streaming",
@@ -77,7 +86,7 @@ impl Service {
                     ));
                 }
                 rpcs.push(Rpc {
-                    path: format!("/{}/{}", service.full_name(), rpc.name()),
+                    path,
                     method,
                     input: rpc.input(),
                     output: rpc.output(),
@@ -131,15 +140,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_standard_method_is_an_rpc_of_the_a2a_service() {
-        let service = Service::contract().expect("the generated proto compiles");
+    fn every_dispatched_method_is_an_rpc() {
+        let service = Service::contract().expect("the generated protos compile");
         let names: Vec<&str> = service.rpcs().map(|r| r.method.name).collect();
-        let standard: Vec<&str> = a2a::METHODS
+        let dispatched: Vec<&str> = a2a::METHODS
             .iter()
-            .filter(|m| m.contract == a2a::Contract::A2a && m.is_dispatched())
+            .filter(|m| m.is_dispatched())
             .map(|m| m.name)
             .collect();
-        assert_eq!(names, standard);
+        assert_eq!(names, dispatched);
+        let rpc = service
+            .rpc_of("_cleveragents/plan/use")
+            .expect("an extension rpc");
+        assert_eq!(rpc.path, "/cleveragents.v1.CleverAgentsService/PlanUse");
+        assert_eq!(rpc.input.full_name(), "cleveragents.v1.PlanUseParams");
+        let events = service
+            .rpc_of("_cleveragents/events/subscribe")
+            .expect("a stream");
+        assert!(events.server_streaming);
         let rpc = service.find("/lf.a2a.v1.A2AService/GetTask").expect("GetTask");
         assert_eq!(rpc.method.name, "GetTask");
         assert_eq!(rpc.input.full_name(), "lf.a2a.v1.GetTaskRequest");
@@ -153,10 +171,13 @@ mod tests {
     }
 
     #[test]
-    fn an_rpc_that_is_no_method_is_refused() {
+    fn an_rpc_that_calls_no_method_is_refused() {
         let proto =
             "syntax = \"proto3\";\npackage x;\nmessage M {}\nservice S { rpc Nope(M) returns (M); }\n";
-        let error = Service::compile(Box::leak(Box::new([("x.proto", proto)]))).unwrap_err();
-        assert_eq!(error, "x.S.Nope is no method of the contract");
+        let files = Box::leak(Box::new([("x.proto", proto)]));
+        let error = Service::compile(files, &[]).unwrap_err();
+        assert_eq!(error, "x.S.Nope calls no method of the contract");
+        let error = Service::compile(files, &[("/x.S/Nope", "_cleveragents/nope")]).unwrap_err();
+        assert_eq!(error, "x.S.Nope calls no method of the contract");
     }
 }

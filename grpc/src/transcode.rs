@@ -1,7 +1,8 @@
 //! Protobuf ⇄ JSON for an rpc's messages. The JSON is ProtoJSON (camelCase
 //! names, enum names, RFC 3339 timestamps, base64 bytes), which is the wire
 //! JSON of the contract itself, so the router takes it as it takes a JSON-RPC
-//! call's params. A field without presence (a proto3 scalar, enum, repeated
+//! call's params (64-bit integers are numbers, as the contract writes them).
+//! A field without presence (a proto3 scalar, enum, repeated
 //! or map field outside a `oneof` and not `optional`) that the contract's
 //! schema requires is written even at its default: protobuf cannot tell it
 //! unset from its default, and the contract's JSON needs it (`nextPageToken`,
@@ -16,6 +17,12 @@ use prost::Message;
 use prost_reflect::{DeserializeOptions, DynamicMessage, Kind, MessageDescriptor, SerializeOptions};
 use serde_json::Value;
 
+/// ProtoJSON as the contract writes it: 64-bit integers as JSON numbers (the
+/// contract's integers are numbers; ProtoJSON readers take both).
+fn options() -> SerializeOptions {
+    SerializeOptions::new().stringify_64_bit_integers(false)
+}
+
 /// The JSON of a protobuf `message` of type `descriptor`; a message that does
 /// not decode is the caller's parse error.
 pub fn to_json(descriptor: &MessageDescriptor, message: &[u8]) -> Result<Value, Error> {
@@ -26,9 +33,10 @@ pub fn to_json(descriptor: &MessageDescriptor, message: &[u8]) -> Result<Value, 
         )
     })?;
     decoded
-        .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new())
+        .serialize_with_options(serde_json::value::Serializer, &options())
         .map(|mut json| {
             with_required_defaults(descriptor, &mut json);
+            integral_numbers(&mut json);
             json
         })
         .map_err(|e| {
@@ -72,6 +80,27 @@ fn with_required_defaults(descriptor: &MessageDescriptor, json: &mut Value) {
     }
 }
 
+/// Numbers protobuf carried as doubles (every number of a `Struct` or
+/// `Value`) written as the integers they are, as the contract's JSON has them
+/// (`1`, not `1.0`); JSON does not tell the two apart, its readers may.
+fn integral_numbers(json: &mut Value) {
+    /// 2^53: every integer below it is exact in a double.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    match json {
+        Value::Number(number) => {
+            if let Some(x) = number
+                .as_f64()
+                .filter(|x| number.is_f64() && x.fract() == 0.0 && x.abs() < EXACT)
+            {
+                *json = Value::from(x as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers),
+        Value::Object(members) => members.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
+}
+
 /// The ProtoJSON of a field's default value.
 fn default_of(field: &prost_reflect::FieldDescriptor, kind: &Kind) -> Value {
     if field.is_list() {
@@ -83,10 +112,6 @@ fn default_of(field: &prost_reflect::FieldDescriptor, kind: &Kind) -> Value {
     match kind {
         Kind::String | Kind::Bytes => Value::String(String::new()),
         Kind::Bool => Value::Bool(false),
-        // 64-bit integers are strings in ProtoJSON.
-        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 | Kind::Uint64 | Kind::Fixed64 => {
-            Value::String("0".into())
-        }
         Kind::Enum(values) => Value::String(values.default_value().name().to_string()),
         _ => Value::from(0),
     }

@@ -122,6 +122,10 @@ const MODULE_DOCS: &[(&str, &str)] = &[
         "The method table of the dialect: each method, the current method serving it, and the conversions of its calls.",
     ),
     (
+        "rpcs",
+        "The gRPC binding's protos and the contract method each of their rpcs calls.",
+    ),
+    (
         "registry",
         "Registry kinds: a descriptor per kind and the `RegistryEntity` trait on every entity type.",
     ),

@@ -6,5 +6,6 @@ pub mod errors;
 pub mod handlers;
 pub mod methods;
 pub mod registry;
+pub mod rpcs;
 pub mod types;
 pub mod v0_3;
