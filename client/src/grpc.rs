@@ -3,9 +3,11 @@
 //! answer back to JSON, so callers see the same values as over JSON-RPC. The
 //! service-parameter headers, credentials, TLS files and timeouts are the
 //! HTTP transport's ([`HttpConfig`]); a call's timeout travels as
-//! `grpc-timeout`. Idempotent reads are retried on transient failures; a task
-//! stream that breaks before its final event is resumed by subscribing to the
-//! task (which answers with the task as it is, then its updates).
+//! `grpc-timeout`. Idempotent reads are retried on transient failures; a
+//! stream that breaks before its final event is resumed after the last event
+//! sequence it delivered ([`grpc_wire::sequence`], sent back as `last-event-id`
+//! metadata): the same call for an idempotent stream, else a subscription to
+//! the task it was about.
 //!
 //! Only methods the generated proto serves have an rpc; calling another is a
 //! transport error that says so.
@@ -197,7 +199,7 @@ impl Inner {
 
     /// Sends one call and returns its answer to read, or the status a
     /// trailers-only answer gave.
-    async fn open(&self, rpc: &Rpc, params: &Value) -> Result<Answer, Attempt> {
+    async fn open(&self, rpc: &Rpc, params: &Value, last_event_id: Option<u64>) -> Result<Answer, Attempt> {
         let message =
             grpc_wire::transcode::from_json(&rpc.input, &params.to_string(), ErrorKind::InvalidParams)
                 .map_err(CallError::Rpc)?;
@@ -208,6 +210,9 @@ impl Inner {
             .header(CONTENT_TYPE, grpc_wire::CONTENT_TYPE)
             .header("te", "trailers")
             .body(frame::encode(&message));
+        if let Some(seq) = last_event_id {
+            request = request.header("last-event-id", seq.to_string());
+        }
         if !rpc.server_streaming {
             request = request
                 .header(headers::TIMEOUT, timeout::format(self.config.timeout))
@@ -254,7 +259,7 @@ impl Inner {
 
     async fn call_once(&self, method: &str, params: &Value) -> Result<Value, Attempt> {
         let rpc = self.rpc(method)?;
-        let mut answer = self.open(rpc, params).await?;
+        let mut answer = self.open(rpc, params, None).await?;
         let message = answer
             .next_message()
             .await?
@@ -272,6 +277,7 @@ struct Follow {
     rpc: &'static Rpc,
     params: Value,
     answer: Option<Answer>,
+    last_seq: Option<u64>,
     task_id: Option<String>,
     resumes_left: u32,
     final_seen: bool,
@@ -297,7 +303,7 @@ impl Follow {
         let attempt = self.inner.config.max_resumes - self.resumes_left;
         self.resumes_left -= 1;
         tokio::time::sleep(self.inner.config.backoff.saturating_mul(1 << attempt.min(6))).await;
-        match self.inner.open(rpc, &params).await {
+        match self.inner.open(rpc, &params, self.last_seq).await {
             Ok(answer) => {
                 self.answer = Some(answer);
                 Ok(())
@@ -333,7 +339,13 @@ impl Follow {
                     }
                     self.final_seen = is_final_event(&event);
                     self.resumes_left = self.inner.config.max_resumes;
-                    return Some(Ok(Event::new(event)));
+                    return Some(Ok(match grpc_wire::sequence::read(&message) {
+                        Some(seq) => {
+                            self.last_seq = Some(seq);
+                            Event::with_seq(seq, event)
+                        }
+                        None => Event::new(event),
+                    }));
                 }
                 Ok(None) => {
                     self.done = true;
@@ -381,12 +393,13 @@ impl Transport for GrpcTransport {
     ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
         Box::pin(async move {
             let rpc = self.inner.rpc(method).map_err(|a| a.error)?;
-            let answer = self.inner.open(rpc, &params).await.map_err(|a| a.error)?;
+            let answer = self.inner.open(rpc, &params, None).await.map_err(|a| a.error)?;
             let state = Follow {
                 inner: self.inner.clone(),
                 rpc,
                 params,
                 answer: Some(answer),
+                last_seq: None,
                 task_id: None,
                 resumes_left: self.inner.config.max_resumes,
                 final_seen: false,

@@ -101,10 +101,12 @@ impl GrpcTransport {
         })
     }
 
-    async fn send(&self, message: String) -> Answer {
+    /// Sends `message` (resuming after `last_event_id`) and returns the
+    /// answer with each streamed message's event sequence.
+    async fn send(&self, message: String, last_event_id: Option<String>) -> (Answer, Vec<String>) {
         let (rpc, bytes) = match to_grpc(&message) {
             Ok(call) => call,
-            Err(why) => return Answer::Broken(why),
+            Err(why) => return (Answer::Broken(why), vec![]),
         };
         let request = self
             .client
@@ -112,18 +114,29 @@ impl GrpcTransport {
             .header("content-type", grpc::CONTENT_TYPE)
             .header("te", "trailers")
             .body(grpc::frame::encode(&bytes));
-        let response = match self.parameters.apply(request, None).send().await {
+        // `Last-Event-ID` travels as metadata of the same name.
+        let response = match self.parameters.apply(request, last_event_id).send().await {
             Ok(response) => response,
-            Err(e) => return Answer::Broken(format!("gRPC request failed: {e}")),
+            Err(e) => return (Answer::Broken(format!("gRPC request failed: {e}")), vec![]),
         };
         if response.status() != reqwest::StatusCode::OK {
-            return Answer::Broken(format!("HTTP {} to a gRPC call", response.status()));
+            return (
+                Answer::Broken(format!("HTTP {} to a gRPC call", response.status())),
+                vec![],
+            );
         }
         let head = response.headers().clone();
         let body = http::Response::from(response).into_body();
         match grpc::answer::collect(&head, body, MAX_MESSAGE).await {
-            Ok(answer) => judge(rpc, answer),
-            Err(why) => Answer::Broken(why),
+            Ok(answer) => {
+                let ids = answer
+                    .messages
+                    .iter()
+                    .map(|m| grpc::sequence::read(m).map(|s| s.to_string()).unwrap_or_default())
+                    .collect();
+                (judge(rpc, answer), ids)
+            }
+            Err(why) => (Answer::Broken(why), vec![]),
         }
     }
 }
@@ -183,10 +196,18 @@ fn status_error(status: grpc::Status) -> Result<Option<Value>, String> {
 
 impl Transport for GrpcTransport {
     fn exchange<'a>(&'a self, message: String, _expect_id: Value) -> BoxFuture<'a, Answer> {
-        Box::pin(self.send(message))
+        Box::pin(async move { self.send(message, None).await.0 })
     }
     fn kind(&self) -> &'static str {
         "grpc"
+    }
+    fn exchange_resumable<'a>(
+        &'a self,
+        message: String,
+        _expect_id: Value,
+        last_event_id: Option<String>,
+    ) -> BoxFuture<'a, Option<(Answer, Vec<String>)>> {
+        Box::pin(async move { Some(self.send(message, last_event_id).await) })
     }
 }
 

@@ -197,12 +197,12 @@ async fn a_pure_a2a_run_over_stdio_asks_for_no_extension_and_calls_none() {
 /// their own, and checks that every case the binding has a form for passes and
 /// answers as over JSON-RPC, that A2A 0.3 is left to JSON-RPC, and that the
 /// cases without a form are those `no_equivalent_possible` allows. Returns the
-/// cases without a form.
+/// cases without a form, and how many ran.
 async fn answers_as_over_json_rpc(
     connector: &dyn conformance::transport::Connector,
     http: &common::Http,
     no_equivalent_possible: impl Fn(&str) -> bool,
-) -> Vec<String> {
+) -> (Vec<String>, usize) {
     let kind = connector.kind();
     let options = RunOptions::with_profile(Profile::Strict);
     let baseline = Baseline::parse(BASELINE);
@@ -269,12 +269,7 @@ async fn answers_as_over_json_rpc(
         without_equivalent.iter().all(|id| no_equivalent_possible(id)),
         "{without_equivalent:?}"
     );
-    let compared = over_binding.cases.len();
-    assert!(
-        compared > without_equivalent.len(),
-        "{compared} compared, {without_equivalent:?} without"
-    );
-    without_equivalent
+    (without_equivalent, over_binding.cases.len())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -288,7 +283,7 @@ async fn over_rest_every_case_with_a_rest_equivalent_answers_as_over_json_rpc() 
     // Only envelopes, params that are no object, and fields a path or query
     // cannot carry (missing, or of another JSON type) lack an equivalent; every
     // method's examples and the other derived cases ran and answered alike.
-    let without_equivalent = answers_as_over_json_rpc(&connector, &http, |id| {
+    let (without_equivalent, compared) = answers_as_over_json_rpc(&connector, &http, |id| {
         id.starts_with("envelope/")
             || id.ends_with("/params-not-object")
             || id.contains("/missing/")
@@ -297,4 +292,37 @@ async fn over_rest_every_case_with_a_rest_equivalent_answers_as_over_json_rpc() 
     })
     .await;
     assert!(!without_equivalent.iter().any(|id| id.contains("/example-")));
+    assert!(
+        compared > without_equivalent.len(),
+        "{compared} compared, {without_equivalent:?} without"
+    );
+}
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_grpc_every_case_with_a_grpc_equivalent_answers_as_over_json_rpc() {
+    let http = serve_http(app_dispatch()).await;
+    let grpc = serve_http(app_dispatch()).await;
+    let connector = conformance::grpc::GrpcConnector {
+        origin: grpc.url.clone(),
+        card: http_connector(&grpc.url),
+    };
+    // What JSON-RPC's envelope and loose params can say and protobuf cannot:
+    // a missing field (protobuf sends its default), a value of another type
+    // or outside its enum, a field the message lacks, a method with no rpc
+    // (gRPC's own UNIMPLEMENTED, tested with the binding).
+    let (without_equivalent, _) = answers_as_over_json_rpc(&connector, &http, |id| {
+        id.starts_with("envelope/")
+            || id.ends_with("/params-not-object")
+            || id.contains("/missing/")
+            || id.contains("/wrong-type/")
+            || id.contains("/bad-enum/")
+            || id.contains("/unknown-field")
+            || id.ends_with("/generated-minimal")
+            || id.starts_with("versioning/unknown-method/")
+    })
+    .await;
+    // Every method's examples ran over gRPC, the extension's among them.
+    assert!(
+        !without_equivalent.iter().any(|id| id.contains("/example-")),
+        "{without_equivalent:?}"
+    );
 }

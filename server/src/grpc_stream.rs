@@ -101,6 +101,12 @@ impl Body for GrpcBody {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Pumped::Event(event)) => {
                     grpc::transcode::from_json(output, event.data.get(), ErrorKind::InternalError)
+                        .map(|mut message| {
+                            if let Some(seq) = event.seq {
+                                grpc::sequence::append(&mut message, seq);
+                            }
+                            message
+                        })
                         .map_err(Status::from_error)
                 }
                 Poll::Ready(Pumped::Failed(error)) => Err(Status::from_error(error)),
