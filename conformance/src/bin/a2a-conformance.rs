@@ -2,7 +2,7 @@
 //! non-zero when it does not conform.
 //!
 //! ```text
-//! a2a-conformance (--url URL [--token T] [--card URL] | --stdio 'COMMAND')
+//! a2a-conformance (--url URL [--rest BASE | --grpc ORIGIN] [--token T] [--card URL] | --stdio 'COMMAND')
 //!     [--profile spec|strict] [--contract auto|a2a|cleveragents]
 //!     [--groups g1,g2] [--expected-failures FILE] [--extension-schema FILE]…
 //!     [--junit FILE] [--json FILE] [--timeout SECS]
@@ -15,6 +15,7 @@
 //! failing or stale case, 2 bad usage or an unreadable baseline.
 
 use conformance::card::Applicability;
+use conformance::grpc::GrpcConnector;
 use conformance::rest::RestConnector;
 use conformance::transport::{CommandConnector, Connector, HttpConnector};
 use conformance::{cases, junit, runner, scenarios, Baseline, ContractChoice, Profile, RunOptions};
@@ -23,7 +24,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 const USAGE: &str =
-    "usage: a2a-conformance (--url URL [--rest BASE] [--token T] [--card URL] | --stdio 'COMMAND')
+    "usage: a2a-conformance (--url URL [--rest BASE | --grpc ORIGIN] [--token T] [--card URL] | --stdio 'COMMAND')
     [--profile spec|strict] [--contract auto|a2a|cleveragents] [--groups g1,g2]
     [--expected-failures FILE] [--extension-schema FILE]... [--junit FILE] [--json FILE]
     [--timeout SECS]
@@ -35,7 +36,11 @@ const USAGE: &str =
   --rest BASE          carry every case over the HTTP+JSON (REST) binding at BASE
                        (e.g. http://127.0.0.1:7420/rest) instead; --url still
                        locates the Agent Card. Cases with no REST equivalent
-                       (envelopes, fields a path or query cannot carry) fail
+                       (envelopes, fields a path or query cannot carry) are not run
+  --grpc ORIGIN        carry every case over the gRPC binding at ORIGIN (the card's
+                       GRPC interface, e.g. http://127.0.0.1:7420) instead; --url
+                       still locates the Agent Card. Cases protobuf cannot say
+                       (envelopes, missing or mistyped fields) are not run
   --token T            bearer token sent as `Authorization: Bearer T`
   --card URL           where the Agent Card is (default: /.well-known/agent-card.json
                        at the URL's origin; over stdio, the initialize result's)
@@ -71,6 +76,7 @@ const USAGE: &str =
 struct Args {
     url: Option<String>,
     rest: Option<String>,
+    grpc: Option<String>,
     token: Option<String>,
     card: Option<String>,
     stdio: Option<String>,
@@ -97,6 +103,7 @@ fn parse(argv: Vec<String>) -> Result<Args, String> {
         match arg.as_str() {
             "--url" => args.url = Some(value("--url")?),
             "--rest" => args.rest = Some(value("--rest")?),
+            "--grpc" => args.grpc = Some(value("--grpc")?),
             "--token" => args.token = Some(value("--token")?),
             "--card" => args.card = Some(value("--card")?),
             "--stdio" => args.stdio = Some(value("--stdio")?),
@@ -168,7 +175,8 @@ fn list_cases(groups: &[String], contract: ContractChoice) {
     }
 }
 
-/// The connector `--url` or `--stdio` names (`None` unless exactly one is given).
+/// The connector `--url` (with `--rest` or `--grpc`) or `--stdio` names
+/// (`None` unless exactly one is given).
 fn connector(args: &Args) -> Option<Box<dyn Connector>> {
     let timeout = Duration::from_secs(args.timeout.unwrap_or(30));
     match (&args.url, &args.stdio) {
@@ -179,12 +187,17 @@ fn connector(args: &Args) -> Option<Box<dyn Connector>> {
                 timeout,
                 card_url: args.card.clone(),
             };
-            Some(match &args.rest {
-                Some(base) => Box::new(RestConnector {
+            Some(match (&args.rest, &args.grpc) {
+                (Some(base), None) => Box::new(RestConnector {
                     card: http,
                     base: base.clone(),
                 }),
-                None => Box::new(http),
+                (None, Some(origin)) => Box::new(GrpcConnector {
+                    card: http,
+                    origin: origin.clone(),
+                }),
+                (None, None) => Box::new(http),
+                (Some(_), Some(_)) => return None,
             })
         }
         (None, Some(command)) => Some(Box::new(CommandConnector {
