@@ -67,6 +67,12 @@ pub const TARGETS: &[Target] = &[
         seeds: seeds::push_url,
     },
     Target {
+        name: "grpc",
+        about: "the gRPC binding's request framing and protobuf transcoding, of every rpc's messages",
+        run: targets::grpc::run,
+        seeds: seeds::grpc,
+    },
+    Target {
         name: "rest-route",
         about: "HTTP+JSON route matching, query reading and rendering",
         run: targets::rest_route::run,

@@ -72,6 +72,46 @@ pub fn protojson() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// For each rpc (its index in the services), each example of its method as
+/// protobuf: the params as a framed request, each result or event as a
+/// streamed message with an event sequence.
+pub fn grpc() -> Vec<Vec<u8>> {
+    let Ok(service) = grpc::Service::contract() else {
+        return Vec::new();
+    };
+    let mut seeds = Vec::new();
+    for (index, rpc) in service.rpcs().enumerate() {
+        let selector = (index % 0x80) as u8;
+        let examples = a2a::schema::method_entry(rpc.method.name)
+            .and_then(|entry| entry.get("examples"))
+            .and_then(Value::as_array);
+        for example in examples.into_iter().flatten() {
+            for input in selected(example, selector, selector | 0x80) {
+                let (selector, json) = (input[0], &input[1..]);
+                let text = String::from_utf8_lossy(json);
+                let (descriptor, response) = if selector & 0x80 == 0 {
+                    (&rpc.input, false)
+                } else {
+                    (&rpc.output, true)
+                };
+                let Ok(mut message) =
+                    grpc::transcode::from_json(descriptor, &text, a2a::ErrorKind::InternalError)
+                else {
+                    continue;
+                };
+                let body = if response {
+                    grpc::sequence::append(&mut message, 7);
+                    message
+                } else {
+                    grpc::frame::encode(&message).to_vec()
+                };
+                seeds.push([&[selector][..], &body].concat());
+            }
+        }
+    }
+    seeds
+}
+
 /// For each 0.3 method (its index in the dialect's table in the low six
 /// bits), each example of its own (0.3) and of the 1.0 method serving it, on
 /// the side they belong to: the top bits say params or result and which

@@ -3,6 +3,7 @@
 pub mod card;
 pub mod conversion;
 pub mod envelope;
+pub mod grpc;
 pub mod protojson;
 pub mod push_url;
 pub mod rest_route;
