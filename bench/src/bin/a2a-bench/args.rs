@@ -17,6 +17,8 @@ usage: a2a-bench [options]
                        idle domain-event streams per agent store, the RSS each costs) (default: all of
                        these), and scale: each agent store grown to --scale-tasks in three steps, GetTask
                        and ListTasks p50/p99 and RSS at each size (minutes; only when listed)
+  --grpc on|off        also run get-task and send-message over the gRPC binding on every agent store,
+                       rows `agent/<store> gRPC` against the same floor (default on)
   --connections N      keep-alive HTTP connections (default 64)
   --requests N         requests per workload and target (default 20000)
   --seconds S          time limit per workload and target; the first of count and time ends a loop (default 10)
@@ -69,6 +71,8 @@ pub struct Options {
     pub echo: PathBuf,
     pub stores: Vec<Store>,
     pub workloads: Vec<String>,
+    /// Also run get-task and send-message over the gRPC binding on every agent.
+    pub grpc: bool,
     pub connections: usize,
     pub requests: u64,
     pub time: Duration,
@@ -107,6 +111,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
         echo: sibling("bench-echo"),
         stores: Store::ALL.to_vec(),
         workloads: all_workloads(),
+        grpc: true,
         connections: 64,
         requests: 20_000,
         time: Duration::from_secs(10),
@@ -139,6 +144,13 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
             "--server-core" => options.server_core = number(&flag, &value)?,
             "--load-core" => options.load_core = number(&flag, &value)?,
             "--json" => options.json = Some(value.into()),
+            "--grpc" => {
+                options.grpc = match value.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    other => return Err(format!("--grpc takes on or off, not `{other}`\n{USAGE}")),
+                }
+            }
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }
     }

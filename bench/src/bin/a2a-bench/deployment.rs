@@ -117,6 +117,15 @@ impl Deployment {
         Ok(conns)
     }
 
+    /// `n` connections over the gRPC binding.
+    pub async fn connect_grpc(&self, n: usize) -> Result<Vec<Conn>, String> {
+        let mut conns = Vec::with_capacity(n);
+        for (_, addr) in self.instances.iter().cycle().take(n) {
+            conns.push(Conn::connect_grpc(*addr).await?);
+        }
+        Ok(conns)
+    }
+
     /// The resident set of every instance together, in bytes.
     pub fn rss_bytes(&self) -> Result<u64, String> {
         let mut total = 0;

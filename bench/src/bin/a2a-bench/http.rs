@@ -5,8 +5,10 @@
 //! Hand-written rather than a full client so that the load generator, pinned
 //! to one core like the server, spends as little as possible per request: no
 //! header maps, no body streams, no per-request allocation once the buffers
-//! have grown.
+//! have grown. A connection may instead carry the same requests over the gRPC
+//! binding ([`crate::grpc`]).
 
+use crate::grpc::GrpcConn;
 use a2a::rpc::declared;
 use a2a::Contract;
 use bench::frames::{decode_chunked, parse_response_head, BodyFraming, ResponseHead};
@@ -26,6 +28,8 @@ pub struct Answer<'a> {
 
 pub struct Conn {
     addr: SocketAddr,
+    /// When set, requests go over the gRPC binding instead ([`GrpcConn`]).
+    grpc: Option<GrpcConn>,
     stream: Option<TcpStream>,
     /// `POST / HTTP/1.1` and the fixed headers, up to `Content-Length: `.
     post_prefix: Vec<u8>,
@@ -45,6 +49,7 @@ impl Conn {
         .into_bytes();
         let mut conn = Conn {
             addr,
+            grpc: None,
             stream: None,
             post_prefix,
             out: Vec::with_capacity(1024),
@@ -66,8 +71,29 @@ impl Conn {
         Ok(())
     }
 
-    /// POSTs a JSON-RPC body to `/` and reads the whole answer.
+    /// A connection whose requests go over the gRPC binding.
+    pub async fn connect_grpc(addr: SocketAddr) -> Result<Conn, String> {
+        let mut conn = Conn::connect(addr)
+            .await
+            .map_err(|e| format!("connect {addr}: {e}"))?;
+        conn.stream = None;
+        conn.grpc = Some(GrpcConn::connect(addr).await?);
+        Ok(conn)
+    }
+
+    /// POSTs a JSON-RPC body to `/` and reads the whole answer (or makes the
+    /// gRPC call it stands for, on a gRPC connection).
     pub async fn post(&mut self, body: &[u8]) -> Result<Answer<'_>, String> {
+        if self.grpc.is_none() {
+            return self.post_http(body).await;
+        }
+        match &mut self.grpc {
+            Some(grpc) => grpc.call(body).await,
+            None => Err("no gRPC connection".into()),
+        }
+    }
+
+    async fn post_http(&mut self, body: &[u8]) -> Result<Answer<'_>, String> {
         self.out.clear();
         self.out.extend_from_slice(&self.post_prefix);
         self.out.extend_from_slice(body.len().to_string().as_bytes());

@@ -6,7 +6,7 @@ use crate::deployment::{Deployment, HttpTarget};
 use crate::http::Conn;
 use crate::load::{self, Bounds, Tally, Workload};
 use crate::report::Row;
-use crate::workloads::{self, GetTask, ListTasks, RegistryRead, SendMessage, SendStreaming};
+use crate::workloads::{self, GetTask, ListTasks, RegistryRead, SendMessage, SendStreaming, GRPC_WORKLOADS};
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
 use bench::procfs::CpuMeter;
@@ -24,24 +24,41 @@ const SEED_TIME: Duration = Duration::from_secs(180);
 pub async fn bench(options: &Options, target: HttpTarget, workloads: &[&str]) -> Result<Vec<Row>, String> {
     let mut deployment = Deployment::start(options, target).await?;
     let mut rows = Vec::new();
+    let over_grpc = options.grpc && matches!(target, HttpTarget::Agent(_));
     for name in workloads {
-        let row = run_workload(options, &deployment, name).await;
-        deployment.check_alive(name)?;
-        let row = row?;
-        eprintln!(
-            "a2a-bench: {name} on {}: {:.0} req/s, {} errors",
-            row.target, row.req_per_s, row.errors
-        );
-        rows.push(row);
+        let bindings: &[bool] = if over_grpc && GRPC_WORKLOADS.contains(name) {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &grpc in bindings {
+            let row = run_workload(options, &deployment, name, grpc).await;
+            deployment.check_alive(name)?;
+            let row = row?;
+            eprintln!(
+                "a2a-bench: {name} on {}: {:.0} req/s, {} errors",
+                row.target, row.req_per_s, row.errors
+            );
+            rows.push(row);
+        }
     }
     deployment.print_log_tails();
     Ok(rows)
 }
 
 /// Prepares one workload (a task to read, seeded tasks to list), then warms
-/// up and measures it.
-async fn run_workload(options: &Options, deployment: &Deployment, name: &str) -> Result<Row, String> {
-    let mut conns = deployment.connect(options.connections).await?;
+/// up and measures it, over JSON-RPC or over the gRPC binding.
+async fn run_workload(
+    options: &Options,
+    deployment: &Deployment,
+    name: &str,
+    grpc: bool,
+) -> Result<Row, String> {
+    let mut conns = if grpc {
+        deployment.connect_grpc(options.connections).await?
+    } else {
+        deployment.connect(options.connections).await?
+    };
     let mut seeded = None;
     let workload: Rc<dyn Workload> = match name {
         "get-task" => Rc::new(GetTask {
@@ -62,6 +79,9 @@ async fn run_workload(options: &Options, deployment: &Deployment, name: &str) ->
         other => return Err(format!("no HTTP workload `{other}`")),
     };
     let (_conns, mut row) = measure(conns, workload, deployment, options, name).await?;
+    if grpc {
+        row.target.push_str(" gRPC");
+    }
     if let Some((tasks, bytes)) = seeded {
         row.tasks_seeded = Some(tasks);
         row.rss_per_stored_task_bytes = Some(bytes);

@@ -7,6 +7,7 @@
 mod args;
 mod deployment;
 mod followers;
+mod grpc;
 mod http;
 mod http_target;
 mod load;

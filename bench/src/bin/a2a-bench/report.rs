@@ -157,7 +157,7 @@ pub fn render(facts: &Facts, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         out,
-        "load: {} keep-alive HTTP/1.1 connections (stdio: {} outstanding); per workload and target the first of {} requests or {} s, after a warm-up of {}; {} tasks seeded before list-tasks; agent stream limit {}; server CPU from /proc/<pid>/stat in ticks of {} ms",
+        "load: {} keep-alive HTTP/1.1 connections (gRPC rows: as many HTTP/2 connections, one call at a time on each; stdio: {} outstanding); per workload and target the first of {} requests or {} s, after a warm-up of {}; {} tasks seeded before list-tasks; agent stream limit {}; server CPU from /proc/<pid>/stat in ticks of {} ms",
         facts.connections,
         facts.stdio_window,
         facts.requests,

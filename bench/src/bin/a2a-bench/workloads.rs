@@ -32,6 +32,9 @@ pub const HTTP_WORKLOADS: &[&str] = &[
     LIST_TASKS,
     "registry-read",
 ];
+/// The workloads also run over the gRPC binding on every agent target (rows
+/// `agent/<store> gRPC`, against the same floor).
+pub const GRPC_WORKLOADS: &[&str] = &[GET_TASK, "send-message"];
 pub const STDIO_WORKLOAD: &str = "stdio";
 /// The scale run (see `scale.rs`): minutes long, so only when asked for.
 pub const SCALE_WORKLOAD: &str = "scale";
