@@ -281,3 +281,58 @@ fn a_deadline_cuts_an_open_stream_and_a_dropped_stream_frees_its_slot() {
         }
     });
 }
+
+#[test]
+fn credentials_travel_as_metadata() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("agent.json");
+    let credential = json!({"secret": "grpc-key", "subject": "grpc-admin"});
+    std::fs::write(
+        &config,
+        json!({"server": {"auth": {
+            "api_keys": [credential],
+            "principals": [{"subject": "grpc-admin", "namespaces": {"default": "admin"}}],
+        }}})
+        .to_string(),
+    )
+    .expect("config written");
+    let agent = ServerAgent::start_with(&["--memory", "--config", config.to_str().expect("utf-8 path")]);
+    runtime().block_on(async {
+        // No credential: refused before the message is looked at.
+        let answer = raw(&agent, GET_TASK, request("GetTask", json!({"id": "t"})), &[V1]).await;
+        assert_eq!(
+            answer.status.code,
+            Code::Unauthenticated,
+            "{}",
+            answer.status.message
+        );
+        let error = answer.status.error.expect("the contract error");
+        assert!(error.is(ErrorKind::ExtAuthRequired), "{error}");
+        let answer = raw(
+            &agent,
+            GET_TASK,
+            request("GetTask", json!({"id": "t"})),
+            &[V1, ("x-api-key", "wrong")],
+        )
+        .await;
+        assert_eq!(answer.status.code, Code::Unauthenticated);
+        // The API key in metadata: the call runs (and finds no such task).
+        let answer = raw(
+            &agent,
+            GET_TASK,
+            request("GetTask", json!({"id": "t"})),
+            &[V1, ("x-api-key", "grpc-key")],
+        )
+        .await;
+        assert_eq!(answer.status.code, Code::NotFound, "{}", answer.status.message);
+        // Our client sends it as the HTTP transport does.
+        let mut config = HttpConfig::new(&agent.endpoint);
+        config.credentials = client::Credentials::ApiKey {
+            header: "X-API-Key".into(),
+            key: "grpc-key".into(),
+        };
+        let grpc = GrpcTransport::new(config).expect("gRPC transport");
+        let listed = grpc.call("ListTasks", json!({})).await.expect("ListTasks");
+        assert_eq!(listed["totalSize"], 0);
+    });
+}

@@ -153,6 +153,8 @@ fn https_serves_the_card_json_rpc_streams_and_rest_over_http2_and_http1() {
                 ("JSONRPC", endpoint.as_str()),
                 ("urn:cleveragents:bindings:stdio:v1", "stdio:"),
                 ("HTTP+JSON", rest.as_str()),
+                // gRPC over the same TLS listener, at its host:port.
+                ("GRPC", origin.trim_start_matches("https://")),
             ]
         );
 

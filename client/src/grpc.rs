@@ -13,7 +13,7 @@
 //! transport error that says so.
 
 use crate::http::{describe, is_final_event, service_headers, stream_task_id, HttpConfig, HttpTransport};
-use crate::policy;
+use crate::policy::{self, Attempt};
 use a2a::methods::markers::SubscribeToTask;
 use a2a::rpc::{BoxFuture, CallError, Event, Method, RawEventStream, Transport};
 use a2a::ErrorKind;
@@ -41,21 +41,6 @@ struct Inner {
     config: HttpConfig,
     headers: HeaderMap,
     service: &'static Service,
-}
-
-/// A failed attempt, and whether repeating it could help.
-struct Attempt {
-    error: CallError,
-    transient: bool,
-}
-
-impl From<CallError> for Attempt {
-    fn from(error: CallError) -> Self {
-        Attempt {
-            error,
-            transient: false,
-        }
-    }
 }
 
 /// The error a non-OK status stands for: the contract error it carries, else
@@ -302,7 +287,7 @@ impl Follow {
         };
         let attempt = self.inner.config.max_resumes - self.resumes_left;
         self.resumes_left -= 1;
-        tokio::time::sleep(self.inner.config.backoff.saturating_mul(1 << attempt.min(6))).await;
+        tokio::time::sleep(policy::backoff(self.inner.config.backoff, attempt)).await;
         match self.inner.open(rpc, &params, self.last_seq).await {
             Ok(answer) => {
                 self.answer = Some(answer);
@@ -367,22 +352,11 @@ impl Transport for GrpcTransport {
     fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
         Box::pin(async move {
             let config = &self.inner.config;
-            let attempts = if policy::is_idempotent_read_name(method) {
-                config.retries.saturating_add(1)
-            } else {
-                1
-            };
-            let mut attempt = 0;
-            loop {
-                match self.inner.call_once(method, &params).await {
-                    Ok(value) => return Ok(value),
-                    Err(failed) if failed.transient && attempt + 1 < attempts => {
-                        tokio::time::sleep(config.backoff.saturating_mul(1 << attempt.min(6))).await;
-                        attempt += 1;
-                    }
-                    Err(failed) => return Err(failed.error),
-                }
-            }
+            let params = &params;
+            policy::with_retries(method, config.retries, config.backoff, || {
+                self.inner.call_once(method, params)
+            })
+            .await
         })
     }
 

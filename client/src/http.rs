@@ -4,7 +4,7 @@
 //! headers, timeouts, retries of idempotent reads and resumption of dropped
 //! streams.
 
-use crate::policy;
+use crate::policy::{self, Attempt};
 use crate::sse::{read_event, status_body_error, SseRead};
 use crate::tls::{self, TlsFiles};
 pub use crate::wire::HttpBinding;
@@ -96,21 +96,6 @@ struct Inner {
     config: HttpConfig,
     headers: HeaderMap,
     next_id: AtomicU64,
-}
-
-/// A failed attempt, and whether repeating it could help.
-struct Attempt {
-    error: CallError,
-    transient: bool,
-}
-
-impl From<CallError> for Attempt {
-    fn from(error: CallError) -> Self {
-        Attempt {
-            error,
-            transient: false,
-        }
-    }
 }
 
 impl HttpTransport {
@@ -494,7 +479,7 @@ impl Follow {
         }
         let attempt = self.inner.config.max_resumes - self.resumes_left;
         self.resumes_left -= 1;
-        tokio::time::sleep(self.inner.config.backoff.saturating_mul(1 << attempt.min(6))).await;
+        tokio::time::sleep(policy::backoff(self.inner.config.backoff, attempt)).await;
         match self.inner.open(method, &params, self.last_seq).await {
             Ok(Opened::Events(events)) => {
                 self.events = Some(events);
@@ -621,22 +606,11 @@ impl Transport for HttpTransport {
     fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
         Box::pin(async move {
             let config = &self.inner.config;
-            let attempts = if policy::is_idempotent_read_name(method) {
-                config.retries.saturating_add(1)
-            } else {
-                1
-            };
-            let mut attempt = 0;
-            loop {
-                match self.inner.call_once(method, &params).await {
-                    Ok(value) => return Ok(value),
-                    Err(failed) if failed.transient && attempt + 1 < attempts => {
-                        tokio::time::sleep(config.backoff.saturating_mul(1 << attempt.min(6))).await;
-                        attempt += 1;
-                    }
-                    Err(failed) => return Err(failed.error),
-                }
-            }
+            let params = &params;
+            policy::with_retries(method, config.retries, config.backoff, || {
+                self.inner.call_once(method, params)
+            })
+            .await
         })
     }
 

@@ -13,7 +13,62 @@
 //! method, `SendStreamingMessage`, is resumed with `SubscribeToTask` on the task
 //! it reported, which is a read.)
 
+use a2a::rpc::CallError;
 use a2a::MethodDescriptor;
+use serde_json::Value;
+use std::future::Future;
+use std::time::Duration;
+
+/// A failed attempt of a call, and whether repeating it could help.
+pub(crate) struct Attempt {
+    pub(crate) error: CallError,
+    pub(crate) transient: bool,
+}
+
+impl From<CallError> for Attempt {
+    fn from(error: CallError) -> Self {
+        Attempt {
+            error,
+            transient: false,
+        }
+    }
+}
+
+/// The wait before retry or resume number `attempt` (from 0): `base`,
+/// doubled each time, at most 64 times `base`.
+pub(crate) fn backoff(base: Duration, attempt: u32) -> Duration {
+    base.saturating_mul(1 << attempt.min(6))
+}
+
+/// Runs `once` until it succeeds, fails for good, or — for an idempotent
+/// read of `method` only — has failed transiently `retries` more times.
+pub(crate) async fn with_retries<F, Fut>(
+    method: &str,
+    retries: u32,
+    base: Duration,
+    mut once: F,
+) -> Result<Value, CallError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<Value, Attempt>>,
+{
+    let attempts = if is_idempotent_read_name(method) {
+        retries.saturating_add(1)
+    } else {
+        1
+    };
+    let mut attempt = 0;
+    loop {
+        match once().await {
+            Ok(value) => return Ok(value),
+            Err(failed) if failed.transient && attempt + 1 < attempts => {
+                tokio::time::sleep(backoff(base, attempt)).await;
+                attempt += 1;
+            }
+            Err(failed) => return Err(failed.error),
+        }
+    }
+}
 
 /// True when a failed attempt of `method` may be repeated (unary) or resumed
 /// by re-sending the same request (streams).

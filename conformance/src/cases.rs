@@ -48,6 +48,22 @@ pub enum Message {
     Raw { text: String, expect_id: Value },
 }
 
+impl Message {
+    /// The JSON-RPC text of the message as it is sent (a request with id 0).
+    pub fn text(&self) -> String {
+        match self {
+            Message::Request { method, params } => {
+                let mut request = serde_json::json!({ "jsonrpc": "2.0", "id": 0, "method": method });
+                if let Some(params) = params {
+                    request["params"] = params.clone();
+                }
+                request.to_string()
+            }
+            Message::Raw { text, .. } => text.clone(),
+        }
+    }
+}
+
 /// What a case accepts.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expect {

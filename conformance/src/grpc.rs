@@ -243,16 +243,7 @@ impl Connector for GrpcConnector {
         false
     }
     fn expresses(&self, message: &Message) -> bool {
-        match message {
-            Message::Request { method, params } => {
-                let mut request = serde_json::json!({ "jsonrpc": "2.0", "id": 0, "method": method });
-                if let Some(params) = params {
-                    request["params"] = params.clone();
-                }
-                expressible(&request.to_string())
-            }
-            Message::Raw { text, .. } => expressible(text),
-        }
+        expressible(&message.text())
     }
 }
 
