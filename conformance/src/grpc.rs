@@ -263,7 +263,12 @@ mod tests {
                 "a JSON-RPC envelope error",
             ),
             (
-                r#"{"jsonrpc":"2.0","id":1,"method":"_cleveragents/health/check","params":{}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"_cleveragents/nope","params":{}}"#,
+                "is no rpc",
+            ),
+            // A binding method (stdio's) has none either.
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
                 "is no rpc",
             ),
             (

@@ -6,4 +6,5 @@ pub mod errors;
 pub mod handlers;
 pub mod methods;
 pub mod registry;
+pub mod rpcs;
 pub mod types;
