@@ -3,7 +3,8 @@
 //! registry's status with the ErrorInfo, a deadline cuts an open stream, and
 //! bad input — an unknown rpc, a malformed or compressed or oversize message,
 //! a body of two messages, an unsupported encoding, a 0.3 caller, a missing
-//! credential — gets a clean status and leaves the agent serving.
+//! credential — gets a clean status and leaves the agent serving; a client
+//! that never reads holds no more than its own stream budget.
 
 mod common;
 
@@ -270,12 +271,21 @@ fn a_deadline_cuts_an_open_stream_and_a_dropped_stream_frees_its_slot() {
             assert_eq!(first["task"]["id"], task_id.as_str());
         }
         // More streams opened and dropped than a caller may hold at once:
-        // each drop gives its slot back.
+        // each drop gives its slot back. The agent learns of a drop when the
+        // stream's reset reaches it, so an open refused for a full budget is
+        // tried again, for a bounded while.
         for _ in 0..40 {
-            let mut events = grpc
-                .subscribe("SubscribeToTask", json!({"id": task_id}))
-                .await
-                .expect("a stream");
+            let mut refusals = 0;
+            let mut events = loop {
+                match grpc.subscribe("SubscribeToTask", json!({"id": task_id})).await {
+                    Ok(events) => break events,
+                    Err(CallError::Rpc(error)) if error.metadata("limit") == Some("16") && refusals < 200 => {
+                        refusals += 1;
+                        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+                    }
+                    Err(error) => panic!("a stream: {error}"),
+                }
+            };
             let first = events.next().await.expect("an event").expect("the task");
             assert_eq!(first.data["task"]["id"], task_id.as_str());
         }
@@ -334,5 +344,69 @@ fn credentials_travel_as_metadata() {
         let grpc = GrpcTransport::new(config).expect("gRPC transport");
         let listed = grpc.call("ListTasks", json!({})).await.expect("ListTasks");
         assert_eq!(listed["totalSize"], 0);
+    });
+}
+
+#[test]
+fn a_client_that_never_reads_holds_only_its_own_streams() {
+    let agent = ServerAgent::start_with(&["--memory", "--executor", "tck"]);
+    let (grpc, _) = clients(&agent);
+    runtime().block_on(async {
+        let open = json!({"message": {"messageId": "tck-input-required-slow", "role": "ROLE_USER",
+                                      "parts": [{"text": "wait"}]},
+                          "configuration": {"returnImmediately": true}});
+        let sent = grpc.call("SendMessage", open).await.expect("SendMessage");
+        let task_id = sent["task"]["id"].as_str().expect("a task").to_string();
+        // A connection whose window admits 16 bytes and that reads nothing:
+        // its subscriptions are answered, then stall on flow control.
+        let tcp = tokio::net::TcpStream::connect(agent.addr())
+            .await
+            .expect("connect");
+        let (send, connection) = h2::client::Builder::new()
+            .initial_window_size(16)
+            .handshake::<_, bytes::Bytes>(tcp)
+            .await
+            .expect("handshake");
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        let body = request("SubscribeToTask", json!({"id": task_id}));
+        let mut held = Vec::new();
+        for _ in 0..16 {
+            let head = http::Request::post(format!(
+                "http://{}/lf.a2a.v1.A2AService/SubscribeToTask",
+                agent.addr()
+            ))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .header("a2a-version", "1.0")
+            .body(())
+            .expect("request");
+            let mut send = send.clone().ready().await.expect("ready");
+            let (answer, mut stream) = send.send_request(head, false).expect("send");
+            stream.send_data(body.clone().into(), true).expect("body");
+            let answer = answer.await.expect("headers");
+            assert_eq!(answer.status().as_u16(), 200);
+            assert!(
+                !answer.headers().contains_key("grpc-status"),
+                "answered, not refused"
+            );
+            held.push(answer);
+        }
+        // The caller's budget is spent: a 17th is refused with the limit…
+        let error = match grpc.subscribe("SubscribeToTask", json!({"id": task_id})).await {
+            Ok(_) => panic!("a 17th stream opened"),
+            Err(CallError::Rpc(error)) => error,
+            Err(other) => panic!("{other}"),
+        };
+        assert_eq!(error.metadata("limit"), Some("16"), "{error}");
+        assert_eq!(error.metadata("grpcStatus"), None, "the contract error itself");
+        // …and unary calls from others run as ever.
+        let got = grpc
+            .call("GetTask", json!({"id": task_id}))
+            .await
+            .expect("GetTask");
+        assert_eq!(got["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+        drop(held);
     });
 }

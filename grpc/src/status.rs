@@ -124,6 +124,16 @@ impl Status {
         }
     }
 
+    /// A contract error under a code of the transport's own choosing (a
+    /// budget spent is `RESOURCE_EXHAUSTED`, as HTTP's 429), its ErrorInfo kept.
+    pub fn with_code(code: Code, error: Error) -> Status {
+        Status {
+            code,
+            message: error.message.clone(),
+            error: Some(Box::new(error)),
+        }
+    }
+
     /// The status's headers (trailers of a response, or headers of a
     /// trailers-only one), names lowercase.
     pub fn to_headers(&self) -> Vec<(&'static str, String)> {

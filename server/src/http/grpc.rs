@@ -148,7 +148,7 @@ impl HttpState {
         Self::only_v1_0(dialect, "gRPC").map_err(Status::from_error)?;
         let slot = self
             .stream_slot(dialect, rpc.method.name, true, caller.as_ref())
-            .map_err(|error| Status::new(Code::ResourceExhausted, error.message))?;
+            .map_err(|error| Status::with_code(Code::ResourceExhausted, error))?;
         let call = self
             .pipeline
             .call(ctx, caller.as_ref(), rpc.method.name, Some(params));
