@@ -374,3 +374,37 @@ async fn the_prefix_is_configurable_and_an_empty_one_turns_the_binding_off() {
     assert!(!card["supportedInterfaces"].to_string().contains("HTTP+JSON"));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn answers_are_application_a2a_json_to_a_client_that_asks_for_it() {
+    let server = start().await;
+    let cases = [
+        (None, "application/json"),
+        (Some("*/*"), "application/json"),
+        (Some("application/json"), "application/json"),
+        (Some("application/a2a+json"), "application/a2a+json"),
+        (
+            Some("application/json;q=0.5, application/a2a+json"),
+            "application/a2a+json",
+        ),
+        (
+            Some("application/a2a+json; q=0, application/json"),
+            "application/json",
+        ),
+    ];
+    for (accept, expected) in cases {
+        for path in ["/rest/tasks/t-1", "/rest/tasks/missing"] {
+            let extra: Vec<(&str, &str)> = accept.map(|a| ("Accept", a)).into_iter().collect();
+            let response = send_raw(server.addr, &request("GET", path, None, &extra))
+                .await
+                .into_full()
+                .await;
+            assert_eq!(
+                response.header("content-type"),
+                Some(expected),
+                "{accept:?} {path}"
+            );
+        }
+    }
+    server.stop().await;
+}

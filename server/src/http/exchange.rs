@@ -65,7 +65,10 @@ fn version_value(contract: a2a::Contract, version: a2a::rpc::Version) -> Option<
 
 /// Media types a request body may be declared as: JSON-RPC's, and the one
 /// spec §11.1 recommends for HTTP+JSON.
-const JSON_MEDIA_TYPES: &[&str] = &["application/json", "application/a2a+json"];
+const JSON_MEDIA_TYPES: &[&str] = &["application/json", A2A_JSON];
+
+/// The media type spec §11.1 recommends for HTTP+JSON requests and answers.
+pub(super) const A2A_JSON: &str = "application/a2a+json";
 
 /// A binding's answer to a request, before the common headers are added.
 pub(super) struct Answer {

@@ -4,9 +4,11 @@
 //! added, and the call runs through the same pipeline as JSON-RPC. A result is
 //! the bare JSON object, a stream SSE of bare `StreamResponse`s with the same
 //! event ids, an error a `google.rpc.Status` body whose HTTP status and
-//! `status` come from the error registry (§11.6).
+//! `status` come from the error registry (§11.6). JSON answers are
+//! `application/a2a+json` (§11.1) to a client whose `Accept` names it,
+//! `application/json` to others.
 
-use super::exchange::{respond, Answer};
+use super::exchange::{respond, Answer, A2A_JSON};
 use super::HttpState;
 use crate::jsonrpc;
 
@@ -34,6 +36,22 @@ fn error_answer(error: &Error, status: Option<StatusCode>) -> Answer {
     Answer::json(status, serde_json::to_vec(&body).unwrap_or_default())
 }
 
+/// True when the request's `Accept` names `application/a2a+json` (with a
+/// quality above zero).
+fn accepts_a2a_json(headers: &http::HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|range| {
+            let mut parts = range.split(';').map(str::trim);
+            let media = parts.next().unwrap_or("");
+            let refused = parts.any(|p| p.replace(' ', "").eq_ignore_ascii_case("q=0"));
+            media.eq_ignore_ascii_case(A2A_JSON) && !refused
+        })
+}
+
 /// The contract a path belongs to, as a method name would: extension routes
 /// are their methods' wire names, so a path under the extension's prefix that
 /// is no route is the extension's method-not-found.
@@ -46,7 +64,20 @@ impl HttpState {
     /// part after it.
     pub(super) async fn rest(&self, request: Request<Incoming>, path: String) -> Response<ResponseBody> {
         let (parts, body) = request.into_parts();
-        respond(self.rest_answer(&parts, &path, body).await)
+        let a2a_json = accepts_a2a_json(&parts.headers);
+        let mut response = respond(self.rest_answer(&parts, &path, body).await);
+        // Spec §11.1 recommends application/a2a+json; clients that ask for it
+        // get it, the others the application/json they know (SSE streams
+        // stay text/event-stream).
+        let headers = response.headers_mut();
+        if a2a_json
+            && headers
+                .get(header::CONTENT_TYPE)
+                .is_some_and(|t| t == "application/json")
+        {
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(A2A_JSON));
+        }
+        response
     }
 
     async fn rest_answer(&self, parts: &http::request::Parts, path: &str, body: Incoming) -> Answer {
