@@ -8,6 +8,7 @@
 //! [`extension`] is the other route: a downstream crate's `build.rs`
 //! generating its own extension beside the contract into `OUT_DIR`.
 
+pub mod bindings;
 pub mod dialect;
 mod emit;
 pub mod extension;
@@ -243,18 +244,29 @@ pub fn load_dialects(dir: &Path) -> Result<Vec<(dialect::Dialect, Value)>> {
 
 /// Writes the output, removing generated files that are no longer produced.
 pub fn write_output(dir: &Path, output: &Output) -> Result<()> {
+    write_files(dir, &output.files, &generated_sources(dir))
+}
+
+/// The files in `dir` that differ from `output` (missing, changed or extra).
+pub fn stale_files(dir: &Path, output: &Output) -> Result<Vec<String>> {
+    Ok(stale_among(dir, &output.files, &generated_sources(dir)))
+}
+
+/// Writes `files` (paths relative to `dir`) and removes those of `existing`
+/// (the generated files now there) that are no longer produced.
+pub fn write_files(dir: &Path, files: &BTreeMap<String, String>, existing: &[String]) -> Result<()> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    for name in generated_sources(dir) {
-        if !output.files.contains_key(&name) {
-            let path = dir.join(&name);
+    for name in existing {
+        if !files.contains_key(name) {
+            let path = dir.join(name);
             std::fs::remove_file(&path).map_err(io(&path))?;
         }
     }
-    for (name, text) in &output.files {
+    for (name, text) in files {
         let path = dir.join(name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
@@ -264,22 +276,23 @@ pub fn write_output(dir: &Path, output: &Output) -> Result<()> {
     Ok(())
 }
 
-/// The files in `dir` that differ from `output` (missing, changed or extra).
-pub fn stale_files(dir: &Path, output: &Output) -> Result<Vec<String>> {
+/// The paths among `files` whose copy in `dir` is missing or differs, and
+/// those of `existing` (the generated files now there) no longer produced.
+pub fn stale_among(dir: &Path, files: &BTreeMap<String, String>, existing: &[String]) -> Vec<String> {
     let mut stale = Vec::new();
-    for (name, text) in &output.files {
+    for (name, text) in files {
         match std::fs::read_to_string(dir.join(name)) {
             Ok(current) if &current == text => {}
             _ => stale.push(name.clone()),
         }
     }
-    for name in generated_sources(dir) {
-        if !output.files.contains_key(&name) {
-            stale.push(name);
+    for name in existing {
+        if !files.contains_key(name) {
+            stale.push(name.clone());
         }
     }
     stale.sort();
-    Ok(stale)
+    stale
 }
 
 /// The Rust files in `dir` and in its dialect folders, as paths relative to `dir`.

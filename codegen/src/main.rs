@@ -1,8 +1,8 @@
 //! `codegen`: regenerates the contract crate, or checks it is current.
 //!
 //! ```text
-//! cargo run -p cleveragents-codegen              # write generated/src/gen/
-//! cargo run -p cleveragents-codegen -- --check   # exit 1 if it differs
+//! cargo run -p cleveragents-codegen              # write generated/src/gen/ and bindings/
+//! cargo run -p cleveragents-codegen -- --check   # exit 1 if either differs
 //! cargo run -p cleveragents-codegen -- --openrpc # print the OpenRPC document
 //! ```
 
@@ -63,19 +63,41 @@ fn run(root: &Path, files: &[String], check: bool, openrpc: bool) -> codegen::Re
         return Ok(ExitCode::SUCCESS);
     }
     let out_dir = root.join(codegen::OUTPUT_DIR);
+    // The other languages' bindings belong to the workspace's own schemas.
+    let bindings = if files == codegen::SCHEMA_FILES {
+        Some(codegen::bindings::generate_workspace(root)?)
+    } else {
+        None
+    };
+    let bindings_dir = root.join(codegen::bindings::BINDINGS_DIR);
+    let existing = codegen::bindings::existing_files(&bindings_dir);
     if check {
-        let stale = codegen::stale_files(&out_dir, &output)?;
+        let mut stale: Vec<_> = codegen::stale_files(&out_dir, &output)?
+            .into_iter()
+            .map(|file| out_dir.join(file))
+            .collect();
+        if let Some(bindings) = &bindings {
+            stale.extend(
+                codegen::stale_among(&bindings_dir, bindings, &existing)
+                    .into_iter()
+                    .map(|file| bindings_dir.join(file)),
+            );
+        }
         if stale.is_empty() {
-            println!("generated/ is current");
+            println!("generated/ and bindings/ are current");
             return Ok(ExitCode::SUCCESS);
         }
         for file in stale {
-            eprintln!("stale: {}", out_dir.join(file).display());
+            eprintln!("stale: {}", file.display());
         }
         eprintln!("run `cargo run -p cleveragents-codegen` to regenerate");
         return Ok(ExitCode::from(1));
     }
     codegen::write_output(&out_dir, &output)?;
     println!("wrote {} files to {}", output.files.len(), out_dir.display());
+    if let Some(bindings) = &bindings {
+        codegen::write_files(&bindings_dir, bindings, &existing)?;
+        println!("wrote {} files to {}", bindings.len(), bindings_dir.display());
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,18 @@ fn committed_code_matches_the_schemas() {
 }
 
 #[test]
+fn committed_bindings_match_the_schemas() {
+    let root = common::workspace_root();
+    let files = codegen::bindings::generate_workspace(&root).expect("generation succeeds");
+    let dir = root.join(codegen::bindings::BINDINGS_DIR);
+    let stale = codegen::stale_among(&dir, &files, &codegen::bindings::existing_files(&dir));
+    assert!(
+        stale.is_empty(),
+        "bindings/ is stale ({stale:?}); run `cargo run -p cleveragents-codegen`"
+    );
+}
+
+#[test]
 fn generation_is_deterministic() {
     let schemas = common::schemas();
     let first = codegen::generate(&schemas).expect("first run");
