@@ -1,0 +1,60 @@
+"""The common base of the typed errors, and the errors of the transports."""
+
+from __future__ import annotations
+
+from pydantic import JsonValue
+
+__all__ = ["ContractError", "TransportError", "RpcFailure"]
+
+
+class ContractError(Exception):
+    """An error answer of the agent: a JSON-RPC error of the contract's registry.
+
+    ``code`` is the JSON-RPC code, ``reason`` and ``domain`` the ErrorInfo that
+    identifies the error, ``message`` the agent's text and ``data`` the error's
+    ``data`` member as sent (its ErrorInfo details among them).
+    """
+
+    code: int = 0
+    reason: str = ""
+    domain: str = ""
+    default_message: str = ""
+    http_status: int = 500
+    grpc_status: str = "UNKNOWN"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        data: JsonValue = None,
+        *,
+        code: int | None = None,
+        reason: str | None = None,
+        domain: str | None = None,
+    ) -> None:
+        self.message = self.default_message if message is None else message
+        self.data = data
+        if code is not None:
+            self.code = code
+        if reason is not None:
+            self.reason = reason
+        if domain is not None:
+            self.domain = domain
+        super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code}, reason={self.reason!r}, message={self.message!r})"
+
+
+class TransportError(Exception):
+    """The agent could not be reached or answered with something that is not
+    a JSON-RPC answer (a closed connection, a timeout, an exited process)."""
+
+
+class RpcFailure(Exception):
+    """A JSON-RPC error as a transport reads it, before it is typed."""
+
+    def __init__(self, code: int, message: str, data: JsonValue) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
