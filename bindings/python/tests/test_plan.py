@@ -78,7 +78,7 @@ def check_diff(plan: models.Plan, fixture: Fixture, diff: models.PlanDiff) -> No
         "FILE_CHANGE_KIND_MODIFIED",
         False,
     )
-    assert [hunk.to_wire() for hunk in changed.hunks] == [
+    assert [hunk.to_wire() for hunk in changed.hunks or []] == [
         {
             "oldStart": 1,
             "oldLines": 5,

@@ -4,7 +4,7 @@ the decoding of results and the typing of error answers."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Protocol, TypeVar
 
@@ -174,7 +174,9 @@ class SyncClientBase:
             raise typed_error(failure, spec.domain) from None
         return spec.result.validate_python(raw)
 
-    def _stream(self, spec: MethodSpec[P, R], params: P, last_event_id: int | None) -> Iterator[R]:
+    def _stream(
+        self, spec: MethodSpec[P, R], params: P, last_event_id: int | None
+    ) -> Generator[R, None, None]:
         events = self.transport.stream(spec.name, encode(params), last_event_id)
         try:
             for event in events:
@@ -264,7 +266,7 @@ class AsyncClientBase:
 
     async def _stream(
         self, spec: MethodSpec[P, R], params: P, last_event_id: int | None
-    ) -> AsyncIterator[R]:
+    ) -> AsyncGenerator[R, None]:
         events = self.transport.stream(spec.name, encode(params), last_event_id)
         try:
             async for event in events:

@@ -227,7 +227,7 @@ pub fn render_client(input: &Input, scope: &Scope) -> Result<String> {
     out.push_str(
         "\"\"\"The typed clients: one method per extension method.\"\"\"\n\n\
          from __future__ import annotations\n\n\
-         from collections.abc import AsyncIterator, Iterator\n\n\
+         from collections.abc import AsyncGenerator, Generator\n\n\
          from .._client import AsyncClientBase, SyncClientBase\n\
          from . import methods, models\n\n\
          __all__ = [\"AsyncClient\", \"Client\"]\n\n",
@@ -280,9 +280,14 @@ fn client_method(
     }
     let mut out = String::new();
     if method.streaming {
-        let iterator = if asynchronous { "AsyncIterator" } else { "Iterator" };
+        let iterator = if asynchronous {
+            "AsyncGenerator"
+        } else {
+            "Generator"
+        };
+        let rest = if asynchronous { "None" } else { "None, None" };
         out.push_str(&format!(
-            "    def {name}(\n        self, {signature}, *, last_event_id: int | None = None\n    ) -> {iterator}[models.{result}]:\n"
+            "    def {name}(\n        self, {signature}, *, last_event_id: int | None = None\n    ) -> {iterator}[models.{result}, {rest}]:\n"
         ));
         doc.push_str("\n\nWith ``last_event_id`` the stream resumes after that event (SSE Last-Event-ID, stdio stream/resume).");
         out.push_str(&docstring(&doc, "        "));

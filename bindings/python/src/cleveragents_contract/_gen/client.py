@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Generator
 
 from .._client import AsyncClientBase, SyncClientBase
 from . import methods, models
@@ -795,7 +795,7 @@ class Client(SyncClientBase):
 
     def events_subscribe(
         self, params: models.EventsSubscribeParams | None = None, /, *, last_event_id: int | None = None
-    ) -> Iterator[models.DomainEvent]:
+    ) -> Generator[models.DomainEvent, None, None]:
         """Streams the domain events of a namespace, filtered by plan, session and event
         types, in the order of their cursors (causal order within a task and so within a
         plan). Each event carries its namespace-wide cursor; a subscription resumed
@@ -1595,7 +1595,7 @@ class AsyncClient(AsyncClientBase):
 
     def events_subscribe(
         self, params: models.EventsSubscribeParams | None = None, /, *, last_event_id: int | None = None
-    ) -> AsyncIterator[models.DomainEvent]:
+    ) -> AsyncGenerator[models.DomainEvent, None]:
         """Streams the domain events of a namespace, filtered by plan, session and event
         types, in the order of their cursors (causal order within a task and so within a
         plan). Each event carries its namespace-wide cursor; a subscription resumed
