@@ -79,7 +79,7 @@ export interface Context {
  * Declares `body` once per transport, each in its own `describe` with one
  * server agent for the file and one client per transport.
  */
-export function overEveryTransport(name: string, body: (context: () => Context) => void): void {
+export function overEveryTransport(name: string, body: (context: () => Context, kind: TransportKind) => void): void {
   let server: ServerAgent | undefined;
   before(async () => {
     server = await startServer();
@@ -101,7 +101,7 @@ export function overEveryTransport(name: string, body: (context: () => Context) 
       body(() => {
         if (context === undefined) throw new Error("the client is not open");
         return context;
-      });
+      }, kind);
     });
   }
 }

@@ -1,0 +1,134 @@
+// Checks without an agent: the generated method table against the schema
+// it came from, the decoding of wire errors into the registry's classes,
+// the header facts shared with the official SDK, and (at compile time) that
+// misuse of the typed surface does not type-check.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { it } from "node:test";
+import { A2A_PROTOCOL_VERSION as SDK_PROTOCOL_VERSION, A2A_VERSION_HEADER as SDK_VERSION_HEADER, HTTP_EXTENSION_HEADER } from "@a2a-js/sdk";
+import {
+  A2A_EXTENSIONS_HEADER,
+  A2A_PROTOCOL_VERSION,
+  A2A_VERSION_HEADER,
+  ERROR_DOMAIN,
+  ERROR_REGISTRY,
+  EXTENSION_METHODS,
+  ExtBudgetExceededError,
+  ExtNotFoundError,
+  ExtensionClient,
+  ExtensionError,
+  RpcError,
+  errorFromWire,
+  isExtensionError,
+  partCase,
+  type ErrorReason,
+  type ExtensionMethod,
+  type Part,
+  type PlanState,
+} from "../src/index.js";
+import { errorOfJsonRpc, errorOfStatusBody, sseEvents } from "../src/wire.js";
+
+interface SchemaMethod {
+  streaming: boolean;
+  errors?: string[];
+  binding?: string;
+}
+
+const schema = JSON.parse(readFileSync(new URL("../../../../schema/cleveragents-ext.json", import.meta.url), "utf8")) as {
+  "x-methods": { [name: string]: SchemaMethod };
+  "x-errors": { [name: string]: { code: number; reason: string } };
+};
+
+it("the method table is the schema's, with a client method for each", () => {
+  const dispatched = Object.entries(schema["x-methods"]).filter(([, m]) => m.binding === undefined);
+  assert.deepEqual(Object.keys(EXTENSION_METHODS), dispatched.map(([name]) => name));
+  for (const [name, method] of dispatched) {
+    const info = EXTENSION_METHODS[name as ExtensionMethod];
+    assert.equal(info.streaming, method.streaming, name);
+    assert.deepEqual([...info.errors], method.errors ?? [], name);
+    assert.equal(typeof (ExtensionClient.prototype as unknown as { [k: string]: unknown })[info.clientMethod], "function", name);
+  }
+});
+
+it("the error registry is the schema's", () => {
+  assert.deepEqual(
+    Object.entries(ERROR_REGISTRY).map(([n, e]) => [n, e.code, e.reason, e.domain]),
+    Object.entries(schema["x-errors"]).map(([n, e]) => [n, e.code, e.reason, ERROR_DOMAIN]),
+  );
+});
+
+it("the A2A header facts are the official SDK's", () => {
+  assert.equal(A2A_VERSION_HEADER, SDK_VERSION_HEADER);
+  assert.equal(A2A_EXTENSIONS_HEADER, HTTP_EXTENSION_HEADER);
+  assert.equal(A2A_PROTOCOL_VERSION, SDK_PROTOCOL_VERSION);
+});
+
+it("decodes JSON-RPC errors by their ErrorInfo, else by code", () => {
+  const info = { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "BUDGET_EXCEEDED", domain: ERROR_DOMAIN, metadata: { limit: "5" } };
+  const typed = errorOfJsonRpc({ code: -32006, message: "over budget", data: [info] });
+  assert.ok(typed instanceof ExtBudgetExceededError);
+  assert.ok(typed instanceof ExtensionError && typed instanceof RpcError && typed instanceof Error);
+  assert.equal(typed.reason, "BUDGET_EXCEEDED");
+  assert.equal(typed.message, "over budget");
+  assert.deepEqual(typed.metadata, { limit: "5" });
+  assert.deepEqual(typed.details, [info]);
+
+  const bare = errorFromWire({ code: -32001, message: "gone" });
+  assert.ok(bare instanceof ExtNotFoundError);
+  assert.equal(bare.reason, "NOT_FOUND");
+
+  const foreign = errorOfJsonRpc({ code: -32001, message: "task", data: [{ ...info, reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" }] });
+  assert.ok(!(foreign instanceof ExtensionError));
+  assert.equal(foreign.reason, "TASK_NOT_FOUND");
+  assert.equal(foreign.domain, "a2a-protocol.org");
+});
+
+it("decodes HTTP+JSON status bodies into the same classes", () => {
+  const body = {
+    error: { code: 404, status: "NOT_FOUND", message: "Plan `x` not found", details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "NOT_FOUND", domain: ERROR_DOMAIN }] },
+  };
+  const error = errorOfStatusBody(body, 404);
+  assert.ok(error instanceof ExtNotFoundError);
+  assert.equal(error.code, -32001);
+  assert.equal(error.httpStatus, 404);
+  assert.ok(isExtensionError(error, "NOT_FOUND"));
+  assert.ok(!isExtensionError(error, "INVALID_STATE"));
+});
+
+it("reads Server-Sent Events split anywhere", async () => {
+  const text = ": keep-alive\n\nid: 7\ndata: {\"a\":\ndata: 1}\n\r\nid: 8\r\ndata: x\r\n\r\n";
+  const bytes = new TextEncoder().encode(text);
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    for (let i = 0; i < bytes.length; i += 5) yield bytes.slice(i, i + 5);
+  }
+  const events = [];
+  for await (const event of sseEvents(chunks())) events.push(event);
+  assert.deepEqual(events, [
+    { id: "7", event: undefined, data: "{\"a\":\n1}" },
+    { id: "8", event: undefined, data: "x" },
+  ]);
+});
+
+it("types one-ofs, enums and reasons strictly", () => {
+  const part: Part = { text: "hi", mediaType: "text/plain" };
+  assert.equal(partCase(part), "text");
+  // @ts-expect-error -- a Part holds exactly one content member
+  const both: Part = { text: "hi", url: "https://example.org/" };
+  assert.ok(both);
+  // @ts-expect-error -- not a PlanState
+  const state: PlanState = "PLAN_STATE_SLEEPING";
+  assert.ok(state);
+  // @ts-expect-error -- not a reason of the registry
+  const reason: ErrorReason = "NOT_A_REASON";
+  assert.ok(reason);
+  const client = new ExtensionClient({
+    call: () => Promise.resolve({}),
+    stream: async function* () {},
+    close: () => Promise.resolve(),
+  });
+  // @ts-expect-error -- plan/status requires planId
+  void client.planStatus({});
+  // @ts-expect-error -- a streaming method is not called as unary
+  void client.call("_cleveragents/events/subscribe", {});
+});
