@@ -54,7 +54,10 @@ export CLEVERAGENTS_AGENT="$agent"
 export PYTHONDONTWRITEBYTECODE=1
 cd "$here"
 echo "test.sh: mypy --strict" >&2
-"$py" -m mypy --strict --cache-dir .mypy_cache src tests examples
+# The README's example is checked with the rest.
+mkdir -p build
+awk '/^```python$/ { inside = 1; next } /^```$/ { inside = 0 } inside' README.md >build/readme_example.py
+"$py" -m mypy --strict --cache-dir .mypy_cache src tests examples build/readme_example.py
 
 echo "test.sh: wheel" >&2
 rm -rf build dist
