@@ -44,16 +44,12 @@ pub fn render(input: &Input) -> Result<BTreeMap<String, String>> {
         input.schemas,
         &roots,
     )?;
-    let sources = format!(
-        "{} ({})",
-        extension_file,
-        input
-            .schemas
-            .iter()
-            .map(|(f, _)| f.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let sources = input
+        .schemas
+        .iter()
+        .map(|(file, _)| format!("schema/{file}"))
+        .collect::<Vec<_>>()
+        .join(" and ");
     let mut files = BTreeMap::new();
     let mut put = |name: &str, body: String| {
         let text = format!(
@@ -153,5 +149,107 @@ pub(super) fn fail(message: impl Into<String>) -> Error {
     Error::Syntax {
         what: "TypeScript bindings".into(),
         message: message.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Renders the workspace's own schemas (and edits of them) and checks
+    //! the shapes the package's callers rely on.
+
+    use super::*;
+    use crate::bindings::generate;
+    use serde_json::{json, Value};
+
+    fn workspace() -> Vec<(String, Value)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
+        crate::load_schemas(&root, crate::SCHEMA_FILES).expect("the workspace schemas load")
+    }
+
+    fn file(files: &BTreeMap<String, String>, name: &str) -> String {
+        files
+            .get(&format!("{GENERATED_DIR}/{name}"))
+            .unwrap_or_else(|| panic!("{name} is rendered"))
+            .clone()
+    }
+
+    #[test]
+    fn renders_every_module_with_the_contract_shapes() {
+        let files = generate(&workspace()).expect("the bindings render");
+        let types = file(&files, "types.ts");
+        let a2a = file(&files, "a2a.ts");
+        let methods = file(&files, "methods.ts");
+        let client = file(&files, "client.ts");
+        let errors = file(&files, "errors.ts");
+        // A string enum is a union of its literals, with its values.
+        assert!(types.contains("export type PlanPhase = \"PLAN_PHASE_STRATEGIZE\" | "));
+        assert!(types.contains("export const PLAN_PHASE_VALUES = ["));
+        // A content one-of: shared members and one type per alternative.
+        assert!(types.contains("export interface ProjectFileText extends ProjectFileCommon {"));
+        assert!(types.contains("export type ProjectFile = ProjectFileText | ProjectFileRaw;"));
+        // A wrapper one-of of the base protocol, reached through DomainEvent.
+        assert!(a2a.contains("export type StreamResponse = StreamResponseTask | StreamResponseMessage"));
+        assert!(a2a.contains("  task: Task;\n  message?: never;"));
+        // Required and optional members exactly as the schema says.
+        assert!(types.contains("  planId: string;"));
+        assert!(types.contains("  follow?: boolean;"));
+        // The method table, the client and the registry.
+        assert!(methods.contains(
+            "  \"_cleveragents/events/subscribe\": MethodSpec<T.EventsSubscribeParams, T.DomainEvent, true,"
+        ));
+        assert!(methods.contains("  streamResume: { name: \"stream/resume\""));
+        assert!(client.contains(
+            "  registryResourceTypesList(params: T.RegistryListParams = {}, options?: CallOptions)"
+        ));
+        assert!(client.contains("AsyncIterable<StreamEvent<T.DomainEvent>>"));
+        assert!(errors.contains("export class ExtInvalidStateError extends ExtensionError {"));
+        assert!(errors.contains("  declare readonly reason: \"INVALID_STATE\";"));
+        // The output is a function of the schemas alone.
+        assert_eq!(files, generate(&workspace()).expect("renders again"));
+    }
+
+    #[test]
+    fn a_schema_edit_reaches_the_types_and_the_client() {
+        let mut schemas = workspace();
+        let extension = &mut schemas[1].1;
+        // Rename a params field and add a method.
+        let params = &mut extension["definitions"]["PlanStatusParams"];
+        let field = params["properties"]["planId"].take();
+        params["properties"]
+            .as_object_mut()
+            .expect("properties")
+            .remove("planId");
+        params["properties"]["plan"] = field;
+        params["required"] = json!(["plan"]);
+        let mut method = extension["x-methods"]["_cleveragents/plan/status"].clone();
+        method["examples"] = json!([{ "summary": "s", "params": { "plan": "p" }, "result": null }]);
+        extension["x-methods"]["_cleveragents/plan/status-again"] = method;
+        let files = generate(&schemas).expect("the edited schemas render");
+        let types = file(&files, "types.ts");
+        let client = file(&files, "client.ts");
+        let status = types
+            .split("export interface PlanStatusParams {")
+            .nth(1)
+            .expect("PlanStatusParams");
+        let status = status.split("\n}\n").next().expect("its body");
+        assert!(status.contains("  plan: string;") && !status.contains("planId"));
+        assert!(client.contains("  planStatusAgain(params: T.PlanStatusParams, options?: CallOptions)"));
+    }
+
+    #[test]
+    fn names_client_methods_and_keys() {
+        let schemas = workspace();
+        let contract = Contract::from_schema(&schemas[1].0, &schemas[1].1).expect("contract");
+        assert_eq!(
+            client_method_name(&contract, "_cleveragents/registry/resource-types/list"),
+            "registryResourceTypesList"
+        );
+        assert_eq!(client_method_name(&contract, "stream/resume"), "streamResume");
+        assert_eq!(key("planId"), "planId");
+        assert_eq!(key("@type"), "\"@type\"");
+        assert_eq!(
+            doc("a */ b\n\nc", "  ", &[]),
+            "  /**\n   * a *\\/ b\n   *\n   * c\n   */\n"
+        );
     }
 }

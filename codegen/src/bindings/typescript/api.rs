@@ -111,7 +111,9 @@ pub fn errors_module(extension: &Contract) -> Result<String> {
             )));
         }
     }
-    let mut out = String::from("import type { JsonValue } from \"./json.js\";\n\n");
+    let mut out = String::from(
+        "import { ERROR_DOMAIN } from \"./contract.js\";\nimport type { JsonValue } from \"./json.js\";\n\n",
+    );
     out.push_str(&doc(
         "The extension's error registry (`x-errors`), by name.",
         "",
@@ -236,7 +238,7 @@ const ERROR_DECODING: &str = r#"const BY_REASON = new Map<string, ErrorName>(
 export function errorFromWire(wire: WireError): RpcError {
   let name: ErrorName | undefined;
   if (wire.reason !== undefined) {
-    name = wire.domain === ERROR_REGISTRY.ExtInternalError.domain ? BY_REASON.get(wire.reason) : undefined;
+    name = wire.domain === ERROR_DOMAIN ? BY_REASON.get(wire.reason) : undefined;
   } else {
     name = (Object.keys(ERROR_REGISTRY) as ErrorName[]).find((n) => ERROR_REGISTRY[n].code === wire.code);
   }
