@@ -194,6 +194,47 @@ fn docstring(text: &str, indent: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The workspace's schemas, rendered.
+    fn rendered() -> BTreeMap<String, String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let schemas = crate::load_schemas(&root.join("schema"), crate::SCHEMA_FILES).expect("schemas");
+        let contracts: Vec<Contract> = schemas
+            .iter()
+            .map(|(file, schema)| Contract::from_schema(file, schema).expect("contract"))
+            .collect();
+        let definitions = crate::preprocess::bundle(&schemas).expect("bundle");
+        let input = Input {
+            schemas: &schemas,
+            contracts: &contracts,
+            definitions: &definitions,
+            registry: None,
+        };
+        render(&input).expect("render")
+    }
+
+    #[test]
+    fn every_extension_method_gets_a_client_method_and_an_entry() {
+        let files = rendered();
+        assert_eq!(files, rendered(), "the output is deterministic");
+        let client = &files[&format!("{GENERATED_DIR}/client.py")];
+        let table = &files[&format!("{GENERATED_DIR}/methods.py")];
+        assert!(client.contains("    def plan_use(self, params: models.PlanUseParams, /) -> models.Plan:"));
+        assert!(
+            client.contains("    async def plan_use(self, params: models.PlanUseParams, /) -> models.Plan:")
+        );
+        assert!(client.contains("    ) -> Generator[models.DomainEvent, None, None]:"));
+        assert!(
+            !client.contains("def initialize("),
+            "binding methods belong to the transport"
+        );
+        assert!(table.contains("STDIO_STREAM_RESUME: Final[MethodSpec["));
+        assert!(table.contains("name=\"_cleveragents/registry/resource-types/add\","));
+        let models = &files[&format!("{GENERATED_DIR}/models.py")];
+        assert!(models
+            .contains("    schema_: dict[str, JsonValue] | None = Field(default=None, alias=\"schema\")"));
+        assert!(models.contains("Task: TypeAlias = Annotated[a2a_pb2.Task, ProtoMessage(a2a_pb2.Task)]"));
+    }
+
     #[test]
     fn names_follow_python_rules() {
         assert_eq!(py_name("expectedVersion"), "expected_version");
