@@ -30,4 +30,17 @@ fi
 
 rm -rf dist
 timeout 300 node_modules/.bin/tsc -p tsconfig.json
+
+# No `any` in the package's declarations (comments aside).
+if grep -rnE '^[^*/]*[:<|,(] *any\b' dist/src --include='*.d.ts'; then
+  echo "test.sh: the declarations above use \`any\`" >&2
+  exit 1
+fi
+# The tarball carries the built entry point (dist/ exists: no rebuild).
+timeout 120 npm pack --dry-run --ignore-scripts --json 2>/dev/null \
+  | node -e 'const [p] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+             const files = new Set(p.files.map((f) => f.path));
+             for (const f of ["dist/src/index.js", "dist/src/index.d.ts", "README.md"])
+               if (!files.has(f)) { console.error(`npm pack lacks ${f}`); process.exit(1); }'
+
 timeout 600 node --test --test-reporter=spec dist/test/*.test.js

@@ -132,3 +132,11 @@ it("types one-ofs, enums and reasons strictly", () => {
   // @ts-expect-error -- a streaming method is not called as unary
   void client.call("_cleveragents/events/subscribe", {});
 });
+
+it("the README's example is the compiled example", () => {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const block = /## Example[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  const example = readFileSync(new URL("../../examples/plugin.ts", import.meta.url), "utf8");
+  assert.ok(block !== undefined && block.length > 0);
+  assert.ok(example.endsWith(block), "README.md's example block differs from examples/plugin.ts");
+});
