@@ -7,7 +7,10 @@
 //! it refers to are the official `a2a-sdk`'s (its protobuf messages), wrapped
 //! so pydantic reads and writes them as ProtoJSON: a caller holding the SDK's
 //! `Task` passes it on without conversion. The transports and the base classes
-//! the generated code builds on are hand-written beside the generated folder.
+//! the generated code builds on are hand-written beside the generated folder;
+//! the generated modules import them by absolute name, so the modules rendered
+//! for a downstream extension's schema work in any package that depends on
+//! `cleveragents-contract`.
 
 mod api;
 mod models;
@@ -231,7 +234,7 @@ mod tests {
         assert!(table.contains("name=\"_cleveragents/registry/resource-types/add\","));
         let models = &files[&format!("{GENERATED_DIR}/models.py")];
         assert!(models
-            .contains("    schema_: dict[str, JsonValue] | None = Field(default=None, alias=\"schema\")"));
+            .contains("    schema_: dict[str, JsonValue] | None = Field(default=None, validation_alias=\"schema\", serialization_alias=\"schema\")"));
         assert!(models.contains("Task: TypeAlias = Annotated[a2a_pb2.Task, ProtoMessage(a2a_pb2.Task)]"));
     }
 

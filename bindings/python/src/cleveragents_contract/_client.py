@@ -6,14 +6,13 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Protocol, TypeVar
+from typing import ClassVar, Protocol, TypeVar
 
 import httpx
 from pydantic import BaseModel, JsonValue
 from typing_extensions import Self
 
-from ._errors import ContractError, RpcFailure
-from ._gen.errors import ERRORS
+from ._errors import ContractError, RpcFailure, registered, registered_code
 from ._model import encode
 from ._spec import MethodSpec
 
@@ -31,8 +30,6 @@ R = TypeVar("R")
 
 # The ErrorInfo detail's type URL, as google.rpc defines it.
 _ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-_BY_REASON = {(error.domain, error.reason): error for error in ERRORS}
-_BY_CODE = {(error.domain, error.code): error for error in ERRORS}
 
 
 def default_agent() -> str:
@@ -48,17 +45,14 @@ def typed_error(failure: RpcFailure, domain: str) -> ContractError:
     details = failure.data if isinstance(failure.data, list) else [failure.data]
     for detail in details:
         if isinstance(detail, dict) and detail.get("@type") == _ERROR_INFO:
-            key = (detail.get("domain"), detail.get("reason"))
-            if key in _BY_REASON:
-                return _BY_REASON[key](failure.message, failure.data)
+            error_domain, reason = str(detail.get("domain", "")), str(detail.get("reason", ""))
+            known = registered(error_domain, reason)
+            if known is not None:
+                return known(failure.message, failure.data)
             return ContractError(
-                failure.message,
-                failure.data,
-                code=failure.code,
-                reason=str(key[1] or ""),
-                domain=str(key[0] or ""),
+                failure.message, failure.data, code=failure.code, reason=reason, domain=error_domain
             )
-    found = _BY_CODE.get((domain, failure.code))
+    found = registered_code(domain, failure.code)
     if found is not None:
         return found(failure.message, failure.data)
     return ContractError(failure.message, failure.data, code=failure.code)
@@ -103,6 +97,9 @@ class AsyncTransport(Protocol):
 class SyncClientBase:
     """A blocking client over any `SyncTransport`."""
 
+    # The extensions activated on every call (the generated client's).
+    extension_uris: ClassVar[tuple[str, ...]] = ()
+
     def __init__(self, transport: SyncTransport) -> None:
         self.transport = transport
 
@@ -122,6 +119,7 @@ class SyncClientBase:
         return cls(
             HttpTransport(
                 url,
+                extensions=cls.extension_uris or None,
                 extension_version=extension_version,
                 headers=headers,
                 timeout=timeout,
@@ -146,6 +144,7 @@ class SyncClientBase:
             StdioTransport(
                 program or default_agent(),
                 args,
+                extensions=cls.extension_uris or None,
                 extension_version=extension_version,
                 timeout=timeout,
                 env=env,
@@ -193,6 +192,8 @@ class SyncClientBase:
 class AsyncClientBase:
     """An asyncio client over any `AsyncTransport`."""
 
+    extension_uris: ClassVar[tuple[str, ...]] = ()
+
     def __init__(self, transport: AsyncTransport) -> None:
         self.transport = transport
 
@@ -212,6 +213,7 @@ class AsyncClientBase:
         return cls(
             AsyncHttpTransport(
                 url,
+                extensions=cls.extension_uris or None,
                 extension_version=extension_version,
                 headers=headers,
                 timeout=timeout,
@@ -236,6 +238,7 @@ class AsyncClientBase:
         transport = await AsyncStdioTransport.start(
             program or default_agent(),
             args,
+            extensions=cls.extension_uris or None,
             extension_version=extension_version,
             timeout=timeout,
             env=env,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 
-__all__ = ["ContractError", "TransportError", "RpcFailure"]
+__all__ = ["ContractError", "RpcFailure", "TransportError", "registered", "registered_code"]
 
 
 class ContractError(Exception):
@@ -21,6 +21,14 @@ class ContractError(Exception):
     default_message: str = ""
     http_status: int = 500
     grpc_status: str = "UNKNOWN"
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        # Every registry error class, wherever generated, is known to the
+        # decoder once its module is imported (a downstream extension's too).
+        if cls.reason:
+            _REGISTRY[(cls.domain, cls.reason)] = cls
+            _BY_CODE.setdefault((cls.domain, cls.code), cls)
 
     def __init__(
         self,
@@ -43,6 +51,20 @@ class ContractError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code}, reason={self.reason!r}, message={self.message!r})"
+
+
+_REGISTRY: dict[tuple[str, str], type[ContractError]] = {}
+_BY_CODE: dict[tuple[str, int], type[ContractError]] = {}
+
+
+def registered(domain: str, reason: str) -> type[ContractError] | None:
+    """The error class of an ErrorInfo domain and reason."""
+    return _REGISTRY.get((domain, reason))
+
+
+def registered_code(domain: str, code: int) -> type[ContractError] | None:
+    """The error class a code stands for in a contract's registry (its domain)."""
+    return _BY_CODE.get((domain, code))
 
 
 class TransportError(Exception):

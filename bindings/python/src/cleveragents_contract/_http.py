@@ -7,7 +7,7 @@ its authentication, TLS and limits) can serve both."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 
 import httpx
 from pydantic import JsonValue
@@ -23,13 +23,16 @@ _EVENT_STREAM = "text/event-stream"
 
 
 def service_headers(
-    extension_version: str | None, extra: Mapping[str, str] | None
+    extensions: Sequence[str] | None,
+    extension_version: str | None,
+    extra: Mapping[str, str] | None,
 ) -> dict[str, str]:
     """The headers of every request: the protocol version, the extensions
-    activated and, when one is wanted, the extension's minor version."""
+    activated (this package's unless named) and, when one is wanted, the
+    extension's minor version."""
     headers = {
         methods.A2A_VERSION_HEADER: methods.PROTOCOL_VERSION,
-        methods.A2A_EXTENSIONS_HEADER: ", ".join(methods.EXTENSION_URIS),
+        methods.A2A_EXTENSIONS_HEADER: ", ".join(extensions or methods.EXTENSION_URIS),
     }
     if extension_version is not None:
         headers[methods.EXTENSION_VERSION_HEADER] = extension_version
@@ -78,6 +81,7 @@ class HttpTransport:
         self,
         url: str,
         *,
+        extensions: Sequence[str] | None = None,
         extension_version: str | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = 30.0,
@@ -86,7 +90,7 @@ class HttpTransport:
         self.url = url
         self._owned = http_client is None
         self._http = http_client or httpx.Client(timeout=timeout)
-        self._headers = service_headers(extension_version, headers)
+        self._headers = service_headers(extensions, extension_version, headers)
         self._ids = Ids()
 
     def call(self, method: str, params: dict[str, JsonValue]) -> JsonValue:
@@ -138,6 +142,7 @@ class AsyncHttpTransport:
         self,
         url: str,
         *,
+        extensions: Sequence[str] | None = None,
         extension_version: str | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = 30.0,
@@ -146,7 +151,7 @@ class AsyncHttpTransport:
         self.url = url
         self._owned = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=timeout)
-        self._headers = service_headers(extension_version, headers)
+        self._headers = service_headers(extensions, extension_version, headers)
         self._ids = Ids()
 
     async def call(self, method: str, params: dict[str, JsonValue]) -> JsonValue:

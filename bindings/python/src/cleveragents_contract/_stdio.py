@@ -56,7 +56,7 @@ class _Closed:
 _Item = _Event | _Answer | _Closed
 
 
-def _initialize_params(extension_version: str | None) -> dict[str, JsonValue]:
+def _initialize_params(extensions: Sequence[str] | None, extension_version: str | None) -> dict[str, JsonValue]:
     try:
         version = metadata.version("cleveragents-contract")
     except metadata.PackageNotFoundError:
@@ -65,7 +65,7 @@ def _initialize_params(extension_version: str | None) -> dict[str, JsonValue]:
         protocol_version=methods.PROTOCOL_VERSION,
         extensions=[
             models.StdioExtensionRequest(uri=uri, version=extension_version)
-            for uri in methods.EXTENSION_URIS
+            for uri in extensions or methods.EXTENSION_URIS
         ],
         client_info=models.StdioImplementationInfo(name="cleveragents-contract", version=version),
     )
@@ -123,6 +123,7 @@ class StdioTransport:
         program: str,
         args: Sequence[str] = ("--stdio",),
         *,
+        extensions: Sequence[str] | None = None,
         extension_version: str | None = None,
         timeout: float | None = 30.0,
         env: Mapping[str, str] | None = None,
@@ -145,7 +146,7 @@ class StdioTransport:
         self._reader = threading.Thread(target=self._read, name="cleveragents-stdio", daemon=True)
         self._reader.start()
         try:
-            answer = self.call(methods.STDIO_INITIALIZE.name, _initialize_params(extension_version))
+            answer = self.call(methods.STDIO_INITIALIZE.name, _initialize_params(extensions, extension_version))
             self.session = methods.STDIO_INITIALIZE.result.validate_python(answer)
         except BaseException:
             self.close()
@@ -278,6 +279,7 @@ class AsyncStdioTransport:
         program: str,
         args: Sequence[str] = ("--stdio",),
         *,
+        extensions: Sequence[str] | None = None,
         extension_version: str | None = None,
         timeout: float | None = 30.0,
         env: Mapping[str, str] | None = None,
@@ -296,7 +298,7 @@ class AsyncStdioTransport:
             raise TransportError(f"cannot start agent {program!r}: {error}") from error
         transport = cls(process, timeout)
         try:
-            answer = await transport.call(methods.STDIO_INITIALIZE.name, _initialize_params(extension_version))
+            answer = await transport.call(methods.STDIO_INITIALIZE.name, _initialize_params(extensions, extension_version))
             transport.session = methods.STDIO_INITIALIZE.result.validate_python(answer)
         except BaseException:
             await transport.close()

@@ -28,7 +28,7 @@ pub fn render_errors(input: &Input) -> String {
         "\"\"\"The error registries: one exception class per error, under one base\n\
          class per contract (its ErrorInfo domain).\n\"\"\"\n\n\
          from __future__ import annotations\n\n\
-         from .._errors import ContractError\n\n",
+         from cleveragents_contract._errors import ContractError\n\n",
     );
     let mut all = Vec::new();
     for contract in input.contracts {
@@ -96,7 +96,7 @@ pub fn render_methods(input: &Input, scope: &Scope) -> Result<String> {
          from collections.abc import Mapping\n\
          from typing import Any, Final\n\n\
          from pydantic import TypeAdapter\n\n\
-         from .._spec import MethodSpec\n\
+         from cleveragents_contract._spec import MethodSpec\n\
          from . import errors, models\n\n",
     );
     let constants = [
@@ -227,8 +227,9 @@ pub fn render_client(input: &Input, scope: &Scope) -> Result<String> {
     out.push_str(
         "\"\"\"The typed clients: one method per extension method.\"\"\"\n\n\
          from __future__ import annotations\n\n\
-         from collections.abc import AsyncGenerator, Generator\n\n\
-         from .._client import AsyncClientBase, SyncClientBase\n\
+         from collections.abc import AsyncGenerator, Generator\n\
+         from typing import ClassVar\n\n\
+         from cleveragents_contract._client import AsyncClientBase, SyncClientBase\n\
          from . import methods, models\n\n\
          __all__ = [\"AsyncClient\", \"Client\"]\n\n",
     );
@@ -243,6 +244,11 @@ pub fn render_client(input: &Input, scope: &Scope) -> Result<String> {
             "Calls every extension method, blocking until each answer; streams are iterators."
         };
         out.push_str(&docstring(about, "    "));
+        out.push_str("\n    extension_uris: ClassVar[tuple[str, ...]] = methods.EXTENSION_URIS\n");
+        out.push_str(&docstring(
+            "The extensions the client activates: every one it has methods of.",
+            "    ",
+        ));
         for contract in extensions(input) {
             for method in contract.methods.iter().filter(|m| m.binding.is_none()) {
                 out.push('\n');

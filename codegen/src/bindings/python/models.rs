@@ -97,7 +97,7 @@ pub fn render(scope: &Scope) -> Result<String> {
          from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, TypeAlias\n\n\
          from a2a.types import a2a_pb2\n\
          from pydantic import Field, JsonValue\n\n\
-         from .._model import Model, ProtoEnum, ProtoMessage\n\n\
+         from cleveragents_contract._model import Model, ProtoEnum, ProtoMessage\n\n\
          __all__ = [\n",
     );
     let mut exported: Vec<String> = scope.sdk.borrow().iter().cloned().collect();
@@ -242,10 +242,13 @@ fn render_class(
     for (wire, schema) in properties {
         let field = py_name(wire);
         let ty = type_of(scope, schema, &format!("{name}{}", pascal(wire)), &mut nested)?;
+        // Not `alias=`: type checkers would make the wire name the keyword
+        // of the constructor. With the two directional aliases the keyword
+        // is the Python name, with or without pydantic's mypy plugin.
         let alias = if field == *wire {
             String::new()
         } else {
-            format!("alias={}", literal(wire))
+            format!("validation_alias={0}, serialization_alias={0}", literal(wire))
         };
         let line = if required.contains(&wire.as_str()) {
             if alias.is_empty() {

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Generator
+from typing import ClassVar
 
-from .._client import AsyncClientBase, SyncClientBase
+from cleveragents_contract._client import AsyncClientBase, SyncClientBase
 from . import methods, models
 
 __all__ = ["AsyncClient", "Client"]
@@ -13,6 +14,9 @@ __all__ = ["AsyncClient", "Client"]
 
 class Client(SyncClientBase):
     """Calls every extension method, blocking until each answer; streams are iterators."""
+
+    extension_uris: ClassVar[tuple[str, ...]] = methods.EXTENSION_URIS
+    """The extensions the client activates: every one it has methods of."""
 
     def plan_use(self, params: models.PlanUseParams, /) -> models.Plan:
         """Instantiates an action from the registry on a project. The new plan is CREATED
@@ -813,6 +817,9 @@ class Client(SyncClientBase):
 
 class AsyncClient(AsyncClientBase):
     """Calls every extension method, awaiting each answer; streams are async iterators."""
+
+    extension_uris: ClassVar[tuple[str, ...]] = methods.EXTENSION_URIS
+    """The extensions the client activates: every one it has methods of."""
 
     async def plan_use(self, params: models.PlanUseParams, /) -> models.Plan:
         """Instantiates an action from the registry on a project. The new plan is CREATED

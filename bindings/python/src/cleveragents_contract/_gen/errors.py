@@ -5,7 +5,7 @@ class per contract (its ErrorInfo domain).
 
 from __future__ import annotations
 
-from .._errors import ContractError
+from cleveragents_contract._errors import ContractError
 
 
 class A2aError(ContractError):

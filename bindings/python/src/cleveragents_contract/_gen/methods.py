@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from pydantic import TypeAdapter
 
-from .._spec import MethodSpec
+from cleveragents_contract._spec import MethodSpec
 from . import errors, models
 
 PROTOCOL_VERSION: Final = "1.0"

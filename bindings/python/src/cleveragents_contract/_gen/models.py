@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, TypeAlias
 from a2a.types import a2a_pb2
 from pydantic import Field, JsonValue
 
-from .._model import Model, ProtoEnum, ProtoMessage
+from cleveragents_contract._model import Model, ProtoEnum, ProtoMessage
 
 __all__ = [
     "Action",
@@ -505,10 +505,10 @@ class Action(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
@@ -517,7 +517,7 @@ class Action(Model):
     actor: str | None = None
     """Name of the actor that carries out the action."""
 
-    input_schema: dict[str, JsonValue] | None = Field(default=None, alias="inputSchema")
+    input_schema: dict[str, JsonValue] | None = Field(default=None, validation_alias="inputSchema", serialization_alias="inputSchema")
     """JSON Schema the plan inputs must satisfy (plan/use fails with ExtPlanError
     otherwise).
     """
@@ -528,7 +528,7 @@ class Action(Model):
     validations: list[str] | None = None
     """Names of validations run after the last step; an ERROR failure fails the plan."""
 
-    automation_profile: str | None = Field(default=None, alias="automationProfile")
+    automation_profile: str | None = Field(default=None, validation_alias="automationProfile", serialization_alias="automationProfile")
     """Name of the automation profile plans use unless plan/use names another."""
 
     origin: SyncOrigin | None = None
@@ -556,7 +556,7 @@ class ActionList(Model):
     items: list[Action]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -574,7 +574,7 @@ class ActionSpec(Model):
     actor: str | None = None
     """Name of the actor that carries out the action."""
 
-    input_schema: dict[str, JsonValue] | None = Field(default=None, alias="inputSchema")
+    input_schema: dict[str, JsonValue] | None = Field(default=None, validation_alias="inputSchema", serialization_alias="inputSchema")
     """JSON Schema the plan inputs must satisfy (plan/use fails with ExtPlanError
     otherwise).
     """
@@ -585,7 +585,7 @@ class ActionSpec(Model):
     validations: list[str] | None = None
     """Names of validations run after the last step; an ERROR failure fails the plan."""
 
-    automation_profile: str | None = Field(default=None, alias="automationProfile")
+    automation_profile: str | None = Field(default=None, validation_alias="automationProfile", serialization_alias="automationProfile")
     """Name of the automation profile plans use unless plan/use names another."""
 
 
@@ -618,7 +618,7 @@ class ActionUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
@@ -645,10 +645,10 @@ class Actor(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
@@ -691,7 +691,7 @@ class ActorList(Model):
     items: list[Actor]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -730,7 +730,7 @@ class ActorUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
@@ -755,21 +755,21 @@ class AutomationProfile(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
     """Human-readable description."""
 
-    approval_mode: ApprovalMode = Field(alias="approvalMode")
+    approval_mode: ApprovalMode = Field(validation_alias="approvalMode", serialization_alias="approvalMode")
     """MANUAL: approval steps put the plan in input-required; AUTO: they are approved
     automatically.
     """
 
-    auto_apply: bool | None = Field(default=None, alias="autoApply")
+    auto_apply: bool | None = Field(default=None, validation_alias="autoApply", serialization_alias="autoApply")
     """When true, a plan that reaches COMPLETED is applied automatically (subject to budget
     and invariants). Default false.
     """
@@ -792,7 +792,7 @@ class AutomationProfileAddParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    automation_profile: AutomationProfileSpec = Field(alias="automationProfile")
+    automation_profile: AutomationProfileSpec = Field(validation_alias="automationProfile", serialization_alias="automationProfile")
     """The AutomationProfile to create; its name must be new in the namespace."""
 
 
@@ -802,7 +802,7 @@ class AutomationProfileList(Model):
     items: list[AutomationProfile]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -817,12 +817,12 @@ class AutomationProfileSpec(Model):
     description: str | None = None
     """Human-readable description."""
 
-    approval_mode: ApprovalMode = Field(alias="approvalMode")
+    approval_mode: ApprovalMode = Field(validation_alias="approvalMode", serialization_alias="approvalMode")
     """MANUAL: approval steps put the plan in input-required; AUTO: they are approved
     automatically.
     """
 
-    auto_apply: bool | None = Field(default=None, alias="autoApply")
+    auto_apply: bool | None = Field(default=None, validation_alias="autoApply", serialization_alias="autoApply")
     """When true, a plan that reaches COMPLETED is applied automatically (subject to budget
     and invariants). Default false.
     """
@@ -842,12 +842,12 @@ class AutomationProfileUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
 
-    automation_profile: AutomationProfileSpec = Field(alias="automationProfile")
+    automation_profile: AutomationProfileSpec = Field(validation_alias="automationProfile", serialization_alias="automationProfile")
     """The new client-writable fields; `name` identifies the entity (renaming is not
     supported).
     """
@@ -859,16 +859,16 @@ class Budget(Model):
     plan's usage exceeds any limit.
     """
 
-    max_tokens: int | None = Field(default=None, alias="maxTokens")
+    max_tokens: int | None = Field(default=None, validation_alias="maxTokens", serialization_alias="maxTokens")
     """Maximum estimated tokens of context plus generated content."""
 
-    max_tool_calls: int | None = Field(default=None, alias="maxToolCalls")
+    max_tool_calls: int | None = Field(default=None, validation_alias="maxToolCalls", serialization_alias="maxToolCalls")
     """Maximum number of tool invocations across all steps of one execution."""
 
-    max_files_changed: int | None = Field(default=None, alias="maxFilesChanged")
+    max_files_changed: int | None = Field(default=None, validation_alias="maxFilesChanged", serialization_alias="maxFilesChanged")
     """Maximum number of project files one apply may add, modify or delete."""
 
-    max_bytes_changed: int | None = Field(default=None, alias="maxBytesChanged")
+    max_bytes_changed: int | None = Field(default=None, validation_alias="maxBytesChanged", serialization_alias="maxBytesChanged")
     """Maximum total size in bytes of the files one apply writes."""
 
 
@@ -880,13 +880,13 @@ class BudgetUsage(Model):
     tokens: int
     """Estimated tokens consumed (context plus generated content)."""
 
-    tool_calls: int = Field(alias="toolCalls")
+    tool_calls: int = Field(validation_alias="toolCalls", serialization_alias="toolCalls")
     """Tool invocations made by the current execution."""
 
-    files_changed: int = Field(alias="filesChanged")
+    files_changed: int = Field(validation_alias="filesChanged", serialization_alias="filesChanged")
     """Project files that applying the plan would add, modify or delete."""
 
-    bytes_changed: int = Field(alias="bytesChanged")
+    bytes_changed: int = Field(validation_alias="bytesChanged", serialization_alias="bytesChanged")
     """Total size in bytes of the files applying the plan would write."""
 
 
@@ -902,7 +902,7 @@ class ComponentHealth(Model):
     message: str | None = None
     """Details when not HEALTHY."""
 
-    latency_ms: int | None = Field(default=None, alias="latencyMs")
+    latency_ms: int | None = Field(default=None, validation_alias="latencyMs", serialization_alias="latencyMs")
     """Time the component's probe took, in milliseconds."""
 
 
@@ -934,7 +934,7 @@ class ContextInspectParams(Model):
     project: str
     """Name of the project."""
 
-    plan_id: str | None = Field(default=None, alias="planId")
+    plan_id: str | None = Field(default=None, validation_alias="planId", serialization_alias="planId")
     """Show the context as this plan sees it (the project at the plan's
     baseProjectRevision).
     """
@@ -952,7 +952,7 @@ class ContextInspection(Model):
     project: str
     """Name of the project."""
 
-    project_revision: int = Field(alias="projectRevision")
+    project_revision: int = Field(validation_alias="projectRevision", serialization_alias="projectRevision")
     """Project revision read."""
 
     item: ContextItem
@@ -973,19 +973,19 @@ class ContextItem(Model):
     name: str
     """Project path of a file, or name of a resource."""
 
-    media_type: str = Field(alias="mediaType")
+    media_type: str = Field(validation_alias="mediaType", serialization_alias="mediaType")
     """Media type of the content."""
 
     included: bool
     """Whether the plan sees the item."""
 
-    exclusion_reason: ContextExclusionReason | None = Field(default=None, alias="exclusionReason")
+    exclusion_reason: ContextExclusionReason | None = Field(default=None, validation_alias="exclusionReason", serialization_alias="exclusionReason")
     """Why the item is left out; present when not included."""
 
-    size_bytes: int = Field(alias="sizeBytes")
+    size_bytes: int = Field(validation_alias="sizeBytes", serialization_alias="sizeBytes")
     """Size of the content in bytes."""
 
-    estimated_tokens: int = Field(alias="estimatedTokens")
+    estimated_tokens: int = Field(validation_alias="estimatedTokens", serialization_alias="estimatedTokens")
     """Estimated tokens, ceil(UTF-8 bytes / 4); 0 for binary items."""
 
 
@@ -995,12 +995,12 @@ class ContextReport(Model):
     project: str
     """Name of the project."""
 
-    project_revision: int = Field(alias="projectRevision")
+    project_revision: int = Field(validation_alias="projectRevision", serialization_alias="projectRevision")
     """Project revision the report reads (a plan's baseProjectRevision when planId was
     given).
     """
 
-    plan_id: str | None = Field(default=None, alias="planId")
+    plan_id: str | None = Field(default=None, validation_alias="planId", serialization_alias="planId")
     """Plan whose view this is, when one was given."""
 
     settings: ContextSettings
@@ -1009,10 +1009,10 @@ class ContextReport(Model):
     items: list[ContextItem]
     """Every project file and listed resource: files sorted by path, then resources."""
 
-    total_tokens: int = Field(alias="totalTokens")
+    total_tokens: int = Field(validation_alias="totalTokens", serialization_alias="totalTokens")
     """Sum of estimatedTokens of the included items."""
 
-    within_budget: bool = Field(alias="withinBudget")
+    within_budget: bool = Field(validation_alias="withinBudget", serialization_alias="withinBudget")
     """Whether totalTokens <= settings.maxTokens."""
 
 
@@ -1031,7 +1031,7 @@ class ContextSetParams(Model):
     settings: ContextSettings
     """New settings, replacing the stored ones."""
 
-    expected_version: int | None = Field(default=None, alias="expectedVersion")
+    expected_version: int | None = Field(default=None, validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """When present, ExtInvalidState unless the project's version still equals it."""
 
 
@@ -1050,7 +1050,7 @@ class ContextSettings(Model):
     resources: list[str]
     """Names of registry resources added to the context."""
 
-    max_tokens: int = Field(alias="maxTokens")
+    max_tokens: int = Field(validation_alias="maxTokens", serialization_alias="maxTokens")
     """Token budget of the context; context/set refuses settings whose context exceeds it."""
 
 
@@ -1066,7 +1066,7 @@ class ContextShowParams(Model):
     project: str
     """Name of the project."""
 
-    plan_id: str | None = Field(default=None, alias="planId")
+    plan_id: str | None = Field(default=None, validation_alias="planId", serialization_alias="planId")
     """Show the context as this plan sees it (the project at the plan's
     baseProjectRevision).
     """
@@ -1084,7 +1084,7 @@ class ContextSimulateParams(Model):
     project: str
     """Name of the project."""
 
-    plan_id: str | None = Field(default=None, alias="planId")
+    plan_id: str | None = Field(default=None, validation_alias="planId", serialization_alias="planId")
     """Show the context as this plan sees it (the project at the plan's
     baseProjectRevision).
     """
@@ -1104,29 +1104,29 @@ class ContextSimulation(Model):
     simulated: ContextReport
     """Context with the proposed settings."""
 
-    token_delta: int = Field(alias="tokenDelta")
+    token_delta: int = Field(validation_alias="tokenDelta", serialization_alias="tokenDelta")
     """simulated.totalTokens - current.totalTokens."""
 
 
 class ContractVersions(Model):
     """Versions of the contract the server implements."""
 
-    a2a_protocol_version: str = Field(alias="a2aProtocolVersion")
+    a2a_protocol_version: str = Field(validation_alias="a2aProtocolVersion", serialization_alias="a2aProtocolVersion")
     """A2A protocol version served ("1.0")."""
 
-    extension_uri: str = Field(alias="extensionUri")
+    extension_uri: str = Field(validation_alias="extensionUri", serialization_alias="extensionUri")
     """URI of the CleverAgents extension."""
 
-    extension_versions: list[str] = Field(alias="extensionVersions")
+    extension_versions: list[str] = Field(validation_alias="extensionVersions", serialization_alias="extensionVersions")
     """Minor versions of the extension supported, oldest first."""
 
-    stdio_binding_uri: str = Field(alias="stdioBindingUri")
+    stdio_binding_uri: str = Field(validation_alias="stdioBindingUri", serialization_alias="stdioBindingUri")
     """URI of the stdio binding."""
 
-    server_version: str = Field(alias="serverVersion")
+    server_version: str = Field(validation_alias="serverVersion", serialization_alias="serverVersion")
     """Version of the server software."""
 
-    schema_sha256: str | None = Field(default=None, alias="schemaSha256")
+    schema_sha256: str | None = Field(default=None, validation_alias="schemaSha256", serialization_alias="schemaSha256")
     """Hex SHA-256 of the schema files the server was generated from."""
 
 
@@ -1144,7 +1144,7 @@ class DecisionNode(Model):
     label: str
     """Short human-readable label."""
 
-    step_id: str | None = Field(default=None, alias="stepId")
+    step_id: str | None = Field(default=None, validation_alias="stepId", serialization_alias="stepId")
     """Plan step the node corresponds to, if any."""
 
     state: PlanStepState | None = None
@@ -1179,13 +1179,13 @@ class DiagnosticsReport(Model):
     outcome: DiagnosticOutcome
     """Worst outcome of all checks run."""
 
-    started_at: str = Field(alias="startedAt")
+    started_at: str = Field(validation_alias="startedAt", serialization_alias="startedAt")
     """When the run started."""
 
-    finished_at: str = Field(alias="finishedAt")
+    finished_at: str = Field(validation_alias="finishedAt", serialization_alias="finishedAt")
     """When the run finished."""
 
-    store_integrity: StoreIntegrityReport | None = Field(default=None, alias="storeIntegrity")
+    store_integrity: StoreIntegrityReport | None = Field(default=None, validation_alias="storeIntegrity", serialization_alias="storeIntegrity")
     """STORE_INTEGRITY section."""
 
     versions: ContractVersions | None = None
@@ -1217,16 +1217,16 @@ class DiagnosticsRunParams(Model):
 class DiffHunk(Model):
     """One hunk of a unified diff."""
 
-    old_start: int = Field(alias="oldStart")
+    old_start: int = Field(validation_alias="oldStart", serialization_alias="oldStart")
     """First line of the hunk in the old file (1-based; 0 for an empty old file)."""
 
-    old_lines: int = Field(alias="oldLines")
+    old_lines: int = Field(validation_alias="oldLines", serialization_alias="oldLines")
     """Number of old-file lines in the hunk."""
 
-    new_start: int = Field(alias="newStart")
+    new_start: int = Field(validation_alias="newStart", serialization_alias="newStart")
     """First line of the hunk in the new file (1-based; 0 for an empty new file)."""
 
-    new_lines: int = Field(alias="newLines")
+    new_lines: int = Field(validation_alias="newLines", serialization_alias="newLines")
     """Number of new-file lines in the hunk."""
 
     lines: list[str]
@@ -1238,13 +1238,13 @@ class DiffHunk(Model):
 class DiffStats(Model):
     """Totals of a diff."""
 
-    files_changed: int = Field(alias="filesChanged")
+    files_changed: int = Field(validation_alias="filesChanged", serialization_alias="filesChanged")
     """Files added, modified or deleted."""
 
-    lines_added: int = Field(alias="linesAdded")
+    lines_added: int = Field(validation_alias="linesAdded", serialization_alias="linesAdded")
     """Text lines added."""
 
-    lines_deleted: int = Field(alias="linesDeleted")
+    lines_deleted: int = Field(validation_alias="linesDeleted", serialization_alias="linesDeleted")
     """Text lines deleted."""
 
 
@@ -1259,7 +1259,7 @@ class FileDiff(Model):
     change: FileChangeKind
     """Kind of change."""
 
-    media_type: str = Field(alias="mediaType")
+    media_type: str = Field(validation_alias="mediaType", serialization_alias="mediaType")
     """Media type of the (new, or for deletions old) content."""
 
     binary: bool
@@ -1274,10 +1274,10 @@ class FileDiff(Model):
     after: str | None = None
     """FULL format: the new text; absent for DELETED."""
 
-    before_sha256: str | None = Field(default=None, alias="beforeSha256")
+    before_sha256: str | None = Field(default=None, validation_alias="beforeSha256", serialization_alias="beforeSha256")
     """Hex SHA-256 of the old content; absent for ADDED."""
 
-    after_sha256: str | None = Field(default=None, alias="afterSha256")
+    after_sha256: str | None = Field(default=None, validation_alias="afterSha256", serialization_alias="afterSha256")
     """Hex SHA-256 of the new content; absent for DELETED."""
 
 
@@ -1300,10 +1300,10 @@ class HealthReport(Model):
     status: HealthStatus
     """Overall health: the worst component status."""
 
-    checked_at: str = Field(alias="checkedAt")
+    checked_at: str = Field(validation_alias="checkedAt", serialization_alias="checkedAt")
     """When the check ran."""
 
-    server_version: str = Field(alias="serverVersion")
+    server_version: str = Field(validation_alias="serverVersion", serialization_alias="serverVersion")
     """Version of the server software."""
 
     components: list[ComponentHealth]
@@ -1324,10 +1324,10 @@ class Invariant(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
@@ -1371,7 +1371,7 @@ class InvariantList(Model):
     items: list[Invariant]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -1411,7 +1411,7 @@ class InvariantUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
@@ -1431,19 +1431,19 @@ class Namespace(Model):
     description: str | None = None
     """Human-readable description."""
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the namespace was created."""
 
-    caller_role: NamespaceRole = Field(alias="callerRole")
+    caller_role: NamespaceRole = Field(validation_alias="callerRole", serialization_alias="callerRole")
     """The caller's role in the namespace."""
 
-    member_count: int = Field(alias="memberCount")
+    member_count: int = Field(validation_alias="memberCount", serialization_alias="memberCount")
     """Number of principals with a role in the namespace."""
 
-    plan_count: int | None = Field(default=None, alias="planCount")
+    plan_count: int | None = Field(default=None, validation_alias="planCount", serialization_alias="planCount")
     """Number of plans in the namespace (namespace/show only)."""
 
-    entity_counts: list[RegistryKindCount] | None = Field(default=None, alias="entityCounts")
+    entity_counts: list[RegistryKindCount] | None = Field(default=None, validation_alias="entityCounts", serialization_alias="entityCounts")
     """Entities per kind (namespace/show only)."""
 
 
@@ -1453,7 +1453,7 @@ class NamespaceList(Model):
     items: list[Namespace]
     """The namespaces of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -1482,13 +1482,13 @@ class NamespaceMember(Model):
     principal: str
     """Principal identifier (API-key name, token subject, or the local user in stdio mode)."""
 
-    display_name: str | None = Field(default=None, alias="displayName")
+    display_name: str | None = Field(default=None, validation_alias="displayName", serialization_alias="displayName")
     """Human-readable name."""
 
     role: NamespaceRole
     """Role in the namespace."""
 
-    added_at: str = Field(alias="addedAt")
+    added_at: str = Field(validation_alias="addedAt", serialization_alias="addedAt")
     """When the membership was granted."""
 
 
@@ -1501,7 +1501,7 @@ class NamespaceMemberList(Model):
     items: list[NamespaceMember]
     """Members of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -1574,7 +1574,7 @@ class Plan(Model):
     project: str
     """Name of the project the plan works on."""
 
-    automation_profile: str | None = Field(default=None, alias="automationProfile")
+    automation_profile: str | None = Field(default=None, validation_alias="automationProfile", serialization_alias="automationProfile")
     """Name of the automation profile in effect, if any."""
 
     inputs: dict[str, JsonValue]
@@ -1589,18 +1589,18 @@ class Plan(Model):
     revision: int
     """Plan revision, 1 on creation and incremented by every plan/correct."""
 
-    base_project_revision: int = Field(alias="baseProjectRevision")
+    base_project_revision: int = Field(validation_alias="baseProjectRevision", serialization_alias="baseProjectRevision")
     """Project revision the plan reads and diffs against (the project's current revision
     when the plan was created or last corrected).
     """
 
-    applied_project_revision: int | None = Field(default=None, alias="appliedProjectRevision")
+    applied_project_revision: int | None = Field(default=None, validation_alias="appliedProjectRevision", serialization_alias="appliedProjectRevision")
     """Project revision created by plan/apply; present once APPLIED."""
 
-    context_id: str = Field(alias="contextId")
+    context_id: str = Field(validation_alias="contextId", serialization_alias="contextId")
     """A2A contextId the plan's tasks belong to."""
 
-    task_id: str | None = Field(default=None, alias="taskId")
+    task_id: str | None = Field(default=None, validation_alias="taskId", serialization_alias="taskId")
     """A2A task id of the latest execution; absent until plan/execute. Follow it with
     SubscribeToTask or GetTask.
     """
@@ -1608,10 +1608,10 @@ class Plan(Model):
     failure: PlanFailure | None = None
     """Present when the state is FAILED."""
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the plan was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the plan last changed."""
 
 
@@ -1624,10 +1624,10 @@ class PlanApplyParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
-    expected_project_revision: int | None = Field(default=None, alias="expectedProjectRevision")
+    expected_project_revision: int | None = Field(default=None, validation_alias="expectedProjectRevision", serialization_alias="expectedProjectRevision")
     """When present, the apply fails with ExtInvalidState unless the project's current
     revision still equals it (the revision plan/diff reported).
     """
@@ -1663,7 +1663,7 @@ class PlanArtifact(Model):
     revision: int
     """Plan revision that produced it."""
 
-    step_id: str | None = Field(default=None, alias="stepId")
+    step_id: str | None = Field(default=None, validation_alias="stepId", serialization_alias="stepId")
     """Step that produced it."""
 
     path: str | None = None
@@ -1676,7 +1676,7 @@ class PlanArtifact(Model):
 class PlanArtifactList(Model):
     """The artifacts of one plan revision."""
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     revision: int
@@ -1695,7 +1695,7 @@ class PlanArtifactsParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     revision: int | None = None
@@ -1711,7 +1711,7 @@ class PlanCancelParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     reason: str | None = None
@@ -1727,16 +1727,16 @@ class PlanCorrectParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
-    expected_revision: int = Field(alias="expectedRevision")
+    expected_revision: int = Field(validation_alias="expectedRevision", serialization_alias="expectedRevision")
     """Plan revision being corrected; ExtInvalidState when it is no longer current."""
 
     instruction: str
     """The correction, in words."""
 
-    node_id: str | None = Field(default=None, alias="nodeId")
+    node_id: str | None = Field(default=None, validation_alias="nodeId", serialization_alias="nodeId")
     """Decision-tree node the correction targets; ExtPlanError when unknown."""
 
     inputs: dict[str, JsonValue] | None = None
@@ -1759,29 +1759,29 @@ class PlanCorrection(Model):
     id: str
     """Identifier of the correction."""
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
-    from_revision: int = Field(alias="fromRevision")
+    from_revision: int = Field(validation_alias="fromRevision", serialization_alias="fromRevision")
     """Revision that was corrected."""
 
-    to_revision: int = Field(alias="toRevision")
+    to_revision: int = Field(validation_alias="toRevision", serialization_alias="toRevision")
     """Revision the correction created."""
 
     instruction: str
     """The correction as given."""
 
-    node_id: str | None = Field(default=None, alias="nodeId")
+    node_id: str | None = Field(default=None, validation_alias="nodeId", serialization_alias="nodeId")
     """Decision-tree node the correction targeted, if any."""
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the correction was made."""
 
 
 class PlanDiff(Model):
     """What plan/apply would change in the project, relative to its current revision."""
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     revision: int
@@ -1790,7 +1790,7 @@ class PlanDiff(Model):
     project: str
     """Name of the project."""
 
-    project_revision: int = Field(alias="projectRevision")
+    project_revision: int = Field(validation_alias="projectRevision", serialization_alias="projectRevision")
     """Current project revision the diff is computed against. Pass it to plan/apply as
     expectedProjectRevision to apply exactly this diff.
     """
@@ -1811,13 +1811,13 @@ class PlanDiffParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     format: FileDiffFormat | None = None
     """Rendering of text changes; UNIFIED when absent."""
 
-    context_lines: int | None = Field(default=None, alias="contextLines")
+    context_lines: int | None = Field(default=None, validation_alias="contextLines", serialization_alias="contextLines")
     """Unchanged lines around each UNIFIED hunk; 3 when absent."""
 
 
@@ -1830,7 +1830,7 @@ class PlanDomainEvent(Model):
     event: PlanEventType
     """Which domain event this is."""
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     revision: int
@@ -1845,10 +1845,10 @@ class PlanDomainEvent(Model):
     state: PlanState | None = None
     """State after the event (plan.state_changed)."""
 
-    step_id: str | None = Field(default=None, alias="stepId")
+    step_id: str | None = Field(default=None, validation_alias="stepId", serialization_alias="stepId")
     """Step concerned (tool.*, validation.completed)."""
 
-    node_id: str | None = Field(default=None, alias="nodeId")
+    node_id: str | None = Field(default=None, validation_alias="nodeId", serialization_alias="nodeId")
     """Decision-tree node concerned (plan.decision_made)."""
 
     tool: str | None = None
@@ -1857,13 +1857,13 @@ class PlanDomainEvent(Model):
     validation: ValidationResult | None = None
     """Outcome (validation.completed)."""
 
-    project_revision: int | None = Field(default=None, alias="projectRevision")
+    project_revision: int | None = Field(default=None, validation_alias="projectRevision", serialization_alias="projectRevision")
     """Project revision created (plan.apply_completed)."""
 
     message: str | None = None
     """Human-readable description (always present for plan.error)."""
 
-    occurred_at: str = Field(alias="occurredAt")
+    occurred_at: str = Field(validation_alias="occurredAt", serialization_alias="occurredAt")
     """When the event happened."""
 
 
@@ -1876,7 +1876,7 @@ class PlanExecuteParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
 
@@ -1890,10 +1890,10 @@ class PlanExecution(Model):
     plan: Plan
     """The plan, now RUNNING."""
 
-    task_id: str = Field(alias="taskId")
+    task_id: str = Field(validation_alias="taskId", serialization_alias="taskId")
     """A2A task id of this execution."""
 
-    context_id: str = Field(alias="contextId")
+    context_id: str = Field(validation_alias="contextId", serialization_alias="contextId")
     """A2A contextId of the task."""
 
 
@@ -1906,10 +1906,10 @@ class PlanExplainParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
-    node_id: str | None = Field(default=None, alias="nodeId")
+    node_id: str | None = Field(default=None, validation_alias="nodeId", serialization_alias="nodeId")
     """Decision-tree node to explain; the whole plan when absent."""
 
     revision: int | None = None
@@ -1919,13 +1919,13 @@ class PlanExplainParams(Model):
 class PlanExplanation(Model):
     """Why a plan (or one node of it) is the way it is."""
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     revision: int
     """Plan revision explained."""
 
-    node_id: str | None = Field(default=None, alias="nodeId")
+    node_id: str | None = Field(default=None, validation_alias="nodeId", serialization_alias="nodeId")
     """Node explained; absent when the whole plan is explained."""
 
     summary: str
@@ -1938,7 +1938,7 @@ class PlanExplanation(Model):
 class PlanFailure(Model):
     """Why a plan is FAILED."""
 
-    step_id: str | None = Field(default=None, alias="stepId")
+    step_id: str | None = Field(default=None, validation_alias="stepId", serialization_alias="stepId")
     """Step that failed, if the failure belongs to one."""
 
     message: str
@@ -1951,7 +1951,7 @@ class PlanList(Model):
     items: list[Plan]
     """The plans of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -1987,10 +1987,10 @@ class PlanListParams(Model):
 class PlanPrompt(Model):
     """A question an input-required plan waits on."""
 
-    prompt_id: str = Field(alias="promptId")
+    prompt_id: str = Field(validation_alias="promptId", serialization_alias="promptId")
     """Identifier of the prompt, named by plan/prompt."""
 
-    step_id: str = Field(alias="stepId")
+    step_id: str = Field(validation_alias="stepId", serialization_alias="stepId")
     """Step that asked."""
 
     kind: PlanPromptKind
@@ -2002,7 +2002,7 @@ class PlanPrompt(Model):
     choices: list[str] | None = None
     """Allowed answers of a CHOICE prompt."""
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the prompt was raised."""
 
 
@@ -2015,10 +2015,10 @@ class PlanPromptParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
-    prompt_id: str = Field(alias="promptId")
+    prompt_id: str = Field(validation_alias="promptId", serialization_alias="promptId")
     """The pending prompt (PlanStatus.pendingPrompt.promptId)."""
 
     decision: PromptDecision
@@ -2034,7 +2034,7 @@ class PlanPromptParams(Model):
 class PlanRationale(Model):
     """The reasoning behind one decision of a plan."""
 
-    node_id: str = Field(alias="nodeId")
+    node_id: str = Field(validation_alias="nodeId", serialization_alias="nodeId")
     """Decision-tree node explained."""
 
     decision: str
@@ -2053,10 +2053,10 @@ class PlanRevision(Model):
     revision: int
     """Revision number."""
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the revision was created."""
 
-    correction_id: str | None = Field(default=None, alias="correctionId")
+    correction_id: str | None = Field(default=None, validation_alias="correctionId", serialization_alias="correctionId")
     """The correction that created it; absent for revision 1."""
 
     summary: str
@@ -2072,7 +2072,7 @@ class PlanRollbackParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     message: str | None = None
@@ -2085,7 +2085,7 @@ class PlanRollbackResult(Model):
     plan: Plan
     """The plan, now ROLLED_BACK."""
 
-    restored_revision: int = Field(alias="restoredRevision")
+    restored_revision: int = Field(validation_alias="restoredRevision", serialization_alias="restoredRevision")
     """Project revision whose tree was restored (the apply's parent revision)."""
 
     revision: ProjectRevision
@@ -2101,7 +2101,7 @@ class PlanStatus(Model):
     steps: list[PlanStep]
     """Steps of the current revision in execution order."""
 
-    pending_prompt: PlanPrompt | None = Field(default=None, alias="pendingPrompt")
+    pending_prompt: PlanPrompt | None = Field(default=None, validation_alias="pendingPrompt", serialization_alias="pendingPrompt")
     """The prompt the plan waits on; present only when INPUT_REQUIRED."""
 
     revisions: list[PlanRevision]
@@ -2123,7 +2123,7 @@ class PlanStatusParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
 
@@ -2142,10 +2142,10 @@ class PlanStep(Model):
     state: PlanStepState
     """Progress of the step."""
 
-    started_at: str | None = Field(default=None, alias="startedAt")
+    started_at: str | None = Field(default=None, validation_alias="startedAt", serialization_alias="startedAt")
     """When the step started."""
 
-    finished_at: str | None = Field(default=None, alias="finishedAt")
+    finished_at: str | None = Field(default=None, validation_alias="finishedAt", serialization_alias="finishedAt")
     """When the step finished."""
 
     message: str | None = None
@@ -2155,7 +2155,7 @@ class PlanStep(Model):
 class PlanTree(Model):
     """The decision tree of one plan revision."""
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     revision: int
@@ -2174,7 +2174,7 @@ class PlanTreeParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan (server-assigned UUID)."""
 
     revision: int | None = None
@@ -2199,10 +2199,10 @@ class PlanUseParams(Model):
     inputs: dict[str, JsonValue] | None = None
     """Inputs for the action; must satisfy its inputSchema."""
 
-    automation_profile: str | None = Field(default=None, alias="automationProfile")
+    automation_profile: str | None = Field(default=None, validation_alias="automationProfile", serialization_alias="automationProfile")
     """Automation profile to use instead of the action's default."""
 
-    context_id: str | None = Field(default=None, alias="contextId")
+    context_id: str | None = Field(default=None, validation_alias="contextId", serialization_alias="contextId")
     """A2A contextId (session) the plan's tasks join; a new context is created when absent."""
 
     title: str | None = None
@@ -2225,10 +2225,10 @@ class Project(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
@@ -2237,7 +2237,7 @@ class Project(Model):
     files: list[ProjectFileInfo]
     """The files of the current revision, sorted by path, without content."""
 
-    current_revision: int = Field(alias="currentRevision")
+    current_revision: int = Field(validation_alias="currentRevision", serialization_alias="currentRevision")
     """Number of the current revision of the file tree (see ProjectRevision). Distinct from
     `version`, which counts every change to the entity, including context settings.
     """
@@ -2274,7 +2274,7 @@ class ProjectFile(Model):
     segments (e.g. "docs/CHANGELOG.md").
     """
 
-    media_type: str = Field(alias="mediaType")
+    media_type: str = Field(validation_alias="mediaType", serialization_alias="mediaType")
     """Media type of the content (e.g. "text/markdown", "image/png")."""
 
     text: str | None = None
@@ -2300,10 +2300,10 @@ class ProjectFileInfo(Model):
     path: str
     """Path of the file relative to the project root."""
 
-    media_type: str = Field(alias="mediaType")
+    media_type: str = Field(validation_alias="mediaType", serialization_alias="mediaType")
     """Media type of the content."""
 
-    size_bytes: int = Field(alias="sizeBytes")
+    size_bytes: int = Field(validation_alias="sizeBytes", serialization_alias="sizeBytes")
     """Size of the content in bytes."""
 
     sha256: str
@@ -2316,7 +2316,7 @@ class ProjectList(Model):
     items: list[Project]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -2331,22 +2331,22 @@ class ProjectRevision(Model):
     revision: int
     """Revision number, starting at 1 and increasing by 1 per change of the tree."""
 
-    parent_revision: int | None = Field(default=None, alias="parentRevision")
+    parent_revision: int | None = Field(default=None, validation_alias="parentRevision", serialization_alias="parentRevision")
     """Revision this one was derived from; absent for revision 1."""
 
     origin: ProjectRevisionOrigin
     """What created this revision."""
 
-    plan_id: str | None = Field(default=None, alias="planId")
+    plan_id: str | None = Field(default=None, validation_alias="planId", serialization_alias="planId")
     """Plan whose apply or rollback created this revision, if any."""
 
     message: str | None = None
     """Human-readable summary of the change."""
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the revision was created."""
 
-    file_count: int = Field(alias="fileCount")
+    file_count: int = Field(validation_alias="fileCount", serialization_alias="fileCount")
     """Number of files in the tree at this revision."""
 
     changes: list[ProjectFileChange]
@@ -2383,7 +2383,7 @@ class ProjectUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
@@ -2439,7 +2439,7 @@ class RegistryRemoveParams(Model):
     name: str
     """Name of the entity."""
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the removal fails with ExtInvalidState when the stored
     version differs.
     """
@@ -2454,7 +2454,7 @@ class RegistryRemoveResult(Model):
     name: str
     """Name of the removed entity."""
 
-    removed_version: int = Field(alias="removedVersion")
+    removed_version: int = Field(validation_alias="removedVersion", serialization_alias="removedVersion")
     """Version the entity had when it was removed."""
 
 
@@ -2487,19 +2487,19 @@ class Resource(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
     """Human-readable description."""
 
-    resource_type: str = Field(alias="resourceType")
+    resource_type: str = Field(validation_alias="resourceType", serialization_alias="resourceType")
     """Name of the resource type this resource is an instance of."""
 
-    media_type: str | None = Field(default=None, alias="mediaType")
+    media_type: str | None = Field(default=None, validation_alias="mediaType", serialization_alias="mediaType")
     """Media type of the content."""
 
     uri: str | None = None
@@ -2536,7 +2536,7 @@ class ResourceList(Model):
     items: list[Resource]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -2551,10 +2551,10 @@ class ResourceSpec(Model):
     description: str | None = None
     """Human-readable description."""
 
-    resource_type: str = Field(alias="resourceType")
+    resource_type: str = Field(validation_alias="resourceType", serialization_alias="resourceType")
     """Name of the resource type this resource is an instance of."""
 
-    media_type: str | None = Field(default=None, alias="mediaType")
+    media_type: str | None = Field(default=None, validation_alias="mediaType", serialization_alias="mediaType")
     """Media type of the content."""
 
     uri: str | None = None
@@ -2581,19 +2581,19 @@ class ResourceType(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
     """Human-readable description."""
 
-    media_types: list[str] | None = Field(default=None, alias="mediaTypes")
+    media_types: list[str] | None = Field(default=None, validation_alias="mediaTypes", serialization_alias="mediaTypes")
     """Media types resources of this type may have."""
 
-    schema_: dict[str, JsonValue] | None = Field(default=None, alias="schema")
+    schema_: dict[str, JsonValue] | None = Field(default=None, validation_alias="schema", serialization_alias="schema")
     """JSON Schema the `data` of resources of this type must satisfy."""
 
     origin: SyncOrigin | None = None
@@ -2611,7 +2611,7 @@ class ResourceTypeAddParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    resource_type: ResourceTypeSpec = Field(alias="resourceType")
+    resource_type: ResourceTypeSpec = Field(validation_alias="resourceType", serialization_alias="resourceType")
     """The ResourceType to create; its name must be new in the namespace."""
 
 
@@ -2621,7 +2621,7 @@ class ResourceTypeList(Model):
     items: list[ResourceType]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -2636,10 +2636,10 @@ class ResourceTypeSpec(Model):
     description: str | None = None
     """Human-readable description."""
 
-    media_types: list[str] | None = Field(default=None, alias="mediaTypes")
+    media_types: list[str] | None = Field(default=None, validation_alias="mediaTypes", serialization_alias="mediaTypes")
     """Media types resources of this type may have."""
 
-    schema_: dict[str, JsonValue] | None = Field(default=None, alias="schema")
+    schema_: dict[str, JsonValue] | None = Field(default=None, validation_alias="schema", serialization_alias="schema")
     """JSON Schema the `data` of resources of this type must satisfy."""
 
 
@@ -2654,12 +2654,12 @@ class ResourceTypeUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
 
-    resource_type: ResourceTypeSpec = Field(alias="resourceType")
+    resource_type: ResourceTypeSpec = Field(validation_alias="resourceType", serialization_alias="resourceType")
     """The new client-writable fields; `name` identifies the entity (renaming is not
     supported).
     """
@@ -2676,7 +2676,7 @@ class ResourceUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
@@ -2701,10 +2701,10 @@ class Skill(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
@@ -2747,7 +2747,7 @@ class SkillList(Model):
     items: list[Skill]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -2786,7 +2786,7 @@ class SkillUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
@@ -2830,7 +2830,7 @@ class StdioImplementationInfo(Model):
 class StdioInitializeParams(Model):
     """Params of the stdio `initialize` request, the first message of a session."""
 
-    protocol_version: str = Field(alias="protocolVersion")
+    protocol_version: str = Field(validation_alias="protocolVersion", serialization_alias="protocolVersion")
     """A2A protocol version the client speaks (the stdio counterpart of the A2A-Version
     header); "1.0".
     """
@@ -2840,14 +2840,14 @@ class StdioInitializeParams(Model):
     header). Unknown URIs are ignored.
     """
 
-    client_info: StdioImplementationInfo = Field(alias="clientInfo")
+    client_info: StdioImplementationInfo = Field(validation_alias="clientInfo", serialization_alias="clientInfo")
     """The client."""
 
 
 class StdioInitializeResult(Model):
     """Result of `initialize`."""
 
-    protocol_version: str = Field(alias="protocolVersion")
+    protocol_version: str = Field(validation_alias="protocolVersion", serialization_alias="protocolVersion")
     """A2A protocol version in effect for the session ("1.0")."""
 
     extensions: list[StdioActivatedExtension]
@@ -2855,17 +2855,17 @@ class StdioInitializeResult(Model):
     minor are invisible to the session.
     """
 
-    agent_card: AgentCard = Field(alias="agentCard")
+    agent_card: AgentCard = Field(validation_alias="agentCard", serialization_alias="agentCard")
     """The agent's card."""
 
-    server_info: StdioImplementationInfo = Field(alias="serverInfo")
+    server_info: StdioImplementationInfo = Field(validation_alias="serverInfo", serialization_alias="serverInfo")
     """The server."""
 
 
 class StdioStreamCancelParams(Model):
     """Params of `stream/cancel`."""
 
-    request_id: StdioRequestId = Field(alias="requestId")
+    request_id: StdioRequestId = Field(validation_alias="requestId", serialization_alias="requestId")
     """Id of the streaming request whose stream to stop."""
 
 
@@ -2881,13 +2881,13 @@ class StdioStreamCancelResult(Model):
 class StdioStreamEventParams(Model):
     """Params of the `stream/event` notification: one event of a streaming request."""
 
-    request_id: StdioRequestId = Field(alias="requestId")
+    request_id: StdioRequestId = Field(validation_alias="requestId", serialization_alias="requestId")
     """Id of the streaming request the event belongs to."""
 
     seq: int
     """Sequence number within the stream, starting at 1 and increasing by 1."""
 
-    task_seq: int | None = Field(default=None, alias="taskSeq")
+    task_seq: int | None = Field(default=None, validation_alias="taskSeq", serialization_alias="taskSeq")
     """The producer's sequence number of the event (for task streams, the task's persisted
     event sequence; for events/subscribe, the event's cursor), when it has one. Pass the
     last one seen as `lastEventId` of `stream/resume` to continue after it.
@@ -2910,7 +2910,7 @@ class StdioStreamResumeParams(Model):
     params: dict[str, JsonValue]
     """That method's params."""
 
-    last_event_id: int = Field(alias="lastEventId")
+    last_event_id: int = Field(validation_alias="lastEventId", serialization_alias="lastEventId")
     """The last `taskSeq` the client saw; only later events are sent."""
 
 
@@ -2920,7 +2920,7 @@ class StoreIntegrityReport(Model):
     backend: str
     """Store backend ("sqlite", "postgres" or "memory")."""
 
-    store_schema_version: int = Field(alias="storeSchemaVersion")
+    store_schema_version: int = Field(validation_alias="storeSchemaVersion", serialization_alias="storeSchemaVersion")
     """Schema version of the store's tables."""
 
     outcome: DiagnosticOutcome
@@ -2929,7 +2929,7 @@ class StoreIntegrityReport(Model):
     deep: bool
     """Whether every object was verified."""
 
-    checked_objects: int = Field(alias="checkedObjects")
+    checked_objects: int = Field(validation_alias="checkedObjects", serialization_alias="checkedObjects")
     """Objects verified."""
 
     problems: list[str]
@@ -2948,10 +2948,10 @@ class SyncEntityStatus(Model):
     state: SyncState
     """Comparison result."""
 
-    local_version: int | None = Field(default=None, alias="localVersion")
+    local_version: int | None = Field(default=None, validation_alias="localVersion", serialization_alias="localVersion")
     """Local version; absent for REMOTE_ONLY."""
 
-    remote_version: int | None = Field(default=None, alias="remoteVersion")
+    remote_version: int | None = Field(default=None, validation_alias="remoteVersion", serialization_alias="remoteVersion")
     """Remote version; absent for LOCAL_ONLY."""
 
 
@@ -2967,10 +2967,10 @@ class SyncItem(Model):
     outcome: SyncOutcome
     """What happened."""
 
-    local_version: int | None = Field(default=None, alias="localVersion")
+    local_version: int | None = Field(default=None, validation_alias="localVersion", serialization_alias="localVersion")
     """Local version after the run; absent when the entity does not exist locally."""
 
-    remote_version: int | None = Field(default=None, alias="remoteVersion")
+    remote_version: int | None = Field(default=None, validation_alias="remoteVersion", serialization_alias="remoteVersion")
     """Remote version after the run; absent when it does not exist remotely."""
 
     message: str | None = None
@@ -2985,10 +2985,10 @@ class SyncOrigin(Model):
     remote: str
     """Name of the configured remote the entity was pulled from."""
 
-    remote_version: int = Field(alias="remoteVersion")
+    remote_version: int = Field(validation_alias="remoteVersion", serialization_alias="remoteVersion")
     """Version of the entity on the remote at the time of the pull."""
 
-    synced_at: str = Field(alias="syncedAt")
+    synced_at: str = Field(validation_alias="syncedAt", serialization_alias="syncedAt")
     """When the entity was pulled."""
 
 
@@ -3010,7 +3010,7 @@ class SyncPullParams(Model):
     names: list[str] | None = None
     """Only entities with these names; all when absent."""
 
-    dry_run: bool | None = Field(default=None, alias="dryRun")
+    dry_run: bool | None = Field(default=None, validation_alias="dryRun", serialization_alias="dryRun")
     """Report what would happen without writing anything."""
 
     force: bool | None = None
@@ -3035,7 +3035,7 @@ class SyncPushParams(Model):
     names: list[str] | None = None
     """Only entities with these names; all when absent."""
 
-    dry_run: bool | None = Field(default=None, alias="dryRun")
+    dry_run: bool | None = Field(default=None, validation_alias="dryRun", serialization_alias="dryRun")
     """Report what would happen without writing anything."""
 
     force: bool | None = None
@@ -3051,13 +3051,13 @@ class SyncReport(Model):
     direction: SyncDirection
     """Direction of the run."""
 
-    dry_run: bool = Field(alias="dryRun")
+    dry_run: bool = Field(validation_alias="dryRun", serialization_alias="dryRun")
     """Whether nothing was written."""
 
-    started_at: str = Field(alias="startedAt")
+    started_at: str = Field(validation_alias="startedAt", serialization_alias="startedAt")
     """When the run started."""
 
-    finished_at: str = Field(alias="finishedAt")
+    finished_at: str = Field(validation_alias="finishedAt", serialization_alias="finishedAt")
     """When the run finished."""
 
     items: list[SyncItem]
@@ -3082,16 +3082,16 @@ class SyncStatus(Model):
     remote: str
     """Name of the remote."""
 
-    remote_url: str = Field(alias="remoteUrl")
+    remote_url: str = Field(validation_alias="remoteUrl", serialization_alias="remoteUrl")
     """A2A endpoint URL of the remote CleverAgents server."""
 
     reachable: bool
     """Whether the remote answered; when false, `entities` is empty."""
 
-    last_pull_at: str | None = Field(default=None, alias="lastPullAt")
+    last_pull_at: str | None = Field(default=None, validation_alias="lastPullAt", serialization_alias="lastPullAt")
     """When the last successful pull finished."""
 
-    last_push_at: str | None = Field(default=None, alias="lastPushAt")
+    last_push_at: str | None = Field(default=None, validation_alias="lastPushAt", serialization_alias="lastPushAt")
     """When the last successful push finished."""
 
     entities: list[SyncEntityStatus]
@@ -3128,10 +3128,10 @@ class Tool(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
@@ -3140,7 +3140,7 @@ class Tool(Model):
     kind: ToolKind
     """What the tool does."""
 
-    input_schema: dict[str, JsonValue] | None = Field(default=None, alias="inputSchema")
+    input_schema: dict[str, JsonValue] | None = Field(default=None, validation_alias="inputSchema", serialization_alias="inputSchema")
     """JSON Schema the step arguments must satisfy."""
 
     config: dict[str, JsonValue] | None = None
@@ -3176,7 +3176,7 @@ class ToolList(Model):
     items: list[Tool]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -3192,7 +3192,7 @@ class ToolSpec(Model):
     kind: ToolKind
     """What the tool does."""
 
-    input_schema: dict[str, JsonValue] | None = Field(default=None, alias="inputSchema")
+    input_schema: dict[str, JsonValue] | None = Field(default=None, validation_alias="inputSchema", serialization_alias="inputSchema")
     """JSON Schema the step arguments must satisfy."""
 
     config: dict[str, JsonValue] | None = None
@@ -3210,7 +3210,7 @@ class ToolUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
@@ -3235,10 +3235,10 @@ class Validation(Model):
     removals must name it as `expectedVersion` (optimistic concurrency).
     """
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the entity was created."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """When the entity last changed."""
 
     description: str | None = None
@@ -3247,16 +3247,16 @@ class Validation(Model):
     kind: ValidationKind
     """What is checked."""
 
-    path_glob: str = Field(alias="pathGlob")
+    path_glob: str = Field(validation_alias="pathGlob", serialization_alias="pathGlob")
     """Glob selecting the files checked (e.g. "docs/**/*.md")."""
 
     pattern: str | None = None
     """Regular expression for CONTENT_MATCHES and CONTENT_EXCLUDES."""
 
-    schema_: dict[str, JsonValue] | None = Field(default=None, alias="schema")
+    schema_: dict[str, JsonValue] | None = Field(default=None, validation_alias="schema", serialization_alias="schema")
     """JSON Schema for JSON_SCHEMA."""
 
-    max_bytes: int | None = Field(default=None, alias="maxBytes")
+    max_bytes: int | None = Field(default=None, validation_alias="maxBytes", serialization_alias="maxBytes")
     """Size limit for MAX_FILE_BYTES."""
 
     severity: ValidationSeverity
@@ -3287,7 +3287,7 @@ class ValidationList(Model):
     items: list[Validation]
     """The entities of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -3321,16 +3321,16 @@ class ValidationSpec(Model):
     kind: ValidationKind
     """What is checked."""
 
-    path_glob: str = Field(alias="pathGlob")
+    path_glob: str = Field(validation_alias="pathGlob", serialization_alias="pathGlob")
     """Glob selecting the files checked (e.g. "docs/**/*.md")."""
 
     pattern: str | None = None
     """Regular expression for CONTENT_MATCHES and CONTENT_EXCLUDES."""
 
-    schema_: dict[str, JsonValue] | None = Field(default=None, alias="schema")
+    schema_: dict[str, JsonValue] | None = Field(default=None, validation_alias="schema", serialization_alias="schema")
     """JSON Schema for JSON_SCHEMA."""
 
-    max_bytes: int | None = Field(default=None, alias="maxBytes")
+    max_bytes: int | None = Field(default=None, validation_alias="maxBytes", serialization_alias="maxBytes")
     """Size limit for MAX_FILE_BYTES."""
 
     severity: ValidationSeverity
@@ -3348,7 +3348,7 @@ class ValidationUpdateParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    expected_version: int = Field(alias="expectedVersion")
+    expected_version: int = Field(validation_alias="expectedVersion", serialization_alias="expectedVersion")
     """Version the caller last read; the update fails with ExtInvalidState when the stored
     version differs.
     """
@@ -3376,16 +3376,16 @@ class Session(Model):
     metadata: dict[str, JsonValue] | None = None
     """Client data given at creation."""
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """When the session was created (kept by export and import)."""
 
-    last_activity_at: str = Field(alias="lastActivityAt")
+    last_activity_at: str = Field(validation_alias="lastActivityAt", serialization_alias="lastActivityAt")
     """Latest status time of its tasks, or the creation time when it has none."""
 
-    task_count: int = Field(alias="taskCount")
+    task_count: int = Field(validation_alias="taskCount", serialization_alias="taskCount")
     """Number of tasks in the session."""
 
-    awaiting_input: bool = Field(alias="awaitingInput")
+    awaiting_input: bool = Field(validation_alias="awaitingInput", serialization_alias="awaitingInput")
     """True when one of its tasks is in TASK_STATE_INPUT_REQUIRED."""
 
 
@@ -3414,10 +3414,10 @@ class SessionListParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    title_contains: str | None = Field(default=None, alias="titleContains")
+    title_contains: str | None = Field(default=None, validation_alias="titleContains", serialization_alias="titleContains")
     """Only sessions whose title contains this text (case-insensitive)."""
 
-    awaiting_input: bool | None = Field(default=None, alias="awaitingInput")
+    awaiting_input: bool | None = Field(default=None, validation_alias="awaitingInput", serialization_alias="awaitingInput")
     """Only sessions that wait (true) or do not wait (false) for input."""
 
     cursor: str | None = None
@@ -3437,7 +3437,7 @@ class SessionList(Model):
     items: list[Session]
     """The sessions of this page."""
 
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: str | None = Field(default=None, validation_alias="nextCursor", serialization_alias="nextCursor")
     """Cursor for the next page; absent when this page is the last one."""
 
 
@@ -3450,36 +3450,36 @@ class SessionShowParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    session_id: str = Field(alias="sessionId")
+    session_id: str = Field(validation_alias="sessionId", serialization_alias="sessionId")
     """Identifier of the session (its A2A contextId)."""
 
 
 class SessionTask(Model):
     """One task of a session, as session/show lists it."""
 
-    task_id: str = Field(alias="taskId")
+    task_id: str = Field(validation_alias="taskId", serialization_alias="taskId")
     """A2A task id."""
 
     state: TaskState
     """Current state of the task."""
 
-    updated_at: str = Field(alias="updatedAt")
+    updated_at: str = Field(validation_alias="updatedAt", serialization_alias="updatedAt")
     """Time of the task's current status."""
 
-    plan_id: str | None = Field(default=None, alias="planId")
+    plan_id: str | None = Field(default=None, validation_alias="planId", serialization_alias="planId")
     """Plan the task runs, when it runs one."""
 
 
 class SessionPlanLink(Model):
     """A plan run in a session: its id and the task of its newest revision there."""
 
-    plan_id: str = Field(alias="planId")
+    plan_id: str = Field(validation_alias="planId", serialization_alias="planId")
     """Identifier of the plan."""
 
     revision: int
     """Plan revision the task runs."""
 
-    task_id: str = Field(alias="taskId")
+    task_id: str = Field(validation_alias="taskId", serialization_alias="taskId")
     """A2A task id of that revision in the session."""
 
 
@@ -3507,10 +3507,10 @@ class SessionResumeParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    session_id: str = Field(alias="sessionId")
+    session_id: str = Field(validation_alias="sessionId", serialization_alias="sessionId")
     """Identifier of the session (its A2A contextId)."""
 
-    message_limit: int | None = Field(default=None, alias="messageLimit")
+    message_limit: int | None = Field(default=None, validation_alias="messageLimit", serialization_alias="messageLimit")
     """How many of the latest messages to return, 1 to 100 (default 20)."""
 
 
@@ -3522,12 +3522,12 @@ class SessionResume(Model):
     session: Session
     """The session."""
 
-    pending_task: Task | None = Field(default=None, alias="pendingTask")
+    pending_task: Task | None = Field(default=None, validation_alias="pendingTask", serialization_alias="pendingTask")
     """The newest task in TASK_STATE_INPUT_REQUIRED; reply to it with its taskId. Absent
     when none waits.
     """
 
-    recent_messages: list[Message] = Field(alias="recentMessages")
+    recent_messages: list[Message] = Field(validation_alias="recentMessages", serialization_alias="recentMessages")
     """The latest messages of the session's task histories, oldest first."""
 
 
@@ -3542,7 +3542,7 @@ class SessionTellParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    session_id: str = Field(alias="sessionId")
+    session_id: str = Field(validation_alias="sessionId", serialization_alias="sessionId")
     """Identifier of the session (its A2A contextId)."""
 
     message: Message
@@ -3564,7 +3564,7 @@ class SessionDeleteParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    session_id: str = Field(alias="sessionId")
+    session_id: str = Field(validation_alias="sessionId", serialization_alias="sessionId")
     """Identifier of the session (its A2A contextId)."""
 
     force: bool | None = None
@@ -3576,10 +3576,10 @@ class SessionDeleteParams(Model):
 class SessionDeleteResult(Model):
     """Result of session/delete."""
 
-    session_id: str = Field(alias="sessionId")
+    session_id: str = Field(validation_alias="sessionId", serialization_alias="sessionId")
     """The deleted session."""
 
-    deleted_tasks: int = Field(alias="deletedTasks")
+    deleted_tasks: int = Field(validation_alias="deletedTasks", serialization_alias="deletedTasks")
     """Number of its tasks deleted with it."""
 
 
@@ -3592,7 +3592,7 @@ class SessionExportParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    session_id: str = Field(alias="sessionId")
+    session_id: str = Field(validation_alias="sessionId", serialization_alias="sessionId")
     """Identifier of the session (its A2A contextId)."""
 
 
@@ -3616,7 +3616,7 @@ class SessionExportTask(Model):
     task: Task
     """The task as stored, with its full history and artifacts."""
 
-    task_sha256: str = Field(alias="taskSha256")
+    task_sha256: str = Field(validation_alias="taskSha256", serialization_alias="taskSha256")
     """Lowercase hex SHA-256 of the task's canonical JSON (keys sorted, no whitespace)."""
 
     events: list[SessionExportEvent] | None = None
@@ -3624,7 +3624,7 @@ class SessionExportTask(Model):
     2; absent in version 1, whose tasks are imported without events).
     """
 
-    events_sha256: str | None = Field(default=None, alias="eventsSha256")
+    events_sha256: str | None = Field(default=None, validation_alias="eventsSha256", serialization_alias="eventsSha256")
     """Lowercase hex SHA-256 of the canonical JSON of `events` (format version 2)."""
 
 
@@ -3637,18 +3637,18 @@ class SessionExport(Model):
     format: SessionExportFormat
     """Always `urn:cleveragents:session-export`."""
 
-    format_version: int = Field(alias="formatVersion")
+    format_version: int = Field(validation_alias="formatVersion", serialization_alias="formatVersion")
     """Version of the document format: this server writes 2 (tasks with their event logs)
     and reads 2 and 1.
     """
 
-    exported_at: str = Field(alias="exportedAt")
+    exported_at: str = Field(validation_alias="exportedAt", serialization_alias="exportedAt")
     """When the document was written."""
 
     session: SessionExportSession
     """The session's own fields."""
 
-    session_sha256: str = Field(alias="sessionSha256")
+    session_sha256: str = Field(validation_alias="sessionSha256", serialization_alias="sessionSha256")
     """Lowercase hex SHA-256 of the canonical JSON of `session`."""
 
     tasks: list[SessionExportTask]
@@ -3670,7 +3670,7 @@ class SessionExportSession(Model):
     metadata: dict[str, JsonValue] | None = None
     """Client data."""
 
-    created_at: str = Field(alias="createdAt")
+    created_at: str = Field(validation_alias="createdAt", serialization_alias="createdAt")
     """Creation time."""
 
 
@@ -3696,10 +3696,10 @@ class EventsSubscribeParams(Model):
     (ExtNotFound), never as forbidden.
     """
 
-    plan_id: str | None = Field(default=None, alias="planId")
+    plan_id: str | None = Field(default=None, validation_alias="planId", serialization_alias="planId")
     """Only events of this plan."""
 
-    session_id: str | None = Field(default=None, alias="sessionId")
+    session_id: str | None = Field(default=None, validation_alias="sessionId", serialization_alias="sessionId")
     """Only events of this session (contextId)."""
 
     types: list[DomainEventType] | None = None
@@ -3731,16 +3731,16 @@ class DomainEvent(Model):
     type: DomainEventType
     """Kind of the event."""
 
-    session_id: str = Field(alias="sessionId")
+    session_id: str = Field(validation_alias="sessionId", serialization_alias="sessionId")
     """Session (contextId) of the task."""
 
-    task_id: str = Field(alias="taskId")
+    task_id: str = Field(validation_alias="taskId", serialization_alias="taskId")
     """Task the event belongs to."""
 
-    task_seq: int = Field(alias="taskSeq")
+    task_seq: int = Field(validation_alias="taskSeq", serialization_alias="taskSeq")
     """Per-task sequence number of the event."""
 
-    plan_id: str | None = Field(default=None, alias="planId")
+    plan_id: str | None = Field(default=None, validation_alias="planId", serialization_alias="planId")
     """Plan the event belongs to, for plan events."""
 
     event: StreamResponse
