@@ -1,5 +1,7 @@
-// Interop with the official A2A JavaScript SDK (@a2a-js/sdk): the standard
-// A2A payloads that the extension's results embed (a session's tasks, a
+// Interop with the official A2A JavaScript SDK (@a2a-js/sdk): the request
+// options that make the SDK's own client (its JSON-RPC and HTTP+JSON
+// transports, for the standard A2A methods) activate the extension, and the
+// standard A2A payloads that the extension's results embed (a session's tasks, a
 // domain event's StreamResponse, session/tell's SendMessageResponse, the
 // Agent Card of stdio `initialize`) converted into the SDK's own types, so
 // a plugin that drives the standard methods with the SDK handles them with
@@ -15,7 +17,25 @@ import {
   StreamResponse as SdkStreamResponse,
   Task as SdkTask,
 } from "@a2a-js/sdk";
+import { ServiceParameters, withA2AExtensions, type RequestOptions } from "@a2a-js/sdk/client";
 import type { AgentCard, Message, SendMessageResponse, StreamResponse, Task } from "./gen/a2a.js";
+import { EXTENSION_URI, EXTENSION_VERSION_HEADER, type ExtensionVersion } from "./gen/contract.js";
+
+/**
+ * Request options for the SDK's client that activate the extension (its URI
+ * in the A2A extensions header) and ask for `extensionVersion` when given:
+ * what HttpTransport sends with every call, for the standard methods the
+ * SDK's client makes.
+ */
+export function withExtension(options: RequestOptions = {}, extensionVersion?: ExtensionVersion): RequestOptions {
+  const version = (parameters: ServiceParameters): void => {
+    if (extensionVersion !== undefined) parameters[EXTENSION_VERSION_HEADER] = extensionVersion;
+  };
+  return {
+    ...options,
+    serviceParameters: ServiceParameters.createFrom(options.serviceParameters, withA2AExtensions(EXTENSION_URI), version),
+  };
+}
 
 /** A wire Task as the SDK's Task. */
 export function toSdkTask(task: Task): SdkTask {
