@@ -137,7 +137,9 @@ export class HttpTransport implements Transport {
     if (this.closed) throw new TransportError("the transport is closed");
     const { url, verb, body } = this.target(method, params);
     try {
-      return await this.fetch(url, { method: verb, headers: this.headers(accept, lastEventId), body, signal });
+      const init: RequestInit = { method: verb, headers: this.headers(accept, lastEventId), signal };
+      if (body !== undefined) init.body = body;
+      return await this.fetch(url, init);
     } catch (cause) {
       throw new TransportError(`${verb} ${url}: ${describe(cause)}`, { cause });
     }

@@ -72,7 +72,9 @@ overEveryTransport("domain events", (context, kind) => {
     assert.equal(typeof second, "number");
     const resumed = await collect(client.eventsSubscribe({ sessionId }, { lastEventId: second }));
     assert.deepEqual(resumed, all.slice(2));
-    const after = await collect(client.eventsSubscribe({ sessionId, after: all[0]?.data.cursor }));
+    const firstCursor = all[0]?.data.cursor;
+    assert.ok(firstCursor !== undefined);
+    const after = await collect(client.eventsSubscribe({ sessionId, after: firstCursor }));
     assert.deepEqual(after, all.slice(1));
   });
 

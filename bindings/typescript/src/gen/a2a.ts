@@ -1067,4 +1067,3 @@ export const STREAM_RESPONSE_CASES = ["task", "message", "statusUpdate", "artifa
 export function streamResponseCase(value: StreamResponse): StreamResponseCase | undefined {
   return oneOfCase(value, STREAM_RESPONSE_CASES);
 }
-

@@ -4387,4 +4387,3 @@ export interface DomainEvent {
    */
   event: StreamResponse;
 }
-
