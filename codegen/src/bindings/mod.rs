@@ -8,7 +8,7 @@
 //! tests, README) live beside them and are never touched.
 
 mod python;
-mod typescript;
+pub mod typescript;
 
 use crate::model::Contract;
 use crate::{model, preprocess, registry, Error, Result};
