@@ -12,7 +12,7 @@ import httpx
 from pydantic import BaseModel, JsonValue
 from typing_extensions import Self
 
-from ._errors import ContractError, RpcFailure, registered, registered_code
+from ._errors import RpcFailure, typed_error
 from ._model import encode
 from ._spec import MethodSpec
 
@@ -28,34 +28,10 @@ __all__ = [
 P = TypeVar("P", bound=BaseModel)
 R = TypeVar("R")
 
-# The ErrorInfo detail's type URL, as google.rpc defines it.
-_ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-
-
 def default_agent() -> str:
     """The agent program stdio clients start: ``$CLEVERAGENTS_AGENT`` or
     ``cleveragents-agent`` on the PATH."""
     return os.environ.get("CLEVERAGENTS_AGENT", "cleveragents-agent")
-
-
-def typed_error(failure: RpcFailure, domain: str) -> ContractError:
-    """The registry's exception for an error answer: found by the ErrorInfo's
-    domain and reason when the error carries one, else by its code in the
-    calling method's contract (`domain`)."""
-    details = failure.data if isinstance(failure.data, list) else [failure.data]
-    for detail in details:
-        if isinstance(detail, dict) and detail.get("@type") == _ERROR_INFO:
-            error_domain, reason = str(detail.get("domain", "")), str(detail.get("reason", ""))
-            known = registered(error_domain, reason)
-            if known is not None:
-                return known(failure.message, failure.data)
-            return ContractError(
-                failure.message, failure.data, code=failure.code, reason=reason, domain=error_domain
-            )
-    found = registered_code(domain, failure.code)
-    if found is not None:
-        return found(failure.message, failure.data)
-    return ContractError(failure.message, failure.data, code=failure.code)
 
 
 class SyncTransport(Protocol):

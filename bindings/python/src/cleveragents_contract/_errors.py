@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 
-__all__ = ["ContractError", "RpcFailure", "TransportError", "registered", "registered_code"]
+__all__ = [
+    "ContractError",
+    "RpcFailure",
+    "TransportError",
+    "registered",
+    "registered_code",
+    "typed_error",
+]
+
+# The ErrorInfo detail's type URL, as google.rpc defines it.
+_ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 
 
 class ContractError(Exception):
@@ -26,8 +36,11 @@ class ContractError(Exception):
         super().__init_subclass__(**kwargs)
         # Every registry error class, wherever generated, is known to the
         # decoder once its module is imported (a downstream extension's too).
+        # The first class of a (domain, reason) keeps it: a downstream's copy
+        # of this package's registries does not displace the classes callers
+        # catch.
         if cls.reason:
-            _REGISTRY[(cls.domain, cls.reason)] = cls
+            _REGISTRY.setdefault((cls.domain, cls.reason), cls)
             _BY_CODE.setdefault((cls.domain, cls.code), cls)
 
     def __init__(
@@ -80,3 +93,23 @@ class RpcFailure(Exception):
         self.code = code
         self.message = message
         self.data = data
+
+
+def typed_error(failure: RpcFailure, domain: str) -> ContractError:
+    """The registry's exception for an error answer: found by the ErrorInfo's
+    domain and reason when the error carries one, else by its code in the
+    calling method's contract (`domain`)."""
+    details = failure.data if isinstance(failure.data, list) else [failure.data]
+    for detail in details:
+        if isinstance(detail, dict) and detail.get("@type") == _ERROR_INFO:
+            error_domain, reason = str(detail.get("domain", "")), str(detail.get("reason", ""))
+            known = registered(error_domain, reason)
+            if known is not None:
+                return known(failure.message, failure.data)
+            return ContractError(
+                failure.message, failure.data, code=failure.code, reason=reason, domain=error_domain
+            )
+    found = registered_code(domain, failure.code)
+    if found is not None:
+        return found(failure.message, failure.data)
+    return ContractError(failure.message, failure.data, code=failure.code)

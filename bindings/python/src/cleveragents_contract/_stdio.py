@@ -21,7 +21,7 @@ from importlib import metadata
 
 from pydantic import JsonValue, ValidationError
 
-from ._errors import TransportError
+from ._errors import RpcFailure, TransportError, typed_error
 from ._gen import methods, models
 from ._jsonrpc import Ids, outcome, request
 from ._model import encode
@@ -148,6 +148,9 @@ class StdioTransport:
         try:
             answer = self.call(methods.STDIO_INITIALIZE.name, _initialize_params(extensions, extension_version))
             self.session = methods.STDIO_INITIALIZE.result.validate_python(answer)
+        except RpcFailure as failure:
+            self.close()
+            raise typed_error(failure, methods.STDIO_INITIALIZE.domain) from None
         except BaseException:
             self.close()
             raise
@@ -300,6 +303,9 @@ class AsyncStdioTransport:
         try:
             answer = await transport.call(methods.STDIO_INITIALIZE.name, _initialize_params(extensions, extension_version))
             transport.session = methods.STDIO_INITIALIZE.result.validate_python(answer)
+        except RpcFailure as failure:
+            await transport.close()
+            raise typed_error(failure, methods.STDIO_INITIALIZE.domain) from None
         except BaseException:
             await transport.close()
             raise
