@@ -162,8 +162,22 @@ mod tests {
     //! the shapes the package's callers rely on.
 
     use super::*;
-    use crate::bindings::generate;
     use serde_json::{json, Value};
+
+    /// Renders this package's files alone for `schemas`.
+    fn generate(schemas: &[(String, Value)]) -> Result<BTreeMap<String, String>> {
+        let contracts = schemas
+            .iter()
+            .map(|(file, schema)| Contract::from_schema(file, schema))
+            .collect::<Result<Vec<_>>>()?;
+        let definitions = crate::preprocess::bundle(schemas)?;
+        render(&Input {
+            schemas,
+            contracts: &contracts,
+            definitions: &definitions,
+            registry: None,
+        })
+    }
 
     fn workspace() -> Vec<(String, Value)> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
@@ -255,5 +269,23 @@ mod tests {
             doc("a */ b\n\nc", "  ", &[]),
             "  /**\n   * a *\\/ b\n   *\n   * c\n   */\n"
         );
+    }
+
+    #[test]
+    fn a_downstream_extension_gets_its_own_client() {
+        let mut schemas = crate::extension::contract_schemas().expect("the embedded contract");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/downstream/schema/notes-ext.json");
+        let text = std::fs::read_to_string(path).expect("the downstream schema");
+        schemas.push((
+            "notes-ext.json".into(),
+            serde_json::from_str(&text).expect("JSON"),
+        ));
+        let files = generate(&schemas).expect("the downstream bindings render");
+        let client = file(&files, "client.ts");
+        let contract = file(&files, "contract.ts");
+        assert!(client.contains("  echo(params: T.EchoParams, options?: CallOptions): Promise<T.EchoResult>"));
+        assert!(!client.contains("planUse("));
+        assert!(contract.contains("export const EXTENSION_URI = \"urn:example:notes:v1\";"));
     }
 }
