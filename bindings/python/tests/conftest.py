@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from support import AGENT_ARGS, agent_program, open_sync
-
 from cleveragents_contract import Client
+from support import AGENT_ARGS, agent_program, open_sync
 
 # How long the server may take to say where it listens.
 _START = 30.0
@@ -70,4 +69,5 @@ def client(transport: str, server_url: str) -> Iterator[Client]:
 
 
 def pytest_report_header() -> str:
-    return f"agent: {agent_program()} (exists: {Path(agent_program()).exists()}, {os.cpu_count()} cpus)"
+    program = agent_program()
+    return f"agent: {program} (exists: {Path(program).exists()}, {os.cpu_count()} cpus)"

@@ -45,7 +45,12 @@ def main() -> None:
                     {
                         "jsonrpc": "2.0",
                         "method": "stream/event",
-                        "params": {"requestId": id, "seq": seq, "taskSeq": seq + 10, "event": event},
+                        "params": {
+                            "requestId": id,
+                            "seq": seq,
+                            "taskSeq": seq + 10,
+                            "event": event,
+                        },
                     }
                 )
             if method == "stream/resume":

@@ -9,9 +9,9 @@ import asyncio
 from contextlib import aclosing, closing
 
 from google.protobuf import json_format
-from support import Fixture, install, install_async, open_async
 
 from cleveragents_contract import Client, methods, models
+from support import Fixture, install, install_async, open_async
 
 # The plan's events up to the approval it waits for, and the task state each
 # carries.
@@ -33,7 +33,9 @@ def state(event: models.DomainEvent) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def check(plan: models.Plan, execution: models.PlanExecution, events: list[models.DomainEvent]) -> None:
+def check(
+    plan: models.Plan, execution: models.PlanExecution, events: list[models.DomainEvent]
+) -> None:
     assert [(e.type, state(e)) for e in events] == BEFORE_APPROVAL
     cursors = [e.cursor for e in events]
     assert cursors == sorted(set(cursors))
@@ -47,7 +49,11 @@ def check(plan: models.Plan, execution: models.PlanExecution, events: list[model
         wire = json_format.MessageToDict(event.event)
         update = wire.get("statusUpdate") or wire["artifactUpdate"]
         domain = update["metadata"][methods.EXTENSION_URIS[0]]
-        assert (domain["event"], domain["planId"], domain["seq"]) == (event.type, plan.id, event.task_seq)
+        assert (domain["event"], domain["planId"], domain["seq"]) == (
+            event.type,
+            plan.id,
+            event.task_seq,
+        )
 
 
 def test_event_stream_with_resume(client: Client) -> None:
@@ -64,14 +70,21 @@ def test_event_stream_with_resume(client: Client) -> None:
                 break
     check(plan, execution, live)
     # The transport still serves calls after the stream was left.
-    assert client.plan_status(models.PlanStatusParams(plan_id=plan.id)).plan.state == "PLAN_STATE_INPUT_REQUIRED"
+    assert (
+        client.plan_status(models.PlanStatusParams(plan_id=plan.id)).plan.state
+        == "PLAN_STATE_INPUT_REQUIRED"
+    )
     stored = list(client.events_subscribe(models.EventsSubscribeParams(plan_id=plan.id)))
     assert stored == live
     resumed = list(
-        client.events_subscribe(models.EventsSubscribeParams(plan_id=plan.id), last_event_id=live[2].cursor)
+        client.events_subscribe(
+            models.EventsSubscribeParams(plan_id=plan.id), last_event_id=live[2].cursor
+        )
     )
     assert [e.to_wire() for e in resumed] == [e.to_wire() for e in live[3:]]
-    after = list(client.events_subscribe(models.EventsSubscribeParams(plan_id=plan.id, after=live[4].cursor)))
+    after = list(
+        client.events_subscribe(models.EventsSubscribeParams(plan_id=plan.id, after=live[4].cursor))
+    )
     assert after == live[5:]
     only = models.EventsSubscribeParams(plan_id=plan.id, types=["tool.invoked"])
     assert [e.cursor for e in client.events_subscribe(only)] == [live[2].cursor, live[4].cursor]

@@ -23,7 +23,9 @@ def schema() -> dict[str, Any]:
 
 
 def dump(spec: methods.MethodSpec[Any, Any], value: object) -> JsonValue:
-    dumped: JsonValue = spec.result.dump_python(value, mode="json", by_alias=True, exclude_none=True)
+    dumped: JsonValue = spec.result.dump_python(
+        value, mode="json", by_alias=True, exclude_none=True
+    )
     return dumped
 
 
@@ -85,7 +87,13 @@ def test_enums_and_one_ofs_are_checked() -> None:
 
 def test_error_answers_are_typed_by_error_info_then_code() -> None:
     domain = methods.EXTENSION_URIS[0]
-    info: JsonValue = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "NOT_FOUND", "domain": domain}]
+    info: JsonValue = [
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "NOT_FOUND",
+            "domain": domain,
+        }
+    ]
     found = typed_error(RpcFailure(-32001, "Actor `x` not found", info), domain)
     assert type(found) is errors.ExtNotFound
     assert isinstance(found, errors.CleveragentsError)

@@ -6,18 +6,17 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+
+from cleveragents_contract import Client, errors, methods, models
 from support import (
     NEW_CHANGELOG,
     Fixture,
     install,
     install_async,
     open_async,
-    open_sync,
     wait_until_not,
     wait_until_not_async,
 )
-
-from cleveragents_contract import Client, errors, methods, models
 
 EXT_DOMAIN = methods.EXTENSION_URIS[0]
 
@@ -28,13 +27,20 @@ def check_used(fixture: Fixture, plan: models.Plan) -> None:
     assert plan.automation_profile == fixture.profile
     assert plan.namespace == methods.DEFAULT_NAMESPACE
     assert plan.inputs == {"version": "2.4.0", "notes": "Faster search."}
-    assert (plan.phase, plan.state, plan.revision) == ("PLAN_PHASE_STRATEGIZE", "PLAN_STATE_CREATED", 1)
+    assert (plan.phase, plan.state, plan.revision) == (
+        "PLAN_PHASE_STRATEGIZE",
+        "PLAN_STATE_CREATED",
+        1,
+    )
     assert plan.base_project_revision == 1
     assert plan.task_id is None
 
 
 def check_executed(plan: models.Plan, execution: models.PlanExecution) -> None:
-    assert (execution.plan.state, execution.plan.phase) == ("PLAN_STATE_RUNNING", "PLAN_PHASE_EXECUTE")
+    assert (execution.plan.state, execution.plan.phase) == (
+        "PLAN_STATE_RUNNING",
+        "PLAN_PHASE_EXECUTE",
+    )
     assert execution.plan.task_id == execution.task_id
     assert execution.context_id == plan.context_id
 
@@ -60,7 +66,10 @@ def check_waiting(status: models.PlanStatus) -> None:
 
 def approval(plan: models.Plan) -> models.PlanPromptParams:
     return models.PlanPromptParams(
-        plan_id=plan.id, prompt_id="prm-approve-1", decision="PROMPT_DECISION_APPROVE", text="Looks good."
+        plan_id=plan.id,
+        prompt_id="prm-approve-1",
+        decision="PROMPT_DECISION_APPROVE",
+        text="Looks good.",
     )
 
 
@@ -162,13 +171,19 @@ def test_plan_lifecycle_async(transport: str, server_url: str) -> None:
             assert (await client.plan_prompt(approval(plan))).state == "PLAN_STATE_RUNNING"
             done = await wait_until_not_async(client, plan.id, "PLAN_STATE_RUNNING")
             assert done.plan.state == "PLAN_STATE_COMPLETED"
-            check_diff(plan, fixture, await client.plan_diff(models.PlanDiffParams(plan_id=plan.id)))
+            check_diff(
+                plan, fixture, await client.plan_diff(models.PlanDiffParams(plan_id=plan.id))
+            )
             try:
-                await client.plan_apply(models.PlanApplyParams(plan_id=plan.id, expected_project_revision=9))
+                await client.plan_apply(
+                    models.PlanApplyParams(plan_id=plan.id, expected_project_revision=9)
+                )
             except errors.ExtInvalidState as stale:
                 check_stale(stale, fixture)
             else:
                 raise AssertionError("a stale apply succeeded")
-            check_applied(plan, fixture, await client.plan_apply(models.PlanApplyParams(plan_id=plan.id)))
+            check_applied(
+                plan, fixture, await client.plan_apply(models.PlanApplyParams(plan_id=plan.id))
+            )
 
     asyncio.run(run())

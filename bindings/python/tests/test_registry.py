@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from support import open_async, unique
 
 from cleveragents_contract import Client, errors, methods, models
+from support import open_async, unique
 
 
 def spec(name: str, instructions: str) -> models.ActorSpec:
     return models.ActorSpec(
-        name=name, kind="ACTOR_KIND_AGENT", description="binding test actor", instructions=instructions
+        name=name,
+        kind="ACTOR_KIND_AGENT",
+        description="binding test actor",
+        instructions=instructions,
     )
 
 
@@ -41,7 +44,11 @@ def test_registry_crud(client: Client) -> None:
     assert (duplicate.value.code, duplicate.value.reason) == (-32005, "ALREADY_EXISTS")
     update = models.ActorUpdateParams(expected_version=1, actor=spec(name, "Say goodbye."))
     updated = client.registry_actors_update(update)
-    assert (updated.version, updated.instructions, updated.created_at) == (2, "Say goodbye.", added.created_at)
+    assert (updated.version, updated.instructions, updated.created_at) == (
+        2,
+        "Say goodbye.",
+        added.created_at,
+    )
     with pytest.raises(errors.ExtInvalidState) as stale:
         client.registry_actors_update(update)
     assert (stale.value.code, stale.value.reason, stale.value.domain) == (
@@ -51,8 +58,14 @@ def test_registry_crud(client: Client) -> None:
     )
     listed = client.registry_actors_list(models.RegistryListParams(limit=500))
     assert name in [actor.name for actor in listed.items]
-    removed = client.registry_actors_remove(models.RegistryRemoveParams(name=name, expected_version=2))
-    assert removed.to_wire() == {"namespace": methods.DEFAULT_NAMESPACE, "name": name, "removedVersion": 2}
+    removed = client.registry_actors_remove(
+        models.RegistryRemoveParams(name=name, expected_version=2)
+    )
+    assert removed.to_wire() == {
+        "namespace": methods.DEFAULT_NAMESPACE,
+        "name": name,
+        "removedVersion": 2,
+    }
     with pytest.raises(errors.ExtNotFound) as gone:
         client.registry_actors_show(models.RegistryShowParams(name=name))
     assert gone.value.message == f"Actor `{name}` not found"
@@ -62,7 +75,9 @@ def test_registry_crud_async(transport: str, server_url: str) -> None:
     async def run() -> None:
         async with await open_async(transport, server_url) as client:
             name = unique("actor")
-            added = await client.registry_actors_add(models.ActorAddParams(actor=spec(name, "Say hello.")))
+            added = await client.registry_actors_add(
+                models.ActorAddParams(actor=spec(name, "Say hello."))
+            )
             check_added(name, added)
             update = models.ActorUpdateParams(expected_version=1, actor=spec(name, "Say goodbye."))
             assert (await client.registry_actors_update(update)).version == 2

@@ -10,16 +10,18 @@ import httpx
 from a2a.client import ClientConfig, ClientFactory
 from a2a.types import GetTaskRequest, Task
 from a2a.utils.constants import TransportProtocol
-from support import TIMEOUT, text_message, unique
 
 from cleveragents_contract import AsyncClient, AsyncHttpTransport, models
+from support import TIMEOUT, text_message, unique
 
 
 def test_sdk_and_extension_share_a_client_and_types(server_url: str) -> None:
     async def run() -> None:
         async with httpx.AsyncClient(timeout=TIMEOUT) as http:
             config = ClientConfig(
-                streaming=False, httpx_client=http, supported_protocol_bindings=[TransportProtocol.JSONRPC]
+                streaming=False,
+                httpx_client=http,
+                supported_protocol_bindings=[TransportProtocol.JSONRPC],
             )
             sdk = await ClientFactory(config).create_from_url(server_url)
             ours = AsyncClient(AsyncHttpTransport(server_url, http_client=http))

@@ -9,16 +9,18 @@ import asyncio
 
 import pytest
 from a2a.types import a2a_pb2
-from support import open_async, text_message, unique
 
 from cleveragents_contract import Client, errors, models
+from support import open_async, text_message, unique
 
 
 def test_session_export_import(client: Client) -> None:
     title = unique("export")
     session = client.session_create(models.SessionCreateParams(title=title, metadata={"n": 1}))
     for text in ("first", "second"):
-        told = client.session_tell(models.SessionTellParams(session_id=session.id, message=text_message(text)))
+        told = client.session_tell(
+            models.SessionTellParams(session_id=session.id, message=text_message(text))
+        )
         assert told.WhichOneof("payload") == "task"
         assert told.task.context_id == session.id
     shown = client.session_show(models.SessionShowParams(session_id=session.id))
@@ -52,11 +54,19 @@ def test_session_export_import(client: Client) -> None:
 def test_session_export_import_async(transport: str, server_url: str) -> None:
     async def run() -> None:
         async with await open_async(transport, server_url) as client:
-            session = await client.session_create(models.SessionCreateParams(title=unique("export")))
-            await client.session_tell(models.SessionTellParams(session_id=session.id, message=text_message("hi")))
+            session = await client.session_create(
+                models.SessionCreateParams(title=unique("export"))
+            )
+            await client.session_tell(
+                models.SessionTellParams(session_id=session.id, message=text_message("hi"))
+            )
             shown = await client.session_show(models.SessionShowParams(session_id=session.id))
-            document = await client.session_export(models.SessionExportParams(session_id=session.id))
-            await client.session_delete(models.SessionDeleteParams(session_id=session.id, force=True))
+            document = await client.session_export(
+                models.SessionExportParams(session_id=session.id)
+            )
+            await client.session_delete(
+                models.SessionDeleteParams(session_id=session.id, force=True)
+            )
             imported = await client.session_import(models.SessionImportParams(document=document))
             assert imported == shown.session
             try:

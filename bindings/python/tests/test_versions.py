@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from support import AGENT_ARGS, TIMEOUT, agent_program
 
 from cleveragents_contract import AsyncClient, Client, StdioTransport, errors, methods, models
+from support import AGENT_ARGS, TIMEOUT, agent_program
 
 RETIRED = "1.0"
 
@@ -21,7 +21,9 @@ def check(mismatch: errors.ExtVersionMismatch) -> None:
         methods.EXTENSION_URIS[0],
     )
     assert isinstance(mismatch.data, list)
-    [info] = [d for d in mismatch.data if isinstance(d, dict) and d.get("reason") == "VERSION_MISMATCH"]
+    [info] = [
+        d for d in mismatch.data if isinstance(d, dict) and d.get("reason") == "VERSION_MISMATCH"
+    ]
     metadata = info.get("metadata")
     assert isinstance(metadata, dict)
     assert metadata.get("supportedVersions") == ",".join(methods.EXTENSION_VERSIONS)
@@ -31,7 +33,9 @@ def test_a_served_version_is_spoken(server_url: str) -> None:
     oldest = methods.EXTENSION_VERSIONS[0]
     with Client.http(server_url, extension_version=oldest, timeout=TIMEOUT) as client:
         assert isinstance(client.plan_list(), models.PlanList)
-    transport = StdioTransport(agent_program(), ["--stdio", *AGENT_ARGS], extension_version=oldest, timeout=TIMEOUT)
+    transport = StdioTransport(
+        agent_program(), ["--stdio", *AGENT_ARGS], extension_version=oldest, timeout=TIMEOUT
+    )
     with Client(transport) as client:
         assert isinstance(client.plan_list(), models.PlanList)
         extensions = [e.to_wire() for e in transport.session.extensions]
@@ -48,12 +52,19 @@ def test_a_retired_version_is_refused_over_http(server_url: str) -> None:
 
 def test_a_retired_version_is_refused_over_stdio() -> None:
     with pytest.raises(errors.ExtVersionMismatch) as refused:
-        Client.stdio(agent_program(), ["--stdio", *AGENT_ARGS], extension_version=RETIRED, timeout=TIMEOUT)
+        Client.stdio(
+            agent_program(), ["--stdio", *AGENT_ARGS], extension_version=RETIRED, timeout=TIMEOUT
+        )
     check(refused.value)
 
     async def run() -> None:
         try:
-            await AsyncClient.stdio(agent_program(), ["--stdio", *AGENT_ARGS], extension_version=RETIRED, timeout=TIMEOUT)
+            await AsyncClient.stdio(
+                agent_program(),
+                ["--stdio", *AGENT_ARGS],
+                extension_version=RETIRED,
+                timeout=TIMEOUT,
+            )
         except errors.ExtVersionMismatch as mismatch:
             check(mismatch)
         else:

@@ -45,18 +45,26 @@ def test_http_sends_the_version_and_extension_headers() -> None:
 
 def test_http_streams_resume_with_last_event_id() -> None:
     seen: list[httpx.Request] = []
-    table = json.loads((Path(__file__).resolve().parents[3] / "schema" / "cleveragents-ext.json").read_text())
+    table = json.loads(
+        (Path(__file__).resolve().parents[3] / "schema" / "cleveragents-ext.json").read_text()
+    )
     event = table["x-methods"][methods.EVENTS_SUBSCRIBE.name]["examples"][0]["events"][0]
 
     def answer(request: httpx.Request) -> httpx.Response:
         seen.append(request)
-        body = "".join(
-            f"id: {cursor}\ndata: {json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {**event, 'cursor': cursor}})}\n\n"
-            for cursor in (4, 5, 6)
+        answers = {
+            c: {"jsonrpc": "2.0", "id": 1, "result": {**event, "cursor": c}} for c in (4, 5, 6)
+        }
+        body = "".join(f"id: {c}\ndata: {json.dumps(a)}\n\n" for c, a in answers.items())
+        return httpx.Response(
+            200, text=": keep-alive\n\n" + body, headers={"content-type": "text/event-stream"}
         )
-        return httpx.Response(200, text=": keep-alive\n\n" + body, headers={"content-type": "text/event-stream"})
 
-    client = Client(HttpTransport("http://agent.test/", http_client=httpx.Client(transport=httpx.MockTransport(answer))))
+    client = Client(
+        HttpTransport(
+            "http://agent.test/", http_client=httpx.Client(transport=httpx.MockTransport(answer))
+        )
+    )
     cursors = [e.cursor for e in client.events_subscribe(last_event_id=4)]
     # The server's replay of the event resumed after is not delivered again.
     assert cursors == [5, 6]
@@ -69,10 +77,18 @@ def test_http_error_before_the_stream_is_typed() -> None:
         error = {"code": -32602, "message": "Invalid params: types: unknown"}
         return httpx.Response(200, json={"jsonrpc": "2.0", "id": 1, "error": error})
 
-    client = Client(HttpTransport("http://agent.test/", http_client=httpx.Client(transport=httpx.MockTransport(answer))))
+    client = Client(
+        HttpTransport(
+            "http://agent.test/", http_client=httpx.Client(transport=httpx.MockTransport(answer))
+        )
+    )
     with pytest.raises(errors.ExtInvalidParams) as refused:
         list(client.events_subscribe())
-    assert (refused.value.code, refused.value.reason, refused.value.domain) == (-32602, "INVALID_PARAMS", EXT)
+    assert (refused.value.code, refused.value.reason, refused.value.domain) == (
+        -32602,
+        "INVALID_PARAMS",
+        EXT,
+    )
     assert refused.value.message == "Invalid params: types: unknown"
 
 
@@ -83,12 +99,16 @@ def recorded(log: Path) -> list[dict[str, JsonValue]]:
 def test_stdio_handshake_cancel_and_resume(tmp_path: Path) -> None:
     log = tmp_path / "agent.log"
     env = {"FAKE_AGENT_LOG": str(log), "PATH": ""}
-    with Client.stdio(sys.executable, [str(FAKE_AGENT)], extension_version="1.2", env=env, timeout=20) as client:
+    with Client.stdio(
+        sys.executable, [str(FAKE_AGENT)], extension_version="1.2", env=env, timeout=20
+    ) as client:
         stream = client.events_subscribe(models.EventsSubscribeParams(follow=True))
         first = next(stream)
         assert (first.cursor, first.type) == (1, "session.message")
         stream.close()
-        resumed = list(client.events_subscribe(models.EventsSubscribeParams(plan_id="p"), last_event_id=11))
+        resumed = list(
+            client.events_subscribe(models.EventsSubscribeParams(plan_id="p"), last_event_id=11)
+        )
         assert len(resumed) == 2
     sent = recorded(log)
     initialize, subscribe, cancel, resume = sent
@@ -97,7 +117,10 @@ def test_stdio_handshake_cancel_and_resume(tmp_path: Path) -> None:
     assert isinstance(params, dict)
     assert params["protocolVersion"] == "1.0"
     assert params["extensions"] == [{"uri": EXT, "version": "1.2"}]
-    assert isinstance(params["clientInfo"], dict) and params["clientInfo"]["name"] == "cleveragents-contract"
+    assert (
+        isinstance(params["clientInfo"], dict)
+        and params["clientInfo"]["name"] == "cleveragents-contract"
+    )
     assert subscribe == {
         "jsonrpc": "2.0",
         "id": 2,
@@ -114,5 +137,9 @@ def test_stdio_handshake_cancel_and_resume(tmp_path: Path) -> None:
         "jsonrpc": "2.0",
         "id": 4,
         "method": methods.STDIO_STREAM_RESUME.name,
-        "params": {"method": methods.EVENTS_SUBSCRIBE.name, "params": {"planId": "p"}, "lastEventId": 11},
+        "params": {
+            "method": methods.EVENTS_SUBSCRIBE.name,
+            "params": {"planId": "p"},
+            "lastEventId": 11,
+        },
     }

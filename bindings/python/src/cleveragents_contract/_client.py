@@ -28,6 +28,7 @@ __all__ = [
 P = TypeVar("P", bound=BaseModel)
 R = TypeVar("R")
 
+
 def default_agent() -> str:
     """The agent program stdio clients start: ``$CLEVERAGENTS_AGENT`` or
     ``cleveragents-agent`` on the PATH."""

@@ -63,7 +63,8 @@ class ContractError(Exception):
         super().__init__(self.message)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(code={self.code}, reason={self.reason!r}, message={self.message!r})"
+        name = type(self).__name__
+        return f"{name}(code={self.code}, reason={self.reason!r}, message={self.message!r})"
 
 
 _REGISTRY: dict[tuple[str, str], type[ContractError]] = {}

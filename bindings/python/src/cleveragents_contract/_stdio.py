@@ -56,7 +56,9 @@ class _Closed:
 _Item = _Event | _Answer | _Closed
 
 
-def _initialize_params(extensions: Sequence[str] | None, extension_version: str | None) -> dict[str, JsonValue]:
+def _initialize_params(
+    extensions: Sequence[str] | None, extension_version: str | None
+) -> dict[str, JsonValue]:
     try:
         version = metadata.version("cleveragents-contract")
     except metadata.PackageNotFoundError:
@@ -101,12 +103,16 @@ def _route(line: bytes) -> tuple[int, _Item] | None:
     return target, (_Event(params) if params is not None else _Answer(message))
 
 
-def _resume(method: str, params: dict[str, JsonValue], last_event_id: int | None) -> tuple[str, dict[str, JsonValue]]:
+def _resume(
+    method: str, params: dict[str, JsonValue], last_event_id: int | None
+) -> tuple[str, dict[str, JsonValue]]:
     """The request a stream opens with: the method itself, or ``stream/resume``
     of it after the last event seen."""
     if last_event_id is None:
         return method, params
-    resume = methods.STDIO_STREAM_RESUME.params(method=method, params=params, last_event_id=last_event_id)
+    resume = methods.STDIO_STREAM_RESUME.params(
+        method=method, params=params, last_event_id=last_event_id
+    )
     return methods.STDIO_STREAM_RESUME.name, encode(resume)
 
 
@@ -146,7 +152,9 @@ class StdioTransport:
         self._reader = threading.Thread(target=self._read, name="cleveragents-stdio", daemon=True)
         self._reader.start()
         try:
-            answer = self.call(methods.STDIO_INITIALIZE.name, _initialize_params(extensions, extension_version))
+            answer = self.call(
+                methods.STDIO_INITIALIZE.name, _initialize_params(extensions, extension_version)
+            )
             self.session = methods.STDIO_INITIALIZE.result.validate_python(answer)
         except RpcFailure as failure:
             self.close()
@@ -238,7 +246,9 @@ class StdioTransport:
             if not finished and not self._closed:
                 # Best effort: the cancel's own answer is not awaited.
                 try:
-                    self._write(request(self._ids.next(), methods.STDIO_STREAM_CANCEL.name, _cancel(id)))
+                    self._write(
+                        request(self._ids.next(), methods.STDIO_STREAM_CANCEL.name, _cancel(id))
+                    )
                 except TransportError:
                     pass
 
@@ -301,7 +311,9 @@ class AsyncStdioTransport:
             raise TransportError(f"cannot start agent {program!r}: {error}") from error
         transport = cls(process, timeout)
         try:
-            answer = await transport.call(methods.STDIO_INITIALIZE.name, _initialize_params(extensions, extension_version))
+            answer = await transport.call(
+                methods.STDIO_INITIALIZE.name, _initialize_params(extensions, extension_version)
+            )
             transport.session = methods.STDIO_INITIALIZE.result.validate_python(answer)
         except RpcFailure as failure:
             await transport.close()
@@ -328,7 +340,9 @@ class AsyncStdioTransport:
         for waiter in self._pending.values():
             waiter.put_nowait(_Closed())
 
-    async def _send(self, method: str, params: dict[str, JsonValue]) -> tuple[int, asyncio.Queue[_Item]]:
+    async def _send(
+        self, method: str, params: dict[str, JsonValue]
+    ) -> tuple[int, asyncio.Queue[_Item]]:
         if self._closed:
             raise TransportError("the agent has exited")
         id = self._ids.next()
@@ -388,7 +402,9 @@ class AsyncStdioTransport:
             self._pending.pop(id, None)
             if not finished and not self._closed:
                 try:
-                    await self._write(request(self._ids.next(), methods.STDIO_STREAM_CANCEL.name, _cancel(id)))
+                    await self._write(
+                        request(self._ids.next(), methods.STDIO_STREAM_CANCEL.name, _cancel(id))
+                    )
                 except TransportError:
                     pass
 
