@@ -189,9 +189,19 @@ export class HttpTransport implements Transport {
     const onAbort = (): void => abort.abort(options.signal?.reason);
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
+      let resuming = false;
       for (;;) {
         const opening = bounded(abort.signal, options.timeoutMs ?? this.options.timeoutMs ?? 30_000);
-        const response = await this.send(method, params, SSE_TYPE, opening, lastId);
+        let response: Response;
+        try {
+          response = await this.send(method, params, SSE_TYPE, opening, lastId);
+        } catch (error) {
+          // Reopening a broken stream: a refused connection is tried again, within the budget.
+          if (!resuming || !(error instanceof TransportError) || abort.signal.aborted || resumesLeft <= 0) throw error;
+          resumesLeft -= 1;
+          await pause(RESUME_PAUSE_MS, abort.signal);
+          continue;
+        }
         if (!response.ok) throw await this.failure(response);
         const type = response.headers.get("content-type") ?? "";
         if (!type.startsWith(SSE_TYPE) || response.body === null) {
@@ -222,6 +232,7 @@ export class HttpTransport implements Transport {
             throw new TransportError(`${method}: stream broken: ${describe(error)}`, { cause: error });
           }
           resumesLeft -= 1;
+          resuming = true;
         } finally {
           abort.signal.removeEventListener("abort", cancel);
         }
@@ -235,6 +246,22 @@ export class HttpTransport implements Transport {
   async close(): Promise<void> {
     this.closed = true;
   }
+}
+
+/** The pause before reopening a stream whose connection was refused. */
+const RESUME_PAUSE_MS = 200;
+
+/** Waits `ms`, or less when `signal` fires. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 function describe(error: unknown): string {

@@ -63,6 +63,11 @@ export class StdioTransport implements Transport {
     child.once("error", (error) => this.fail(new TransportError(`the agent failed: ${error.message}`, { cause: error })));
   }
 
+  /** The agent's process id (while it runs). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Spawns the agent and performs the `initialize` handshake. */
   static async spawn(options: StdioTransportOptions = {}): Promise<StdioTransport> {
     const command = options.command ?? process.env["CLEVERAGENTS_AGENT"] ?? "cleveragents-agent";

@@ -112,16 +112,17 @@ overEveryTransport("domain events", (context, kind) => {
       const { client, unique, server } = context();
       const sessionId = await sessionWithTwoMessages(client, unique);
       const all = await collect(client.eventsSubscribe({ sessionId }));
-      const proxy = await breakingProxy(server.url, 2);
+      const proxy = await breakingProxy(server.url, 2, 1);
       try {
         const { transport } = await HttpTransport.fromAgentCard(server.url, kind);
         const endpoint = new URL(transport.binding === "JSONRPC" ? "/" : "/rest", proxy.url).toString();
         const viaProxy = new ExtensionClient(new HttpTransport({ url: endpoint, binding: kind, timeoutMs: 20_000 }));
         const events = await collect(viaProxy.eventsSubscribe({ sessionId }));
         assert.deepEqual(events, all);
+        // The first reopening is refused (the connection dropped at once), the next one succeeds.
         assert.deepEqual(
           proxy.requests.map((h) => h["last-event-id"]),
-          [undefined, String(all[1]?.id)],
+          [undefined, String(all[1]?.id), String(all[1]?.id)],
         );
       } finally {
         await proxy.close();
@@ -132,17 +133,25 @@ overEveryTransport("domain events", (context, kind) => {
 
 /**
  * A proxy to `target` that cuts its first event stream after `cut` events
- * (a dropped connection) and passes everything else through.
+ * (a dropped connection), then drops the next `refuse` stream requests at
+ * once, and passes everything else through.
  */
 async function breakingProxy(
   target: string,
   cut: number,
+  refuse: number,
 ): Promise<{ url: string; requests: IncomingHttpHeaders[]; close(): Promise<void> }> {
   const requests: IncomingHttpHeaders[] = [];
   let broken = false;
+  let refused = 0;
   const proxy = createServer((req, res) => {
     const streaming = (req.headers.accept ?? "").includes("text/event-stream");
     if (streaming) requests.push(req.headers);
+    if (streaming && broken && refused < refuse) {
+      refused += 1;
+      req.socket.destroy();
+      return;
+    }
     const upstream = httpRequest(new URL(req.url ?? "/", target), { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       if (!streaming || broken) {
