@@ -392,6 +392,7 @@ fn settle(args: Args, file: FileConfig, config_text: &[u8]) -> Result<Settings, 
         members,
         sync_remotes: file.sync_remotes,
         limits: file.task_limits,
+        input_modes: app::tasks::InputModes::new(server::card::accepted_input_modes(&server_config.agent)),
         plan_lease: file.plans.lease_ms.map(Duration::from_millis),
         // One registry: the server records calls and streams, the
         // application commits and deliveries, and `/metrics` shows them all.

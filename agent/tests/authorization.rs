@@ -224,7 +224,10 @@ fn config_file(dir: &std::path::Path) -> std::path::PathBuf {
     let credential = |secret: &str, subject: &str| json!({"secret": secret, "subject": subject});
     let config = json!({
         "push": {"allow_list": ["127.0.0.1:9"]},
-        "server": {"auth": {
+        // The schema's SendMessage example, which makes the fixture's task,
+        // sends a PDF with its text: this agent takes PDFs.
+        "server": {"agent": {"default_input_modes": ["text/plain", "application/json", "application/pdf"]},
+        "auth": {
             "api_keys": [
                 credential("key-admin-north", "admin-north"),
                 credential("key-reader-north", "reader-north"),

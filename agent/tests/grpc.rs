@@ -104,7 +104,8 @@ fn calls_over_grpc_answer_what_json_rpc_answers() {
             http.call("ListTasks", json!({})).await.expect("ListTasks")
         );
 
-        // A stream: the task, then its final update, as JSON-RPC streams them.
+        // A stream: the task, then its updates, as JSON-RPC streams them (a
+        // message naming no suite behaviour gets the default executor's echo).
         let stream =
             json!({"message": {"messageId": "grpc-2", "role": "ROLE_USER", "parts": [{"text": "s"}]}});
         let events: Vec<Value> = grpc
@@ -114,13 +115,18 @@ fn calls_over_grpc_answer_what_json_rpc_answers() {
             .map(|event| event.expect("an event").data)
             .collect()
             .await;
-        assert_eq!(events.len(), 2, "{events:?}");
+        assert_eq!(events.len(), 3, "{events:?}");
         assert_eq!(events[0]["task"]["status"]["state"], "TASK_STATE_SUBMITTED");
+        assert_eq!(events[1]["statusUpdate"]["status"]["state"], "TASK_STATE_WORKING");
         assert_eq!(
-            events[1]["statusUpdate"]["status"]["state"],
+            events[2]["statusUpdate"]["status"]["state"],
             "TASK_STATE_COMPLETED"
         );
-        assert_eq!(events[1]["statusUpdate"]["taskId"], events[0]["task"]["id"]);
+        assert_eq!(
+            events[2]["statusUpdate"]["status"]["message"]["parts"][0]["text"],
+            "Received: s"
+        );
+        assert_eq!(events[2]["statusUpdate"]["taskId"], events[0]["task"]["id"]);
 
         // Errors are the contract's, with the registry's code and ErrorInfo.
         let error = grpc

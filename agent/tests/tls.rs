@@ -151,7 +151,7 @@ fn https_serves_the_card_json_rpc_streams_and_rest_over_http2_and_http1() {
             [
                 ("JSONRPC", endpoint.as_str()),
                 ("JSONRPC", endpoint.as_str()),
-                ("urn:cleveragents:bindings:stdio:v1", "stdio:"),
+                // No stdio interface: an HTTP client cannot reach it.
                 ("HTTP+JSON", rest.as_str()),
                 // gRPC over the same TLS listener, at its host:port.
                 ("GRPC", origin.trim_start_matches("https://")),
@@ -602,7 +602,7 @@ fn behind_a_proxy_only_what_a_trusted_proxy_forwards_from_https_is_served() {
         "https://agents.example.test/"
     );
     assert_eq!(
-        card["supportedInterfaces"][3]["url"],
+        card["supportedInterfaces"][2]["url"],
         "https://agents.example.test/rest"
     );
     let served = post(&agent.addr(), forwarded, &call);

@@ -89,7 +89,9 @@ impl App {
         );
         let executor: Arc<dyn Executor> = match executor {
             ExecutorChoice::Kind(ExecutorKind::Default) => Arc::new(DefaultExecutor::new(plans.clone())),
-            ExecutorChoice::Kind(ExecutorKind::Tck) => Arc::new(crate::tck::TckExecutor),
+            ExecutorChoice::Kind(ExecutorKind::Tck) => {
+                Arc::new(crate::tck::TckExecutor::new(DefaultExecutor::new(plans.clone())))
+            }
             ExecutorChoice::Custom(executor) => executor,
         };
         let tasks = TaskService::new(
@@ -98,6 +100,7 @@ impl App {
             executor,
             push.clone(),
             config.limits.clone(),
+            config.input_modes.clone(),
             config.plan_lease.unwrap_or(crate::plans::lease::DEFAULT_LEASE),
         );
         Arc::new(App {

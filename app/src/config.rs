@@ -13,7 +13,9 @@ pub enum ExecutorKind {
     /// The deterministic CleverAgents session executor (plans, echo).
     #[default]
     Default,
-    /// Behaves as the a2a-tck scenarios expect (chosen by configuration only).
+    /// Behaves as the a2a-tck and ACTS scenarios expect where a message names
+    /// one of their behaviours, as the default everywhere else (chosen by
+    /// configuration only).
     Tck,
 }
 
@@ -24,6 +26,9 @@ pub struct AppConfig {
     pub push: PushConfig,
     /// Bounds on what one caller can make the application hold.
     pub limits: DomainLimits,
+    /// The media types a message's parts may name (the card's input modes);
+    /// the default takes any.
+    pub input_modes: crate::tasks::InputModes,
     /// Returned by GetExtendedAgentCard; `None` answers ExtendedAgentCardNotConfigured.
     pub extended_agent_card: Option<AgentCard>,
     /// Known principals and their roles, for `namespace/members` (principal → namespace → role).

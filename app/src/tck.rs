@@ -16,10 +16,14 @@
 //! `<purpose>-message-id-<uuid>` and expects the task they open to stay open,
 //! to be continued, cancelled and read with its history; such a message opens
 //! a `tck-multi-turn` conversation.
+//!
+//! A message that names no behaviour (and continues no task opened by one)
+//! goes to the default executor, so the agent the suites test is the agent
+//! users get: plans start from messages and sessions run as usual.
 
-use crate::executor::{message_text, text_part, ExecRequest, Executor, Start, TaskHandle};
+use crate::executor::{message_text, text_part, DefaultExecutor, ExecRequest, Executor, Start, TaskHandle};
 use a2a::rpc::{BoxFuture, Error};
-use a2a::types::{Artifact, Message, Part, PartContent, Role, TaskState};
+use a2a::types::{Artifact, Message, Part, PartContent, Role, Task, TaskState};
 use base64::Engine as _;
 use std::time::Duration;
 
@@ -31,7 +35,17 @@ const LONG_RUNNING: Duration = Duration::from_secs(2);
 /// A continuation of `tck-multi-turn` starting with this ends the conversation.
 const MULTI_TURN_DONE: &str = "done";
 
-pub struct TckExecutor;
+/// The suites' behaviours where a message names one; the default executor
+/// for every other message.
+pub struct TckExecutor {
+    fallback: DefaultExecutor,
+}
+
+impl TckExecutor {
+    pub(crate) fn new(fallback: DefaultExecutor) -> Self {
+        TckExecutor { fallback }
+    }
+}
 
 fn artifact(parts: Vec<Part>) -> Artifact {
     Artifact {
@@ -109,7 +123,7 @@ fn named_by(message: &Message) -> Option<&'static str> {
         })
 }
 
-/// The behaviour a request asks for ("" for none: complete with a message).
+/// The behaviour a request asks for ("" for none: the default executor's).
 fn scenario(request: &ExecRequest) -> &'static str {
     let opened_by = request
         .task
@@ -124,8 +138,9 @@ fn scenario(request: &ExecRequest) -> &'static str {
 
 impl Executor for TckExecutor {
     fn start(&self, request: &ExecRequest) -> Result<Start, Error> {
-        if scenario(request) == "tck-message-response" {
-            return Ok(Start::Message(Box::new(Message {
+        match scenario(request) {
+            "" => self.fallback.start(request),
+            "tck-message-response" => Ok(Start::Message(Box::new(Message {
                 message_id: crate::util::new_id(),
                 context_id: request.message.context_id.clone(),
                 task_id: None,
@@ -134,15 +149,22 @@ impl Executor for TckExecutor {
                 metadata: None,
                 extensions: vec![],
                 reference_task_ids: vec![],
-            })));
+            }))),
+            _ => Ok(Start::Task),
         }
-        Ok(Start::Task)
     }
 
     fn run(&self, request: ExecRequest, task: TaskHandle) -> BoxFuture<'static, ()> {
+        if scenario(&request).is_empty() {
+            return self.fallback.run(request, task);
+        }
         Box::pin(async move {
             let _ = run_scenario(&request, &task).await;
         })
+    }
+
+    fn cancelled<'a>(&'a self, namespace: &'a str, task: &'a Task) -> BoxFuture<'a, ()> {
+        self.fallback.cancelled(namespace, task)
     }
 }
 
@@ -260,7 +282,7 @@ async fn run_scenario(request: &ExecRequest, task: &TaskHandle) -> Result<(), Er
             tokio::time::sleep(STREAMING_TIMEOUT * 2).await;
             task.status(TaskState::Completed, None).await?;
         }
-        // `tck-complete-task` and every unknown prefix: complete with a message.
+        // `tck-complete-task`: complete with a message.
         _ => {
             task.status(TaskState::Completed, Some("Hello from TCK")).await?;
         }

@@ -538,6 +538,105 @@ async fn tck_executor_scenarios() {
     );
 }
 
+/// A message naming no suite behaviour gets the default executor's answer
+/// from the suites' executor: the echo, not the TCK's greeting.
+#[tokio::test]
+async fn tck_executor_leaves_other_messages_to_the_default_executor() {
+    let app = App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
+        AppConfig {
+            executor: ExecutorKind::Tck,
+            ..Default::default()
+        },
+    );
+    let router = Router::new(app);
+    let plain = call(
+        &router,
+        &local(),
+        "SendMessage",
+        json!({ "message": msg("m-1", "hello") }),
+    )
+    .await
+    .expect("send");
+    assert_eq!(plain["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(
+        plain["task"]["status"]["message"]["parts"][0]["text"],
+        "Received: hello"
+    );
+    // A behaviour named by the text (as ACTS names it) is still the suite's.
+    let named = call(
+        &router,
+        &local(),
+        "SendMessage",
+        json!({ "message": msg("m-2", "tck-input-required please") }),
+    )
+    .await
+    .expect("send");
+    assert_eq!(named["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+}
+
+/// A part naming a media type outside the agent's input modes is refused with
+/// ContentTypeNotSupportedError (-32005) and nothing is stored; a part naming
+/// an accepted one, or none, is taken.
+#[tokio::test]
+async fn a_part_of_a_media_type_the_agent_does_not_take_is_refused() {
+    let app = App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
+        AppConfig {
+            input_modes: app::tasks::InputModes::new(["text/plain", "application/json", "image/*"]),
+            ..Default::default()
+        },
+    );
+    let router = Router::new(app);
+    let part = |media: &str| json!({ "text": "x", "mediaType": media });
+    for method in ["SendMessage", "SendStreamingMessage"] {
+        let mut message = msg("bad-media", "x");
+        message["parts"] = json!([part("text/plain"), part("application/x-unsupported-type-12345")]);
+        let error = match router
+            .dispatch(local(), method, Some(json!({ "message": message })))
+            .await
+        {
+            Outcome::Single(reply) => reply.expect_err("refused"),
+            Outcome::Stream(_) => panic!("{method}: a stream, not a refusal"),
+        };
+        assert_eq!(error.code, -32005, "{method}");
+        assert_eq!(
+            error.data.as_ref().unwrap()[0]["reason"],
+            "CONTENT_TYPE_NOT_SUPPORTED"
+        );
+        assert_eq!(
+            error.message,
+            "message.parts[1].mediaType `application/x-unsupported-type-12345` is not accepted by this agent (it accepts text/plain, application/json, image/*)"
+        );
+    }
+    // The ACTS corpus names the type in the part's metadata.
+    let mut message = msg("bad-media-metadata", "x");
+    message["parts"] = json!([{ "data": { "value": "unsupported" },
+                                "metadata": { "contentType": "application/x-unsupported-type-12345" } }]);
+    let error = call(&router, &local(), "SendMessage", json!({ "message": message }))
+        .await
+        .expect_err("refused");
+    assert_eq!(error.code, -32005);
+    assert_eq!(
+        error.message,
+        "message.parts[0].metadata.contentType `application/x-unsupported-type-12345` is not accepted by this agent (it accepts text/plain, application/json, image/*)"
+    );
+    let listed = call(&router, &local(), "ListTasks", json!({}))
+        .await
+        .expect("list");
+    assert_eq!(listed["totalSize"], 0, "nothing stored");
+    let mut message = msg("good-media", "x");
+    message["parts"] = json!([
+        part("TEXT/PLAIN; charset=utf-8"),
+        part("image/png"),
+        { "data": { "a": 1 } }
+    ]);
+    let sent = call(&router, &local(), "SendMessage", json!({ "message": message }))
+        .await
+        .expect("accepted");
+    assert_eq!(sent["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+}
+
 /// The v0.3 a2a-tck numbers its messages `<purpose>-message-id-<uuid>` and
 /// expects the task to stay open: continued, read with its history, cancelled.
 #[tokio::test]

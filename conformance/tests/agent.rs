@@ -130,6 +130,41 @@ async fn our_agent_passes_the_gate_over_both_transports_with_identical_answers()
     assert_eq!(again.summary, over_http.summary);
 }
 
+/// The agent the official suites test (`--executor tck`) is the agent users
+/// get: where a message names no suite behaviour it runs the default
+/// executor, so every scenario of our own suite — plans started from
+/// messages among them — passes against it too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_suite_behaviours_agent_passes_every_scenario_too() {
+    let app = app::App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
+        app::AppConfig {
+            executor: app::ExecutorKind::Tck,
+            ..Default::default()
+        },
+    );
+    let options = RunOptions {
+        groups: vec!["scenarios".to_string()],
+        ..RunOptions::with_profile(Profile::Strict)
+    };
+    let report = run(
+        &InProcessStdio {
+            dispatch: std::sync::Arc::new(a2a::Router::new(app)),
+        },
+        &options,
+    )
+    .await;
+    assert!(report.passed(), "{}", report.to_text());
+    assert!(
+        report
+            .cases
+            .iter()
+            .any(|c| c.id == "scenarios/events-plan-lifecycle" && c.outcome == Outcome::Pass),
+        "{}",
+        report.to_text()
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_written_over_http_reads_the_same_over_stdio() {
     let dispatch = app_dispatch();

@@ -19,8 +19,8 @@ use std::collections::HashMap;
 /// Which transport the card is served over: its interface is listed first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Binding {
-    /// Served over HTTP: the HTTP interfaces come first and the configured
-    /// security schemes apply.
+    /// Served over HTTP: only the HTTP interfaces, and the configured security
+    /// schemes apply.
     Http,
     /// Served over stdio: the stdio interface comes first and no security
     /// scheme applies (local mode runs as the user).
@@ -78,6 +78,19 @@ fn default_skills() -> Vec<AgentSkill> {
             output_modes: Vec::new(),
             security_requirements: Vec::new(),
         })
+        .collect()
+}
+
+/// Every media type the cards say the agent takes in messages: the default
+/// input modes and those of each skill, public or extended (a skill may take
+/// more than the default). A sent part naming another is refused.
+pub fn accepted_input_modes(agent: &AgentInfo) -> Vec<String> {
+    let skills = agent.skills.iter().flatten().chain(&agent.extended_skills);
+    agent
+        .default_input_modes
+        .iter()
+        .chain(skills.flat_map(|skill| &skill.input_modes))
+        .cloned()
         .collect()
 }
 
@@ -141,8 +154,10 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
         protocol_version: PROTOCOL_VERSION.into(),
         tenant: None,
     });
+    // An HTTP client cannot reach the stdio binding: only the card a local
+    // client reads over stdio (`initialize`) names it.
     let mut interfaces = match binding {
-        Binding::Http => vec![http, http_v0_3, stdio],
+        Binding::Http => vec![http, http_v0_3],
         Binding::Stdio => vec![stdio, http, http_v0_3],
     };
     interfaces.extend(rest);

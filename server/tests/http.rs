@@ -32,10 +32,14 @@ async fn agent_card_is_served_at_both_well_known_paths() {
     // The same endpoint serves A2A 0.3, declared after 1.0.
     assert_eq!(card["supportedInterfaces"][1]["protocolBinding"], "JSONRPC");
     assert_eq!(card["supportedInterfaces"][1]["protocolVersion"], "0.3");
-    assert_eq!(
-        card["supportedInterfaces"][2]["protocolBinding"],
-        "urn:cleveragents:bindings:stdio:v1"
-    );
+    // Only the interfaces an HTTP client can reach: not the stdio binding.
+    let bindings: Vec<&str> = card["supportedInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["protocolBinding"].as_str().unwrap())
+        .collect();
+    assert_eq!(bindings, ["JSONRPC", "JSONRPC", "HTTP+JSON", "GRPC"]);
     let ext = &card["capabilities"]["extensions"][0];
     assert_eq!(ext["uri"], "urn:cleveragents:extensions:v1");
     assert_eq!(ext["params"]["versions"], json!(["1.1", "1.2"]));

@@ -35,6 +35,8 @@ pub struct TaskService {
     executor: Arc<dyn Executor>,
     push: Arc<PushDelivery>,
     limits: DomainLimits,
+    /// The media types a message's parts may name.
+    input_modes: super::InputModes,
     /// The runs and detached status changes under way.
     activity: Activity,
     /// The leases of this agent's runs, on a store shared with other agents.
@@ -117,6 +119,7 @@ impl TaskService {
         executor: Arc<dyn Executor>,
         push: Arc<PushDelivery>,
         limits: DomainLimits,
+        input_modes: super::InputModes,
         run_lease: Duration,
     ) -> Self {
         let shared = db.store().appended().is_some();
@@ -127,6 +130,7 @@ impl TaskService {
             executor,
             push,
             limits,
+            input_modes,
             activity: Activity::default(),
         }
     }
@@ -299,6 +303,7 @@ impl TaskService {
             return Err(FAMILY.invalid_params("message.parts", "a message needs at least one part"));
         }
         self.limits.check_message(FAMILY, "message", message)?;
+        self.input_modes.check(message)?;
         if let Some(config) = &request.configuration {
             check_history_length(config.history_length, "configuration.historyLength")?;
             if let Some(push) = &config.task_push_notification_config {
