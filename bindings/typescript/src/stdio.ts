@@ -9,8 +9,14 @@ import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { createInterface } from "node:readline";
 import { A2A_PROTOCOL_VERSION, EXTENSION_URI, type ExtensionVersion } from "./gen/contract.js";
-import { BINDING_METHODS, type BindingMethods } from "./gen/methods.js";
-import type { StdioImplementationInfo, StdioInitializeResult, StdioStreamEventParams } from "./gen/types.js";
+import { BINDING_METHODS } from "./gen/methods.js";
+import type {
+  StdioImplementationInfo,
+  StdioInitializeParams,
+  StdioInitializeResult,
+  StdioStreamEventParams,
+  StdioStreamResumeParams,
+} from "./gen/types.js";
 import { TransportError, type CallOptions, type StreamEvent, type StreamOptions, type Transport } from "./transport.js";
 import { errorOfJsonRpc, position, request } from "./wire.js";
 
@@ -77,7 +83,7 @@ export class StdioTransport implements Transport {
       cwd: options.cwd,
     });
     const transport = new StdioTransport(child, options);
-    const params: BindingMethods["initialize"]["params"] = {
+    const params: StdioInitializeParams = {
       protocolVersion: A2A_PROTOCOL_VERSION,
       extensions: [
         options.extensionVersion === undefined
@@ -193,9 +199,9 @@ export class StdioTransport implements Transport {
       if (options.lastEventId === undefined) {
         this.write(id, method, params);
       } else {
-        const resume: BindingMethods["stream/resume"]["params"] = {
+        const resume: StdioStreamResumeParams = {
           method,
-          params: params as BindingMethods["stream/resume"]["params"]["params"],
+          params: params as StdioStreamResumeParams["params"],
           lastEventId: options.lastEventId,
         };
         this.write(id, BINDING_METHODS.streamResume.name, resume);

@@ -4,13 +4,14 @@
 // misuse of the typed surface does not type-check.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { it } from "node:test";
 import { A2A_PROTOCOL_VERSION as SDK_PROTOCOL_VERSION, A2A_VERSION_HEADER as SDK_VERSION_HEADER, HTTP_EXTENSION_HEADER } from "@a2a-js/sdk";
 import {
   A2A_EXTENSIONS_HEADER,
   A2A_PROTOCOL_VERSION,
   A2A_VERSION_HEADER,
+  BINDING_METHODS,
   ERROR_DOMAIN,
   ERROR_REGISTRY,
   EXTENSION_METHODS,
@@ -22,6 +23,7 @@ import {
   errorFromWire,
   isExtensionError,
   partCase,
+  type AnyExtensionError,
   type ErrorReason,
   type ExtensionMethod,
   type Part,
@@ -139,4 +141,38 @@ it("the README's example is the compiled example", () => {
   const example = readFileSync(new URL("../../examples/plugin.ts", import.meta.url), "utf8");
   assert.ok(block !== undefined && block.length > 0);
   assert.ok(example.endsWith(block), "README.md's example block differs from examples/plugin.ts");
+});
+
+it("the hand-written sources name no method, reason or enum value", async () => {
+  const generated: { [name: string]: unknown } = { ...(await import("../src/gen/types.js")), ...(await import("../src/gen/a2a.js")) };
+  const names = new Set<string>([
+    ...Object.keys(EXTENSION_METHODS),
+    ...Object.values(BINDING_METHODS).map((m) => m.name),
+    ...Object.values(ERROR_REGISTRY).map((e) => e.reason),
+  ]);
+  for (const [name, value] of Object.entries(generated)) {
+    if (name.endsWith("_VALUES") && Array.isArray(value)) for (const v of value) names.add(String(v));
+  }
+  const dir = new URL("../../src/", import.meta.url);
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
+    const text = readFileSync(new URL(file, dir), "utf8");
+    for (const name of names) {
+      assert.ok(!text.includes(`"${name}"`) && !text.includes(`'${name}'`), `src/${file} names "${name}"`);
+    }
+  }
+});
+
+it("narrows a registry error by its reason", () => {
+  const describe = (error: AnyExtensionError): string => {
+    switch (error.reason) {
+      case "NOT_FOUND": {
+        const narrowed: ExtNotFoundError = error;
+        return narrowed.errorName;
+      }
+      default:
+        return error.errorName;
+    }
+  };
+  assert.equal(describe(new ExtNotFoundError({ code: -32001, message: "x" })), "ExtNotFound");
+  assert.equal(describe(new ExtBudgetExceededError({ code: -32006, message: "x" })), "ExtBudgetExceeded");
 });
