@@ -18,7 +18,17 @@ import {
 import { EXTENSION_METHODS, type HttpRoute, type MethodInfo } from "./gen/methods.js";
 import type { AgentCard } from "./gen/a2a.js";
 import { TransportError, type CallOptions, type StreamEvent, type StreamOptions, type Transport } from "./transport.js";
-import { bounded, errorOfJsonRpc, errorOfStatusBody, isStatusBody, position, request, resultOf, sseEvents } from "./wire.js";
+import {
+  bounded,
+  errorOfBareStatus,
+  errorOfJsonRpc,
+  errorOfStatusBody,
+  isStatusBody,
+  position,
+  request,
+  resultOf,
+  sseEvents,
+} from "./wire.js";
 
 /** Which HTTP binding a transport speaks. */
 export type HttpBinding = "JSONRPC" | "HTTP+JSON";
@@ -145,20 +155,24 @@ export class HttpTransport implements Transport {
     }
   }
 
-  /** The error an answer that is not a success carries. */
+  /**
+   * The error an answer that is not a success carries: the error of its
+   * body, else the registry's one error of that HTTP status (a proxy's or an
+   * authentication layer's bare 401), else a TransportError.
+   */
   private async failure(response: Response): Promise<Error> {
     const text = await response.text();
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return new TransportError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+      value = undefined;
     }
     if (isStatusBody(value)) return errorOfStatusBody(value, response.status);
     if (typeof value === "object" && value !== null && "error" in value) {
       return errorOfJsonRpc((value as { error: unknown }).error, response.status);
     }
-    return new TransportError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+    return errorOfBareStatus(response.status, text) ?? new TransportError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
   }
 
   /** The result of a successful answer's JSON in the transport's binding. */

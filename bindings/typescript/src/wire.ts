@@ -86,6 +86,20 @@ export function errorOfStatusBody(body: { error: { [key: string]: unknown } }, h
   return errorFromWire({ ...wire, code });
 }
 
+/**
+ * The typed error of an HTTP status whose body carries none: the registry's
+ * error of that status when it is the only one (401: authentication
+ * required, 403: forbidden), else undefined.
+ */
+export function errorOfBareStatus(httpStatus: number, body: string): RpcError | undefined {
+  const names = (Object.keys(ERROR_REGISTRY) as ErrorName[]).filter((n) => ERROR_REGISTRY[n].httpStatus === httpStatus);
+  const [only] = names;
+  if (names.length !== 1 || only === undefined) return undefined;
+  const entry = ERROR_REGISTRY[only];
+  const message = body.trim() === "" ? entry.message : body.trim().slice(0, 200);
+  return errorFromWire({ code: entry.code, message, httpStatus, reason: entry.reason, domain: entry.domain });
+}
+
 /** One Server-Sent Event. */
 export interface SseEvent {
   readonly id: string | undefined;

@@ -15,11 +15,14 @@ import {
   ERROR_DOMAIN,
   ERROR_REGISTRY,
   EXTENSION_METHODS,
+  ExtAuthRequiredError,
   ExtBudgetExceededError,
   ExtNotFoundError,
   ExtensionClient,
   ExtensionError,
+  HttpTransport,
   RpcError,
+  TransportError,
   errorFromWire,
   isExtensionError,
   partCase,
@@ -175,4 +178,17 @@ it("narrows a registry error by its reason", () => {
   };
   assert.equal(describe(new ExtNotFoundError({ code: -32001, message: "x" })), "ExtNotFound");
   assert.equal(describe(new ExtBudgetExceededError({ code: -32006, message: "x" })), "ExtBudgetExceeded");
+});
+
+it("types bare HTTP statuses the registry names once", async () => {
+  const answering = (status: number, body: string): HttpTransport =>
+    new HttpTransport({ url: "http://127.0.0.1:9/", fetch: () => Promise.resolve(new Response(body, { status })) });
+  const unauthorized: unknown = await answering(401, "").call("any", {}).catch((e: unknown) => e);
+  assert.ok(unauthorized instanceof ExtAuthRequiredError, String(unauthorized));
+  assert.equal(unauthorized.httpStatus, 401);
+  assert.equal(unauthorized.code, ERROR_REGISTRY.ExtAuthRequired.code);
+  // 404 is two errors of the registry (no such method, no such entity): not guessed.
+  const missing: unknown = await answering(404, "not found").call("any", {}).catch((e: unknown) => e);
+  assert.ok(missing instanceof TransportError, String(missing));
+  assert.equal(missing.message, "HTTP 404: not found");
 });
