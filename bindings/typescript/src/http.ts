@@ -205,16 +205,26 @@ export class HttpTransport implements Transport {
     try {
       let resuming = false;
       for (;;) {
-        const opening = bounded(abort.signal, options.timeoutMs ?? this.options.timeoutMs ?? 30_000);
+        // The bound holds until the answer's headers arrive; fetch applies
+        // its signal to the whole body, so the timer aborts this attempt's
+        // own controller and is cleared once the stream is open.
+        const attempt = new AbortController();
+        const follow = (): void => attempt.abort(abort.signal.reason);
+        abort.signal.addEventListener("abort", follow, { once: true });
+        const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 30_000;
+        const timer = setTimeout(() => attempt.abort(new TransportError(`${method}: no answer within ${timeoutMs} ms`)), timeoutMs);
         let response: Response;
         try {
-          response = await this.send(method, params, SSE_TYPE, opening, lastId);
+          response = await this.send(method, params, SSE_TYPE, attempt.signal, lastId);
         } catch (error) {
+          abort.signal.removeEventListener("abort", follow);
           // Reopening a broken stream: a refused connection is tried again, within the budget.
           if (!resuming || !(error instanceof TransportError) || abort.signal.aborted || resumesLeft <= 0) throw error;
           resumesLeft -= 1;
           await pause(RESUME_PAUSE_MS, abort.signal);
           continue;
+        } finally {
+          clearTimeout(timer);
         }
         if (!response.ok) throw await this.failure(response);
         const type = response.headers.get("content-type") ?? "";
@@ -249,6 +259,7 @@ export class HttpTransport implements Transport {
           resuming = true;
         } finally {
           abort.signal.removeEventListener("abort", cancel);
+          abort.signal.removeEventListener("abort", follow);
         }
       }
     } finally {

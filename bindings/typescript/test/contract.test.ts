@@ -5,6 +5,8 @@
 
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { it } from "node:test";
 import { A2A_PROTOCOL_VERSION as SDK_PROTOCOL_VERSION, A2A_VERSION_HEADER as SDK_VERSION_HEADER, HTTP_EXTENSION_HEADER } from "@a2a-js/sdk";
 import {
@@ -191,4 +193,28 @@ it("types bare HTTP statuses the registry names once", async () => {
   const missing: unknown = await answering(404, "not found").call("any", {}).catch((e: unknown) => e);
   assert.ok(missing instanceof TransportError, String(missing));
   assert.equal(missing.message, "HTTP 404: not found");
+});
+
+it("bounds opening a stream, not following it", { timeout: 20_000 }, async () => {
+  // A stream whose second event comes after the transport's timeout: the
+  // timeout bounds the answer's headers only.
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write('id: 1\ndata: {"jsonrpc":"2.0","id":1,"result":{"n":1}}\n\n');
+    setTimeout(() => res.end('id: 2\ndata: {"jsonrpc":"2.0","id":1,"result":{"n":2}}\n\n'), 1_500);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const transport = new HttpTransport({ url: `http://127.0.0.1:${port}/`, timeoutMs: 1_000 });
+    const events = [];
+    for await (const event of transport.stream("any", {})) events.push(event);
+    assert.deepEqual(events, [
+      { data: { n: 1 }, id: 1 },
+      { data: { n: 2 }, id: 2 },
+    ]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });
