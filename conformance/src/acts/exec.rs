@@ -1,6 +1,7 @@
 //! Executing ACTS tests against an agent over the JSON-RPC or the HTTP+JSON
-//! binding: which tests apply (transport, preconditions read from the Agent
-//! Card, runner requirements; §3.3, §12.3, §12.5), then each step in order (§4) with its
+//! binding: the tests that apply (transport, preconditions read from the Agent
+//! Card — see `applicable` — runner requirements; §3.3, §12.3, §12.5),
+//! then each step in order (§4), judged by `judge`, with its
 //! variables, expectations, captures, polling and assertions, and the test's
 //! own assertions last. The first step that fails ends the test; the steps
 //! after it are reported as skipped.
@@ -14,19 +15,22 @@
 //! applying to the new subscription; `auth_credentials` needs `--token`;
 //! `header_inspection` is met by `{{step.headers}}`.
 
-use super::assertion::{
-    check, check_fields, lookup, select, show, validate, validate_fields, Mismatch, Until,
-};
+use super::applicable::{unmet_precondition, validate_test};
+use super::assertion::{check, check_fields, lookup, select, show, Mismatch, Until};
 use super::document::{
-    Backoff, ClientStep, Document, ExpectBlock, ExpectError, ExpectStream, NamedAssertion, Preconditions,
-    RawStep, Repeat, RunnerRequirement, ServerStep, Step, Test,
+    Backoff, ClientStep, Document, ExpectStream, NamedAssertion, Preconditions, RawStep, Repeat,
+    RunnerRequirement, ServerStep, Step, Test,
 };
-use super::operations::{decoder, describe, error_kinds, route, Route};
+use super::judge::{
+    check_status, describe_error, envelope, finish_step, interpolate_map, judge_error, judge_unary,
+    wanted_error, Problem, Received,
+};
+use super::operations::{decoder, route, Route};
 use super::report::{Failure, Outcome, StepRecord, TestRecord};
 use super::stream::{check_stream, updates};
 use super::vars::Scope;
 use super::webhook::Webhook;
-use super::wire::{rest_envelope, rest_status_of, Next, Reply, Stream, Wire};
+use super::wire::{rest_envelope, Next, Reply, Stream, Wire};
 use a2a::methods::markers;
 use a2a::rpc::Method;
 use a2a::MethodDescriptor;
@@ -39,58 +43,6 @@ const DEFAULT_POLL_DELAY_MS: u64 = 1000;
 /// Bounds on what a document may ask of polling: attempts, and one delay
 /// (also bounded by `--timeout`), so no document can hold the run forever.
 const MAX_ATTEMPTS: u32 = 1000;
-
-/// A step that did not pass: failed (the agent's answer), or an error (the
-/// runner could not execute it).
-struct Problem {
-    outcome: Outcome,
-    failure: Box<Failure>,
-}
-
-impl Problem {
-    fn fail(message: impl Into<String>) -> Problem {
-        Problem {
-            outcome: Outcome::Fail,
-            failure: Box::new(Failure::message(message)),
-        }
-    }
-    fn failed(failure: Failure) -> Problem {
-        Problem {
-            outcome: Outcome::Fail,
-            failure: Box::new(failure),
-        }
-    }
-    fn error(message: impl Into<String>) -> Problem {
-        Problem {
-            outcome: Outcome::Error,
-            failure: Box::new(Failure::message(message)),
-        }
-    }
-    fn mismatch(context: &str, m: Mismatch) -> Problem {
-        Problem {
-            outcome: Outcome::Fail,
-            failure: Box::new(Failure {
-                message: if context.is_empty() {
-                    m.message
-                } else {
-                    format!("{context}: {}", m.message)
-                },
-                step_id: None,
-                expected: Some(m.expected),
-                actual: Some(m.actual),
-                assertion_path: Some(m.path),
-            }),
-        }
-    }
-}
-
-/// What one executed operation gave: the assertion root (§4.2) and the
-/// HTTP facts.
-struct Received {
-    root: Value,
-    status: u16,
-    headers: Map<String, Value>,
-}
 
 /// Runs tests against one agent.
 pub struct Executor {
@@ -568,160 +520,6 @@ impl Executor {
     }
 }
 
-/// Validates every assertion a test holds before it runs (§12.1).
-fn validate_test(test: &Test, steps: &[Step], draft: bool) -> Result<(), String> {
-    let block = |e: &Option<ExpectBlock>, at: &str| -> Result<(), String> {
-        if let Some(e) = e {
-            if let Some(status) = &e.status {
-                validate(status, &format!("{at}.expect.status"))?;
-            }
-            if let Some(body) = &e.body {
-                validate_fields(body, &format!("{at}.expect.body"))?;
-            }
-        }
-        Ok(())
-    };
-    let error = |e: &Option<ExpectError>, at: &str| -> Result<(), String> {
-        if let Some(e) = e {
-            if !draft && (e.error_type.is_none() || !e.error_types.is_empty()) {
-                return Err(format!("{at}: expect_error needs one error_type (§6.2)"));
-            }
-            if let Some(m) = &e.message {
-                validate(m, &format!("{at}.expect_error.message"))?;
-            }
-            if let Some(d) = &e.details {
-                validate_fields(d, &format!("{at}.expect_error.details"))?;
-            }
-        }
-        Ok(())
-    };
-    for step in steps {
-        let at = format!("step `{}`", step.id());
-        match step {
-            Step::Server(s) => {
-                block(&s.expect, &at)?;
-                error(&s.expect_error, &at)?;
-                if let Some(stream) = &s.expect_stream {
-                    validate_stream(stream, &at)?;
-                    if !matches!(route(s.operation), Route::Method(d) if d.streaming) {
-                        return Err(format!(
-                            "{at}: expect_stream on {:?}, which does not stream (§7)",
-                            s.operation
-                        ));
-                    }
-                }
-                if let Some(r) = &s.repeat {
-                    Until::parse(&r.until).map_err(|e| format!("{at}.repeat.until: {e}"))?;
-                }
-                s.assertions.iter().try_for_each(|a| validate_named(a, &at))?;
-            }
-            Step::Raw(s) => {
-                block(&s.expect, &at)?;
-                error(&s.expect_error, &at)?;
-                match (&s.expect_stream, draft) {
-                    (Some(_), false) => {
-                        return Err(format!(
-                            "{at}: expect_stream is not a member of a raw-step (§4.4)"
-                        ))
-                    }
-                    (Some(stream), true) => validate_stream(stream, &at)?,
-                    (None, _) => {}
-                }
-                s.assertions.iter().try_for_each(|a| validate_named(a, &at))?;
-            }
-            Step::Client(s) => {
-                validate_fields(&s.expect_parsed, &format!("{at}.expect_parsed"))?;
-                s.assertions.iter().try_for_each(|a| validate_named(a, &at))?;
-            }
-            Step::Assertion(s) => validate_named(&NamedAssertion::from(&s.assertion), &at)?,
-        }
-    }
-    test.assertions.iter().try_for_each(|a| validate_named(a, "test"))
-}
-
-fn validate_stream(stream: &ExpectStream, at: &str) -> Result<(), String> {
-    for (i, e) in stream.events.iter().enumerate() {
-        validate_fields(&e.assertions, &format!("{at}.expect_stream.events[{i}]"))?;
-    }
-    for (name, map) in [
-        ("final_event", &stream.final_event),
-        ("each_event", &stream.each_event),
-    ] {
-        if let Some(map) = map {
-            validate_fields(map, &format!("{at}.expect_stream.{name}"))?;
-        }
-    }
-    Ok(())
-}
-
-fn validate_named(a: &NamedAssertion, at: &str) -> Result<(), String> {
-    if a.matches.is_none() && a.any.is_none() && a.all.is_none() && a.none.is_none() {
-        return Err(format!(
-            "{at}: the assertion on `{}` has none of match, any, all, none (§5.5)",
-            a.source
-        ));
-    }
-    if let Some(m) = &a.matches {
-        validate(m, &format!("{at}.match"))?;
-    }
-    for c in [&a.any, &a.all, &a.none].into_iter().flatten() {
-        validate_fields(&c.matches, &format!("{at}.{}", c.path))?;
-    }
-    Ok(())
-}
-
-/// Whether the card meets `pre`; the first unmet condition if not. A
-/// capability required `false` is met by one the card leaves out (not
-/// declaring a capability is not supporting it).
-fn unmet_precondition(card: &Value, pre: &Preconditions) -> Option<String> {
-    let capabilities = card.get("capabilities");
-    for (name, wanted) in &pre.capabilities {
-        let declared = capabilities.and_then(|c| c.get(name));
-        let met = match (wanted, declared) {
-            (Value::Bool(false), None) => true,
-            (_, Some(d)) => check(wanted, Some(d), name).is_ok(),
-            (_, None) => false,
-        };
-        if !met {
-            return Some(format!(
-                "precondition not met: the Agent Card declares capabilities.{name} = {}, the test needs {wanted}",
-                show(declared)
-            ));
-        }
-    }
-    for skill in &pre.skills {
-        let found = card
-            .get("skills")
-            .and_then(Value::as_array)
-            .is_some_and(|skills| {
-                skills
-                    .iter()
-                    .any(|s| s.get("id").and_then(Value::as_str) == Some(&skill.id))
-            });
-        if !found {
-            return Some(format!(
-                "precondition not met: the Agent Card has no skill `{}`",
-                skill.id
-            ));
-        }
-    }
-    for uri in &pre.extensions {
-        let found = capabilities
-            .and_then(|c| c.get("extensions"))
-            .and_then(Value::as_array)
-            .is_some_and(|list| {
-                list.iter()
-                    .any(|e| e.get("uri").and_then(Value::as_str) == Some(uri))
-            });
-        if !found {
-            return Some(format!(
-                "precondition not met: the Agent Card declares no extension {uri}"
-            ));
-        }
-    }
-    None
-}
-
 /// A message without `messageId` gets a fresh one (§4.3, §12.4).
 fn give_message_id(params: &mut Value) {
     if let Some(message) = params.get_mut("message").and_then(Value::as_object_mut) {
@@ -739,42 +537,6 @@ fn poll_delay(repeat: &Repeat, attempt: u32) -> Duration {
         Backoff::Exponential => 1u64 << attempt.saturating_sub(1).min(16),
     };
     Duration::from_millis(base.saturating_mul(factor))
-}
-
-/// A JSON-RPC response: `Ok(result)` or `Err(error)`; anything else is an
-/// `Err` describing what came back.
-fn envelope(body: &Value) -> Result<Value, Value> {
-    let valid = body.get("jsonrpc") == Some(&json!("2.0"));
-    match (valid, body.get("result"), body.get("error")) {
-        (true, Some(result), None) => Ok(result.clone()),
-        (true, None, Some(error)) => Err(error.clone()),
-        _ => Err(json!({"notAJsonRpcResponse": body})),
-    }
-}
-
-fn describe_error(error: &Value) -> String {
-    match (error.get("code"), error.get("message")) {
-        (Some(code), Some(message)) => format!("{code} {}", show(Some(message))),
-        _ => show(Some(error)),
-    }
-}
-
-fn check_status(expect: &ExpectBlock, status: u16) -> Result<(), Problem> {
-    if let Some(wanted) = &expect.status {
-        check(wanted, Some(&Value::from(status)), "status")
-            .map_err(|m| Problem::mismatch("HTTP status", m))?;
-    }
-    Ok(())
-}
-
-fn interpolate_map(map: &Map<String, Value>, scope: &Scope) -> Result<Map<String, Value>, Problem> {
-    match scope
-        .interpolate(&Value::Object(map.clone()))
-        .map_err(Problem::fail)?
-    {
-        Value::Object(m) => Ok(m),
-        _ => Ok(Map::new()),
-    }
 }
 
 fn interpolate_stream(expect: &ExpectStream, scope: &Scope) -> Result<ExpectStream, Problem> {
@@ -799,162 +561,6 @@ fn interpolate_stream(expect: &ExpectStream, scope: &Scope) -> Result<ExpectStre
         final_event: opt(&expect.final_event)?,
         each_event: opt(&expect.each_event)?,
     })
-}
-
-/// Judges a unary answer: `outcome` is the result or the error.
-/// `rest_status`: over HTTP+JSON, the HTTP status an error must match.
-fn judge_unary(
-    expect: Option<&ExpectBlock>,
-    expect_error: Option<&ExpectError>,
-    scope: &Scope,
-    reply: &Reply,
-    outcome: Result<Value, Value>,
-    rest_status: Option<u16>,
-) -> Result<Received, Problem> {
-    if let Some(expected) = expect_error {
-        judge_error(expected, scope, &outcome, rest_status)?;
-        return Ok(Received {
-            root: outcome.err().unwrap_or_default(),
-            status: reply.status,
-            headers: reply.headers.clone(),
-        });
-    }
-    let result =
-        outcome.map_err(|e| Problem::fail(format!("expected a result, got error {}", describe_error(&e))))?;
-    if let Some(expect) = expect {
-        check_status(expect, reply.status)?;
-        if let Some(body) = &expect.body {
-            let body = interpolate_map(body, scope)?;
-            check_fields(&body, Some(&result), "").map_err(|m| Problem::mismatch("", m))?;
-        }
-    }
-    Ok(Received {
-        root: result,
-        status: reply.status,
-        headers: reply.headers.clone(),
-    })
-}
-
-/// Judges an expected error (§6.2): its code is one of the abstract error's
-/// registry entries; `message` asserts the message, `details` the entries
-/// of `data` (one of them must satisfy it).
-/// The registry errors an expectation accepts (none listed: any error), and
-/// how to name them.
-fn wanted_error(expected: &ExpectError) -> (Vec<a2a::ErrorKind>, String) {
-    let kinds: Vec<a2a::ErrorKind> = expected
-        .error_type
-        .iter()
-        .chain(&expected.error_types)
-        .flat_map(|t| error_kinds(*t).iter().copied())
-        .collect();
-    let wanted = match kinds.as_slice() {
-        [] => "an error".to_string(),
-        kinds => format!("error {}", describe(kinds)),
-    };
-    (kinds, wanted)
-}
-
-fn judge_error(
-    expected: &ExpectError,
-    scope: &Scope,
-    outcome: &Result<Value, Value>,
-    rest_status: Option<u16>,
-) -> Result<(), Problem> {
-    let (kinds, wanted) = wanted_error(expected);
-    let error = match outcome {
-        Ok(result) => {
-            return Err(Problem::failed(Failure {
-                message: format!("expected {wanted}, got a result"),
-                step_id: None,
-                expected: Some(wanted),
-                actual: Some(show(Some(result))),
-                assertion_path: Some("error.code".into()),
-            }))
-        }
-        Err(e) => e,
-    };
-    let code = error.get("code").and_then(Value::as_i64);
-    let accepted = match kinds.as_slice() {
-        [] => code.is_some(),
-        _ => kinds.iter().any(|k| Some(k.code()) == code),
-    };
-    if let (true, Some(status)) = (accepted, rest_status) {
-        let kind = a2a::ErrorKind::ALL.iter().find(|k| Some(k.code()) == code);
-        if let Some(kind) = kind.filter(|k| rest_status_of(**k) != status) {
-            let want = rest_status_of(*kind);
-            return Err(Problem::failed(Failure {
-                message: format!(
-                    "error {} {} came with HTTP {status}; over HTTP+JSON it is HTTP {want} (A2A §5.4, §11.6)",
-                    kind.code(),
-                    kind.reason()
-                ),
-                step_id: None,
-                expected: Some(format!("HTTP {want}")),
-                actual: Some(format!("HTTP {status}")),
-                assertion_path: Some("status".into()),
-            }));
-        }
-    }
-    if !accepted {
-        return Err(Problem::failed(Failure {
-            message: format!("expected {wanted}, got {}", describe_error(error)),
-            step_id: None,
-            expected: Some(wanted),
-            actual: Some(show(error.get("code"))),
-            assertion_path: Some("error.code".into()),
-        }));
-    }
-    if let Some(message) = &expected.message {
-        let message = scope.interpolate(message).map_err(Problem::fail)?;
-        check(&message, error.get("message"), "error.message").map_err(|m| Problem::mismatch("", m))?;
-    }
-    if let Some(details) = &expected.details {
-        let details = interpolate_map(details, scope)?;
-        let data = error.get("data");
-        let entries: Vec<&Value> = match data {
-            Some(Value::Array(items)) => items.iter().collect(),
-            Some(other) => vec![other],
-            None => vec![],
-        };
-        let mut last = None;
-        for (i, entry) in entries.iter().enumerate() {
-            match check_fields(&details, Some(entry), &format!("error.data[{i}]")) {
-                Ok(()) => return Ok(()),
-                Err(m) => last = Some(m),
-            }
-        }
-        let m = last.unwrap_or(Mismatch {
-            path: "error.data".into(),
-            message: "error.data: the error carries no details".into(),
-            expected: show(Some(&Value::Object(details.clone()))),
-            actual: show(data),
-        });
-        return Err(Problem::mismatch("no error detail matches", m));
-    }
-    Ok(())
-}
-
-/// Captures (§8.2) and what the step received, for later references.
-fn finish_step(
-    id: &str,
-    capture: &std::collections::BTreeMap<String, String>,
-    received: &Received,
-    scope: &mut Scope,
-) -> Result<(), Problem> {
-    scope.set(id, "response", received.root.clone());
-    scope.set(id, "status", Value::from(received.status));
-    scope.set(id, "headers", Value::Object(received.headers.clone()));
-    for (name, path) in capture {
-        let value = lookup(&received.root, path)
-            .map_err(Problem::error)?
-            .ok_or_else(|| {
-                Problem::fail(format!(
-                    "capture `{name}`: `{path}` is absent from the response (§8.2)"
-                ))
-            })?;
-        scope.set(id, name, value);
-    }
-    Ok(())
 }
 
 async fn read_event(stream: &mut Stream, deadline: tokio::time::Instant) -> Result<Option<Value>, Problem> {

@@ -12,13 +12,17 @@
 //! - [`wire`]: HTTP for steps over either binding (unary, event streams, raw
 //!   requests, the card);
 //! - [`webhook`]: the loopback webhook receiver for push tests;
-//! - [`exec`]: applicability and the execution of tests and steps;
+//! - `applicable`: which tests apply, and each validated before it runs;
+//! - `judge`: a step's answer against its expectations, and its captures;
+//! - [`exec`]: the execution of tests and steps;
 //! - [`report`]: results, the JSON report and the console summary.
 
+mod applicable;
 pub mod assertion;
 pub mod document;
 pub mod draft;
 pub mod exec;
+mod judge;
 pub mod operations;
 pub mod report;
 pub mod stream;
