@@ -250,8 +250,10 @@ export class HttpTransport implements Transport {
           }
           return;
         } catch (error) {
+          // The caller stopped the stream: said as on every transport.
+          if (abort.signal.aborted) throw new TransportError(`${method} aborted`, { cause: error });
           // A typed error of the stream ends it; a broken connection may resume.
-          if (!(error instanceof TypeError || error instanceof TransportError) || abort.signal.aborted) throw error;
+          if (!(error instanceof TypeError || error instanceof TransportError)) throw error;
           if (!repeatable(info) || resumesLeft <= 0) {
             throw new TransportError(`${method}: stream broken: ${describe(error)}`, { cause: error });
           }

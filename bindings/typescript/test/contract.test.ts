@@ -218,3 +218,29 @@ it("bounds opening a stream, not following it", { timeout: 20_000 }, async () =>
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+it("ends a stream the caller aborts with a TransportError", { timeout: 20_000 }, async () => {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write('id: 1\ndata: {"jsonrpc":"2.0","id":1,"result":{"n":1}}\n\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const transport = new HttpTransport({ url: `http://127.0.0.1:${port}/` });
+    const stop = new AbortController();
+    const seen: unknown[] = [];
+    const ended: unknown = await (async () => {
+      for await (const event of transport.stream("any", {}, { signal: stop.signal })) {
+        seen.push(event.data);
+        stop.abort();
+      }
+    })().catch((e: unknown) => e);
+    assert.deepEqual(seen, [{ n: 1 }]);
+    assert.ok(ended instanceof TransportError, String(ended));
+    assert.equal(ended.message, "any aborted");
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
