@@ -8,8 +8,19 @@ from typing import Any, ClassVar
 from google.protobuf import json_format
 from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
 from google.protobuf.message import Message
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, JsonValue, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    GetCoreSchemaHandler,
+    JsonValue,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 from pydantic_core import core_schema
+from typing_extensions import Self
 
 __all__ = ["Model", "ProtoEnum", "ProtoMessage", "encode"]
 
@@ -31,6 +42,42 @@ class Model(BaseModel):
 
     # Groups of fields of which exactly one must be present (a one-of).
     one_of: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    # Fields holding SDK protobuf messages (or lists of them).
+    proto_fields: ClassVar[tuple[str, ...]] = ()
+
+    # The JSON each proto field was read from, with the fingerprint of the
+    # message(s) read: written back as it came while the value is unchanged.
+    # ProtoJSON would re-format it (a `.000` timestamp, a `false`, a `1` in a
+    # Struct), and a document carrying checksums (a session export) must
+    # travel byte for byte.
+    _wire: dict[str, tuple[object, JsonValue]] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_wire(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        model = handler(data)
+        if not cls.proto_fields or not isinstance(data, dict):
+            return model
+        for name in cls.proto_fields:
+            field = cls.model_fields[name]
+            alias = field.validation_alias if isinstance(field.validation_alias, str) else name
+            raw = data.get(alias, data.get(name))
+            value = getattr(model, name)
+            if value is not None and _exact(raw, value):
+                model._wire[name] = (_fingerprint(value), raw)
+        return model
+
+    @model_serializer(mode="wrap")
+    def _write_wire(self, handler: SerializerFunctionWrapHandler) -> Any:
+        written = handler(self)
+        if not self._wire or not isinstance(written, dict):
+            return written
+        for name, (fingerprint, raw) in self._wire.items():
+            alias = type(self).model_fields[name].serialization_alias or name
+            key = alias if alias in written else name
+            if key in written and _fingerprint(getattr(self, name)) == fingerprint:
+                written[key] = raw
+        return written
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Model:
@@ -48,6 +95,35 @@ class Model(BaseModel):
     def to_wire(self) -> dict[str, JsonValue]:
         """The JSON object this model is on the wire (absent fields left out)."""
         return encode(self)
+
+
+def _fingerprint(value: object) -> object:
+    """What identifies a message's content (a list's: its messages')."""
+    if isinstance(value, Message):
+        return value.SerializeToString(deterministic=True)
+    if isinstance(value, list):
+        return tuple(_fingerprint(item) for item in value)
+    return None
+
+
+def _exact(raw: object, value: object) -> bool:
+    """True when `raw` is JSON the message(s) `value` were read from and names
+    nothing the message does not define (members it ignored are not echoed)."""
+    if isinstance(value, Message):
+        if not isinstance(raw, dict):
+            return False
+        try:
+            json_format.ParseDict(raw, type(value)())
+        except json_format.ParseError:
+            return False
+        return True
+    if isinstance(value, list):
+        return (
+            isinstance(raw, list)
+            and len(raw) == len(value)
+            and all(_exact(r, v) for r, v in zip(raw, value, strict=True))
+        )
+    return False
 
 
 def encode(model: BaseModel) -> dict[str, JsonValue]:

@@ -225,6 +225,18 @@ fn render_class(
     }
     let mut out = format!("class {name}(Model):\n");
     out.push_str(&docstring(text(definition, "description"), "    "));
+    let proto: Vec<String> = properties
+        .iter()
+        .filter(|(_, schema)| holds_sdk_message(scope, schema))
+        .map(|(wire, _)| literal(&py_name(wire)))
+        .collect();
+    if !proto.is_empty() {
+        out.push_str(&format!(
+            "\n    # Fields holding the SDK's messages: written back as they were read.\n    \
+             proto_fields: ClassVar[tuple[str, ...]] = ({},)\n",
+            proto.join(", ")
+        ));
+    }
     if !one_of.is_empty() {
         let groups: Vec<String> = one_of
             .iter()
@@ -339,6 +351,23 @@ fn type_of(
             ))
         }
     })
+}
+
+/// True when a property holds an SDK protobuf message, or a list of them
+/// (an SDK enum is written as exactly as it is read: its name).
+fn holds_sdk_message(scope: &Scope, schema: &Value) -> bool {
+    let target = schema.get("items").unwrap_or(schema);
+    target
+        .get("$ref")
+        .and_then(Value::as_str)
+        .map(|reference| reference.strip_prefix(DEFINITIONS).unwrap_or(reference))
+        .is_some_and(|name| {
+            !scope.is_local(name)
+                && scope
+                    .definitions
+                    .get(name)
+                    .is_some_and(|definition| definition.get("enum").is_none())
+        })
 }
 
 fn text<'v>(value: &'v Value, key: &str) -> &'v str {

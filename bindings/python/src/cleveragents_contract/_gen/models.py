@@ -1657,6 +1657,9 @@ class PlanArtifact(Model):
     TaskArtifactUpdateEvent of the plan's task.
     """
 
+    # Fields holding the SDK's messages: written back as they were read.
+    proto_fields: ClassVar[tuple[str, ...]] = ("artifact",)
+
     kind: PlanArtifactKind
     """What the artifact is."""
 
@@ -2847,6 +2850,9 @@ class StdioInitializeParams(Model):
 class StdioInitializeResult(Model):
     """Result of `initialize`."""
 
+    # Fields holding the SDK's messages: written back as they were read.
+    proto_fields: ClassVar[tuple[str, ...]] = ("agent_card",)
+
     protocol_version: str = Field(validation_alias="protocolVersion", serialization_alias="protocolVersion")
     """A2A protocol version in effect for the session ("1.0")."""
 
@@ -3519,6 +3525,9 @@ class SessionResume(Model):
     and the latest messages.
     """
 
+    # Fields holding the SDK's messages: written back as they were read.
+    proto_fields: ClassVar[tuple[str, ...]] = ("pending_task", "recent_messages",)
+
     session: Session
     """The session."""
 
@@ -3535,6 +3544,9 @@ class SessionTellParams(Model):
     """Params of session/tell: a message into the session, sent as SendMessage with the
     session as contextId.
     """
+
+    # Fields holding the SDK's messages: written back as they were read.
+    proto_fields: ClassVar[tuple[str, ...]] = ("message", "configuration",)
 
     namespace: str | None = None
     """Namespace the request acts in; defaults to the caller's default namespace (`default`
@@ -3601,6 +3613,9 @@ class SessionExportEvent(Model):
     StreamResponse as stored.
     """
 
+    # Fields holding the SDK's messages: written back as they were read.
+    proto_fields: ClassVar[tuple[str, ...]] = ("event",)
+
     seq: int
     """Per-task sequence number, starting at 1."""
 
@@ -3612,6 +3627,9 @@ class SessionExportTask(Model):
     """One task of an exported session: the task (with its history and artifacts), its
     event log (format version 2) and their checksums.
     """
+
+    # Fields holding the SDK's messages: written back as they were read.
+    proto_fields: ClassVar[tuple[str, ...]] = ("task",)
 
     task: Task
     """The task as stored, with its full history and artifacts."""
@@ -3721,6 +3739,9 @@ class DomainEvent(Model):
     """One domain event of a namespace: a persisted task event, with the cursor that orders
     every event of the namespace.
     """
+
+    # Fields holding the SDK's messages: written back as they were read.
+    proto_fields: ClassVar[tuple[str, ...]] = ("event",)
 
     cursor: int
     """Position of the event in its namespace: larger is later; gaps are possible. Pass the
