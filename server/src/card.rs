@@ -146,10 +146,14 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
         protocol_version: PROTOCOL_VERSION.into(),
         tenant: None,
     };
-    // gRPC shares the listener; its URL is the listener's authority (the
-    // `host:port` a gRPC channel targets), as the official SDKs give it.
+    // gRPC shares the listener (or has an address of its own); its URL is
+    // the listener's authority (the `host:port` a gRPC channel targets), as
+    // the official SDKs give it.
     let grpc = config.http.grpc.then(|| AgentInterface {
-        url: authority(&http_url).to_string(),
+        url: match config.http.grpc_listen {
+            Some(addr) => addr.to_string(),
+            None => authority(&http_url).to_string(),
+        },
         protocol_binding: GRPC_BINDING.into(),
         protocol_version: PROTOCOL_VERSION.into(),
         tenant: None,

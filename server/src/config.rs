@@ -175,6 +175,11 @@ pub struct HttpConfig {
     /// card, whose 0.3 interface points here. Both addresses serve every
     /// binding and every version the same way; only the card differs.
     pub v0_3_listen: Option<SocketAddr>,
+    /// A further address that serves the same as `listen` and is the one the
+    /// card's GRPC interface names: for deployments (and test harnesses) that
+    /// give gRPC a port of its own. Without it the GRPC interface is
+    /// `listen`'s `host:port`. Needs `grpc`.
+    pub grpc_listen: Option<SocketAddr>,
     /// `Cache-Control: max-age` of the Agent Card, in seconds (spec §8.6.1).
     pub card_max_age_secs: u64,
     /// Serve HTTPS with this certificate and key (both addresses).
@@ -211,6 +216,7 @@ impl Default for HttpConfig {
             shutdown_grace_secs: 30,
             assume_version_when_absent: None,
             v0_3_listen: None,
+            grpc_listen: None,
             card_max_age_secs: 300,
             tls: None,
             behind_tls_proxy: false,

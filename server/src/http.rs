@@ -3,7 +3,9 @@
 //! `/.well-known/agent-card.json` (and the legacy `/.well-known/agent.json`),
 //! service-parameter headers, authentication, CORS, limits and graceful
 //! shutdown, on hyper 1.x; optionally on a second address for A2A 0.3 clients
-//! (`http.v0_3_listen`), which differs only in the card it serves. With
+//! (`http.v0_3_listen`), which differs only in the card it serves, and on an
+//! address the card names for gRPC (`http.grpc_listen`), which serves the
+//! same as the main one. With
 //! `http.tls` both addresses serve HTTPS ([`crate::tls`]), HTTP/1.1 or HTTP/2
 //! as the client's ALPN chooses; in clear text, HTTP/2 to a client that opens
 //! with its preface (prior knowledge), HTTP/1.1 to any other. The JSON-RPC endpoint and its status codes are in
@@ -66,6 +68,8 @@ pub struct HttpServer {
     listener: TcpListener,
     /// The address for A2A 0.3 clients, when configured.
     v0_3_listener: Option<TcpListener>,
+    /// The address the card names for gRPC, when configured.
+    grpc_listener: Option<TcpListener>,
     state: Arc<HttpState>,
 }
 
@@ -141,8 +145,23 @@ impl HttpServer {
             }
             None => None,
         };
+        let grpc_listener = match config.http.grpc_listen {
+            Some(_) if !config.http.grpc => {
+                return Err(ServerError::Config(
+                    "http.grpc_listen names an address for gRPC, which http.grpc turns off".into(),
+                ))
+            }
+            Some(addr) => {
+                config.check_exposure(addr)?;
+                Some(bind_listener(addr).await?)
+            }
+            None => None,
+        };
         // Advertise the ports actually bound (port 0 in tests).
         let mut config = config;
+        if let Some(grpc) = &grpc_listener {
+            config.http.grpc_listen = Some(grpc.local_addr()?);
+        }
         let scheme = config.http.scheme();
         if config.agent.public_url.is_none() {
             let addr = listener.local_addr()?;
@@ -189,6 +208,7 @@ impl HttpServer {
         Ok(HttpServer {
             listener,
             v0_3_listener,
+            grpc_listener,
             state: Arc::new(state),
         })
     }
@@ -207,6 +227,15 @@ impl HttpServer {
             .transpose()?)
     }
 
+    /// The address the card names for gRPC, when one is configured.
+    pub fn grpc_local_addr(&self) -> Result<Option<SocketAddr>, ServerError> {
+        Ok(self
+            .grpc_listener
+            .as_ref()
+            .map(TcpListener::local_addr)
+            .transpose()?)
+    }
+
     /// Serves until `shutdown` completes, then stops accepting, ends open
     /// streams, and waits (up to `http.shutdown_grace_secs`) for in-flight
     /// requests to finish.
@@ -214,6 +243,7 @@ impl HttpServer {
         let HttpServer {
             listener,
             v0_3_listener,
+            grpc_listener,
             state,
         } = self;
         let graceful = GracefulShutdown::new();
@@ -223,6 +253,7 @@ impl HttpServer {
             let (accepted, address) = tokio::select! {
                 accepted = listener.accept() => (accepted, Address::Main),
                 accepted = accept_if_any(v0_3_listener.as_ref()) => (accepted, Address::ForV0_3),
+                accepted = accept_if_any(grpc_listener.as_ref()) => (accepted, Address::Main),
                 () = &mut shutdown => break,
             };
             let (stream, peer) = match accepted {
@@ -272,6 +303,7 @@ impl HttpServer {
         }
         drop(listener);
         drop(v0_3_listener);
+        drop(grpc_listener);
         state.shutdown.cancel();
         let grace = state.config.http.shutdown_grace();
         tokio::select! {

@@ -152,6 +152,15 @@ impl Pipeline {
             if let Err(error) = decode_params::<GetExtendedAgentCardRequest>(descriptor, params) {
                 return Outcome::ready(Err(error));
             }
+            // The extended card is for the agent's members: a credential the
+            // agent knows but that holds no role in any namespace is refused
+            // (403), as a lesser role is refused a method that needs more.
+            if ctx.principal.as_ref().is_some_and(|p| p.namespaces.is_empty()) {
+                return Outcome::ready(Err(Error::new(
+                    ErrorKind::ExtAuthForbidden,
+                    "the extended Agent Card is for members: this caller holds no role in any namespace",
+                )));
+            }
             return Outcome::ready(
                 self.extended_card
                     .clone()

@@ -277,10 +277,22 @@ async fn the_public_card_needs_no_credentials_and_the_extended_card_does() {
     )
     .await;
     assert_error(&response, 401, AUTH_REQUIRED);
+    // Bob is known but holds no role anywhere: the extended card is for members.
     let response = post(
         server.addr,
         &rpc(json!(1), "GetExtendedAgentCard", json!({})),
         &[("Authorization", "Bearer token-bob")],
+    )
+    .await;
+    assert_error(
+        &response,
+        403,
+        (-32003, "urn:cleveragents:extensions:v1", "AUTH_FORBIDDEN"),
+    );
+    let response = post(
+        server.addr,
+        &rpc(json!(1), "GetExtendedAgentCard", json!({})),
+        &[("X-API-Key", "key-alice")],
     )
     .await;
     assert_eq!(response.status, 200);
