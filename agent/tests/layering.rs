@@ -15,8 +15,9 @@
 //!   and the agent built without its default feature links no PostgreSQL;
 //! - the agent binary is the one crate that composes the application and the
 //!   server for users; the fuzz harness drives the same composition in process
-//!   so inputs reach the application as on stdio, and the downstream example
-//!   composes it as a crate with an extension of its own would.
+//!   so inputs reach the application as on stdio, the downstream example
+//!   composes it as a crate with an extension of its own would, and the
+//!   interop kit's participant composes it with the kit's behaviours.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -68,6 +69,7 @@ const CLIENT: &str = "cleveragents-client";
 const AGENT: &str = "cleveragents-agent";
 const FUZZ: &str = "cleveragents-fuzz";
 const DOWNSTREAM: &str = "cleveragents-example-downstream";
+const ITK: &str = "cleveragents-itk";
 const STORE: &str = "cleveragents-store";
 const STORE_SQLITE: &str = "cleveragents-store-sqlite";
 const STORE_POSTGRES: &str = "cleveragents-store-postgres";
@@ -206,7 +208,7 @@ fn the_server_and_the_application_do_not_know_each_other() {
 }
 
 #[test]
-fn only_the_agent_the_fuzz_harness_and_the_downstream_example_compose_the_application_and_the_server() {
+fn only_the_agent_the_harnesses_and_the_downstream_example_compose_the_application_and_the_server() {
     let graph = Graph::load();
     let composers: Vec<&String> = graph
         .workspace
@@ -216,7 +218,7 @@ fn only_the_agent_the_fuzz_harness_and_the_downstream_example_compose_the_applic
             links.contains(APP) && links.contains(SERVER)
         })
         .collect();
-    assert_eq!(composers, vec![AGENT, DOWNSTREAM, FUZZ]);
+    assert_eq!(composers, vec![AGENT, DOWNSTREAM, FUZZ, ITK]);
 }
 
 #[test]

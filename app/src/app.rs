@@ -46,10 +46,14 @@ pub struct App {
     pub(crate) config: AppConfig,
 }
 
+/// Wraps the built-in executor an application is configured with.
+type Wrap = Box<dyn FnOnce(Arc<dyn Executor>) -> Arc<dyn Executor>>;
+
 /// Which executor an application is built with.
 enum ExecutorChoice {
     Kind(ExecutorKind),
     Custom(Arc<dyn Executor>),
+    Around(ExecutorKind, Wrap),
 }
 
 impl App {
@@ -67,6 +71,19 @@ impl App {
     /// An application with a custom executor.
     pub fn with_executor(store: Arc<dyn Store>, config: AppConfig, executor: Arc<dyn Executor>) -> Arc<App> {
         Self::compose(store, config, ExecutorChoice::Custom(executor))
+    }
+
+    /// An application whose executor is `wrap` around the built-in one the
+    /// configuration names (which needs the application's own services, so
+    /// cannot be built outside it): a harness adds behaviours of its own and
+    /// hands every other message to it.
+    pub fn with_executor_around(
+        store: Arc<dyn Store>,
+        config: AppConfig,
+        wrap: impl FnOnce(Arc<dyn Executor>) -> Arc<dyn Executor> + 'static,
+    ) -> Arc<App> {
+        let kind = config.executor;
+        Self::compose(store, config, ExecutorChoice::Around(kind, Box::new(wrap)))
     }
 
     /// Builds every service on the store and wires them together.
@@ -87,12 +104,18 @@ impl App {
             engine.clone(),
             config.plan_lease.unwrap_or(crate::plans::lease::DEFAULT_LEASE),
         );
-        let executor: Arc<dyn Executor> = match executor {
-            ExecutorChoice::Kind(ExecutorKind::Default) => Arc::new(DefaultExecutor::new(plans.clone())),
-            ExecutorChoice::Kind(ExecutorKind::Tck) => {
-                Arc::new(crate::tck::TckExecutor::new(DefaultExecutor::new(plans.clone())))
+        let built_in = |kind| -> Arc<dyn Executor> {
+            match kind {
+                ExecutorKind::Default => Arc::new(DefaultExecutor::new(plans.clone())),
+                ExecutorKind::Tck => {
+                    Arc::new(crate::tck::TckExecutor::new(DefaultExecutor::new(plans.clone())))
+                }
             }
+        };
+        let executor: Arc<dyn Executor> = match executor {
+            ExecutorChoice::Kind(kind) => built_in(kind),
             ExecutorChoice::Custom(executor) => executor,
+            ExecutorChoice::Around(kind, wrap) => wrap(built_in(kind)),
         };
         let tasks = TaskService::new(
             db.clone(),

@@ -68,7 +68,7 @@ pub(crate) fn request(id: u64, method: &str, params: Value) -> Value {
 
 /// The outcome a JSON-RPC response carries: its `result`, or its `error` as a
 /// typed RPC error. Anything else is a decode error.
-pub(crate) fn response_outcome(response: &mut Value) -> Result<Value, CallError> {
+pub fn response_outcome(response: &mut Value) -> Result<Value, CallError> {
     match serde_json::from_value::<Response>(response.take()) {
         Ok(response) => response.outcome.map_err(CallError::Rpc),
         Err(e) => Err(CallError::Decode(e.to_string())),
