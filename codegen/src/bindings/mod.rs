@@ -7,7 +7,7 @@
 //! ([`GENERATED_DIRS`]); the hand-written parts of a package (its manifest,
 //! tests, README) live beside them and are never touched.
 
-mod python;
+pub mod python;
 pub mod typescript;
 
 use crate::model::Contract;
