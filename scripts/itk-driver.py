@@ -69,7 +69,9 @@ DEVIATIONS = (
     ('ITK_ACTS_REDUCED_CAPABILITIES',
      re.compile(r'agent card capability (\w+)=True, needs False'), 'reduced'),
     ('ITK_ACTS_AUTH',
-     re.compile(r'agent card authentication=False, needs True'), 'auth'),
+     # The ITK's runner words this skip so; older runner cores, which read
+     # the requirement as a card capability, say `capability authentication`.
+     re.compile(r'agent card (?:capability )?authentication=False, needs True'), 'auth'),
 )
 
 # Our binding names, the ACTS corpus's, and the card's.
@@ -270,7 +272,11 @@ def acts(args) -> int:
                 continue
             replaced = {r.id: r for r in rerun}
             results = [replaced.get(r.id, r) for r in results]
-            notes.append(f'{env_var}=1 pass re-ran {len(blocked)}: {", ".join(sorted(blocked))}')
+            note = f'{env_var}=1 pass re-ran {len(blocked)}: {", ".join(sorted(blocked))}'
+            still = sorted(r.id for r in rerun if r.result is Outcome.SKIP)
+            if still:
+                note += f'; still skipped there: {", ".join(still)} ({rerun[0].skip_reason if len(still) == len(rerun) else "see --show-skips"})'
+            notes.append(note)
         return results, notes
 
     try:
