@@ -142,7 +142,7 @@ pub async fn serve(settings: Settings) -> Result<(), String> {
         (Mode::Background, Some(Owned { run, lock, socket })) => {
             let (listener, inode) = socket.ok_or("the background agent has no socket")?;
             let served = host(run, Some(idle_timeout))
-                .serve(listener, inode, shutdown_signal())
+                .serve(listener, inode, server::shutdown_signal())
                 .await;
             drop(lock);
             served
@@ -254,22 +254,8 @@ async fn listen(
     if let Some(v0_3) = server.v0_3_local_addr().map_err(|e| e.to_string())? {
         eprintln!("cleveragents-agent: serving A2A 0.3 clients' Agent Card on {scheme}://{v0_3}/");
     }
-    server.serve(shutdown_signal()).await.map_err(|e| e.to_string())
-}
-
-/// Resolves on Ctrl-C or SIGTERM, which start a graceful shutdown (in-flight
-/// requests drain, open streams end).
-async fn shutdown_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
-    }
+    server
+        .serve(server::shutdown_signal())
+        .await
+        .map_err(|e| e.to_string())
 }

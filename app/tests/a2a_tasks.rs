@@ -463,16 +463,20 @@ async fn namespaces_are_isolated() {
     );
 }
 
-#[tokio::test]
-async fn tck_executor_scenarios() {
-    let app = App::with_store(
+/// The router of an application with the suites' executor, in memory.
+fn tck_router() -> Router<App> {
+    Router::new(App::with_store(
         std::sync::Arc::new(app::store::MemoryStore::new()),
         AppConfig {
             executor: ExecutorKind::Tck,
             ..Default::default()
         },
-    );
-    let router = Router::new(app);
+    ))
+}
+
+#[tokio::test]
+async fn tck_executor_scenarios() {
+    let router = tck_router();
     let reply = call(
         &router,
         &local(),
@@ -542,14 +546,7 @@ async fn tck_executor_scenarios() {
 /// from the suites' executor: the echo, not the TCK's greeting.
 #[tokio::test]
 async fn tck_executor_leaves_other_messages_to_the_default_executor() {
-    let app = App::with_store(
-        std::sync::Arc::new(app::store::MemoryStore::new()),
-        AppConfig {
-            executor: ExecutorKind::Tck,
-            ..Default::default()
-        },
-    );
-    let router = Router::new(app);
+    let router = tck_router();
     let plain = call(
         &router,
         &local(),
@@ -641,14 +638,7 @@ async fn a_part_of_a_media_type_the_agent_does_not_take_is_refused() {
 /// expects the task to stay open: continued, read with its history, cancelled.
 #[tokio::test]
 async fn tck_executor_keeps_a_task_the_0_3_tck_opens_waiting_for_input() {
-    let app = App::with_store(
-        std::sync::Arc::new(app::store::MemoryStore::new()),
-        AppConfig {
-            executor: ExecutorKind::Tck,
-            ..Default::default()
-        },
-    );
-    let router = Router::new(app);
+    let router = tck_router();
     let opened = call(
         &router,
         &local(),

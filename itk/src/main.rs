@@ -174,27 +174,11 @@ async fn main() -> ExitCode {
         }
         (Ok(http), Ok(None)) => eprintln!("itk-current-agent: listening on http://{http}/"),
     }
-    match server.serve(shutdown_signal()).await {
+    match server.serve(server::shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("itk-current-agent: {error}");
             ExitCode::FAILURE
-        }
-    }
-}
-
-/// Resolves on Ctrl-C or SIGTERM (the kit stops its participants with it).
-async fn shutdown_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
         }
     }
 }

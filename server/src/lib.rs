@@ -29,6 +29,7 @@ pub mod jsonrpc;
 pub mod negotiate;
 mod pipeline;
 mod pump;
+pub mod signal;
 pub mod signing;
 mod sse;
 mod stdio;
@@ -43,6 +44,7 @@ pub use config::{
 };
 pub use error::ServerError;
 pub use http::{serve_http, HttpServer, METRICS_PATH};
+pub use signal::shutdown_signal;
 pub use stdio::{pipes, serve_stdio};
 
 /// The README's example, compiled and run as a doctest.
