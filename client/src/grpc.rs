@@ -102,12 +102,7 @@ impl GrpcTransport {
     /// endpoint's scheme); an error when it declares none.
     pub async fn from_card(mut config: HttpConfig) -> Result<Self, CallError> {
         let card = HttpTransport::new(config.clone())?.agent_card().await?;
-        let target = card["supportedInterfaces"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|i| i["protocolBinding"] == GRPC_PROTOCOL_BINDING)
-            .and_then(|i| i["url"].as_str())
+        let target = crate::http::declared_interface(&card, GRPC_PROTOCOL_BINDING)
             .ok_or_else(|| CallError::Transport("the agent's card declares no GRPC interface".into()))?;
         let scheme = config.endpoint.split("://").next().unwrap_or("http").to_string();
         config.endpoint = if target.contains("://") {

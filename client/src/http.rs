@@ -26,6 +26,25 @@ use std::time::Duration;
 /// `protocolBinding` of the card interface that serves HTTP+JSON (spec §11).
 pub const REST_PROTOCOL_BINDING: &str = "HTTP+JSON";
 
+/// `protocolBinding` of the card interface that serves JSON-RPC (spec §9).
+pub const JSONRPC_PROTOCOL_BINDING: &str = "JSONRPC";
+
+/// The URL of the interface of `binding` an Agent Card declares: the one of
+/// the protocol version this client speaks, else the first of the binding.
+pub fn declared_interface<'a>(card: &'a Value, binding: &str) -> Option<&'a str> {
+    let of_binding = || {
+        card["supportedInterfaces"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(move |i| i["protocolBinding"] == binding)
+    };
+    of_binding()
+        .find(|i| i["protocolVersion"] == wire::PROTOCOL_VERSION)
+        .or_else(|| of_binding().next())
+        .and_then(|i| i["url"].as_str())
+}
+
 /// How to reach and talk to a server.
 #[derive(Clone, Debug)]
 pub struct HttpConfig {
@@ -165,19 +184,24 @@ impl HttpTransport {
     /// A REST transport to the server `config.endpoint` names: at the URL of
     /// the `HTTP+JSON` interface its Agent Card declares, else at the endpoint
     /// as given.
-    pub async fn rest(mut config: HttpConfig) -> Result<Self, CallError> {
+    pub async fn rest(config: HttpConfig) -> Result<Self, CallError> {
+        Self::from_card(config, HttpBinding::Rest).await
+    }
+
+    /// A transport of `binding` to the server `config.endpoint` names: at the
+    /// URL of the interface of that binding its Agent Card declares, else at
+    /// the endpoint as given.
+    pub async fn from_card(mut config: HttpConfig, binding: HttpBinding) -> Result<Self, CallError> {
         config.binding = HttpBinding::JsonRpc;
         let card = HttpTransport::new(config.clone())?.agent_card().await?;
-        let declared = card["supportedInterfaces"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|i| i["protocolBinding"] == REST_PROTOCOL_BINDING)
-            .and_then(|i| i["url"].as_str());
-        if let Some(url) = declared {
+        let name = match binding {
+            HttpBinding::JsonRpc => JSONRPC_PROTOCOL_BINDING,
+            HttpBinding::Rest => REST_PROTOCOL_BINDING,
+        };
+        if let Some(url) = declared_interface(&card, name) {
             config.endpoint = url.to_string();
         }
-        config.binding = HttpBinding::Rest;
+        config.binding = binding;
         HttpTransport::new(config)
     }
 }

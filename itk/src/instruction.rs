@@ -117,7 +117,7 @@ impl Instruction {
     pub fn to_message(&self) -> Message {
         let bytes = prost::Message::encode_to_vec(self);
         Message {
-            message_id: uuid_like(),
+            message_id: app::util::new_id(),
             context_id: None,
             task_id: None,
             role: Role::User,
@@ -142,17 +142,6 @@ impl Instruction {
             _ => false,
         }
     }
-}
-
-/// A message id unique enough for one process: time and a counter.
-fn uuid_like() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    format!("itk-{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
 #[cfg(test)]

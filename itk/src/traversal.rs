@@ -41,55 +41,32 @@ pub fn answer(instruction: &Instruction) -> BoxFuture<'_, Result<Vec<String>, St
     })
 }
 
-/// The card's `protocolBinding` for the instruction's transport name.
-fn binding_of(transport: &str) -> Result<&'static str, String> {
-    match transport.to_ascii_lowercase().as_str() {
-        "jsonrpc" => Ok("JSONRPC"),
-        "http_json" | "http+json" | "rest" => Ok(client::http::REST_PROTOCOL_BINDING),
-        "grpc" => Ok(client::grpc::GRPC_PROTOCOL_BINDING),
-        other => Err(format!("unknown transport `{other}`")),
-    }
-}
-
-/// A client of the agent at `origin` over `transport`, at the URL its card
-/// declares for that binding (A2A 1.0 first).
+/// A client of the agent at `origin` over the instruction's transport
+/// (`jsonrpc`, `http_json` or `grpc`, any case), at the URL its card declares
+/// for that binding.
 async fn connect(origin: &str, transport: &str) -> Result<Client<AnyTransport>, String> {
-    let binding = binding_of(transport)?;
-    let origin = origin.trim_end_matches('/');
-    let card_reader = HttpTransport::new(HttpConfig::new(format!("{origin}/"))).map_err(|e| e.to_string())?;
-    let card = card_reader
-        .agent_card()
-        .await
-        .map_err(|e| format!("card of {origin}: {e}"))?;
-    let interfaces: Vec<&Value> = card["supportedInterfaces"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|i| i["protocolBinding"] == binding)
-        .collect();
-    let url = interfaces
-        .iter()
-        .find(|i| i["protocolVersion"] == "1.0")
-        .or_else(|| interfaces.first())
-        .and_then(|i| i["url"].as_str())
-        .ok_or_else(|| format!("{origin} declares no {binding} interface"))?
-        .to_string();
-    let transport = match binding {
-        "JSONRPC" => AnyTransport::Http(HttpTransport::new(HttpConfig::new(url)).map_err(|e| e.to_string())?),
-        "GRPC" => {
-            let url = if url.contains("://") {
-                url
-            } else {
-                format!("http://{url}")
-            };
-            let grpc = GrpcTransport::new(HttpConfig::new(url)).map_err(|e| e.to_string())?;
-            AnyTransport::Grpc(grpc, card_reader)
+    let config = HttpConfig::new(format!("{}/", origin.trim_end_matches('/')));
+    let transport = match transport.to_ascii_lowercase().as_str() {
+        "jsonrpc" => AnyTransport::Http(
+            HttpTransport::from_card(config, HttpBinding::JsonRpc)
+                .await
+                .map_err(|e| format!("{origin}: {e}"))?,
+        ),
+        "http_json" | "http+json" | "rest" => AnyTransport::Http(
+            HttpTransport::rest(config)
+                .await
+                .map_err(|e| format!("{origin}: {e}"))?,
+        ),
+        "grpc" => {
+            let card_reader = HttpTransport::new(config.clone()).map_err(|e| e.to_string())?;
+            AnyTransport::Grpc(
+                GrpcTransport::from_card(config)
+                    .await
+                    .map_err(|e| format!("{origin}: {e}"))?,
+                card_reader,
+            )
         }
-        _ => {
-            let mut config = HttpConfig::new(url);
-            config.binding = HttpBinding::Rest;
-            AnyTransport::Http(HttpTransport::new(config).map_err(|e| e.to_string())?)
-        }
+        other => return Err(format!("unknown transport `{other}`")),
     };
     Ok(Client::new(transport))
 }
