@@ -80,8 +80,21 @@ struct FileConfig {
     sync_remotes: BTreeMap<String, String>,
     /// Traces over OTLP (`otlp_endpoint`).
     telemetry: telemetry::TelemetryFile,
+    /// A2A protocol versions served beyond the released ones, and the
+    /// long-poll bound.
+    a2a: A2aFile,
     /// The background agent of local mode.
     local: LocalFile,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct A2aFile {
+    /// Draft versions to serve (`["1.1"]`); extended by
+    /// `CLEVERAGENTS_DRAFT_VERSIONS` and `--draft-version`.
+    draft_versions: Vec<String>,
+    /// The longest a long-polling GetTask is held (`currentGeneration`).
+    long_poll_max_ms: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -123,7 +136,7 @@ enum Mode {
 }
 
 fn usage() -> &'static str {
-    "usage: cleveragents-agent (--stdio | --listen ADDR | --stop) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR] [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy]"
+    "usage: cleveragents-agent (--stdio | --listen ADDR | --stop) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR] [--draft-version 1.1] [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy]"
 }
 
 fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
@@ -151,6 +164,8 @@ struct Args {
     insecure_no_auth: bool,
     /// A second address, for A2A 0.3 clients (`http.v0_3_listen`).
     listen_v0_3: Option<String>,
+    /// Draft A2A versions to serve (`a2a.draft_versions`).
+    draft_versions: Vec<String>,
     /// Serve a stdio session in this process, not through the background agent.
     in_process: bool,
     /// The background agent's idle period (`local.idle_timeout_ms`).
@@ -230,6 +245,13 @@ fn parse_args() -> Result<Option<Args>, String> {
         memory: false,
         admin_key: false,
         insecure_no_auth: false,
+        draft_versions: std::env::var("CLEVERAGENTS_DRAFT_VERSIONS")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+            .collect(),
         listen_v0_3: std::env::var("CLEVERAGENTS_LISTEN_V0_3")
             .ok()
             .filter(|a| !a.is_empty()),
@@ -265,6 +287,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             }
             "--listen" => args.mode = Some(Mode::Listen(value("--listen")?)),
             "--listen-v0-3" => args.listen_v0_3 = Some(value("--listen-v0-3")?),
+            "--draft-version" => args.draft_versions.push(value("--draft-version")?),
             "--data-dir" => args.data_dir = Some(PathBuf::from(value("--data-dir")?)),
             "--database-url" => args.database_url = Some(value("--database-url")?),
             "--config" => args.config_path = Some(PathBuf::from(value("--config")?)),
@@ -332,8 +355,17 @@ fn settle(args: Args, file: FileConfig, config_text: &[u8]) -> Result<Settings, 
             data_dir: data_dir.clone(),
         }
     };
+    // The drafts of every source, each once, checked against the schema's.
+    let mut drafts = file.a2a.draft_versions.clone();
+    drafts.extend(args.draft_versions.iter().cloned());
+    let mut drafts: Vec<String> = server::negotiate::checked_drafts(&drafts)?
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    drafts.sort();
+    drafts.dedup();
     let identity = local::Identity::current(format!(
-        "store {}; executor {executor:?}; config {}",
+        "store {}; executor {executor:?}; drafts {drafts:?}; config {}",
         match &store {
             StoreConfig::Memory => "memory".to_string(),
             StoreConfig::Sqlite { data_dir } => format!("sqlite in {}", data_dir.display()),
@@ -355,6 +387,7 @@ fn settle(args: Args, file: FileConfig, config_text: &[u8]) -> Result<Settings, 
         .map_or(DEFAULT_IDLE_TIMEOUT, Duration::from_millis);
     let telemetry_endpoint = file.telemetry.endpoint();
     let mut server_config = file.server;
+    server_config.a2a.draft_versions = drafts.clone();
     server_config.auth.insecure_no_auth |= args.insecure_no_auth;
     server_config.http.behind_tls_proxy |= args.behind_tls_proxy;
     match (args.tls_cert, args.tls_key) {
@@ -394,6 +427,7 @@ fn settle(args: Args, file: FileConfig, config_text: &[u8]) -> Result<Settings, 
         limits: file.task_limits,
         input_modes: app::tasks::InputModes::new(server::card::accepted_input_modes(&server_config.agent)),
         plan_lease: file.plans.lease_ms.map(Duration::from_millis),
+        long_poll_max: file.a2a.long_poll_max_ms.map(Duration::from_millis),
         // One registry: the server records calls and streams, the
         // application commits and deliveries, and `/metrics` shows them all.
         metrics: server_config.metrics.clone(),

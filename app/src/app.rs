@@ -126,6 +126,10 @@ impl App {
             config.input_modes.clone(),
             config.plan_lease.unwrap_or(crate::plans::lease::DEFAULT_LEASE),
         );
+        let tasks = match config.long_poll_max {
+            Some(max) => tasks.with_long_poll_max(max),
+            None => tasks,
+        };
         Arc::new(App {
             sessions: SessionService::new(db.clone(), tasks.clone()),
             events: EventService::new(db.clone()),

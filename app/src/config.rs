@@ -41,6 +41,10 @@ pub struct AppConfig {
     /// agent dies, another agent on the shared store takes the run over
     /// this long after its last renewal (`None`: 30 s).
     pub plan_lease: Option<std::time::Duration>,
+    /// The longest a long-polling GetTask (`currentGeneration`, A2A 1.1) is
+    /// held before it answers with the task as it stands; `None`:
+    /// [`crate::tasks::DEFAULT_LONG_POLL_MAX`].
+    pub long_poll_max: Option<std::time::Duration>,
     /// The registry store commits and push deliveries are recorded into; the
     /// agent shares it with the server, which serves it at `GET /metrics`.
     pub metrics: std::sync::Arc<a2a::metrics::Metrics>,

@@ -39,7 +39,7 @@ pub fn generate(dialect: Dialect, schema: &Value, current: &Current) -> Result<B
     let mut definitions = preprocess::bundle(&[(dialect.file.to_string(), schema.clone())])?;
     check(&contract, &definitions, current)?;
     let notes = preprocess::prepare_types(&mut definitions)?;
-    let types = types::generate(&definitions, &notes)?;
+    let types = types::generate(&definitions, &notes, &Default::default())?;
     let sources = [dialect.file];
     let methods = emit::dialect::emit(dialect.module, &contract, &types.names, current)?;
     let methods = syn::parse2::<syn::File>(methods).map_err(|e| Error::Syntax {

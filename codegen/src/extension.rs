@@ -187,8 +187,15 @@ fn generate(name: &str, schema: &Value, text: &str) -> Result<String> {
     let mut schemas = ours;
     schemas.push((name.to_string(), schema.clone()));
     let (type_items, type_names) = own_types(&schemas, schema, &theirs)?;
-    let names = Names { types: &type_names };
-    let emitted = emit::emit_all(std::slice::from_ref(&theirs), None, &type_names)?;
+    // A downstream extension's router leaves its results as they are: no
+    // member of its own schema is newer than the version its callers speak.
+    let fitted = BTreeSet::new();
+    let names = Names {
+        types: &type_names,
+        fitted: &fitted,
+        base: None,
+    };
+    let emitted = emit::emit_all(std::slice::from_ref(&theirs), None, &type_names, &fitted)?;
     let emitted = |module: &str| -> Result<Vec<syn::Item>> {
         emitted
             .iter()
@@ -263,7 +270,7 @@ fn own_types(
         .map(|d| d.keys().cloned().collect())
         .unwrap_or_default();
     let notes = preprocess::prepare(&mut definitions, std::slice::from_ref(theirs))?;
-    let generated = types::generate(&definitions, &notes)?;
+    let generated = types::generate(&definitions, &notes, &Default::default())?;
     let mut own = declared.clone();
     own.extend(
         notes

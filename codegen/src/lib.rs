@@ -19,6 +19,7 @@ pub mod preprocess;
 pub mod proto;
 pub mod registry;
 pub mod routes;
+mod since;
 mod types;
 mod variants;
 
@@ -120,14 +121,21 @@ pub fn generate_with_dialects(
     // rewrites that serve the Rust type generator.
     let openrpc = openrpc::render(&contracts, &definitions)?;
     let notes = preprocess::prepare(&mut definitions, &contracts)?;
-    let types = types::generate(&definitions, &notes)?;
+    let base: std::collections::BTreeSet<String> = schemas
+        .iter()
+        .zip(&contracts)
+        .filter(|(_, contract)| contract.info.protocol_version.is_some())
+        .filter_map(|((_, schema), _)| schema.get("definitions").and_then(Value::as_object))
+        .flat_map(|definitions| definitions.keys().cloned())
+        .collect();
+    let types = types::generate(&definitions, &notes, &base)?;
     let sources = schemas.iter().map(|(file, _)| file.as_str()).collect::<Vec<_>>();
     let mut files = BTreeMap::new();
     files.insert(
         "types.rs".to_string(),
         emit::render("types", &sources, types.file)?,
     );
-    for (name, tokens) in emit::emit_all(&contracts, registry.as_ref(), &types.names)? {
+    for (name, tokens) in emit::emit_all(&contracts, registry.as_ref(), &types.names, &types.fitted)? {
         files.insert(format!("{name}.rs"), emit::render(&name, &sources, tokens)?);
     }
     let mut protos = Vec::new();

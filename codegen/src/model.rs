@@ -39,6 +39,10 @@ pub struct ContractInfo {
     pub extension_uri: Option<String>,
     #[serde(default)]
     pub versions: Vec<String>,
+    /// Versions among `versions` that are drafts: served only where a
+    /// deployment turns them on.
+    #[serde(default)]
+    pub draft_versions: Vec<String>,
     #[serde(default)]
     pub method_prefix: Option<String>,
     /// HTTP header (and stdio initialize field) carrying the version in effect.
@@ -99,6 +103,10 @@ pub struct ErrorDef {
     pub grpc_status: String,
     pub message: String,
     pub description: String,
+    /// The protocol version that introduced the error (`x-since`); older
+    /// versions never answer with it.
+    #[serde(default)]
+    pub since: Option<String>,
 }
 
 /// One entry of `x-methods`.
@@ -166,6 +174,19 @@ pub struct Example {
 }
 
 impl Contract {
+    /// The newest protocol version that is not a draft (the base protocol
+    /// only): the declared `protocolVersion` when no `versions` are listed.
+    pub fn released_protocol_version(&self) -> Option<String> {
+        let info = &self.info;
+        info.protocol_version.as_ref()?;
+        let released = info
+            .versions
+            .iter()
+            .rev()
+            .find(|v| !info.draft_versions.contains(v));
+        released.or(info.protocol_version.as_ref()).cloned()
+    }
+
     /// Reads the contract sections of one schema document and checks them for
     /// internal consistency (every reference resolves, names are unique).
     pub fn from_schema(file: &str, schema: &Value) -> Result<Self> {

@@ -4,10 +4,11 @@
 mod docs;
 
 use crate::preprocess::Notes;
+use crate::since::Since;
 use crate::{postpass, variants};
 use crate::{Error, Result};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use typify::{TypeSpace, TypeSpaceSettings};
 
 /// The payload types as a syntax tree, with the Rust name of every definition.
@@ -15,9 +16,13 @@ pub struct Types {
     pub file: syn::File,
     /// Definition name → Rust type name.
     pub names: BTreeMap<String, String>,
+    /// Definitions whose type implements `rpc::FitVersion` (see [`crate::since`]).
+    pub fitted: BTreeSet<String>,
 }
 
-pub fn generate(definitions: &Map<String, Value>, notes: &Notes) -> Result<Types> {
+/// `base`: the definitions of the base protocol's schema, whose `x-since`
+/// members get `FitVersion` impls (see [`crate::since`]).
+pub fn generate(definitions: &Map<String, Value>, notes: &Notes, base: &BTreeSet<String>) -> Result<Types> {
     let mut settings = TypeSpaceSettings::default();
     settings
         .with_struct_builder(false)
@@ -54,6 +59,13 @@ pub fn generate(definitions: &Map<String, Value>, notes: &Notes) -> Result<Types
     })?;
     variants::strip_enum_name_prefixes(&mut file);
     postpass::apply(&mut file, definitions, notes, &names)?;
+    let since = Since::of(definitions, base)?;
+    let fits = since.impls(&file, &names)?;
+    file.items.extend(fits);
     docs::fill(&mut file, definitions, notes, &names)?;
-    Ok(Types { file, names })
+    Ok(Types {
+        file,
+        names,
+        fitted: since.fitted,
+    })
 }

@@ -68,6 +68,7 @@ pub async fn parse(operation: &str, payload: Value) -> Value {
                     .get_task(GetTaskRequest {
                         id: "client-parse".into(),
                         history_length: None,
+                        current_generation: None,
                         tenant: None,
                     })
                     .await

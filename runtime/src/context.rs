@@ -89,6 +89,10 @@ pub struct CallContext {
     /// For subscriptions: the last event sequence number the caller has seen
     /// (SSE `Last-Event-ID`, or the stdio resume parameter).
     pub resume_after: Option<u64>,
+    /// The longest the caller said it waits for the answer (HTTP `Prefer:
+    /// wait=N`, gRPC `grpc-timeout`): a call that may hold its answer back (a
+    /// long-polling GetTask) answers within it.
+    pub wait_limit: Option<std::time::Duration>,
 }
 
 impl CallContext {

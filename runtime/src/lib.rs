@@ -19,7 +19,8 @@
 //! - [`rest`]: finding a request's method and route, a call's route, the Status error body;
 //! - [`envelope`]: the JSON-RPC 2.0 request, response and notification objects;
 //! - [`bundle`]: the rule that bundles the schema files and resolves references;
-//! - [`local`]: where a local installation keeps its data and its admin key.
+//! - [`local`]: where a local installation keeps its data and its admin key;
+//! - [`since`]: members newer than the version a caller speaks, dropped for it.
 //!
 //! The crate performs no I/O.
 
@@ -38,6 +39,7 @@ pub mod method;
 pub mod protojson;
 pub mod rest;
 pub mod route;
+pub mod since;
 
 pub use access::authorize;
 pub use client::{CallError, ClientStream, RawEventStream, Transport};
@@ -55,6 +57,7 @@ pub use protojson::{
     ProtoEnumRepr,
 };
 pub use route::{HttpRoute, QueryField, QueryKind};
+pub use since::{fit_result, fit_stream, FitVersion};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -4,7 +4,7 @@
 
 use crate::config::{AgentInfo, AuthConfig, ServerConfig};
 use crate::negotiate::{
-    EXTENSION_VERSION_HEADER, GRPC_BINDING, JSONRPC_BINDING, PROTOCOL_VERSION, REST_BINDING,
+    self, Dialect, EXTENSION_VERSION_HEADER, GRPC_BINDING, JSONRPC_BINDING, PROTOCOL_VERSION, REST_BINDING,
     STDIO_BINDING_URI,
 };
 use a2a::types::{
@@ -161,11 +161,34 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
     // An HTTP client cannot reach the stdio binding: only the card a local
     // client reads over stdio (`initialize`) names it.
     let mut interfaces = match binding {
-        Binding::Http => vec![http, http_v0_3],
-        Binding::Stdio => vec![stdio, http, http_v0_3],
+        Binding::Http => vec![http.clone(), http_v0_3],
+        Binding::Stdio => vec![stdio.clone(), http.clone(), http_v0_3],
     };
-    interfaces.extend(rest);
-    interfaces.extend(grpc);
+    interfaces.extend(rest.clone());
+    interfaces.extend(grpc.clone());
+    // A draft turned on is offered beside the released version, by the same
+    // endpoints, after them: a client that takes the first interface of a
+    // binding keeps the released version, one that knows the draft finds it.
+    let drafts = negotiate::served(&config.a2a.draft_versions)
+        .into_iter()
+        .filter_map(|dialect| match dialect {
+            Dialect::V1(version) if version != PROTOCOL_VERSION => Some(version),
+            _ => None,
+        });
+    for version in drafts {
+        let stdio = (binding == Binding::Stdio).then(|| stdio.clone());
+        for interface in stdio
+            .into_iter()
+            .chain([http.clone()])
+            .chain(rest.clone())
+            .chain(grpc.clone())
+        {
+            interfaces.push(AgentInterface {
+                protocol_version: version.into(),
+                ..interface
+            });
+        }
+    }
     interfaces
 }
 

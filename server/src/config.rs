@@ -27,11 +27,23 @@ pub struct ServerConfig {
     pub limits: Limits,
     /// Authentication schemes and principals (HTTP only; stdio runs as the user).
     pub auth: AuthConfig,
+    /// Which versions of the A2A protocol are served beyond the released ones.
+    pub a2a: A2aConfig,
     /// The registry the transports record calls and open streams into, served
     /// at `GET /metrics`; the agent shares it with the application. Not read
     /// from the file: each configuration starts with an empty one.
     #[serde(skip)]
     pub metrics: std::sync::Arc<a2a::metrics::Metrics>,
+}
+
+/// The A2A protocol versions served beyond the released ones.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct A2aConfig {
+    /// Draft versions to serve (e.g. `["1.1"]`): calls may ask for them
+    /// (`A2A-Version`) and the card lists their interfaces beside the
+    /// released ones. Each must be a draft the schema declares; none by default.
+    pub draft_versions: Vec<String>,
 }
 
 /// The agent's identity as published in the Agent Card.

@@ -1,4 +1,6 @@
-//! The A2A 0.3 dialect on the shared call path: a 0.3 call (by its 0.3 name or
+//! The dialects on the shared call path. A 1.x call runs as it is (its
+//! context names its minor version, to which the generated router fits what
+//! it sends and what it is answered). A 0.3 call (by its 0.3 name or
 //! an alias of the decision record) is upgraded into the 1.0 call that serves
 //! it, runs through the same [`Pipeline`] as a 1.0 call (capability gates,
 //! authorization, the same handlers and store), and its result or each of its
@@ -22,7 +24,7 @@ pub(crate) async fn call_in(
     params: Option<Value>,
 ) -> Outcome {
     match dialect {
-        Dialect::V1_0 => pipeline.call(ctx, caller, method, params).await,
+        Dialect::V1(_) => pipeline.call(ctx, caller, method, params).await,
         Dialect::V0_3 => call_v0_3(pipeline, ctx, caller, method, params).await,
     }
 }

@@ -466,9 +466,14 @@ impl HttpState {
             .headers()
             .get(A2A_VERSION_HEADER)
             .and_then(|v| v.to_str().ok());
-        let asks_v1_0 =
-            negotiate::protocol_dialect(version, self.config.http.assume_version_when_absent.as_deref())
-                == Ok(Dialect::V1_0);
+        let asks_v1_0 = matches!(
+            negotiate::protocol_dialect(
+                version,
+                self.config.http.assume_version_when_absent.as_deref(),
+                &self.config.a2a.draft_versions,
+            ),
+            Ok(Dialect::V1(_))
+        );
         let v0_3_has_its_own_address = self.config.http.v0_3_listen.is_some();
         let plain = asks_v1_0 || (v0_3_has_its_own_address && address == Address::Main);
         let (card_json, card_etag) = if plain {

@@ -14,7 +14,7 @@ use crate::config::ServerConfig;
 use crate::dialect;
 use crate::error::ServerError;
 use crate::jsonrpc::{self, Request};
-use crate::negotiate::{self, Dialect, Negotiated, PROTOCOL_VERSION};
+use crate::negotiate::{self, Dialect, Negotiated};
 use crate::pipeline::Pipeline;
 use crate::signing::CardSigner;
 use a2a::methods::markers;
@@ -63,6 +63,8 @@ struct Session {
     card_v0_3: Value,
     server_info: StdioImplementationInfo,
     negotiated: OnceLock<Negotiated>,
+    /// The draft versions of A2A the deployment serves.
+    drafts: Vec<String>,
     /// Open streams by the JSON text of their request id.
     streams: Mutex<HashMap<String, CancellationToken>>,
     out: mpsc::Sender<Vec<u8>>,
@@ -89,6 +91,7 @@ impl Session {
                 version: config.agent.version.clone(),
             },
             negotiated: OnceLock::new(),
+            drafts: config.a2a.draft_versions.clone(),
             streams: Mutex::new(HashMap::new()),
             out,
         })
@@ -316,16 +319,18 @@ fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> 
     // The session speaks the version it asks for, once: 1.0, or 0.3 (served
     // through the conversion layer). The stdio binding has no absent version.
     let requested = a2a::rpc::Version::parse(&params.protocol_version);
-    let Some(dialect) = [Dialect::V1_0, Dialect::V0_3]
-        .into_iter()
+    let served = negotiate::served(&session.drafts);
+    let Some(dialect) = served
+        .iter()
+        .copied()
         .find(|d| requested.is_some() && requested == a2a::rpc::Version::parse(d.version()))
     else {
         return Err(Error::new(
             ErrorKind::ExtVersionMismatch,
             format!(
-                "A2A protocol version `{}` is not supported; supported: {PROTOCOL_VERSION}, {}",
+                "A2A protocol version `{}` is not supported; supported: {}",
                 params.protocol_version.chars().take(32).collect::<String>(),
-                Dialect::V0_3.version()
+                served.iter().map(|d| d.version()).collect::<Vec<_>>().join(", ")
             ),
         ));
     };
@@ -471,7 +476,7 @@ async fn run_admitted(session: &Session, admitted: Admitted) {
         params,
     } = request;
     let dialect = negotiated.dialect;
-    let ctx = CallContext {
+    let mut ctx = CallContext {
         request_id,
         principal: None,
         default_namespace: None,
@@ -479,7 +484,12 @@ async fn run_admitted(session: &Session, admitted: Admitted) {
         extension_versions: negotiated.versions,
         activated_extensions: negotiated.activated,
         resume_after,
+        wait_limit: None,
     };
+    // What the session sends and is answered is fitted to its version.
+    if let Some(version) = dialect.fitted_to() {
+        ctx.set_version(a2a::Contract::A2a, version);
+    }
     let outcome = dialect::call_in(&session.pipeline, dialect, ctx, None, &method, params).await;
     let Some(id) = id else {
         // A notification: run it, answer nothing.

@@ -74,8 +74,11 @@ pub struct TaskRow {
 
 impl TaskRow {
     /// The row of `task` in `namespace` whose log ends at `last_seq`; the
-    /// store assigns the rank.
-    pub fn new(namespace: &str, task: Task, last_seq: u64) -> Self {
+    /// store assigns the rank. The body is kept without a generation: that
+    /// is `last_seq` (see [`TaskRow::answer`]), and the encoded body stays
+    /// the form a caller of every version may read.
+    pub fn new(namespace: &str, mut task: Task, last_seq: u64) -> Self {
+        task.generation = None;
         TaskRow {
             id: task.id.clone(),
             namespace: namespace.to_string(),
@@ -87,6 +90,24 @@ impl TaskRow {
             body: task,
         }
     }
+}
+
+impl TaskRow {
+    /// The task as answered: its body with its generation (A2A 1.1), which
+    /// is the sequence number of its last event: the log starts with the
+    /// task itself (1) and every change of its state or artifacts appends
+    /// one event.
+    pub fn answer(self) -> Task {
+        let mut task = self.body;
+        task.generation = Some(generation(self.last_seq));
+        task
+    }
+}
+
+/// The generation (A2A 1.1) of a task whose log ends at `seq`, or of the
+/// event with sequence number `seq`.
+pub fn generation(seq: u64) -> i64 {
+    i64::try_from(seq).unwrap_or(i64::MAX)
 }
 
 /// One persisted task event: a StreamResponse with its per-task sequence number.

@@ -115,6 +115,7 @@ pub(crate) async fn execute(
     rec.start_running(&task_id, now.clone());
     plans.stamp_lease(&mut rec);
     let task = Task {
+        generation: None,
         id: task_id.clone(),
         context_id: Some(rec.plan.context_id.clone()),
         status: TaskStatus {

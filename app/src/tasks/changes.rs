@@ -76,6 +76,8 @@ fn set_status(
             context_id: task.context_id.clone().unwrap_or_default(),
             status: task.status.clone(),
             metadata,
+            // Stamped as the event goes out (`stamp_generation`): its sequence number.
+            generation: None,
         })],
     }
 }
@@ -125,8 +127,22 @@ pub fn artifact_change(
             append: append.then_some(true),
             last_chunk,
             metadata,
+            generation: None,
         })],
     })
+}
+
+/// Gives a task event its generation (A2A 1.1): its sequence number in the
+/// task's log. Events are stored without it and stamped as they go out, so
+/// the generation of an event read back is the one it went out with.
+pub(crate) fn stamp_generation(event: &mut StreamResponse, seq: u64) {
+    let generation = Some(crate::store::generation(seq));
+    match event {
+        StreamResponse::Task(task) => task.generation = generation,
+        StreamResponse::StatusUpdate(update) => update.generation = generation,
+        StreamResponse::ArtifactUpdate(update) => update.generation = generation,
+        StreamResponse::Message(_) => {}
+    }
 }
 
 /// Fills in the `seq` of a plan domain event carried in an event's metadata.

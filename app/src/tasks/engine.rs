@@ -108,6 +108,18 @@ pub(crate) struct Created {
     pub(crate) rx: Option<LiveEvents>,
 }
 
+/// TaskGenerationMismatch (A2A 1.1): the task `id` is at generation
+/// `current`, not the `expected` one a conditional send named.
+pub(crate) fn generation_mismatch(id: &str, expected: i64, current: i64) -> Error {
+    Error::new(
+        ErrorKind::TaskGenerationMismatch,
+        format!("Task generation mismatch: expected {expected} but current generation is {current}"),
+    )
+    .with_metadata("taskId", id)
+    .with_metadata("expectedGeneration", expected.to_string())
+    .with_metadata("currentGeneration", current.to_string())
+}
+
 /// TaskNotFound for task `id`.
 pub(crate) fn not_found(id: &str) -> Error {
     Error::new(ErrorKind::TaskNotFound, format!("Task `{id}` not found"))
@@ -259,6 +271,7 @@ impl TaskEngine {
         )
         .await?;
         let rx = (!is_terminal(task.status.state)).then(|| live.subscribe(namespace, last_seq));
+        task.generation = Some(crate::store::generation(last_seq));
         Ok(Created { events, task, rx })
     }
 
@@ -309,9 +322,49 @@ impl TaskEngine {
     where
         F: FnOnce(&mut Task) -> Result<Change, Error>,
     {
+        self.mutate_at(namespace, task_id, docs, None, f).await
+    }
+
+    /// Like [`TaskEngine::mutate`], only while the task's generation is
+    /// `generation` (A2A 1.1 `ifGenerationMatch`): else, and when another
+    /// agent's commit to the task comes first, TaskGenerationMismatch, and
+    /// nothing changes. The check and the commit are one: the commit expects
+    /// the log to end where it ended when the generation was read, so of two
+    /// racing changes (on this agent or any other) exactly one lands.
+    pub(crate) async fn mutate_if_generation<F>(
+        &self,
+        namespace: &str,
+        task_id: &str,
+        generation: i64,
+        f: F,
+    ) -> Result<Task, Error>
+    where
+        F: FnOnce(&mut Task) -> Result<Change, Error>,
+    {
+        self.mutate_at(namespace, task_id, vec![], Some(generation), f)
+            .await
+    }
+
+    async fn mutate_at<F>(
+        &self,
+        namespace: &str,
+        task_id: &str,
+        docs: Vec<DocWrite>,
+        if_generation: Option<i64>,
+        f: F,
+    ) -> Result<Task, Error>
+    where
+        F: FnOnce(&mut Task) -> Result<Change, Error>,
+    {
         let mut live = self.hold(task_id).await?;
         let row = self.load_task(namespace, task_id).await?;
         let expected_last_seq = row.last_seq;
+        if let Some(expected) = if_generation {
+            let current = crate::store::generation(expected_last_seq);
+            if expected != current {
+                return Err(generation_mismatch(task_id, expected, current));
+            }
+        }
         let mut task = row.body;
         let change = f(&mut task)?;
         let mut events = Vec::with_capacity(change.events.len());
@@ -337,12 +390,24 @@ impl TaskEngine {
             docs,
             ..Commit::default()
         };
-        self.commit(
-            commit,
-            ErrorKind::ExtInvalidState,
-            "a document changed concurrently; retry",
-        )
-        .await?;
+        let committed = self
+            .commit(
+                commit,
+                ErrorKind::ExtInvalidState,
+                "a document changed concurrently; retry",
+            )
+            .await;
+        if let (Some(expected), Err(_)) = (if_generation, &committed) {
+            // Another agent's commit to the task came first: the generation
+            // moved on. The caller hears the one it moved to.
+            if let Ok(row) = self.load_task(namespace, task_id).await {
+                let current = crate::store::generation(row.last_seq);
+                if current != expected {
+                    return Err(generation_mismatch(task_id, expected, current));
+                }
+            }
+        }
+        committed?;
         // A subscriber behind the events just committed (another agent
         // appended before them, and its notice is not handled yet) first
         // gets what it missed, from the store.
@@ -369,6 +434,8 @@ impl TaskEngine {
         if is_terminal(task.status.state) {
             live.subscribers.clear();
         }
+        let mut task = task;
+        task.generation = Some(crate::store::generation(last_seq));
         Ok(task)
     }
 

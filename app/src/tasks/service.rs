@@ -3,14 +3,14 @@
 //! continuation, the executor run), GetTask, ListTasks, CancelTask and
 //! SubscribeToTask, on the task engine.
 
-use super::changes::{cancel_change, status_steps, trim_history, Change, StatusStep};
-use super::engine::{not_found, TaskEngine};
+use super::changes::{cancel_change, status_change, status_steps, trim_history, Change, StatusStep};
+use super::engine::{generation_mismatch, not_found, TaskEngine};
 use super::runs::{abandon, RunLeases};
 use super::stream::LiveEvents;
 use super::stream::{ends_stream, TaskEvents};
 use crate::activity::Activity;
 use crate::executor::{ExecRequest, Executor, Start, TaskHandle};
-use crate::lifecycle::is_terminal;
+use crate::lifecycle::{is_interrupted, is_terminal};
 use crate::limits::{exceeded, DomainLimits};
 use crate::push::PushDelivery;
 use crate::store::{DocWrite, Expect, Internal, StoreHandle, TaskQuery};
@@ -41,6 +41,8 @@ pub struct TaskService {
     activity: Activity,
     /// The leases of this agent's runs, on a store shared with other agents.
     leases: Option<RunLeases>,
+    /// The longest a long-polling GetTask is held.
+    long_poll_max: Duration,
 }
 
 fn check_history_length(value: Option<i32>, field: &str) -> Result<(), Error> {
@@ -132,7 +134,14 @@ impl TaskService {
             limits,
             input_modes,
             activity: Activity::default(),
+            long_poll_max: super::DEFAULT_LONG_POLL_MAX,
         }
+    }
+
+    /// The same service, holding a long-polling GetTask at most `max`.
+    pub fn with_long_poll_max(mut self, max: Duration) -> Self {
+        self.long_poll_max = max;
+        self
     }
 
     /// On a store shared with other agents, fails every task whose run's
@@ -212,6 +221,17 @@ impl TaskService {
             tenant,
         } = request;
         let existing = self.referenced_task(&namespace, &mut message).await?;
+        // A conditional send is refused before the executor sees it; the
+        // continuation checks again, atomically with its commit.
+        if let (Some(task), Some(expected)) = (
+            &existing,
+            configuration.as_ref().and_then(|c| c.if_generation_match),
+        ) {
+            let current = task.generation.unwrap_or_default();
+            if current != expected {
+                return Err(generation_mismatch(&task.id, expected, current));
+            }
+        }
         let context_id = message
             .context_id
             .clone()
@@ -248,7 +268,10 @@ impl TaskService {
         let run_on = if run { existing.clone() } else { None };
         let (task_id, opened) = match existing {
             Some(task) => {
-                let opened = self.continue_task(&namespace, &task.id, message.clone()).await?;
+                let if_generation = configuration.as_ref().and_then(|c| c.if_generation_match);
+                let opened = self
+                    .continue_task(&namespace, &task.id, message.clone(), if_generation)
+                    .await?;
                 if !run {
                     // Applied after the continuation is durable, detached
                     // from the caller like a run: a client gone meanwhile
@@ -322,7 +345,7 @@ impl TaskService {
         let Some(task_id) = message.task_id.as_deref().filter(|s| !s.is_empty()) else {
             return Ok(None);
         };
-        let task = self.engine.load_task(namespace, task_id).await?.body;
+        let task = self.engine.load_task(namespace, task_id).await?.answer();
         if is_terminal(task.status.state) {
             return Err(Error::new(
                 ErrorKind::UnsupportedOperation,
@@ -344,28 +367,53 @@ impl TaskService {
 
     /// Appends `message` to an existing task and subscribes to it. The task is
     /// checked again inside the mutation: it may have ended since it was read.
-    async fn continue_task(&self, namespace: &str, id: &str, message: Message) -> Result<Opened, Error> {
+    ///
+    /// With `if_generation` (A2A 1.1 `ifGenerationMatch`) the message is taken
+    /// only while the task is at that generation, and taking it moves the
+    /// task on: its status is announced again (working, for a task that
+    /// waited for input), one event, so a second message sent on the same
+    /// generation, here or through another agent, is refused.
+    async fn continue_task(
+        &self,
+        namespace: &str,
+        id: &str,
+        message: Message,
+        if_generation: Option<i64>,
+    ) -> Result<Opened, Error> {
         let max_history = self.limits.max_history_per_task;
-        self.engine
-            .mutate(namespace, id, |task| {
-                if is_terminal(task.status.state) {
-                    return Err(Error::new(
-                        ErrorKind::UnsupportedOperation,
-                        "the task is already in a terminal state",
-                    ));
-                }
-                if task.history.len() >= max_history {
-                    return Err(exceeded(
+        let append = move |task: &mut Task| {
+            if is_terminal(task.status.state) {
+                return Err(Error::new(
+                    ErrorKind::UnsupportedOperation,
+                    "the task is already in a terminal state",
+                ));
+            }
+            if task.history.len() >= max_history {
+                return Err(exceeded(
                         FAMILY,
                         "message.taskId",
                         &format!("the task holds {max_history} messages, its limit; continue in a new task of the same context"),
                         max_history,
                     ));
-                }
-                task.history.push(message);
-                Ok(Change { events: vec![] })
-            })
-            .await?;
+            }
+            task.history.push(message);
+            Ok(Change { events: vec![] })
+        };
+        match if_generation {
+            None => self.engine.mutate(namespace, id, append).await?,
+            Some(generation) => {
+                self.engine
+                    .mutate_if_generation(namespace, id, generation, |task| {
+                        append(task)?;
+                        let state = match is_interrupted(task.status.state) {
+                            true => TaskState::Working,
+                            false => task.status.state,
+                        };
+                        status_change(task, state, None, None)
+                    })
+                    .await?
+            }
+        };
         let (backlog, rx) = self.engine.subscribe(namespace, id, None).await?;
         if backlog.is_empty() {
             return Err(FAMILY.internal("no snapshot"));
@@ -393,6 +441,7 @@ impl TaskService {
         let id = util::new_id();
         message.task_id = Some(id.clone());
         let task = Task {
+            generation: None,
             id: id.clone(),
             context_id: Some(context_id.to_string()),
             status: TaskStatus {
@@ -486,7 +535,7 @@ impl TaskService {
                         }
                     }
                 }
-                let mut task = self.engine.load_task(&namespace, &task_id).await?.body;
+                let mut task = self.engine.load_task(&namespace, &task_id).await?.answer();
                 trim_history(&mut task, config.history_length);
                 Ok(a2a::types::SendMessageResponse::Task(task))
             }
@@ -524,7 +573,22 @@ impl TaskService {
     ) -> Result<Reply<Task>, Error> {
         let namespace = namespace(ctx);
         check_history_length(request.history_length, "historyLength")?;
-        if request.history_length.is_none() {
+        if let Some(seen) = request.current_generation {
+            let within = super::long_poll::patience(ctx, self.long_poll_max);
+            let row = self
+                .engine
+                .await_generation(&namespace, &request.id, seen, within)
+                .await?;
+            let mut task = row.answer();
+            trim_history(&mut task, request.history_length);
+            return Ok(Reply::Value(task));
+        }
+        // The store keeps the body without its generation: as it is, it is
+        // the whole answer only to a caller of a version that has none.
+        let sees_generation = ctx
+            .version_of(a2a::Contract::A2a)
+            .is_none_or(|version| version >= Task::NEWEST_MEMBER_SINCE);
+        if request.history_length.is_none() && !sees_generation {
             // The whole task: as the store keeps it, neither decoded nor encoded again.
             return match self
                 .db
@@ -537,7 +601,7 @@ impl TaskService {
                 None => Err(not_found(&request.id)),
             };
         }
-        let mut task = self.engine.load_task(&namespace, &request.id).await?.body;
+        let mut task = self.engine.load_task(&namespace, &request.id).await?.answer();
         trim_history(&mut task, request.history_length);
         Ok(Reply::Value(task))
     }
@@ -586,7 +650,7 @@ impl TaskService {
         };
         let mut tasks = Vec::with_capacity(page.rows.len());
         for row in page.rows {
-            let mut task = row.body;
+            let mut task = row.answer();
             if !request.include_artifacts.unwrap_or(false) {
                 task.artifacts.clear();
             }

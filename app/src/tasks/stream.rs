@@ -2,6 +2,7 @@
 //! snapshot or the events after a resume point), then live events, ending
 //! after a terminal status (or, for message streams, an interrupted one).
 
+use super::changes::stamp_generation;
 use crate::lifecycle::{is_interrupted, is_terminal};
 use a2a::rpc::{Error, Event, Stream};
 use a2a::types::StreamResponse;
@@ -60,7 +61,10 @@ impl Stream for TaskEvents {
             },
         };
         match next {
-            Some(event) => {
+            Some(mut event) => {
+                if let Some(seq) = event.seq {
+                    stamp_generation(&mut event.data, seq);
+                }
                 if ends_stream(&event.data, this.stop_when_interrupted) {
                     this.done = true;
                     this.rx = None;

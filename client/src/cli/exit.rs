@@ -65,7 +65,11 @@ pub fn code_of_kind(kind: ErrorKind) -> i32 {
         ExtAuthRequired | ExtAuthForbidden => AUTH,
         InvalidParams | ExtInvalidParams | InvalidRequest | ExtInvalidRequest | ParseError
         | ExtParseError => INVALID_PARAMS,
-        TaskNotCancelable | UnsupportedOperation | ExtInvalidState | ExtAlreadyExists => INVALID_STATE,
+        TaskNotCancelable
+        | UnsupportedOperation
+        | ExtInvalidState
+        | ExtAlreadyExists
+        | TaskGenerationMismatch => INVALID_STATE,
         MethodNotFound
         | ExtMethodNotFound
         | VersionNotSupported

@@ -175,12 +175,35 @@ fn dispatch_arm(method: &MethodDef, internal: &TokenStream, names: &Names) -> Re
     let params = names.ty(&method.params)?;
     let wire = &method.name;
     let service = &method.service;
+    // Members newer than the caller's A2A version are dropped from what it
+    // sends and from what it is answered (see `rpc::FitVersion`).
+    let base = names.base.as_ref().filter(|_| !names.fitted.is_empty());
+    let version = quote!(ctx.version_of(crate::Contract::#base));
+    let fits_result = base.is_some() && names.fitted.contains(&method.result);
+    let answer = quote!(self.handler.#f(&ctx, params).await);
+    let fit = match method.streaming {
+        true => quote!(crate::rpc::fit_stream),
+        false => quote!(crate::rpc::fit_result),
+    };
+    let answer = match fits_result {
+        true => quote!(#fit(#answer, #version)),
+        false => answer,
+    };
     let call = if method.streaming {
-        quote!(crate::rpc::Outcome::from_stream(self.handler.#f(&ctx, params).await, #internal))
+        quote!(crate::rpc::Outcome::from_stream(#answer, #internal))
     } else if method.encoded_result {
-        quote!(crate::rpc::Outcome::from_reply(self.handler.#f(&ctx, params).await, #internal))
+        quote!(crate::rpc::Outcome::from_reply(#answer, #internal))
     } else {
-        quote!(crate::rpc::Outcome::from_result(self.handler.#f(&ctx, params).await, #internal))
+        quote!(crate::rpc::Outcome::from_result(#answer, #internal))
+    };
+    let fit_params = match base.is_some() && names.fitted.contains(&method.params) {
+        true => quote! {
+            let mut params = params;
+            if let Some(version) = #version {
+                crate::rpc::FitVersion::fit_version(&mut params, version);
+            }
+        },
+        false => TokenStream::new(),
     };
     Ok(quote! {
         #wire => {
@@ -188,6 +211,7 @@ fn dispatch_arm(method: &MethodDef, internal: &TokenStream, names: &Names) -> Re
                 Ok(params) => params,
                 Err(error) => return crate::rpc::Outcome::ready(Err(error)),
             };
+            #fit_params
             Box::pin(crate::rpc::in_handler_span(#wire, #service, async move { #call }))
         }
     })

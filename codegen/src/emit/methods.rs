@@ -55,6 +55,8 @@ fn contract_enum(contracts: &[Contract], arms: &ContractArms) -> TokenStream {
         version_header,
         extensions_header,
         versions,
+        draft_versions,
+        released,
         namespace_field,
         default_namespace,
         stdio_binding_uri,
@@ -89,6 +91,13 @@ fn contract_enum(contracts: &[Contract], arms: &ContractArms) -> TokenStream {
             pub const fn extensions_header(self) -> Option<&'static str> { match self { #(#extensions_header,)* } }
             /// Minor versions of the contract, oldest first.
             pub const fn versions(self) -> &'static [&'static str] { match self { #(#versions,)* } }
+            /// The versions among [`Contract::versions`] that are drafts: served
+            /// only where a deployment turns them on.
+            pub const fn draft_versions(self) -> &'static [&'static str] { match self { #(#draft_versions,)* } }
+            /// The A2A protocol version a client speaks and a server serves when
+            /// no draft is turned on: the newest that is not a draft (the base
+            /// protocol only).
+            pub const fn released_protocol_version(self) -> Option<&'static str> { match self { #(#released,)* } }
             /// The params field naming the namespace a call of the contract targets, if any.
             pub const fn namespace_field(self) -> Option<&'static str> { match self { #(#namespace_field,)* } }
             /// The namespace of a call that names none, if the contract declares one.
@@ -467,6 +476,8 @@ struct ContractArms {
     version_header: Vec<TokenStream>,
     extensions_header: Vec<TokenStream>,
     versions: Vec<TokenStream>,
+    draft_versions: Vec<TokenStream>,
+    released: Vec<TokenStream>,
     namespace_field: Vec<TokenStream>,
     default_namespace: Vec<TokenStream>,
     stdio_binding_uri: Vec<TokenStream>,
@@ -507,6 +518,10 @@ impl ContractArms {
         self.version_header.push(arm(opt(&info.version_header)));
         self.extensions_header.push(arm(opt(&info.extensions_header)));
         self.versions.push(arm(quote!(&[#(#versions),*])));
+        let drafts = &info.draft_versions;
+        self.draft_versions.push(arm(quote!(&[#(#drafts),*])));
+        self.released
+            .push(arm(opt(&contract.released_protocol_version())));
         self.namespace_field.push(arm(opt(&info.namespace_field)));
         self.default_namespace.push(arm(opt(&info.default_namespace)));
         self.stdio_binding_uri.push(arm(opt(&info.stdio_binding_uri)));

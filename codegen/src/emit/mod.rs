@@ -21,6 +21,11 @@ use std::collections::BTreeMap;
 /// Rust names of the definitions, shared by all emitters.
 pub struct Names<'a> {
     pub types: &'a BTreeMap<String, String>,
+    /// Definitions whose type implements `rpc::FitVersion`.
+    pub fitted: &'a std::collections::BTreeSet<String>,
+    /// The `Contract` variant of the base protocol, whose version in a call's
+    /// context the fitted types are fitted to.
+    pub base: Option<syn::Ident>,
 }
 
 impl Names<'_> {
@@ -75,8 +80,13 @@ pub fn emit_all(
     contracts: &[Contract],
     registry: Option<&Registry>,
     types: &BTreeMap<String, String>,
+    fitted: &std::collections::BTreeSet<String>,
 ) -> Result<Vec<(String, syn::File)>> {
-    let names = Names { types };
+    let base = contracts
+        .iter()
+        .find(|c| c.info.protocol_version.is_some())
+        .map(contract_variant);
+    let names = Names { types, fitted, base };
     let parts = [
         ("errors", errors::emit(contracts)?),
         ("methods", methods::emit(contracts, &names)?),

@@ -236,6 +236,7 @@ async fn a_standard_method_is_served_on_the_same_endpoint() {
         .get_task(GetTaskRequest {
             id: task.id.clone(),
             history_length: None,
+            current_generation: None,
             tenant: None,
         })
         .await

@@ -63,6 +63,10 @@ pub enum ErrorKind {
     ///
     /// The A2A protocol version requested through the A2A-Version service parameter is not supported.
     VersionNotSupported,
+    /// `-32010` TASK_GENERATION_MISMATCH — Task generation mismatch
+    ///
+    /// The ifGenerationMatch of a message's configuration is not the task's current generation; fetch the task and decide whether to send again.
+    TaskGenerationMismatch,
     /// `-32700` PARSE_ERROR — Invalid JSON payload
     ///
     /// The request is not valid JSON.
@@ -133,6 +137,7 @@ impl ErrorKind {
         Self::ExtendedAgentCardNotConfigured,
         Self::ExtensionSupportRequired,
         Self::VersionNotSupported,
+        Self::TaskGenerationMismatch,
         Self::ExtParseError,
         Self::ExtInvalidRequest,
         Self::ExtMethodNotFound,
@@ -164,6 +169,7 @@ impl ErrorKind {
             Self::ExtendedAgentCardNotConfigured => -32007i64,
             Self::ExtensionSupportRequired => -32008i64,
             Self::VersionNotSupported => -32009i64,
+            Self::TaskGenerationMismatch => -32010i64,
             Self::ExtParseError => -32700i64,
             Self::ExtInvalidRequest => -32600i64,
             Self::ExtMethodNotFound => -32601i64,
@@ -196,6 +202,7 @@ impl ErrorKind {
             Self::ExtendedAgentCardNotConfigured => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
             Self::ExtensionSupportRequired => "EXTENSION_SUPPORT_REQUIRED",
             Self::VersionNotSupported => "VERSION_NOT_SUPPORTED",
+            Self::TaskGenerationMismatch => "TASK_GENERATION_MISMATCH",
             Self::ExtParseError => "PARSE_ERROR",
             Self::ExtInvalidRequest => "INVALID_REQUEST",
             Self::ExtMethodNotFound => "METHOD_NOT_FOUND",
@@ -228,6 +235,7 @@ impl ErrorKind {
             Self::ExtendedAgentCardNotConfigured => "a2a-protocol.org",
             Self::ExtensionSupportRequired => "a2a-protocol.org",
             Self::VersionNotSupported => "a2a-protocol.org",
+            Self::TaskGenerationMismatch => "a2a-protocol.org",
             Self::ExtParseError => "urn:cleveragents:extensions:v1",
             Self::ExtInvalidRequest => "urn:cleveragents:extensions:v1",
             Self::ExtMethodNotFound => "urn:cleveragents:extensions:v1",
@@ -260,6 +268,7 @@ impl ErrorKind {
             Self::ExtendedAgentCardNotConfigured => 400u16,
             Self::ExtensionSupportRequired => 400u16,
             Self::VersionNotSupported => 400u16,
+            Self::TaskGenerationMismatch => 409u16,
             Self::ExtParseError => 400u16,
             Self::ExtInvalidRequest => 400u16,
             Self::ExtMethodNotFound => 404u16,
@@ -292,6 +301,7 @@ impl ErrorKind {
             Self::ExtendedAgentCardNotConfigured => "FAILED_PRECONDITION",
             Self::ExtensionSupportRequired => "FAILED_PRECONDITION",
             Self::VersionNotSupported => "FAILED_PRECONDITION",
+            Self::TaskGenerationMismatch => "ABORTED",
             Self::ExtParseError => "INVALID_ARGUMENT",
             Self::ExtInvalidRequest => "INVALID_ARGUMENT",
             Self::ExtMethodNotFound => "UNIMPLEMENTED",
@@ -324,6 +334,7 @@ impl ErrorKind {
             Self::ExtendedAgentCardNotConfigured => "Extended agent card not configured",
             Self::ExtensionSupportRequired => "Extension support required",
             Self::VersionNotSupported => "Protocol version not supported",
+            Self::TaskGenerationMismatch => "Task generation mismatch",
             Self::ExtParseError => "Invalid JSON payload",
             Self::ExtInvalidRequest => "Invalid request",
             Self::ExtMethodNotFound => "Method not found",
@@ -377,6 +388,9 @@ impl ErrorKind {
             }
             Self::VersionNotSupported => {
                 "The A2A protocol version requested through the A2A-Version service parameter is not supported."
+            }
+            Self::TaskGenerationMismatch => {
+                "The ifGenerationMatch of a message's configuration is not the task's current generation; fetch the task and decide whether to send again."
             }
             Self::ExtParseError => "The request is not valid JSON.",
             Self::ExtInvalidRequest => {
@@ -434,6 +448,7 @@ impl ErrorKind {
             Self::ExtendedAgentCardNotConfigured => crate::methods::Contract::A2a,
             Self::ExtensionSupportRequired => crate::methods::Contract::A2a,
             Self::VersionNotSupported => crate::methods::Contract::A2a,
+            Self::TaskGenerationMismatch => crate::methods::Contract::A2a,
             Self::ExtParseError => crate::methods::Contract::Cleveragents,
             Self::ExtInvalidRequest => crate::methods::Contract::Cleveragents,
             Self::ExtMethodNotFound => crate::methods::Contract::Cleveragents,
@@ -479,6 +494,9 @@ impl ErrorKind {
             }
             ("a2a-protocol.org", "VERSION_NOT_SUPPORTED") => {
                 Some(Self::VersionNotSupported)
+            }
+            ("a2a-protocol.org", "TASK_GENERATION_MISMATCH") => {
+                Some(Self::TaskGenerationMismatch)
             }
             ("urn:cleveragents:extensions:v1", "PARSE_ERROR") => {
                 Some(Self::ExtParseError)

@@ -1746,13 +1746,20 @@ impl<H: Handler> Router<H> {
                     Ok(params) => params,
                     Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
+                let mut params = params;
+                if let Some(version) = ctx.version_of(crate::Contract::A2a) {
+                    crate::rpc::FitVersion::fit_version(&mut params, version);
+                }
                 Box::pin(
                     crate::rpc::in_handler_span(
                         "SendMessage",
                         "messaging",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.send_message(&ctx, params).await,
+                                crate::rpc::fit_result(
+                                    self.handler.send_message(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -1766,13 +1773,20 @@ impl<H: Handler> Router<H> {
                     Ok(params) => params,
                     Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
+                let mut params = params;
+                if let Some(version) = ctx.version_of(crate::Contract::A2a) {
+                    crate::rpc::FitVersion::fit_version(&mut params, version);
+                }
                 Box::pin(
                     crate::rpc::in_handler_span(
                         "SendStreamingMessage",
                         "messaging",
                         async move {
                             crate::rpc::Outcome::from_stream(
-                                self.handler.send_streaming_message(&ctx, params).await,
+                                crate::rpc::fit_stream(
+                                    self.handler.send_streaming_message(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -1786,13 +1800,20 @@ impl<H: Handler> Router<H> {
                     Ok(params) => params,
                     Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
+                let mut params = params;
+                if let Some(version) = ctx.version_of(crate::Contract::A2a) {
+                    crate::rpc::FitVersion::fit_version(&mut params, version);
+                }
                 Box::pin(
                     crate::rpc::in_handler_span(
                         "GetTask",
                         "messaging",
                         async move {
                             crate::rpc::Outcome::from_reply(
-                                self.handler.get_task(&ctx, params).await,
+                                crate::rpc::fit_result(
+                                    self.handler.get_task(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -1812,7 +1833,10 @@ impl<H: Handler> Router<H> {
                         "messaging",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.list_tasks(&ctx, params).await,
+                                crate::rpc::fit_result(
+                                    self.handler.list_tasks(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -1832,7 +1856,10 @@ impl<H: Handler> Router<H> {
                         "messaging",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.cancel_task(&ctx, params).await,
+                                crate::rpc::fit_result(
+                                    self.handler.cancel_task(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -1852,7 +1879,10 @@ impl<H: Handler> Router<H> {
                         "messaging",
                         async move {
                             crate::rpc::Outcome::from_stream(
-                                self.handler.subscribe_to_task(&ctx, params).await,
+                                crate::rpc::fit_stream(
+                                    self.handler.subscribe_to_task(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3580,7 +3610,10 @@ impl<H: Handler> Router<H> {
                         "session",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.session_resume(&ctx, params).await,
+                                crate::rpc::fit_result(
+                                    self.handler.session_resume(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3594,13 +3627,20 @@ impl<H: Handler> Router<H> {
                     Ok(params) => params,
                     Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
+                let mut params = params;
+                if let Some(version) = ctx.version_of(crate::Contract::A2a) {
+                    crate::rpc::FitVersion::fit_version(&mut params, version);
+                }
                 Box::pin(
                     crate::rpc::in_handler_span(
                         "_cleveragents/session/tell",
                         "session",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.session_tell(&ctx, params).await,
+                                crate::rpc::fit_result(
+                                    self.handler.session_tell(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3640,7 +3680,10 @@ impl<H: Handler> Router<H> {
                         "session",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.session_export(&ctx, params).await,
+                                crate::rpc::fit_result(
+                                    self.handler.session_export(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3654,6 +3697,10 @@ impl<H: Handler> Router<H> {
                     Ok(params) => params,
                     Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
+                let mut params = params;
+                if let Some(version) = ctx.version_of(crate::Contract::A2a) {
+                    crate::rpc::FitVersion::fit_version(&mut params, version);
+                }
                 Box::pin(
                     crate::rpc::in_handler_span(
                         "_cleveragents/session/import",
@@ -3680,7 +3727,10 @@ impl<H: Handler> Router<H> {
                         "events",
                         async move {
                             crate::rpc::Outcome::from_stream(
-                                self.handler.events_subscribe(&ctx, params).await,
+                                crate::rpc::fit_stream(
+                                    self.handler.events_subscribe(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::A2a),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },

@@ -30,7 +30,7 @@ impl Contract {
     /// The A2A protocol version the contract describes, if it is the base protocol.
     pub const fn protocol_version(self) -> Option<&'static str> {
         match self {
-            Self::A2a => Some("1.0"),
+            Self::A2a => Some("1.1"),
             Self::Cleveragents => None,
         }
     }
@@ -65,8 +65,25 @@ impl Contract {
     /// Minor versions of the contract, oldest first.
     pub const fn versions(self) -> &'static [&'static str] {
         match self {
-            Self::A2a => &[],
+            Self::A2a => &["1.0", "1.1"],
             Self::Cleveragents => &["1.1", "1.2"],
+        }
+    }
+    /// The versions among [`Contract::versions`] that are drafts: served
+    /// only where a deployment turns them on.
+    pub const fn draft_versions(self) -> &'static [&'static str] {
+        match self {
+            Self::A2a => &["1.1"],
+            Self::Cleveragents => &[],
+        }
+    }
+    /// The A2A protocol version a client speaks and a server serves when
+    /// no draft is turned on: the newest that is not a draft (the base
+    /// protocol only).
+    pub const fn released_protocol_version(self) -> Option<&'static str> {
+        match self {
+            Self::A2a => Some("1.0"),
+            Self::Cleveragents => None,
         }
     }
     /// The params field naming the namespace a call of the contract targets, if any.
@@ -260,6 +277,7 @@ pub static METHODS: &[MethodDescriptor] = &[
             crate::errors::ErrorKind::ContentTypeNotSupported,
             crate::errors::ErrorKind::ExtensionSupportRequired,
             crate::errors::ErrorKind::VersionNotSupported,
+            crate::errors::ErrorKind::TaskGenerationMismatch,
         ],
         description: "Sends a message to the agent to start or continue an interaction. The agent replies with the task that tracks the work or with a direct message.",
         roundtrip_params: crate::rpc::roundtrip::<crate::types::SendMessageRequest>,
@@ -300,6 +318,7 @@ pub static METHODS: &[MethodDescriptor] = &[
             crate::errors::ErrorKind::ContentTypeNotSupported,
             crate::errors::ErrorKind::ExtensionSupportRequired,
             crate::errors::ErrorKind::VersionNotSupported,
+            crate::errors::ErrorKind::TaskGenerationMismatch,
         ],
         description: "Sends a message and streams the reply: a single Message, or the Task followed by status and artifact updates until the task ends or is interrupted.",
         roundtrip_params: crate::rpc::roundtrip::<crate::types::SendMessageRequest>,
@@ -335,6 +354,10 @@ pub static METHODS: &[MethodDescriptor] = &[
                         name: "historyLength",
                         kind: crate::rpc::QueryKind::Integer,
                     },
+                    crate::rpc::QueryField {
+                        name: "currentGeneration",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
                 ],
             },
             crate::rpc::HttpRoute {
@@ -344,6 +367,10 @@ pub static METHODS: &[MethodDescriptor] = &[
                 query: &[
                     crate::rpc::QueryField {
                         name: "historyLength",
+                        kind: crate::rpc::QueryKind::Integer,
+                    },
+                    crate::rpc::QueryField {
+                        name: "currentGeneration",
                         kind: crate::rpc::QueryKind::Integer,
                     },
                 ],

@@ -3386,6 +3386,14 @@ for GetTaskPushNotificationConfigRpcRequestMethod {
 ///Parameters of GetTask.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct GetTaskRequest {
+    ///Long-poll: when set, the server should answer only once the task's generation is above this value (at once when it already is), and may answer earlier with the task as it stands, e.g. when its wait limit passes.
+    #[serde(
+        rename = "currentGeneration",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    #[serde(alias = "current_generation")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub current_generation: ::std::option::Option<i64>,
     ///Maximum number of most recent history messages to return: unset means no client limit, 0 means none. The server may return fewer, never more.
     #[serde(
         rename = "historyLength",
@@ -14929,6 +14937,14 @@ pub struct SendMessageConfiguration {
     #[serde(alias = "history_length")]
     #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
     pub history_length: ::std::option::Option<i32>,
+    ///Optimistic concurrency: a message continuing a task is refused with TaskGenerationMismatchError unless the task's generation is this value when the message is processed. Ignored when the message creates a task.
+    #[serde(
+        rename = "ifGenerationMatch",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    #[serde(alias = "if_generation_match")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub if_generation_match: ::std::option::Option<i64>,
     ///When true, return as soon as the task exists; when false (default), wait until the task is terminal or interrupted. Ignored for streaming and for direct Message replies.
     #[serde(
         rename = "returnImmediately",
@@ -18062,6 +18078,10 @@ pub struct Task {
     )]
     #[serde(alias = "context_id")]
     pub context_id: ::std::option::Option<::std::string::String>,
+    ///Counter the server raises by exactly one with every change of the task's state or artifacts, each change being one event; 1 when the task is created. Orders events, detects missed ones, and drives long-polling and conditional sends (spec §3.2.7).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub generation: ::std::option::Option<i64>,
     ///Messages exchanged for this task, oldest first; may be truncated by historyLength.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub history: ::std::vec::Vec<Message>,
@@ -18087,6 +18107,10 @@ pub struct TaskArtifactUpdateEvent {
     #[serde(rename = "contextId")]
     #[serde(alias = "context_id")]
     pub context_id: ::std::string::String,
+    ///The task's generation once this artifact change is applied; a gap between two events' generations means an event was missed.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub generation: ::std::option::Option<i64>,
     ///When true, this is the final chunk of the artifact.
     #[serde(
         rename = "lastChunk",
@@ -18256,6 +18280,10 @@ pub struct TaskStatusUpdateEvent {
     #[serde(rename = "contextId")]
     #[serde(alias = "context_id")]
     pub context_id: ::std::string::String,
+    ///The task's generation once this status change is applied; a gap between two events' generations means an event was missed.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub generation: ::std::option::Option<i64>,
     ///Custom key/value data attached to the event.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub metadata: ::std::option::Option<
@@ -18870,6 +18898,222 @@ impl ::std::convert::TryFrom<crate::rpc::ProtoEnumRepr> for TaskState {
                     }
                 }
             }
+        }
+    }
+}
+impl crate::rpc::FitVersion for DomainEvent {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.event, version);
+    }
+}
+impl GetTaskRequest {
+    /// The protocol version that added the newest of the type's own
+    /// members: a caller of an older version sees none of those.
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
+        major: 1u32,
+        minor: 1u32,
+    };
+}
+impl crate::rpc::FitVersion for GetTaskRequest {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        if version
+            < (crate::rpc::Version {
+                major: 1u32,
+                minor: 1u32,
+            })
+        {
+            self.current_generation = ::std::default::Default::default();
+        }
+    }
+}
+impl crate::rpc::FitVersion for GetTaskRpcRequest {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.params, version);
+    }
+}
+impl crate::rpc::FitVersion for ListTasksResponse {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.tasks, version);
+    }
+}
+impl SendMessageConfiguration {
+    /// The protocol version that added the newest of the type's own
+    /// members: a caller of an older version sees none of those.
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
+        major: 1u32,
+        minor: 1u32,
+    };
+}
+impl crate::rpc::FitVersion for SendMessageConfiguration {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        if version
+            < (crate::rpc::Version {
+                major: 1u32,
+                minor: 1u32,
+            })
+        {
+            self.if_generation_match = ::std::default::Default::default();
+        }
+    }
+}
+impl crate::rpc::FitVersion for SendMessageRequest {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.configuration, version);
+    }
+}
+impl crate::rpc::FitVersion for SendMessageResponse {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        #[allow(unreachable_patterns, clippy::single_match)]
+        match self {
+            Self::Task(inner) => crate::rpc::FitVersion::fit_version(inner, version),
+            _ => {}
+        }
+    }
+}
+impl crate::rpc::FitVersion for SendMessageRpcRequest {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.params, version);
+    }
+}
+impl crate::rpc::FitVersion for SendStreamingMessageRpcRequest {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.params, version);
+    }
+}
+impl crate::rpc::FitVersion for SessionExport {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.tasks, version);
+    }
+}
+impl crate::rpc::FitVersion for SessionExportEvent {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.event, version);
+    }
+}
+impl crate::rpc::FitVersion for SessionExportTask {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.events, version);
+        crate::rpc::FitVersion::fit_version(&mut self.task, version);
+    }
+}
+impl crate::rpc::FitVersion for SessionImportParams {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.document, version);
+    }
+}
+impl crate::rpc::FitVersion for SessionImportRpcRequest {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.params, version);
+    }
+}
+impl crate::rpc::FitVersion for SessionResume {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.pending_task, version);
+    }
+}
+impl crate::rpc::FitVersion for SessionTellParams {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.configuration, version);
+    }
+}
+impl crate::rpc::FitVersion for SessionTellRpcRequest {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.params, version);
+    }
+}
+impl crate::rpc::FitVersion for StreamResponse {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        #[allow(unreachable_patterns, clippy::single_match)]
+        match self {
+            Self::Task(inner) => crate::rpc::FitVersion::fit_version(inner, version),
+            Self::StatusUpdate(inner) => {
+                crate::rpc::FitVersion::fit_version(inner, version)
+            }
+            Self::ArtifactUpdate(inner) => {
+                crate::rpc::FitVersion::fit_version(inner, version)
+            }
+            _ => {}
+        }
+    }
+}
+impl Task {
+    /// The protocol version that added the newest of the type's own
+    /// members: a caller of an older version sees none of those.
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
+        major: 1u32,
+        minor: 1u32,
+    };
+}
+impl crate::rpc::FitVersion for Task {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        if version
+            < (crate::rpc::Version {
+                major: 1u32,
+                minor: 1u32,
+            })
+        {
+            self.generation = ::std::default::Default::default();
+        }
+    }
+}
+impl TaskArtifactUpdateEvent {
+    /// The protocol version that added the newest of the type's own
+    /// members: a caller of an older version sees none of those.
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
+        major: 1u32,
+        minor: 1u32,
+    };
+}
+impl crate::rpc::FitVersion for TaskArtifactUpdateEvent {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        if version
+            < (crate::rpc::Version {
+                major: 1u32,
+                minor: 1u32,
+            })
+        {
+            self.generation = ::std::default::Default::default();
+        }
+    }
+}
+impl TaskStatusUpdateEvent {
+    /// The protocol version that added the newest of the type's own
+    /// members: a caller of an older version sees none of those.
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
+        major: 1u32,
+        minor: 1u32,
+    };
+}
+impl crate::rpc::FitVersion for TaskStatusUpdateEvent {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        if version
+            < (crate::rpc::Version {
+                major: 1u32,
+                minor: 1u32,
+            })
+        {
+            self.generation = ::std::default::Default::default();
         }
     }
 }

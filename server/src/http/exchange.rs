@@ -124,6 +124,20 @@ pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a s
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// How long the caller waits for an answer, from `Prefer: wait=N` (RFC 7240:
+/// seconds; the first valid `wait` preference counts).
+fn prefer_wait(headers: &HeaderMap) -> Option<std::time::Duration> {
+    headers
+        .get_all(header::HeaderName::from_static("prefer"))
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split([',', ';']))
+        .filter_map(|preference| preference.trim().split_once('='))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("wait"))
+        .and_then(|(_, seconds)| seconds.trim().trim_matches('"').parse::<u64>().ok())
+        .map(std::time::Duration::from_secs)
+}
+
 /// A value of the query string (`A2A-Version` may travel there).
 fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
     query?
@@ -238,8 +252,11 @@ impl HttpState {
     ) -> Result<(CallContext, Dialect, EchoHeaders), Error> {
         let version = header_str(&parts.headers, A2A_VERSION_HEADER)
             .or_else(|| query_param(parts.uri.query(), A2A_VERSION_HEADER));
-        let dialect =
-            negotiate::protocol_dialect(version, self.config.http.assume_version_when_absent.as_deref())?;
+        let dialect = negotiate::protocol_dialect(
+            version,
+            self.config.http.assume_version_when_absent.as_deref(),
+            &self.config.a2a.draft_versions,
+        )?;
         let activated = negotiate::activate(
             parts
                 .headers
@@ -270,9 +287,16 @@ impl HttpState {
                 extra.push((name, value));
             }
         }
+        // A call in a version other than the one every answer names (a
+        // draft turned on) hears its own version back.
+        if let (Dialect::V1(version), Some(name)) = (dialect, A2A_VERSION_NAME.clone()) {
+            if version != PROTOCOL_VERSION {
+                extra.push((name, HeaderValue::from_static(version)));
+            }
+        }
         let resume_after =
             header_str(&parts.headers, "last-event-id").and_then(|v| v.trim().parse::<u64>().ok());
-        let ctx = CallContext {
+        let mut ctx = CallContext {
             request_id,
             principal: caller.map(|c| c.principal.clone()),
             default_namespace: caller.and_then(|c| c.default_namespace.clone()),
@@ -280,14 +304,19 @@ impl HttpState {
             extension_versions,
             activated_extensions: activated,
             resume_after,
+            wait_limit: prefer_wait(&parts.headers),
         };
+        // What the caller sends and is answered is fitted to its version.
+        if let Some(version) = dialect.fitted_to() {
+            ctx.set_version(a2a::Contract::A2a, version);
+        }
         Ok((ctx, dialect, extra))
     }
 
     /// The refusal of a call in a dialect other than 1.0, on a binding that
     /// serves 1.0 only (0.3 is served over JSON-RPC).
     pub(super) fn only_v1_0(dialect: Dialect, binding: &str) -> Result<(), Error> {
-        if dialect == Dialect::V1_0 {
+        if let Dialect::V1(_) = dialect {
             return Ok(());
         }
         Err(Error::new(

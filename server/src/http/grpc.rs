@@ -141,9 +141,12 @@ impl HttpState {
                 Status::from_error(Error::new(ErrorKind::ExtAuthRequired, failure.message()))
             })?;
         let params = grpc::transcode::to_json(&rpc.input, message).map_err(Status::from_error)?;
-        let (ctx, dialect, extra) = self
+        let (mut ctx, dialect, extra) = self
             .call_context(parts, None, caller.as_ref())
             .map_err(Status::from_error)?;
+        // The deadline is how long the caller waits: a call that may hold its
+        // answer back (a long poll) answers within it.
+        ctx.wait_limit = deadline.or(ctx.wait_limit);
         echo.extend(extra);
         Self::only_v1_0(dialect, "gRPC").map_err(Status::from_error)?;
         let slot = self

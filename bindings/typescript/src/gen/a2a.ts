@@ -34,6 +34,11 @@ export interface Task {
    * Custom key/value data attached to the task.
    */
   metadata?: JsonObject;
+  /**
+   * Counter the server raises by exactly one with every change of the task's state or artifacts, each change being one event; 1 when the task is created. Orders events, detects missed ones, and drives long-polling and conditional sends (spec §3.2.7).
+   * @since extension version 1.1
+   */
+  generation?: number;
 }
 
 /**
@@ -270,6 +275,11 @@ export interface TaskStatusUpdateEvent {
    * Custom key/value data attached to the event.
    */
   metadata?: JsonObject;
+  /**
+   * The task's generation once this status change is applied; a gap between two events' generations means an event was missed.
+   * @since extension version 1.1
+   */
+  generation?: number;
 }
 
 /**
@@ -300,6 +310,11 @@ export interface TaskArtifactUpdateEvent {
    * Custom key/value data attached to the event.
    */
   metadata?: JsonObject;
+  /**
+   * The task's generation once this artifact change is applied; a gap between two events' generations means an event was missed.
+   * @since extension version 1.1
+   */
+  generation?: number;
 }
 
 /**
@@ -948,6 +963,11 @@ export interface SendMessageConfiguration {
    * When true, return as soon as the task exists; when false (default), wait until the task is terminal or interrupted. Ignored for streaming and for direct Message replies.
    */
   returnImmediately?: boolean;
+  /**
+   * Optimistic concurrency: a message continuing a task is refused with TaskGenerationMismatchError unless the task's generation is this value when the message is processed. Ignored when the message creates a task.
+   * @since extension version 1.1
+   */
+  ifGenerationMatch?: number;
 }
 
 /**

@@ -39,7 +39,7 @@ export const STDIO_BINDING_URI = "urn:cleveragents:bindings:stdio:v1";
 /**
  * The A2A protocol version the contract speaks.
  */
-export const A2A_PROTOCOL_VERSION = "1.0";
+export const A2A_PROTOCOL_VERSION = "1.1";
 
 /**
  * HTTP header carrying the A2A protocol version.

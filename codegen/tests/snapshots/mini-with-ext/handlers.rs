@@ -137,7 +137,10 @@ impl<H: Handler> Router<H> {
                         "notes",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.get_note(&ctx, params).await,
+                                crate::rpc::fit_result(
+                                    self.handler.get_note(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::Mini),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -157,7 +160,10 @@ impl<H: Handler> Router<H> {
                         "notes",
                         async move {
                             crate::rpc::Outcome::from_stream(
-                                self.handler.watch_notes(&ctx, params).await,
+                                crate::rpc::fit_stream(
+                                    self.handler.watch_notes(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::Mini),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -171,6 +177,10 @@ impl<H: Handler> Router<H> {
                     Ok(params) => params,
                     Err(error) => return crate::rpc::Outcome::ready(Err(error)),
                 };
+                let mut params = params;
+                if let Some(version) = ctx.version_of(crate::Contract::Mini) {
+                    crate::rpc::FitVersion::fit_version(&mut params, version);
+                }
                 Box::pin(
                     crate::rpc::in_handler_span(
                         "_mini/archive/put",

@@ -421,6 +421,10 @@ pub struct Note {
     >,
     ///Content.
     pub parts: ::std::vec::Vec<Part>,
+    ///How often the note changed; since 1.1.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "crate::rpc::proto_int_opt")]
+    pub revision: ::std::option::Option<i64>,
     ///Current state.
     pub state: NoteState,
 }
@@ -711,4 +715,47 @@ impl ::std::convert::TryFrom<crate::rpc::ProtoEnumRepr> for NoteState {
 impl crate::rpc::OneOfContent for PartContent {
     const HOST: &'static str = "Part";
     const ALTERNATIVES: &'static [&'static str] = &["text", "raw", "data"];
+}
+impl crate::rpc::FitVersion for ArchivePutParams {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.note, version);
+    }
+}
+impl crate::rpc::FitVersion for ArchivePutRpcRequest {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        crate::rpc::FitVersion::fit_version(&mut self.params, version);
+    }
+}
+impl Note {
+    /// The protocol version that added the newest of the type's own
+    /// members: a caller of an older version sees none of those.
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
+        major: 1u32,
+        minor: 1u32,
+    };
+}
+impl crate::rpc::FitVersion for Note {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        if version
+            < (crate::rpc::Version {
+                major: 1u32,
+                minor: 1u32,
+            })
+        {
+            self.revision = ::std::default::Default::default();
+        }
+    }
+}
+impl crate::rpc::FitVersion for NoteEvent {
+    fn fit_version(&mut self, version: crate::rpc::Version) {
+        let _ = version;
+        #[allow(unreachable_patterns, clippy::single_match)]
+        match self {
+            Self::Note(inner) => crate::rpc::FitVersion::fit_version(inner, version),
+            _ => {}
+        }
+    }
 }

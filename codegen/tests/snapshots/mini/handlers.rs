@@ -115,7 +115,10 @@ impl<H: Handler> Router<H> {
                         "notes",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.get_note(&ctx, params).await,
+                                crate::rpc::fit_result(
+                                    self.handler.get_note(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::Mini),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -135,7 +138,10 @@ impl<H: Handler> Router<H> {
                         "notes",
                         async move {
                             crate::rpc::Outcome::from_stream(
-                                self.handler.watch_notes(&ctx, params).await,
+                                crate::rpc::fit_stream(
+                                    self.handler.watch_notes(&ctx, params).await,
+                                    ctx.version_of(crate::Contract::Mini),
+                                ),
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },

@@ -26,7 +26,7 @@ impl Contract {
     /// The A2A protocol version the contract describes, if it is the base protocol.
     pub const fn protocol_version(self) -> Option<&'static str> {
         match self {
-            Self::Mini => Some("1.0"),
+            Self::Mini => Some("1.1"),
         }
     }
     /// The extension URI, if the contract is an extension.
@@ -56,7 +56,22 @@ impl Contract {
     /// Minor versions of the contract, oldest first.
     pub const fn versions(self) -> &'static [&'static str] {
         match self {
-            Self::Mini => &[],
+            Self::Mini => &["1.0", "1.1"],
+        }
+    }
+    /// The versions among [`Contract::versions`] that are drafts: served
+    /// only where a deployment turns them on.
+    pub const fn draft_versions(self) -> &'static [&'static str] {
+        match self {
+            Self::Mini => &["1.1"],
+        }
+    }
+    /// The A2A protocol version a client speaks and a server serves when
+    /// no draft is turned on: the newest that is not a draft (the base
+    /// protocol only).
+    pub const fn released_protocol_version(self) -> Option<&'static str> {
+        match self {
+            Self::Mini => Some("1.0"),
         }
     }
     /// The params field naming the namespace a call of the contract targets, if any.

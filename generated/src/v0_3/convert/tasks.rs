@@ -51,6 +51,8 @@ impl TryFrom<v03::Task> for v1::Task {
     type Error = Unconvertible;
     fn try_from(t: v03::Task) -> Result<Self, Unconvertible> {
         Ok(v1::Task {
+            // 0.3 has no generations (A2A 1.1).
+            generation: None,
             artifacts: each(t.artifacts)?,
             context_id: Some(t.context_id),
             history: each(t.history)?,
@@ -87,6 +89,8 @@ impl TryFrom<v03::TaskStatusUpdateEvent> for v1::TaskStatusUpdateEvent {
     type Error = Unconvertible;
     fn try_from(e: v03::TaskStatusUpdateEvent) -> Result<Self, Unconvertible> {
         Ok(v1::TaskStatusUpdateEvent {
+            // 0.3 has no generations (A2A 1.1).
+            generation: None,
             context_id: e.context_id,
             metadata: e.metadata,
             status: e.status.try_into()?,
@@ -114,6 +118,8 @@ impl TryFrom<v03::TaskArtifactUpdateEvent> for v1::TaskArtifactUpdateEvent {
     type Error = Unconvertible;
     fn try_from(e: v03::TaskArtifactUpdateEvent) -> Result<Self, Unconvertible> {
         Ok(v1::TaskArtifactUpdateEvent {
+            // 0.3 has no generations (A2A 1.1).
+            generation: None,
             append: e.append,
             artifact: e.artifact.try_into()?,
             context_id: e.context_id,
@@ -176,6 +182,8 @@ impl TryFrom<v03::MessageSendParams> for v1::SendMessageRequest {
         let configuration = match p.configuration {
             None => None,
             Some(c) => Some(v1::SendMessageConfiguration {
+                // 0.3 has no generations (A2A 1.1).
+                if_generation_match: None,
                 accepted_output_modes: c.accepted_output_modes,
                 history_length: c.history_length,
                 return_immediately: c.blocking.map(|blocking| !blocking),
@@ -214,6 +222,8 @@ impl TryFrom<v03::TaskQueryParams> for v1::GetTaskRequest {
     type Error = Unconvertible;
     fn try_from(p: v03::TaskQueryParams) -> Result<Self, Unconvertible> {
         Ok(v1::GetTaskRequest {
+            // 0.3 has no generations (A2A 1.1).
+            current_generation: None,
             history_length: p.history_length,
             id: p.id,
             tenant: None,

@@ -170,6 +170,18 @@ class VersionNotSupported(A2aError):
     grpc_status = "FAILED_PRECONDITION"
 
 
+class TaskGenerationMismatch(A2aError):
+    """The ifGenerationMatch of a message's configuration is not the task's current
+    generation; fetch the task and decide whether to send again.
+    """
+
+    code = -32010
+    reason = "TASK_GENERATION_MISMATCH"
+    default_message = "Task generation mismatch"
+    http_status = 409
+    grpc_status = "ABORTED"
+
+
 class CleveragentsError(ContractError):
     """An error of the `cleveragents` contract (domain ``urn:cleveragents:extensions:v1``)."""
 
@@ -338,6 +350,7 @@ ERRORS: tuple[type[ContractError], ...] = (
     ExtendedAgentCardNotConfigured,
     ExtensionSupportRequired,
     VersionNotSupported,
+    TaskGenerationMismatch,
     ExtParseError,
     ExtInvalidRequest,
     ExtMethodNotFound,
@@ -381,6 +394,7 @@ __all__ = [
     "MethodNotFound",
     "ParseError",
     "PushNotificationNotSupported",
+    "TaskGenerationMismatch",
     "TaskNotCancelable",
     "TaskNotFound",
     "UnsupportedOperation",

@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 from cleveragents_contract._spec import MethodSpec
 from . import errors, models
 
-PROTOCOL_VERSION: Final = "1.0"
+PROTOCOL_VERSION: Final = "1.1"
 """The A2A protocol version spoken."""
 A2A_VERSION_HEADER: Final = "A2A-Version"
 """HTTP header carrying the A2A protocol version."""
