@@ -111,7 +111,10 @@ fn entry(key: &str, value: String, source: ConfigurationSource, secret: bool) ->
 /// The versions of the contract this build implements.
 pub fn contract_versions() -> ContractVersions {
     ContractVersions {
-        a2a_protocol_version: Contract::A2a.protocol_version().unwrap_or("1.0").to_string(),
+        a2a_protocol_version: Contract::A2a
+            .released_protocol_version()
+            .unwrap_or_default()
+            .to_string(),
         extension_uri: Contract::Cleveragents
             .extension_uri()
             .unwrap_or(util::EXTENSION_URI)

@@ -674,10 +674,16 @@ async fn a_version_1_document_imports_without_events(backend: Backend) {
     )
     .await;
     let task_id = document["tasks"][0]["task"]["id"].as_str().expect("task id");
-    assert_eq!(
-        ok(&target, "GetTask", json!({ "id": task_id })).await,
-        ok(&source, "GetTask", json!({ "id": task_id })).await
-    );
+    let mut imported = ok(&target, "GetTask", json!({ "id": task_id })).await;
+    let mut original = ok(&source, "GetTask", json!({ "id": task_id })).await;
+    // The generation is the task's log position: the source's log holds the
+    // task and its status changes, the import has no log, so its generation
+    // is 0, which tells an A2A 1.1 client not to rely on it for this task.
+    assert_eq!(original["generation"], json!(3));
+    assert_eq!(imported["generation"], json!(0));
+    imported.as_object_mut().expect("task").remove("generation");
+    original.as_object_mut().expect("task").remove("generation");
+    assert_eq!(imported, original);
     assert_eq!(target.store.events_after("default", task_id, 0).await, Ok(vec![]));
     assert_eq!(ok_events(&target, json!({})).await, Vec::<Value>::new());
     let shown = ok(&target, "_cleveragents/session/show", json!({ "sessionId": id })).await;
