@@ -6,6 +6,11 @@
 //! (`a2a.types.a2a_pb2`, installed by `interop/sdk-venv.sh`), and both are
 //! printed in the one shape of `proto/descriptor.py`. Options, comments and
 //! imports are not compared: they change no byte on the wire.
+//!
+//! The schema is A2A 1.1 (a draft), 1.0 plus the members marked `x-since:
+//! "1.1"`: those are set aside for the comparison with the 1.0 descriptor and
+//! checked on their own against the numbers and types of the 1.1 proto
+//! (branch dev-1.1 of the specification, which no SDK ships yet).
 
 use prost_types::field_descriptor_proto::Label;
 use prost_types::{DescriptorProto, FieldDescriptorProto, FileDescriptorProto};
@@ -158,10 +163,82 @@ fn shape(file: &FileDescriptorProto) -> Value {
     json!({"package": file.package(), "messages": messages, "enums": enums, "services": services})
 }
 
+/// The members the schema marks as added after 1.0: (proto message, json name).
+fn members_since_1_0() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(format!("{ROOT}/schema/a2a.json")).expect("schema");
+    let schema: Value = serde_json::from_str(&text).expect("schema JSON");
+    let mut found = Vec::new();
+    for (name, definition) in schema["definitions"].as_object().expect("definitions") {
+        for (member, property) in definition["properties"].as_object().into_iter().flatten() {
+            if property.get("x-since").is_some() {
+                found.push((format!(".lf.a2a.v1.{name}"), member.clone()));
+            }
+        }
+    }
+    found
+}
+
+/// `ours` without the fields the schema added after 1.0, and those fields.
+fn split_newer(ours: &mut Value) -> Vec<Value> {
+    let newer = members_since_1_0();
+    let mut taken = Vec::new();
+    for (message, member) in &newer {
+        let fields = ours["messages"][message]
+            .as_array_mut()
+            .expect("message of a newer member");
+        let proto_name = heck_snake(member);
+        let at = fields
+            .iter()
+            .position(|f| f["name"] == proto_name.as_str())
+            .unwrap_or_else(|| panic!("{message}.{proto_name} in the generated proto"));
+        let mut field = fields.remove(at);
+        field["message"] = json!(message);
+        taken.push(field);
+    }
+    taken
+}
+
+fn heck_snake(camel: &str) -> String {
+    let mut out = String::new();
+    for c in camel.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_fields_added_by_1_1_are_those_of_the_1_1_proto() {
+    let mut ours = shape(&ours());
+    let mut added = split_newer(&mut ours);
+    added.sort_by(|a, b| a["message"].as_str().cmp(&b["message"].as_str()));
+    let field = |message: &str, number: i64, name: &str, optional: bool| {
+        json!({"message": format!(".lf.a2a.v1.{message}"), "number": number, "name": name,
+               "type": "int64", "label": "optional", "oneof": null, "proto3Optional": optional})
+    };
+    // specification/a2a.proto at dev-1.1 (A2A PR #1810).
+    assert_eq!(
+        added,
+        vec![
+            field("GetTaskRequest", 4, "current_generation", true),
+            field("SendMessageConfiguration", 5, "if_generation_match", true),
+            field("Task", 7, "generation", false),
+            field("TaskArtifactUpdateEvent", 7, "generation", false),
+            field("TaskStatusUpdateEvent", 5, "generation", false),
+        ]
+    );
+}
+
 #[test]
 fn the_generated_proto_is_wire_identical_to_the_official_one() {
     let official = official();
-    let ours = shape(&ours());
+    let mut ours = shape(&ours());
+    // 1.0 is the schema without what 1.1 added (checked above).
+    split_newer(&mut ours);
     assert_eq!(ours["package"], "lf.a2a.v1");
     assert_eq!(ours["package"], official["package"]);
     assert_eq!(ours["enums"], official["enums"]);
