@@ -107,7 +107,8 @@ pub struct Case {
 }
 
 /// The groups a runner can select: every service of the method tables, plus
-/// `envelope`, `versioning`, `scenarios` and `v0_3`.
+/// `envelope`, `versioning`, `scenarios`, `v0_3` and one per draft version
+/// (`v1_1`, see [`crate::draft`]).
 pub fn all_groups() -> Vec<String> {
     let mut groups: Vec<String> = Vec::new();
     for d in dispatched() {
@@ -116,6 +117,7 @@ pub fn all_groups() -> Vec<String> {
         }
     }
     groups.extend(["envelope", "versioning", "scenarios", V0_3_GROUP].map(String::from));
+    groups.extend(crate::draft::Draft::all().iter().map(|d| d.group()));
     groups
 }
 

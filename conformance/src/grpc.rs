@@ -15,7 +15,7 @@
 use crate::cases::Message;
 use crate::rest::request_parts;
 use crate::transport::{
-    Activation, Answer, BoxFuture, Connector, HttpConnector, ServiceParameters, Transport,
+    Activation, Answer, BoxFuture, Connector, Extra, HttpConnector, ServiceParameters, Transport,
 };
 use a2a::ErrorKind;
 use grpc::{Code, Rpc, Service};
@@ -101,24 +101,32 @@ impl GrpcTransport {
         })
     }
 
-    /// Sends `message` (resuming after `last_event_id`) and returns the
-    /// answer with each streamed message's event sequence.
-    async fn send(&self, message: String, last_event_id: Option<String>) -> (Answer, Vec<String>) {
+    /// Sends `message` (with what `extra` asks: resuming after an event, a
+    /// deadline) and returns the answer with each streamed message's event
+    /// sequence.
+    async fn send(&self, message: String, extra: Extra) -> (Answer, Vec<String>) {
         let (rpc, bytes) = match to_grpc(&message) {
             Ok(call) => call,
             Err(why) => return (Answer::Broken(why), vec![]),
         };
-        let request = self
+        let mut request = self
             .client
             .post(format!("{}{}", self.origin, rpc.path))
             .header("content-type", grpc::CONTENT_TYPE)
             .header("te", "trailers")
             .body(grpc::frame::encode(&bytes));
+        if let Some(wait) = extra.wait {
+            // The caller's deadline, in milliseconds (gRPC's `grpc-timeout`).
+            request = request.header("grpc-timeout", format!("{}m", wait.as_millis().max(1)));
+        }
         // `Last-Event-ID` travels as metadata of the same name.
-        let response = match self.parameters.apply(request, last_event_id).send().await {
+        let response = match self.parameters.apply(request, extra.last_event_id).send().await {
             Ok(response) => response,
             Err(e) => return (Answer::Broken(format!("gRPC request failed: {e}")), vec![]),
         };
+        if let Some(opened) = extra.opened {
+            let _ = opened.send(());
+        }
         if response.status() != reqwest::StatusCode::OK {
             return (
                 Answer::Broken(format!("HTTP {} to a gRPC call", response.status())),
@@ -196,7 +204,18 @@ fn status_error(status: grpc::Status) -> Result<Option<Value>, String> {
 
 impl Transport for GrpcTransport {
     fn exchange<'a>(&'a self, message: String, _expect_id: Value) -> BoxFuture<'a, Answer> {
-        Box::pin(async move { self.send(message, None).await.0 })
+        Box::pin(async move { self.send(message, Extra::default()).await.0 })
+    }
+    fn exchange_with<'a>(
+        &'a self,
+        message: String,
+        _expect_id: Value,
+        extra: Extra,
+    ) -> BoxFuture<'a, Answer> {
+        Box::pin(async move { self.send(message, extra).await.0 })
+    }
+    fn carries_wait_limit(&self) -> bool {
+        true
     }
     fn kind(&self) -> &'static str {
         "grpc"
@@ -207,7 +226,11 @@ impl Transport for GrpcTransport {
         _expect_id: Value,
         last_event_id: Option<String>,
     ) -> BoxFuture<'a, Option<(Answer, Vec<String>)>> {
-        Box::pin(async move { Some(self.send(message, last_event_id).await) })
+        let extra = Extra {
+            last_event_id,
+            ..Extra::default()
+        };
+        Box::pin(async move { Some(self.send(message, extra).await) })
     }
 }
 

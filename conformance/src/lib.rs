@@ -14,6 +14,9 @@
 //! - [`scenarios`]: multi-step checks built from the examples;
 //! - [`extension`]: the cases of an extension schema beyond the contract
 //!   (one a downstream crate generated its code from), judged by its own registry;
+//! - [`draft`]: the cases of the A2A draft versions (1.1: generations,
+//!   long-polling, conditional sends), derived from what the schema says
+//!   each adds, run when the Agent Card offers the draft;
 //! - [`v0_3`]: the A2A 0.3 cases and scenarios, derived from the 0.3 schema
 //!   and sent as a 0.3 client sends them;
 //! - [`transport`]: raw JSON-RPC over HTTP/SSE and stdio; [`rest`]: the same
@@ -30,6 +33,7 @@ pub mod baseline;
 pub mod card;
 pub mod cases;
 pub mod check;
+pub mod draft;
 pub mod extension;
 pub mod grpc;
 pub mod junit;

@@ -13,7 +13,7 @@
 
 use crate::cases::Message;
 use crate::transport::{
-    clip, http_client, sse_blocks, Activation, Answer, BoxFuture, Connector, HttpConnector,
+    clip, http_client, sse_blocks, Activation, Answer, BoxFuture, Connector, Extra, HttpConnector,
     ServiceParameters, Transport,
 };
 use a2a::rpc::rest::{error_from_status_body, render_call, RenderedRequest};
@@ -117,7 +117,7 @@ impl RestTransport {
         })
     }
 
-    async fn send(&self, message: String, last_event_id: Option<String>) -> (Answer, Vec<String>) {
+    async fn send(&self, message: String, extra: Extra) -> (Answer, Vec<String>) {
         let rendered = match to_rest(&message) {
             Ok(rendered) => rendered,
             Err(why) => return (Answer::Broken(why), vec![]),
@@ -137,7 +137,7 @@ impl RestTransport {
                 .header("Content-Type", "application/json")
                 .body(body.to_string());
         }
-        let (status, is_sse, body) = match self.parameters.exchange(request, last_event_id).await {
+        let (status, is_sse, body) = match self.parameters.exchange(request, extra).await {
             Ok(read) => read,
             Err(why) => return (Answer::Broken(why), vec![]),
         };
@@ -218,7 +218,18 @@ fn stream_answer(blocks: &[String]) -> Answer {
 
 impl Transport for RestTransport {
     fn exchange<'a>(&'a self, message: String, _expect_id: Value) -> BoxFuture<'a, Answer> {
-        Box::pin(async move { self.send(message, None).await.0 })
+        Box::pin(async move { self.send(message, Extra::default()).await.0 })
+    }
+    fn exchange_with<'a>(
+        &'a self,
+        message: String,
+        _expect_id: Value,
+        extra: Extra,
+    ) -> BoxFuture<'a, Answer> {
+        Box::pin(async move { self.send(message, extra).await.0 })
+    }
+    fn carries_wait_limit(&self) -> bool {
+        true
     }
     fn kind(&self) -> &'static str {
         "rest"
@@ -229,7 +240,11 @@ impl Transport for RestTransport {
         _expect_id: Value,
         last_event_id: Option<String>,
     ) -> BoxFuture<'a, Option<(Answer, Vec<String>)>> {
-        Box::pin(async move { Some(self.send(message, last_event_id).await) })
+        let extra = Extra {
+            last_event_id,
+            ..Extra::default()
+        };
+        Box::pin(async move { Some(self.send(message, extra).await) })
     }
 }
 

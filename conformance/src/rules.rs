@@ -34,6 +34,18 @@ pub fn v0_3(level: Level, section: &str) -> Requirement {
     )
 }
 
+/// A requirement of draft `version` of the A2A specification (`1.1`),
+/// `section` as `3.2.7`.
+pub fn draft(version: &str, level: Level, section: &str) -> Requirement {
+    Requirement::new(
+        level,
+        format!(
+            "{} {version} §{section}",
+            Contract::A2a.name().to_ascii_uppercase()
+        ),
+    )
+}
+
 /// A requirement of an extension contract: MUST, sourced to its URI.
 pub fn extension(contract: Contract) -> Requirement {
     Requirement::new(Level::Must, contract.extension_uri().unwrap_or(contract.name()))

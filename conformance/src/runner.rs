@@ -258,6 +258,14 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
         not_applicable.extend(ran.not_applicable);
         notes.extend(ran.notes);
     }
+    for draft in crate::draft::Draft::all() {
+        if options.groups.contains(&draft.group()) {
+            let ran = crate::draft::run(connector, &app, &draft).await;
+            results.extend(ran.results);
+            not_applicable.extend(ran.not_applicable);
+            notes.extend(ran.notes);
+        }
+    }
     let mut report = Report::new(connector.kind(), results, started.elapsed(), options.profile, app);
     report.notes = notes;
     report.not_applicable = not_applicable;

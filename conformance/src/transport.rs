@@ -5,9 +5,10 @@
 //!
 //! - [`HttpTransport`]: `POST` to the JSON-RPC endpoint; `text/event-stream`
 //!   answers are read to their end and split into events.
-//! - [`StdioTransport`]: the `urn:cleveragents:bindings:stdio:v1` binding over
-//!   any byte pipes (a spawned agent, or in-memory pipes in tests); it performs
-//!   the `initialize` handshake and collects `stream/event` notifications.
+//! - [`StdioTransport`] ([`stdio`]): the `urn:cleveragents:bindings:stdio:v1`
+//!   binding over any byte pipes (a spawned agent, or in-memory pipes in
+//!   tests); it performs the `initialize` handshake and collects
+//!   `stream/event` notifications.
 //!
 //! A session activates the CleverAgents extension or not ([`Activation`]): a
 //! pure A2A run sends no `A2A-Extensions` header and asks `initialize` for no
@@ -15,28 +16,34 @@
 //! ([`Connector::agent_card`]) and from `initialize` over stdio
 //! ([`Transport::agent_card`]).
 //!
-//! Calls are sequential on a transport: the suite is a sequence of exchanges,
-//! and one in flight at a time keeps every answer attributable.
+//! The suite is a sequence of exchanges, one in flight at a time, except
+//! where a case needs two at once (a long-polling call and the message that
+//! wakes it, see [`crate::draft`]); every transport carries those too, each
+//! answer to its own call. [`Extra`] is what such an exchange asks of the
+//! binding beyond its message: the caller's wait limit, a signal when the
+//! agent has begun to answer, a stream to resume.
 
-use a2a::methods::markers::{self, Initialize};
-use a2a::rpc::{declared, Method, Request};
+mod stdio;
+
+pub use stdio::{CommandConnector, StdioTransport};
+
+use a2a::rpc::declared;
 use a2a::Contract;
 use serde_json::{json, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::Mutex;
+use tokio::sync::oneshot;
 
-/// The A2A protocol version the suite speaks, and the service-parameter headers
-/// and extension it sends: the schemas' facts.
-pub(crate) const PROTOCOL_VERSION: &str = declared(Contract::A2a.protocol_version());
+/// The A2A protocol version the suite speaks unless a session asks for
+/// another ([`Activation::Draft`]): the newest released one, which an agent
+/// serves without any draft turned on. With it, the service-parameter headers
+/// and extension the suite sends: the schemas' facts.
+pub(crate) const PROTOCOL_VERSION: &str = declared(Contract::A2a.released_protocol_version());
 pub(crate) const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
 pub(crate) const A2A_EXTENSIONS_HEADER: &str = declared(Contract::A2a.extensions_header());
 pub(crate) const EXTENSION_VERSION_HEADER: &str = declared(Contract::Cleveragents.version_header());
 pub(crate) const EXTENSION_URI: &str = declared(Contract::Cleveragents.extension_uri());
-/// The id of the stdio `initialize` request the suite opens a session with.
-const INIT_ID: &str = "conformance-init";
 /// Where an HTTP agent serves its public Agent Card (spec §8.2), from its origin.
 const WELL_KNOWN_CARD: &str = "/.well-known/agent-card.json";
 
@@ -51,13 +58,15 @@ pub enum Activation<'a> {
     /// header at all (its absence means 0.3, spec §3.6.2), over stdio an
     /// `initialize` that asks for 0.3.
     V0_3,
+    /// Pure A2A at this version, a draft the agent's card offers (`1.1`).
+    Draft(&'a str),
 }
 
 impl<'a> Activation<'a> {
     /// The extension minor version asked for, if the extension is activated at one.
     pub fn ext_version(self) -> Option<&'a str> {
         match self {
-            Activation::Base | Activation::V0_3 => None,
+            Activation::Base | Activation::V0_3 | Activation::Draft(_) => None,
             Activation::Extension(v) => v,
         }
     }
@@ -68,9 +77,10 @@ impl<'a> Activation<'a> {
     }
 
     /// The A2A protocol version the session speaks.
-    pub fn protocol_version(self) -> &'static str {
+    pub fn protocol_version(self) -> &'a str {
         match self {
             Activation::V0_3 => a2a::v0_3::PROTOCOL_VERSION,
+            Activation::Draft(version) => version,
             Activation::Base | Activation::Extension(_) => PROTOCOL_VERSION,
         }
     }
@@ -130,12 +140,36 @@ pub fn describe_error(error: &Value) -> String {
     }
 }
 
+/// What one exchange asks of the binding beyond its message.
+#[derive(Debug, Default)]
+pub struct Extra {
+    /// Resume a stream after this event (HTTP SSE `Last-Event-ID`).
+    pub last_event_id: Option<String>,
+    /// The longest the caller waits for the answer, told to the agent where
+    /// the binding can say it ([`Transport::carries_wait_limit`]: HTTP
+    /// `Prefer: wait=N`, gRPC `grpc-timeout`).
+    pub wait: Option<Duration>,
+    /// Fired once the agent has begun to answer (the response head; over
+    /// stdio the first line for the request): a stream's call has been taken
+    /// and its stream opened.
+    pub opened: Option<oneshot::Sender<()>>,
+}
+
 /// Carries one JSON-RPC message and returns the answer.
 pub trait Transport: Send + Sync {
     /// Sends `message` (the exact text of one JSON-RPC message). `expect_id` is
     /// the id the response must carry (`Value::Null` when the request's id is
     /// unreadable on purpose).
     fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer>;
+    /// Sends `message` as [`Transport::exchange`] does, with what `extra`
+    /// asks (what the binding cannot say is left out). Calls may be in flight
+    /// together.
+    fn exchange_with<'a>(&'a self, message: String, expect_id: Value, extra: Extra) -> BoxFuture<'a, Answer>;
+    /// True when the binding tells the agent the caller's wait limit
+    /// ([`Extra::wait`]); false where only the agent's own limit applies (stdio).
+    fn carries_wait_limit(&self) -> bool {
+        false
+    }
     /// `http` or `stdio`, for reports.
     fn kind(&self) -> &'static str;
     /// The Agent Card the session opened with, for bindings whose handshake
@@ -214,7 +248,7 @@ pub(crate) struct ServiceParameters {
     extension: bool,
     ext_version: Option<String>,
     /// The `A2A-Version` header sent (`None`: none, which means 0.3).
-    protocol_version: Option<&'static str>,
+    protocol_version: Option<String>,
 }
 
 impl ServiceParameters {
@@ -223,24 +257,32 @@ impl ServiceParameters {
             token,
             extension: activation.extension(),
             ext_version: activation.ext_version().map(str::to_string),
-            protocol_version: (activation != Activation::V0_3).then_some(PROTOCOL_VERSION),
+            protocol_version: (activation != Activation::V0_3)
+                .then(|| activation.protocol_version().to_string()),
         }
     }
 
-    /// Adds the headers to `request` (and `Last-Event-ID` when resuming),
-    /// sends it and reads the answer: its status, whether it is an SSE
-    /// stream, and its body; or why there is none.
+    /// Adds the headers to `request` (with what `extra` asks: `Last-Event-ID`
+    /// when resuming, `Prefer: wait=N`), sends it and reads the answer: its
+    /// status, whether it is an SSE stream, and its body; or why there is none.
     pub(crate) async fn exchange(
         &self,
         request: reqwest::RequestBuilder,
-        last_event_id: Option<String>,
+        extra: Extra,
     ) -> Result<(u16, bool, String), String> {
-        let request = request.header("Accept", "application/json, text/event-stream");
+        let mut request = request.header("Accept", "application/json, text/event-stream");
+        if let Some(wait) = extra.wait {
+            // RFC 7240 counts whole seconds: at least one.
+            request = request.header("Prefer", format!("wait={}", wait.as_secs().max(1)));
+        }
         let response = self
-            .apply(request, last_event_id)
+            .apply(request, extra.last_event_id)
             .send()
             .await
             .map_err(|e| format!("HTTP request failed: {e}"))?;
+        if let Some(opened) = extra.opened {
+            let _ = opened.send(());
+        }
         let status = response.status().as_u16();
         let is_sse = response
             .headers()
@@ -261,7 +303,7 @@ impl ServiceParameters {
         mut request: reqwest::RequestBuilder,
         last_event_id: Option<String>,
     ) -> reqwest::RequestBuilder {
-        if let Some(version) = self.protocol_version {
+        if let Some(version) = &self.protocol_version {
             request = request.header(A2A_VERSION_HEADER, version);
         }
         if self.extension {
@@ -296,18 +338,13 @@ impl HttpTransport {
         })
     }
 
-    async fn send(
-        &self,
-        message: String,
-        expect_id: Value,
-        last_event_id: Option<String>,
-    ) -> (Answer, Vec<String>) {
+    async fn send(&self, message: String, expect_id: Value, extra: Extra) -> (Answer, Vec<String>) {
         let request = self
             .client
             .post(&self.url)
             .header("Content-Type", "application/json")
             .body(message);
-        let (status, is_sse, body) = match self.parameters.exchange(request, last_event_id).await {
+        let (status, is_sse, body) = match self.parameters.exchange(request, extra).await {
             Ok(read) => read,
             Err(why) => return (Answer::Broken(why), vec![]),
         };
@@ -362,7 +399,13 @@ fn expected_status(answer: &Answer) -> Option<u16> {
 
 impl Transport for HttpTransport {
     fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer> {
-        Box::pin(async move { self.send(message, expect_id, None).await.0 })
+        Box::pin(async move { self.send(message, expect_id, Extra::default()).await.0 })
+    }
+    fn exchange_with<'a>(&'a self, message: String, expect_id: Value, extra: Extra) -> BoxFuture<'a, Answer> {
+        Box::pin(async move { self.send(message, expect_id, extra).await.0 })
+    }
+    fn carries_wait_limit(&self) -> bool {
+        true
     }
     fn kind(&self) -> &'static str {
         "http"
@@ -373,7 +416,11 @@ impl Transport for HttpTransport {
         expect_id: Value,
         last_event_id: Option<String>,
     ) -> BoxFuture<'a, Option<(Answer, Vec<String>)>> {
-        Box::pin(async move { Some(self.send(message, expect_id, last_event_id).await) })
+        let extra = Extra {
+            last_event_id,
+            ..Extra::default()
+        };
+        Box::pin(async move { Some(self.send(message, expect_id, extra).await) })
     }
 }
 
@@ -555,7 +602,7 @@ fn sse_answer(blocks: &[String], expect_id: &Value) -> Answer {
 }
 
 /// Interprets one JSON-RPC response object.
-fn single_response(value: Value, expect_id: &Value) -> Answer {
+pub(crate) fn single_response(value: Value, expect_id: &Value) -> Answer {
     let Some(obj) = value.as_object() else {
         return Answer::Broken(format!(
             "the response is not a JSON object: {}",
@@ -590,185 +637,4 @@ pub(crate) fn clip(text: &str) -> String {
         s.push('…');
     }
     s
-}
-
-// ---------------------------------------------------------------------------
-// stdio
-// ---------------------------------------------------------------------------
-
-type Reader = BufReader<Box<dyn AsyncRead + Send + Unpin>>;
-type Writer = Box<dyn AsyncWrite + Send + Unpin>;
-
-/// The stdio binding over a pair of pipes.
-pub struct StdioTransport {
-    io: Mutex<(Reader, Writer)>,
-    timeout: Duration,
-    /// The spawned agent, kept so it dies with the transport.
-    _child: Option<tokio::process::Child>,
-    /// The `initialize` result.
-    pub init: Value,
-}
-
-impl StdioTransport {
-    /// Opens a session on `reader`/`writer`: sends `initialize` (protocol 1.0,
-    /// or 0.3 for [`Activation::V0_3`], and the CleverAgents extension if `activation` asks for it, at its minor
-    /// version or the newest) and checks its result.
-    pub async fn start(
-        reader: Box<dyn AsyncRead + Send + Unpin>,
-        writer: Writer,
-        activation: Activation<'_>,
-        timeout: Duration,
-        child: Option<tokio::process::Child>,
-    ) -> Result<StdioTransport, String> {
-        let mut transport = StdioTransport {
-            io: Mutex::new((BufReader::new(reader), writer)),
-            timeout,
-            _child: child,
-            init: Value::Null,
-        };
-        let mut extensions = Vec::new();
-        if let Activation::Extension(version) = activation {
-            let mut extension = json!({"uri": EXTENSION_URI});
-            if let Some(v) = version {
-                extension["version"] = json!(v);
-            }
-            extensions.push(extension);
-        }
-        let init = Request::new(
-            INIT_ID.to_string(),
-            <Initialize as Method>::NAME,
-            json!({"protocolVersion": activation.protocol_version(), "extensions": extensions,
-                   "clientInfo": {"name": "a2a-conformance", "version": env!("CARGO_PKG_VERSION")}}),
-        );
-        // Every member is already JSON, so encoding cannot fail.
-        let init = serde_json::to_string(&init).unwrap_or_default();
-        match transport.send(init, json!(INIT_ID)).await {
-            Answer::Result(r) => {
-                transport.init = r;
-                Ok(transport)
-            }
-            other => Err(format!("stdio initialize failed: {}", other.summary())),
-        }
-    }
-
-    async fn send(&self, message: String, expect_id: Value) -> Answer {
-        match tokio::time::timeout(self.timeout, self.send_inner(message, expect_id)).await {
-            Ok(answer) => answer,
-            Err(_) => Answer::Broken(format!("no final response within {:?}", self.timeout)),
-        }
-    }
-
-    async fn send_inner(&self, message: String, expect_id: Value) -> Answer {
-        let mut io = self.io.lock().await;
-        let (reader, writer) = &mut *io;
-        let mut line = message.replace('\n', " ");
-        line.push('\n');
-        if let Err(e) = writer.write_all(line.as_bytes()).await {
-            return Answer::Broken(format!("cannot write to the agent's stdin: {e}"));
-        }
-        if let Err(e) = writer.flush().await {
-            return Answer::Broken(format!("cannot flush the agent's stdin: {e}"));
-        }
-        let mut events = Vec::new();
-        let mut buf = String::new();
-        loop {
-            buf.clear();
-            match reader.read_line(&mut buf).await {
-                Ok(0) => return Answer::Broken("the agent closed its stdout".into()),
-                Ok(_) => {}
-                Err(e) => return Answer::Broken(format!("cannot read the agent's stdout: {e}")),
-            }
-            let text = buf.trim();
-            if text.is_empty() {
-                continue;
-            }
-            let value: Value = match serde_json::from_str(text) {
-                Ok(v) => v,
-                Err(e) => return Answer::Broken(format!("stdout line is not JSON ({e}): {}", clip(text))),
-            };
-            if value.get("method").and_then(Value::as_str) == Some(markers::StreamEvent::NAME) {
-                let params = value.get("params").cloned().unwrap_or(Value::Null);
-                if params.get("requestId") != Some(&expect_id) {
-                    // Not ours: another stream cannot be open (calls are sequential).
-                    return Answer::Broken(format!("a stream/event for another request: {}", clip(text)));
-                }
-                let seq = params.get("seq").and_then(Value::as_u64);
-                if seq != Some(events.len() as u64 + 1) {
-                    return Answer::Broken(format!(
-                        "stream/event seq {seq:?} where {} was due",
-                        events.len() + 1
-                    ));
-                }
-                events.push(params.get("event").cloned().unwrap_or(Value::Null));
-                continue;
-            }
-            let answer = single_response(value, &expect_id);
-            let is_stream_end = matches!(&answer, Answer::Result(Value::Null)) || !events.is_empty();
-            return match answer {
-                Answer::Result(Value::Null) if is_stream_end => Answer::Stream { events, error: None },
-                Answer::Error(e) if !events.is_empty() => Answer::Stream {
-                    events,
-                    error: Some(e),
-                },
-                other if events.is_empty() => other,
-                other => Answer::Broken(format!("a stream ended with {}", other.summary())),
-            };
-        }
-    }
-}
-
-impl Transport for StdioTransport {
-    fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer> {
-        Box::pin(self.send(message, expect_id))
-    }
-    fn kind(&self) -> &'static str {
-        "stdio"
-    }
-    fn agent_card(&self) -> Option<Value> {
-        self.init.get("agentCard").cloned()
-    }
-}
-
-/// Spawns `sh -c COMMAND` per session and speaks the stdio binding to it.
-pub struct CommandConnector {
-    pub command: String,
-    pub timeout: Duration,
-}
-
-impl Connector for CommandConnector {
-    fn connect<'a>(
-        &'a self,
-        activation: Activation<'a>,
-    ) -> BoxFuture<'a, Result<Box<dyn Transport>, String>> {
-        Box::pin(async move {
-            let mut child = tokio::process::Command::new("sh")
-                .arg("-c")
-                .arg(&self.command)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::inherit())
-                .kill_on_drop(true)
-                .spawn()
-                .map_err(|e| format!("cannot spawn `{}`: {e}", self.command))?;
-            let stdin = child.stdin.take().ok_or("the agent has no stdin pipe")?;
-            let stdout = child.stdout.take().ok_or("the agent has no stdout pipe")?;
-            let t = StdioTransport::start(
-                Box::new(stdout),
-                Box::new(stdin),
-                activation,
-                self.timeout,
-                Some(child),
-            )
-            .await?;
-            Ok(Box::new(t) as Box<dyn Transport>)
-        })
-    }
-    fn kind(&self) -> &'static str {
-        "stdio"
-    }
-    /// Each session is a process of its own: whether they share a store is
-    /// the agent's configuration, which the runner cannot see.
-    fn sessions_share_state(&self) -> bool {
-        false
-    }
 }

@@ -215,7 +215,7 @@ async fn bad_usage_exits_2() {
     let listed = runner(args(&["--list-groups"])).await;
     assert_eq!(
         String::from_utf8_lossy(&listed.stdout),
-        "messaging\npush_config\nagent_card\nplan\nregistry\ncontext\nsync\nnamespace\nhealth\nsession\nevents\nenvelope\nversioning\nscenarios\nv0_3\n"
+        "messaging\npush_config\nagent_card\nplan\nregistry\ncontext\nsync\nnamespace\nhealth\nsession\nevents\nenvelope\nversioning\nscenarios\nv0_3\nv1_1\n"
     );
 }
 

@@ -169,6 +169,11 @@ fn list_cases(groups: &[String], contract: ContractChoice) {
     if groups.iter().any(|g| g == cases::V0_3_GROUP) {
         listed.extend(conformance::v0_3::listing(&app));
     }
+    for draft in conformance::draft::Draft::all() {
+        if groups.contains(&draft.group()) {
+            listed.extend(conformance::draft::listing(&draft));
+        }
+    }
     let width = listed.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
     for (id, requirement) in listed {
         println!("{id:width$}  {requirement}");

@@ -13,7 +13,7 @@
 mod configs;
 mod extension;
 mod sessions;
-mod steps;
+pub(crate) mod steps;
 mod tasks;
 
 use crate::card::{Applicability, CapabilityUse};

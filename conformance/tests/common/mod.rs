@@ -239,3 +239,59 @@ pub fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
         .and_then(|cases| cases.iter().find(|c| c["id"] == id))
         .unwrap_or_else(|| panic!("no case {id} in the report"))
 }
+
+/// A fresh reference application as `--executor tck` runs it (the ACTS SUT
+/// behaviours), holding a long poll at most `long_poll_max`.
+pub fn tck_dispatch(long_poll_max: Duration) -> Arc<dyn Dispatch> {
+    let app = app::App::with_store(
+        std::sync::Arc::new(app::store::MemoryStore::new()),
+        app::AppConfig {
+            executor: app::ExecutorKind::Tck,
+            long_poll_max: Some(long_poll_max),
+            ..Default::default()
+        },
+    );
+    Arc::new(a2a::Router::new(app))
+}
+
+/// The server settings of the agent started with `--draft-version` for each of `drafts`.
+pub fn draft_config(drafts: &[&str]) -> server::ServerConfig {
+    let mut config = server_config();
+    config.a2a.draft_versions = drafts.iter().map(|d| d.to_string()).collect();
+    config
+}
+
+/// Like [`InProcessStdio`], served with `config` (its drafts among them).
+pub struct ConfiguredStdio {
+    pub dispatch: Arc<dyn Dispatch>,
+    pub config: server::ServerConfig,
+}
+
+impl Connector for ConfiguredStdio {
+    fn connect<'a>(
+        &'a self,
+        activation: Activation<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn Transport>, String>> {
+        Box::pin(async move {
+            let (client, agent) = tokio::io::duplex(1 << 20);
+            let (agent_in, agent_out) = tokio::io::split(agent);
+            let (dispatch, config) = (self.dispatch.clone(), self.config.clone());
+            tokio::spawn(async move {
+                let _ = server::serve_stdio(&config, dispatch, agent_in, agent_out).await;
+            });
+            let (client_in, client_out) = tokio::io::split(client);
+            let t = StdioTransport::start(
+                Box::new(client_in),
+                Box::new(client_out),
+                activation,
+                TIMEOUT,
+                None,
+            )
+            .await?;
+            Ok(Box::new(t) as Box<dyn Transport>)
+        })
+    }
+    fn kind(&self) -> &'static str {
+        "stdio"
+    }
+}
