@@ -37,9 +37,9 @@ export const ERROR_DOMAIN = "urn:cleveragents:extensions:v1";
 export const STDIO_BINDING_URI = "urn:cleveragents:bindings:stdio:v1";
 
 /**
- * The A2A protocol version the contract speaks.
+ * The A2A protocol version the contract speaks: the newest that is not a draft.
  */
-export const A2A_PROTOCOL_VERSION = "1.1";
+export const A2A_PROTOCOL_VERSION = "1.0";
 
 /**
  * HTTP header carrying the A2A protocol version.

@@ -102,8 +102,8 @@ pub fn render_methods(input: &Input, scope: &Scope) -> Result<String> {
     let constants = [
         (
             "PROTOCOL_VERSION",
-            "The A2A protocol version spoken.",
-            fact("protocolVersion", &base.info.protocol_version)?,
+            "The A2A protocol version spoken: the newest that is not a draft.",
+            fact("protocolVersion", &base.released_protocol_version())?,
         ),
         (
             "A2A_VERSION_HEADER",

@@ -62,8 +62,8 @@ pub fn contract_module(extension: &Contract, base: Option<&Contract>) -> Result<
         let info = &base.info;
         constant(
             "A2A_PROTOCOL_VERSION",
-            "The A2A protocol version the contract speaks.",
-            info.protocol_version.as_ref(),
+            "The A2A protocol version the contract speaks: the newest that is not a draft.",
+            base.released_protocol_version().as_ref(),
         );
         constant(
             "A2A_VERSION_HEADER",

@@ -11,8 +11,8 @@ from pydantic import TypeAdapter
 from cleveragents_contract._spec import MethodSpec
 from . import errors, models
 
-PROTOCOL_VERSION: Final = "1.1"
-"""The A2A protocol version spoken."""
+PROTOCOL_VERSION: Final = "1.0"
+"""The A2A protocol version spoken: the newest that is not a draft."""
 A2A_VERSION_HEADER: Final = "A2A-Version"
 """HTTP header carrying the A2A protocol version."""
 A2A_EXTENSIONS_HEADER: Final = "A2A-Extensions"
