@@ -203,9 +203,6 @@ fn status_error(status: grpc::Status) -> Result<Option<Value>, String> {
 }
 
 impl Transport for GrpcTransport {
-    fn exchange<'a>(&'a self, message: String, _expect_id: Value) -> BoxFuture<'a, Answer> {
-        Box::pin(async move { self.send(message, Extra::default()).await.0 })
-    }
     fn exchange_with<'a>(
         &'a self,
         message: String,

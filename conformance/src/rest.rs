@@ -217,9 +217,6 @@ fn stream_answer(blocks: &[String]) -> Answer {
 }
 
 impl Transport for RestTransport {
-    fn exchange<'a>(&'a self, message: String, _expect_id: Value) -> BoxFuture<'a, Answer> {
-        Box::pin(async move { self.send(message, Extra::default()).await.0 })
-    }
     fn exchange_with<'a>(
         &'a self,
         message: String,

@@ -160,7 +160,9 @@ pub trait Transport: Send + Sync {
     /// Sends `message` (the exact text of one JSON-RPC message). `expect_id` is
     /// the id the response must carry (`Value::Null` when the request's id is
     /// unreadable on purpose).
-    fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer>;
+    fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer> {
+        self.exchange_with(message, expect_id, Extra::default())
+    }
     /// Sends `message` as [`Transport::exchange`] does, with what `extra`
     /// asks (what the binding cannot say is left out). Calls may be in flight
     /// together.
@@ -398,9 +400,6 @@ fn expected_status(answer: &Answer) -> Option<u16> {
 }
 
 impl Transport for HttpTransport {
-    fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer> {
-        Box::pin(async move { self.send(message, expect_id, Extra::default()).await.0 })
-    }
     fn exchange_with<'a>(&'a self, message: String, expect_id: Value, extra: Extra) -> BoxFuture<'a, Answer> {
         Box::pin(async move { self.send(message, expect_id, extra).await.0 })
     }

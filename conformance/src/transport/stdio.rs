@@ -203,9 +203,6 @@ async fn read_line(reader: &mut Reader) -> Result<(String, Line), String> {
 }
 
 impl Transport for StdioTransport {
-    fn exchange<'a>(&'a self, message: String, expect_id: Value) -> BoxFuture<'a, Answer> {
-        Box::pin(self.send(message, expect_id, Extra::default()))
-    }
     fn exchange_with<'a>(&'a self, message: String, expect_id: Value, extra: Extra) -> BoxFuture<'a, Answer> {
         Box::pin(self.send(message, expect_id, extra))
     }
