@@ -1,5 +1,6 @@
 //! Any transport, picked at run time (the CLI picks by `--server` and `--binding`).
 
+use crate::generation::CheckedEventStream;
 use crate::grpc::GrpcTransport;
 use crate::http::HttpTransport;
 use crate::stdio::StdioTransport;
@@ -25,6 +26,30 @@ impl AnyTransport {
         match self {
             AnyTransport::Http(t) | AnyTransport::Grpc(_, t) => t.agent_card().await,
             AnyTransport::Stdio(t) => Ok(t.agent_card().clone()),
+        }
+    }
+
+    /// The A2A protocol version in effect: the one chosen from the agent's
+    /// card (HTTP, gRPC) or agreed in `initialize` (stdio).
+    pub fn protocol_version(&self) -> &str {
+        match self {
+            AnyTransport::Http(t) => t.protocol_version(),
+            AnyTransport::Grpc(t, _) => t.protocol_version(),
+            AnyTransport::Stdio(t) => t.protocol_version(),
+        }
+    }
+
+    /// Opens a stream whose task generations are checked (see
+    /// [`crate::generation`]).
+    pub async fn subscribe_checked(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<CheckedEventStream, CallError> {
+        match self {
+            AnyTransport::Http(t) => t.subscribe_checked(method, params).await,
+            AnyTransport::Grpc(t, _) => t.subscribe_checked(method, params).await,
+            AnyTransport::Stdio(t) => t.subscribe_checked(method, params).await,
         }
     }
 

@@ -12,7 +12,9 @@
 //! Only methods the generated proto serves have an rpc; calling another is a
 //! transport error that says so.
 
+use crate::generation::{self, CheckedEventStream};
 use crate::http::{describe, is_final_event, service_headers, stream_task_id, HttpConfig, HttpTransport};
+use crate::negotiate;
 use crate::policy::{self, Attempt};
 use a2a::methods::markers::SubscribeToTask;
 use a2a::rpc::{BoxFuture, CallError, Event, Method, RawEventStream, Transport};
@@ -99,11 +101,19 @@ impl GrpcTransport {
 
     /// A transport to the `GRPC` interface the Agent Card of the server at
     /// `config.endpoint` declares (its `host:port`, reached with the
-    /// endpoint's scheme); an error when it declares none.
+    /// endpoint's scheme); an error when it declares none. It speaks the
+    /// newest protocol version the card offers over gRPC (see
+    /// [`negotiate::choose`]) unless `config.protocol_version` names one.
     pub async fn from_card(mut config: HttpConfig) -> Result<Self, CallError> {
         let card = HttpTransport::new(config.clone())?.agent_card().await?;
-        let target = crate::http::declared_interface(&card, GRPC_PROTOCOL_BINDING)
+        let version = config
+            .protocol_version
+            .clone()
+            .unwrap_or_else(|| negotiate::choose(&card, GRPC_PROTOCOL_BINDING).to_string());
+        let target = negotiate::interface_url(&card, GRPC_PROTOCOL_BINDING, &version)
+            .or_else(|| crate::http::declared_interface(&card, GRPC_PROTOCOL_BINDING))
             .ok_or_else(|| CallError::Transport("the agent's card declares no GRPC interface".into()))?;
+        config.protocol_version = Some(version);
         let scheme = config.endpoint.split("://").next().unwrap_or("http").to_string();
         config.endpoint = if target.contains("://") {
             target.to_string()
@@ -111,6 +121,43 @@ impl GrpcTransport {
             format!("{scheme}://{target}")
         };
         GrpcTransport::new(config)
+    }
+
+    /// The A2A protocol version this transport speaks (its `A2A-Version`).
+    pub fn protocol_version(&self) -> &str {
+        crate::http::protocol_version(&self.inner.config)
+    }
+
+    /// Opens a stream whose task generations are checked: a gap in them is
+    /// [`crate::StreamError::Gap`] (see [`crate::generation`]).
+    pub async fn subscribe_checked(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<CheckedEventStream, CallError> {
+        Ok(generation::checked(self.open_stream(method, params).await?))
+    }
+
+    /// Opens a stream as the server sends it.
+    async fn open_stream(&self, method: &'static str, params: Value) -> Result<RawEventStream, CallError> {
+        let rpc = self.inner.rpc(method).map_err(|a| a.error)?;
+        let answer = self.inner.open(rpc, &params, None).await.map_err(|a| a.error)?;
+        let state = Follow {
+            inner: self.inner.clone(),
+            rpc,
+            params,
+            answer: Some(answer),
+            last_seq: None,
+            task_id: None,
+            resumes_left: self.inner.config.max_resumes,
+            final_seen: false,
+            done: false,
+        };
+        let stream = stream::unfold(state, |mut state| async move {
+            let item = state.next_item().await?;
+            Some((item, state))
+        });
+        Ok(Box::pin(stream))
     }
 }
 
@@ -348,7 +395,8 @@ impl Transport for GrpcTransport {
         Box::pin(async move {
             let config = &self.inner.config;
             let params = &params;
-            policy::with_retries(method, config.retries, config.backoff, || {
+            let retries = policy::retries_of(config.retries, params);
+            policy::with_retries(method, retries, config.backoff, || {
                 self.inner.call_once(method, params)
             })
             .await
@@ -360,26 +408,7 @@ impl Transport for GrpcTransport {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
-        Box::pin(async move {
-            let rpc = self.inner.rpc(method).map_err(|a| a.error)?;
-            let answer = self.inner.open(rpc, &params, None).await.map_err(|a| a.error)?;
-            let state = Follow {
-                inner: self.inner.clone(),
-                rpc,
-                params,
-                answer: Some(answer),
-                last_seq: None,
-                task_id: None,
-                resumes_left: self.inner.config.max_resumes,
-                final_seen: false,
-                done: false,
-            };
-            let stream = stream::unfold(state, |mut state| async move {
-                let item = state.next_item().await?;
-                Some((item, state))
-            });
-            Ok(Box::pin(stream) as RawEventStream)
-        })
+        Box::pin(async move { Ok(generation::guarded(self.open_stream(method, params).await?)) })
     }
 }
 

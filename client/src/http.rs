@@ -4,21 +4,26 @@
 //! headers, timeouts, retries of idempotent reads and resumption of dropped
 //! streams.
 
+mod follow;
+
+use crate::generation::{self, CheckedEventStream};
+use crate::negotiate;
 use crate::policy::{self, Attempt};
-use crate::sse::{read_event, status_body_error, SseRead};
+use crate::sse::status_body_error;
 use crate::tls::{self, TlsFiles};
 pub use crate::wire::HttpBinding;
 use crate::wire::{self, Credentials};
-use a2a::methods::markers::SubscribeToTask;
 use a2a::rpc::rest::render_call;
-use a2a::rpc::{BoxFuture, CallError, Event, Method, RawEventStream, Transport};
-use a2a::types::TaskState;
+use a2a::rpc::{BoxFuture, CallError, RawEventStream, Transport};
 use a2a::ErrorKind;
 use eventsource_stream::Eventsource;
-use futures_util::stream::{self, BoxStream, StreamExt};
+pub use follow::is_final_event;
+pub(crate) use follow::stream_task_id;
+use follow::{Follow, Opened};
+use futures_util::stream::StreamExt;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use reqwest::StatusCode;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,7 +35,7 @@ pub const REST_PROTOCOL_BINDING: &str = "HTTP+JSON";
 pub const JSONRPC_PROTOCOL_BINDING: &str = "JSONRPC";
 
 /// The URL of the interface of `binding` an Agent Card declares: the one of
-/// the protocol version this client speaks, else the first of the binding.
+/// the released protocol version, else the first of the binding.
 pub fn declared_interface<'a>(card: &'a Value, binding: &str) -> Option<&'a str> {
     let of_binding = || {
         card["supportedInterfaces"]
@@ -79,6 +84,18 @@ pub struct HttpConfig {
     pub headers: Vec<(String, String)>,
     /// The CAs to trust and the certificate to show, over https.
     pub tls: TlsFiles,
+    /// The A2A protocol version to speak (`A2A-Version`): when `None`, the
+    /// released version, or what [`HttpTransport::from_card`] and
+    /// [`HttpTransport::negotiated`] choose from the agent's card.
+    pub protocol_version: Option<String>,
+}
+
+/// `protocolBinding` of the card interfaces of an HTTP binding.
+fn binding_name(binding: HttpBinding) -> &'static str {
+    match binding {
+        HttpBinding::JsonRpc => JSONRPC_PROTOCOL_BINDING,
+        HttpBinding::Rest => REST_PROTOCOL_BINDING,
+    }
 }
 
 impl HttpConfig {
@@ -99,6 +116,7 @@ impl HttpConfig {
             trusted_card_keys: None,
             headers: Vec::new(),
             tls: TlsFiles::default(),
+            protocol_version: None,
         }
     }
 }
@@ -190,20 +208,70 @@ impl HttpTransport {
 
     /// A transport of `binding` to the server `config.endpoint` names: at the
     /// URL of the interface of that binding its Agent Card declares, else at
-    /// the endpoint as given.
+    /// the endpoint as given; speaking the newest protocol version the card
+    /// offers for the binding (see [`negotiate::choose`]) unless
+    /// `config.protocol_version` names one.
     pub async fn from_card(mut config: HttpConfig, binding: HttpBinding) -> Result<Self, CallError> {
         config.binding = HttpBinding::JsonRpc;
         let card = HttpTransport::new(config.clone())?.agent_card().await?;
-        let name = match binding {
-            HttpBinding::JsonRpc => JSONRPC_PROTOCOL_BINDING,
-            HttpBinding::Rest => REST_PROTOCOL_BINDING,
-        };
-        if let Some(url) = declared_interface(&card, name) {
+        let name = binding_name(binding);
+        let version = config
+            .protocol_version
+            .clone()
+            .unwrap_or_else(|| negotiate::choose(&card, name).to_string());
+        let url = negotiate::interface_url(&card, name, &version).or_else(|| declared_interface(&card, name));
+        if let Some(url) = url {
             config.endpoint = url.to_string();
         }
+        config.protocol_version = Some(version);
         config.binding = binding;
         HttpTransport::new(config)
     }
+
+    /// A transport at `config.endpoint` as given, speaking the newest protocol
+    /// version the Agent Card of its server offers for `config.binding` (see
+    /// [`negotiate::choose`]) unless `config.protocol_version` names one.
+    pub async fn negotiated(mut config: HttpConfig) -> Result<Self, CallError> {
+        if config.protocol_version.is_none() {
+            let card = HttpTransport::new(config.clone())?.agent_card().await?;
+            config.protocol_version =
+                Some(negotiate::choose(&card, binding_name(config.binding)).to_string());
+        }
+        HttpTransport::new(config)
+    }
+
+    /// The A2A protocol version this transport speaks (its `A2A-Version`).
+    pub fn protocol_version(&self) -> &str {
+        protocol_version(&self.inner.config)
+    }
+
+    /// Opens a stream whose task generations are checked: a gap in them is
+    /// [`crate::StreamError::Gap`] (see [`crate::generation`]).
+    pub async fn subscribe_checked(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<CheckedEventStream, CallError> {
+        Ok(generation::checked(self.open_stream(method, params).await?))
+    }
+
+    /// Opens a stream as the server sends it.
+    async fn open_stream(&self, method: &'static str, params: Value) -> Result<RawEventStream, CallError> {
+        let opened = self
+            .inner
+            .open(method, &params, None)
+            .await
+            .map_err(|a| a.error)?;
+        Ok(Follow::start(self.inner.clone(), method, params, opened))
+    }
+}
+
+/// The A2A protocol version `config` speaks.
+pub(crate) fn protocol_version(config: &HttpConfig) -> &str {
+    config
+        .protocol_version
+        .as_deref()
+        .unwrap_or(wire::PROTOCOL_VERSION)
 }
 
 pub(crate) fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallError> {
@@ -215,7 +283,7 @@ pub(crate) fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallErro
     let mut headers = HeaderMap::new();
     headers.insert(
         name(wire::A2A_VERSION_HEADER)?,
-        HeaderValue::from_static(wire::PROTOCOL_VERSION),
+        HeaderValue::from_str(protocol_version(config)).map_err(|_| bad("protocol version"))?,
     );
     let extensions = wire::extension_uris().join(", ");
     headers.insert(
@@ -354,6 +422,10 @@ impl Inner {
             HttpBinding::Rest => self.rest_request(method, params)?,
         };
         request = request.headers(self.headers.clone()).header(ACCEPT, accept);
+        if params.get(generation::LONG_POLL_FIELD).is_some() {
+            // A long-poll: the server answers within the time the client waits.
+            request = request.header("Prefer", format!("wait={}", self.config.timeout.as_secs()));
+        }
         if let Some(seq) = last_event_id {
             request = request.header("Last-Event-ID", seq.to_string());
         }
@@ -411,7 +483,7 @@ impl Inner {
 
     /// Opens a stream: SSE events, or the single JSON answer the server gave
     /// instead (an error before any event, typically).
-    async fn open(
+    pub(crate) async fn open(
         &self,
         method: &str,
         params: &Value,
@@ -450,188 +522,13 @@ impl Inner {
     }
 }
 
-type SseEvents = BoxStream<
-    'static,
-    Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>,
->;
-
-enum Opened {
-    Events(SseEvents),
-    Single(Value),
-}
-
-/// Where a stream stands between polls.
-struct Follow {
-    inner: Arc<Inner>,
-    method: &'static str,
-    params: Value,
-    events: Option<SseEvents>,
-    /// A single JSON answer waiting to be yielded as the only event.
-    pending: Option<Value>,
-    last_seq: Option<u64>,
-    /// Task the stream is about, for resuming a non-repeatable stream with SubscribeToTask.
-    task_id: Option<String>,
-    resumes_left: u32,
-    final_seen: bool,
-    done: bool,
-}
-
-impl Follow {
-    /// The request that resumes this stream, if any may: the same one for an
-    /// idempotent stream, else a subscription to the task it was about.
-    fn resume_request(&self) -> Option<(&'static str, Value)> {
-        if policy::is_idempotent_read_name(self.method) {
-            return Some((self.method, self.params.clone()));
-        }
-        let id = self.task_id.clone()?;
-        let mut params = json!({ "id": id });
-        if let Some(tenant) = self.params.get(wire::A2A_NAMESPACE_FIELD) {
-            params[wire::A2A_NAMESPACE_FIELD] = tenant.clone();
-        }
-        Some((SubscribeToTask::NAME, params))
-    }
-
-    /// The stream ended without its final event or broke: reconnect from the
-    /// last sequence seen, within the resume budget. `Err` carries the error to
-    /// report when resuming is not possible.
-    async fn reconnect(&mut self, cause: CallError) -> Result<(), CallError> {
-        let Some((method, params)) = self.resume_request() else {
-            return Err(cause);
-        };
-        if self.resumes_left == 0 {
-            return Err(cause);
-        }
-        let attempt = self.inner.config.max_resumes - self.resumes_left;
-        self.resumes_left -= 1;
-        tokio::time::sleep(policy::backoff(self.inner.config.backoff, attempt)).await;
-        match self.inner.open(method, &params, self.last_seq).await {
-            Ok(Opened::Events(events)) => {
-                self.events = Some(events);
-                Ok(())
-            }
-            Ok(Opened::Single(value)) => {
-                self.pending = Some(value);
-                Ok(())
-            }
-            Err(attempt) if attempt.transient => {
-                self.events = None;
-                Ok(())
-            }
-            Err(attempt) => Err(attempt.error),
-        }
-    }
-
-    async fn next_item(&mut self) -> Option<Result<Event<Value>, CallError>> {
-        loop {
-            if self.done {
-                return None;
-            }
-            if let Some(value) = self.pending.take() {
-                self.done = true;
-                return Some(Ok(Event::new(value)));
-            }
-            let Some(events) = self.events.as_mut() else {
-                let cause = CallError::Transport("stream connection lost".into());
-                if let Err(error) = self.reconnect(cause).await {
-                    self.done = true;
-                    return Some(Err(error));
-                }
-                continue;
-            };
-            match events.next().await {
-                Some(Ok(event)) => {
-                    match read_event(self.inner.config.binding, &event.id, &event.data, self.last_seq) {
-                        SseRead::Skip => continue,
-                        SseRead::End(error) => {
-                            self.done = true;
-                            return Some(Err(error));
-                        }
-                        SseRead::Deliver(event) => {
-                            if event.seq.is_some() {
-                                self.last_seq = event.seq;
-                            }
-                            if self.task_id.is_none() {
-                                self.task_id = stream_task_id(&event.data);
-                            }
-                            self.final_seen = is_final_event(&event.data);
-                            self.resumes_left = self.inner.config.max_resumes;
-                            return Some(Ok(event));
-                        }
-                    }
-                }
-                Some(Err(error)) => {
-                    self.events = None;
-                    if let Err(error) = self
-                        .reconnect(CallError::Transport(format!("stream broken: {error}")))
-                        .await
-                    {
-                        self.done = true;
-                        return Some(Err(error));
-                    }
-                }
-                None => {
-                    // A clean end is final unless the events say the task is
-                    // still going (the server may close idle streams).
-                    let knows_finality =
-                        a2a::find_method(self.method).is_some_and(|d| d.result_type == "StreamResponse");
-                    if self.final_seen || !knows_finality {
-                        self.done = true;
-                        return None;
-                    }
-                    self.events = None;
-                    if self
-                        .reconnect(CallError::Transport("stream ended early".into()))
-                        .await
-                        .is_err()
-                    {
-                        self.done = true;
-                        return None;
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The task id a StreamResponse event is about.
-pub(crate) fn stream_task_id(event: &Value) -> Option<String> {
-    let id = event
-        .pointer("/task/id")
-        .or_else(|| event.pointer("/statusUpdate/taskId"))
-        .or_else(|| event.pointer("/artifactUpdate/taskId"))?;
-    id.as_str().map(str::to_string)
-}
-
-/// True when a StreamResponse event is the last of its stream: a direct
-/// message, or a task state that is terminal or waits for the client.
-pub fn is_final_event(event: &Value) -> bool {
-    if event.get("message").is_some() {
-        return true;
-    }
-    let state = event
-        .pointer("/statusUpdate/status/state")
-        .or_else(|| event.pointer("/task/status/state"))
-        .and_then(Value::as_str)
-        .and_then(|state| state.parse::<TaskState>().ok());
-    matches!(
-        state,
-        Some(
-            TaskState::Completed
-                | TaskState::Failed
-                | TaskState::Canceled
-                | TaskState::Rejected
-                | TaskState::InputRequired
-                | TaskState::AuthRequired
-        )
-    )
-}
-
 impl Transport for HttpTransport {
     fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
         Box::pin(async move {
             let config = &self.inner.config;
             let params = &params;
-            policy::with_retries(method, config.retries, config.backoff, || {
+            let retries = policy::retries_of(config.retries, params);
+            policy::with_retries(method, retries, config.backoff, || {
                 self.inner.call_once(method, params)
             })
             .await
@@ -643,56 +540,13 @@ impl Transport for HttpTransport {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
-        Box::pin(async move {
-            let opened = self
-                .inner
-                .open(method, &params, None)
-                .await
-                .map_err(|a| a.error)?;
-            let (events, pending) = match opened {
-                Opened::Events(events) => (Some(events), None),
-                Opened::Single(value) => (None, Some(value)),
-            };
-            let state = Follow {
-                inner: self.inner.clone(),
-                method,
-                params,
-                events,
-                pending,
-                last_seq: None,
-                task_id: None,
-                resumes_left: self.inner.config.max_resumes,
-                final_seen: false,
-                done: false,
-            };
-            let stream = stream::unfold(state, |mut state| async move {
-                let item = state.next_item().await?;
-                Some((item, state))
-            });
-            Ok(Box::pin(stream) as RawEventStream)
-        })
+        Box::pin(async move { Ok(generation::guarded(self.open_stream(method, params).await?)) })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finality() {
-        assert!(is_final_event(&json!({"message": {}})));
-        assert!(is_final_event(
-            &json!({"statusUpdate": {"status": {"state": "TASK_STATE_COMPLETED"}}})
-        ));
-        assert!(!is_final_event(
-            &json!({"statusUpdate": {"status": {"state": "TASK_STATE_WORKING"}}})
-        ));
-        assert!(!is_final_event(&json!({"artifactUpdate": {}})));
-        assert_eq!(
-            stream_task_id(&json!({"task": {"id": "t1"}})).as_deref(),
-            Some("t1")
-        );
-    }
 
     #[test]
     fn bad_urls_and_headers_are_errors() {

@@ -14,8 +14,10 @@
 pub mod any;
 pub mod card_trust;
 pub mod cli;
+pub mod generation;
 pub mod grpc;
 pub mod http;
+pub mod negotiate;
 pub mod policy;
 pub mod schema;
 pub mod sse;
@@ -26,6 +28,7 @@ pub mod wire;
 pub use a2a::rpc::{CallError, Client, Event};
 pub use any::AnyTransport;
 pub use card_trust::{CardTrustError, TrustedKeys};
+pub use generation::{CheckedEventStream, GenerationGap, StreamError};
 pub use grpc::GrpcTransport;
 pub use http::{HttpBinding, HttpConfig, HttpTransport};
 pub use stdio::{StdioConfig, StdioTransport};

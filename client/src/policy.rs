@@ -11,7 +11,9 @@
 //! creates, adds, updates, removes, applies, executes — is never repeated: a
 //! lost answer might mean the change happened. (A stream of a non-repeatable
 //! method, `SendStreamingMessage`, is resumed with `SubscribeToTask` on the task
-//! it reported, which is a read.)
+//! it reported, which is a read.) A long-poll read (GetTask with
+//! `currentGeneration`) is not retried either: its wait is the caller's whole
+//! time, and running out of it is its answer, not a failure to repeat.
 
 use a2a::rpc::CallError;
 use a2a::MethodDescriptor;
@@ -38,6 +40,15 @@ impl From<CallError> for Attempt {
 /// doubled each time, at most 64 times `base`.
 pub(crate) fn backoff(base: Duration, attempt: u32) -> Duration {
     base.saturating_mul(1 << attempt.min(6))
+}
+
+/// The retries a call with `params` gets: none for a long-poll, else `retries`.
+pub(crate) fn retries_of(retries: u32, params: &Value) -> u32 {
+    if params.get(crate::generation::LONG_POLL_FIELD).is_some() {
+        0
+    } else {
+        retries
+    }
 }
 
 /// Runs `once` until it succeeds, fails for good, or — for an idempotent

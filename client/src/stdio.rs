@@ -2,7 +2,14 @@
 //! newline-delimited JSON-RPC with it (`urn:cleveragents:bindings:stdio:v1`):
 //! the `initialize` handshake, concurrent calls matched by id, streams fed by
 //! `stream/event` notifications, and a clean shutdown of the child.
+//!
+//! The session's A2A version is set once, by `initialize`, before the agent's
+//! card can be read: the client asks for the newest version it knows when
+//! that is newer than the released one, and an agent that does not serve it
+//! refuses the handshake, which is then made again, under the same request
+//! id, in the released version (as it is made when no newer version exists).
 
+use crate::generation::{self, CheckedEventStream};
 use crate::wire;
 use a2a::rpc::{BoxFuture, CallError, Event, RawEventStream, Transport};
 use futures_util::stream::StreamExt;
@@ -34,6 +41,9 @@ pub struct StdioConfig {
     pub shutdown_grace: Duration,
     /// Client name reported in `initialize`.
     pub client_name: String,
+    /// The A2A protocol version to ask for in `initialize`: when `None`, the
+    /// newest this client knows where the agent serves it, else the released one.
+    pub protocol_version: Option<String>,
 }
 
 impl StdioConfig {
@@ -46,6 +56,7 @@ impl StdioConfig {
             timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(5),
             client_name: "cleveragents-client".into(),
+            protocol_version: None,
         }
     }
 }
@@ -108,14 +119,48 @@ impl StdioTransport {
         if let Some(version) = &config.extension_version {
             extension.insert("version".into(), Value::String(version.clone()));
         }
-        let params = json!({
-            "protocolVersion": wire::PROTOCOL_VERSION,
-            "extensions": if extension.is_empty() { vec![] } else { vec![Value::Object(extension)] },
-            "clientInfo": { "name": config.client_name, "version": env!("CARGO_PKG_VERSION") },
-        });
-        let initialized = transport.request(wire::INITIALIZE_METHOD, params).await?;
+        let params = |version: &str| {
+            json!({
+                "protocolVersion": version,
+                "extensions": if extension.is_empty() { vec![] } else { vec![Value::Object(extension.clone())] },
+                "clientInfo": { "name": config.client_name, "version": env!("CARGO_PKG_VERSION") },
+            })
+        };
+        let id = transport.next_id.fetch_add(1, Ordering::Relaxed);
+        let initialized = match &config.protocol_version {
+            Some(version) => {
+                transport
+                    .request_as(id, wire::INITIALIZE_METHOD, params(version))
+                    .await?
+            }
+            None if wire::NEWEST_PROTOCOL_VERSION != wire::PROTOCOL_VERSION => {
+                let newest = params(wire::NEWEST_PROTOCOL_VERSION);
+                match transport.request_as(id, wire::INITIALIZE_METHOD, newest).await {
+                    // Refused (the session stays uninitialized): the released version.
+                    Err(CallError::Rpc(_)) => {
+                        let released = params(wire::PROTOCOL_VERSION);
+                        transport
+                            .request_as(id, wire::INITIALIZE_METHOD, released)
+                            .await?
+                    }
+                    outcome => outcome?,
+                }
+            }
+            None => {
+                transport
+                    .request_as(id, wire::INITIALIZE_METHOD, params(wire::PROTOCOL_VERSION))
+                    .await?
+            }
+        };
         transport.initialized = initialized;
         Ok(transport)
+    }
+
+    /// The A2A protocol version the session speaks (the `initialize` result's).
+    pub fn protocol_version(&self) -> &str {
+        self.initialized["protocolVersion"]
+            .as_str()
+            .unwrap_or(wire::PROTOCOL_VERSION)
     }
 
     /// The `initialize` result (protocol version, activated extensions, card, server info).
@@ -165,6 +210,11 @@ impl StdioTransport {
 
     async fn request(&self, method: &str, params: Value) -> Result<Value, CallError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.request_as(id, method, params).await
+    }
+
+    /// A request under id `id`, which no other request in flight has.
+    async fn request_as(&self, id: u64, method: &str, params: Value) -> Result<Value, CallError> {
         let (tx, rx) = oneshot::channel();
         self.register(id, Waiter::Unary(tx))?;
         if let Err(e) = write_line(&self.stdin, &wire::request(id, method, params)).await {
@@ -342,25 +392,40 @@ impl Transport for StdioTransport {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
-        Box::pin(async move {
-            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            let (tx, rx) = mpsc::unbounded_channel();
-            self.register(id, Waiter::Stream(tx))?;
-            if let Err(e) = write_line(&self.stdin, &wire::request(id, method, params)).await {
-                forget(&self.pending, id);
-                return Err(e);
-            }
-            let guard = CancelOnDrop {
-                request_id: id,
-                stdin: self.stdin.clone(),
-                pending: self.pending.clone(),
-                next_id: self.next_id.clone(),
-            };
-            let events = futures_util::stream::unfold((rx, guard), |(mut rx, guard)| async move {
-                let item = rx.recv().await?;
-                Some((item, (rx, guard)))
-            });
-            Ok(events.boxed() as RawEventStream)
-        })
+        Box::pin(async move { Ok(generation::guarded(self.open_stream(method, params).await?)) })
+    }
+}
+
+impl StdioTransport {
+    /// Opens a stream whose task generations are checked: a gap in them is
+    /// [`crate::StreamError::Gap`] (see [`crate::generation`]).
+    pub async fn subscribe_checked(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<CheckedEventStream, CallError> {
+        Ok(generation::checked(self.open_stream(method, params).await?))
+    }
+
+    /// Opens a stream as the agent sends it.
+    async fn open_stream(&self, method: &'static str, params: Value) -> Result<RawEventStream, CallError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.register(id, Waiter::Stream(tx))?;
+        if let Err(e) = write_line(&self.stdin, &wire::request(id, method, params)).await {
+            forget(&self.pending, id);
+            return Err(e);
+        }
+        let guard = CancelOnDrop {
+            request_id: id,
+            stdin: self.stdin.clone(),
+            pending: self.pending.clone(),
+            next_id: self.next_id.clone(),
+        };
+        let events = futures_util::stream::unfold((rx, guard), |(mut rx, guard)| async move {
+            let item = rx.recv().await?;
+            Some((item, (rx, guard)))
+        });
+        Ok(events.boxed() as RawEventStream)
     }
 }

@@ -15,8 +15,12 @@ pub enum HttpBinding {
     Rest,
 }
 
-/// The A2A protocol version this client speaks.
-pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_version());
+/// The A2A protocol version this client speaks unless the agent's card offers
+/// a newer one it knows (see [`crate::negotiate`]): the released version.
+pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.released_protocol_version());
+/// The newest A2A protocol version this client knows (a draft, when the
+/// contract has one), spoken only where the agent offers it.
+pub const NEWEST_PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.protocol_version());
 /// HTTP header carrying the A2A protocol version.
 pub const A2A_VERSION_HEADER: &str = a2a::rpc::declared(Contract::A2a.version_header());
 /// HTTP header listing the extensions the client activates.

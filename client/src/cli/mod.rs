@@ -3,25 +3,28 @@
 //! [`tree`]); the agent is spawned over stdio (local mode) unless `--server`
 //! names an HTTP endpoint (server mode).
 
+mod connect;
 pub mod exit;
+pub mod generation;
 pub mod params;
 pub mod render;
 pub mod tree;
 
 use crate::any::AnyTransport;
-use crate::http::{self, HttpConfig, HttpTransport};
-use crate::stdio::{StdioConfig, StdioTransport};
-use crate::wire::{self, Credentials, DEFAULT_API_KEY_HEADER};
+use crate::generation::{CheckedEventStream, StreamError};
+use crate::http;
+use crate::wire::{self, DEFAULT_API_KEY_HEADER};
 use a2a::methods::markers::SubscribeToTask;
-use a2a::rpc::{CallError, Method, Transport};
+use a2a::rpc::{Method, Transport};
 use a2a::types::TaskState;
 use a2a::MethodDescriptor;
 use clap::{Arg, ArgAction, ArgMatches, Command};
+use connect::connect;
+pub use connect::default_agent;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// Default agent executable name (the application's agent binary).
@@ -340,7 +343,20 @@ async fn run(matches: &ArgMatches) -> i32 {
                 .flatten()
                 .copied()
                 .unwrap_or(false);
-            call(&transport, method, params, follow, &output).await
+            let wait = generation::wants_wait(sub);
+            if let Some(refused) = generation::refusal(method, &params, wait, transport.protocol_version()) {
+                fail(exit::UNSUPPORTED, &refused)
+            } else if wait {
+                match generation::wait(&transport, method, params).await {
+                    Ok(task) => {
+                        output.value(&task);
+                        exit::OK
+                    }
+                    Err((code, message)) => fail(code, &message),
+                }
+            } else {
+                call(&transport, method, params, follow, &output).await
+            }
         }
         (Action::Method(..), None) => exit::USAGE,
     };
@@ -348,92 +364,6 @@ async fn run(matches: &ArgMatches) -> i32 {
         eprintln!("warning: {}", exit::message_of(&error));
     }
     code
-}
-
-/// For a server on this machine and no credentials given: the admin API key
-/// a local agent keeps in its data directory (`--admin-key`), if there is one.
-fn local_admin_key(url: &str) -> Option<String> {
-    let url = reqwest::Url::parse(url).ok()?;
-    let host = url.host_str()?.trim_start_matches('[').trim_end_matches(']');
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    if !loopback {
-        return None;
-    }
-    let path = a2a::rpc::local::admin_key_path(&a2a::rpc::local::data_dir());
-    let key = std::fs::read_to_string(path).ok()?.trim().to_string();
-    (!key.is_empty()).then_some(key)
-}
-
-/// Opens the transport the global flags describe.
-async fn connect(
-    matches: &ArgMatches,
-    trusted: Option<crate::TrustedKeys>,
-) -> Result<AnyTransport, CallError> {
-    let timeout = Duration::from_secs(matches.get_one::<u64>("timeout").copied().unwrap_or(30));
-    let extension_version = matches.get_one::<String>("extension-version").cloned();
-    if let Some(url) = matches.get_one::<String>("server") {
-        let mut config = HttpConfig::new(url.clone());
-        config.timeout = timeout;
-        config.retries = matches.get_one::<u32>("retries").copied().unwrap_or(2);
-        config.extension_version = extension_version;
-        config.trusted_card_keys = trusted;
-        let file = |name: &str| matches.get_one::<String>(name).map(PathBuf::from);
-        config.tls = crate::TlsFiles {
-            ca_file: file("ca-file"),
-            client_cert: file("client-cert"),
-            client_key: file("client-key"),
-        };
-        let api_key = |key: String| Credentials::ApiKey {
-            header: matches
-                .get_one::<String>("api-key-header")
-                .cloned()
-                .unwrap_or_else(|| DEFAULT_API_KEY_HEADER.into()),
-            key,
-        };
-        config.credentials = if let Some(token) = matches.get_one::<String>("token") {
-            Credentials::Bearer(token.clone())
-        } else if let Some(key) = matches.get_one::<String>("api-key") {
-            api_key(key.clone())
-        } else {
-            local_admin_key(url).map_or(Credentials::None, api_key)
-        };
-        let transport = match matches.get_one::<String>("binding").map(String::as_str) {
-            Some("rest") => AnyTransport::Http(HttpTransport::rest(config).await?),
-            Some("grpc") => AnyTransport::Grpc(
-                crate::GrpcTransport::from_card(config.clone()).await?,
-                HttpTransport::new(config)?,
-            ),
-            _ => AnyTransport::Http(HttpTransport::new(config)?),
-        };
-        return Ok(transport);
-    }
-    let program = matches
-        .get_one::<String>("agent")
-        .map(PathBuf::from)
-        .unwrap_or_else(default_agent);
-    let mut config = StdioConfig::new(program);
-    config.args = match matches.get_many::<String>("agent-arg") {
-        Some(args) => args.map(OsString::from).collect(),
-        None => DEFAULT_AGENT_ARGS.iter().map(OsString::from).collect(),
-    };
-    config.timeout = timeout;
-    config.extension_version = extension_version;
-    config.client_name = "agents".into();
-    Ok(AnyTransport::Stdio(Box::new(
-        StdioTransport::spawn(config).await?,
-    )))
-}
-
-/// `cleveragents-agent` next to this executable if it is there, else the bare
-/// name (found on `PATH`).
-pub fn default_agent() -> PathBuf {
-    let name = format!("{DEFAULT_AGENT}{}", std::env::consts::EXE_SUFFIX);
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join(&name)))
-        .filter(|candidate| candidate.is_file())
-        .unwrap_or_else(|| PathBuf::from(name))
 }
 
 async fn call(
@@ -444,7 +374,7 @@ async fn call(
     output: &Output,
 ) -> i32 {
     if method.streaming {
-        return match transport.subscribe(method.name, params).await {
+        return match transport.subscribe_checked(method.name, params).await {
             Ok(events) => show_events(events, output).await,
             Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
         };
@@ -468,7 +398,10 @@ async fn call(
     if let Some(tenant) = tenant {
         subscribe[wire::A2A_NAMESPACE_FIELD] = tenant.clone();
     }
-    match transport.subscribe(SubscribeToTask::NAME, subscribe).await {
+    match transport
+        .subscribe_checked(SubscribeToTask::NAME, subscribe)
+        .await
+    {
         Ok(events) => show_events(events, output).await,
         Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
     }
@@ -487,7 +420,7 @@ fn followed_task(result: &Value) -> Option<String> {
     task.get("id").and_then(Value::as_str).map(str::to_string)
 }
 
-async fn show_events(mut events: a2a::rpc::RawEventStream, output: &Output) -> i32 {
+async fn show_events(mut events: CheckedEventStream, output: &Output) -> i32 {
     let spinner = (!output.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.enable_steady_tick(Duration::from_millis(120));
@@ -517,8 +450,13 @@ async fn show_events(mut events: a2a::rpc::RawEventStream, output: &Output) -> i
                 }
                 last = Some(event.data);
             }
-            Err(error) => {
+            Err(StreamError::Call(error)) => {
                 code = fail(exit::code_of(&error), &exit::message_of(&error));
+                break;
+            }
+            // Events were missed: the task must be read again to be known.
+            Err(StreamError::Gap(gap)) => {
+                code = fail(exit::TRANSPORT, &gap.to_string());
                 break;
             }
         }

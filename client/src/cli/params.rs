@@ -46,6 +46,7 @@ pub fn build(method: &MethodDescriptor, matches: &ArgMatches) -> Result<Value, S
             params.insert(field.name.clone(), value);
         }
     }
+    super::generation::apply(matches, &mut params);
     if let Some(missing) = fields
         .iter()
         .find(|f| f.required && !params.contains_key(&f.name))

@@ -56,6 +56,8 @@ pub const RESERVED: &[&str] = &[
     "timeout",
     "retries",
     "extension-version",
+    super::generation::WAIT,
+    super::generation::IF_GENERATION,
 ];
 
 /// The command path of a method, or `None` for binding methods and
@@ -288,6 +290,7 @@ pub fn method_command(name: String, method: &'static MethodDescriptor) -> Comman
                 .help("Follow the task the answer names (SubscribeToTask) until it ends"),
         );
     }
+    command = command.args(super::generation::args(method));
     let mut index = 1;
     let all_fields = fields(method.params_type);
     let mut taken: Vec<String> = all_fields

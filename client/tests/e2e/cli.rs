@@ -7,13 +7,13 @@ use client::cli::render;
 use serde_json::{json, Value};
 use std::process::Command;
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
 }
 
-fn agents(args: &[&str]) -> Run {
+pub(crate) fn agents(args: &[&str]) -> Run {
     // A data directory without an admin key: no test reads the user's own.
     let no_data = std::env::temp_dir().join(format!("agents-e2e-no-data-{}", std::process::id()));
     agents_in(args, &no_data)

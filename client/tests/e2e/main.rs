@@ -10,6 +10,7 @@
 
 mod agent;
 mod cli;
+mod drafts;
 mod resume;
 mod transports;
 
@@ -19,6 +20,11 @@ use cli::{
     cli_every_command_json_over_http, cli_every_command_json_over_rest, cli_every_command_json_over_stdio,
     cli_openrpc_over_both_transports, cli_text_output_and_follow,
     cli_uses_the_local_admin_key_for_a_loopback_server,
+};
+use drafts::{
+    cli_generations_need_an_agent_offering_1_1, cli_if_generation_refuses_a_stale_send,
+    cli_wait_is_bounded_by_the_timeout, cli_wait_returns_when_the_generation_moves,
+    transports_speak_1_1_only_where_the_card_offers_it,
 };
 use resume::{
     http_answers_over_the_limit_are_refused, http_retries_reads_only, http_stream_resumes_from_last_seq,
@@ -86,6 +92,26 @@ fn main() {
         (
             "cli_uses_the_local_admin_key_for_a_loopback_server",
             cli_uses_the_local_admin_key_for_a_loopback_server,
+        ),
+        (
+            "transports_speak_1_1_only_where_the_card_offers_it",
+            transports_speak_1_1_only_where_the_card_offers_it,
+        ),
+        (
+            "cli_wait_returns_when_the_generation_moves",
+            cli_wait_returns_when_the_generation_moves,
+        ),
+        (
+            "cli_wait_is_bounded_by_the_timeout",
+            cli_wait_is_bounded_by_the_timeout,
+        ),
+        (
+            "cli_if_generation_refuses_a_stale_send",
+            cli_if_generation_refuses_a_stale_send,
+        ),
+        (
+            "cli_generations_need_an_agent_offering_1_1",
+            cli_generations_need_an_agent_offering_1_1,
         ),
     ];
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
