@@ -123,10 +123,15 @@ impl Since {
                     });
                 }
             }
+            // A type that holds a fitted one only through a type of no name
+            // of its own has nothing to fit itself.
+            let body = match body.is_empty() {
+                true => quote!(let _ = version;),
+                false => body,
+            };
             impls.push(syn::parse_quote! {
                 impl crate::rpc::FitVersion for #ident {
                     fn fit_version(&mut self, version: crate::rpc::Version) {
-                        let _ = version;
                         #body
                     }
                 }

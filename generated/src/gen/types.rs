@@ -18903,7 +18903,6 @@ impl ::std::convert::TryFrom<crate::rpc::ProtoEnumRepr> for TaskState {
 }
 impl crate::rpc::FitVersion for DomainEvent {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.event, version);
     }
 }
@@ -18917,7 +18916,6 @@ impl GetTaskRequest {
 }
 impl crate::rpc::FitVersion for GetTaskRequest {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         if version
             < (crate::rpc::Version {
                 major: 1u32,
@@ -18930,13 +18928,11 @@ impl crate::rpc::FitVersion for GetTaskRequest {
 }
 impl crate::rpc::FitVersion for GetTaskRpcRequest {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.params, version);
     }
 }
 impl crate::rpc::FitVersion for ListTasksResponse {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.tasks, version);
     }
 }
@@ -18950,7 +18946,6 @@ impl SendMessageConfiguration {
 }
 impl crate::rpc::FitVersion for SendMessageConfiguration {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         if version
             < (crate::rpc::Version {
                 major: 1u32,
@@ -18963,13 +18958,11 @@ impl crate::rpc::FitVersion for SendMessageConfiguration {
 }
 impl crate::rpc::FitVersion for SendMessageRequest {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.configuration, version);
     }
 }
 impl crate::rpc::FitVersion for SendMessageResponse {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         #[allow(unreachable_patterns, clippy::single_match)]
         match self {
             Self::Task(inner) => crate::rpc::FitVersion::fit_version(inner, version),
@@ -18979,68 +18972,57 @@ impl crate::rpc::FitVersion for SendMessageResponse {
 }
 impl crate::rpc::FitVersion for SendMessageRpcRequest {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.params, version);
     }
 }
 impl crate::rpc::FitVersion for SendStreamingMessageRpcRequest {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.params, version);
     }
 }
 impl crate::rpc::FitVersion for SessionExport {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.tasks, version);
     }
 }
 impl crate::rpc::FitVersion for SessionExportEvent {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.event, version);
     }
 }
 impl crate::rpc::FitVersion for SessionExportTask {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.events, version);
         crate::rpc::FitVersion::fit_version(&mut self.task, version);
     }
 }
 impl crate::rpc::FitVersion for SessionImportParams {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.document, version);
     }
 }
 impl crate::rpc::FitVersion for SessionImportRpcRequest {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.params, version);
     }
 }
 impl crate::rpc::FitVersion for SessionResume {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.pending_task, version);
     }
 }
 impl crate::rpc::FitVersion for SessionTellParams {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.configuration, version);
     }
 }
 impl crate::rpc::FitVersion for SessionTellRpcRequest {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.params, version);
     }
 }
 impl crate::rpc::FitVersion for StreamResponse {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         #[allow(unreachable_patterns, clippy::single_match)]
         match self {
             Self::Task(inner) => crate::rpc::FitVersion::fit_version(inner, version),
@@ -19064,7 +19046,6 @@ impl Task {
 }
 impl crate::rpc::FitVersion for Task {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         if version
             < (crate::rpc::Version {
                 major: 1u32,
@@ -19085,7 +19066,6 @@ impl TaskArtifactUpdateEvent {
 }
 impl crate::rpc::FitVersion for TaskArtifactUpdateEvent {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         if version
             < (crate::rpc::Version {
                 major: 1u32,
@@ -19106,7 +19086,6 @@ impl TaskStatusUpdateEvent {
 }
 impl crate::rpc::FitVersion for TaskStatusUpdateEvent {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         if version
             < (crate::rpc::Version {
                 major: 1u32,

@@ -718,13 +718,11 @@ impl crate::rpc::OneOfContent for PartContent {
 }
 impl crate::rpc::FitVersion for ArchivePutParams {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.note, version);
     }
 }
 impl crate::rpc::FitVersion for ArchivePutRpcRequest {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         crate::rpc::FitVersion::fit_version(&mut self.params, version);
     }
 }
@@ -738,7 +736,6 @@ impl Note {
 }
 impl crate::rpc::FitVersion for Note {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         if version
             < (crate::rpc::Version {
                 major: 1u32,
@@ -751,7 +748,6 @@ impl crate::rpc::FitVersion for Note {
 }
 impl crate::rpc::FitVersion for NoteEvent {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         #[allow(unreachable_patterns, clippy::single_match)]
         match self {
             Self::Note(inner) => crate::rpc::FitVersion::fit_version(inner, version),

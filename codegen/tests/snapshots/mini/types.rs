@@ -584,7 +584,6 @@ impl Note {
 }
 impl crate::rpc::FitVersion for Note {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         if version
             < (crate::rpc::Version {
                 major: 1u32,
@@ -597,7 +596,6 @@ impl crate::rpc::FitVersion for Note {
 }
 impl crate::rpc::FitVersion for NoteEvent {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        let _ = version;
         #[allow(unreachable_patterns, clippy::single_match)]
         match self {
             Self::Note(inner) => crate::rpc::FitVersion::fit_version(inner, version),
