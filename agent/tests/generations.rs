@@ -335,3 +335,33 @@ fn a_long_poll_answers_the_task_as_it_stands_when_the_wait_ends() {
     assert_eq!(after, before);
     assert_eq!(after["generation"], 2);
 }
+
+#[test]
+fn a_streamed_reply_to_a_task_waiting_for_input_follows_it_to_its_end() {
+    let agent = ServerAgent::start_with(&["--memory", "--executor", "tck", "--draft-version", DRAFT]);
+    let addr = addr(&agent);
+    let task_id = conversation(&addr, "first");
+    let streamed = post_as(
+        &addr,
+        Some(DRAFT),
+        &[],
+        &call(
+            "SendStreamingMessage",
+            json!({"message": {"messageId": "done", "role": "ROLE_USER", "taskId": task_id,
+                               "parts": [{"text": "done"}]}}),
+        ),
+    );
+    // The first event is the task as the reply found it, perhaps still
+    // waiting for input: the stream goes on to the end the reply leads to.
+    let events = generations(&streamed);
+    let body = String::from_utf8_lossy(&streamed.body).to_string();
+    let last = streamed.events().last().expect("events").1["result"].clone();
+    assert_eq!(
+        last["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{body}"
+    );
+    let first = events[0].1.as_i64().expect("a generation");
+    let expected: Vec<Value> = (first..first + events.len() as i64).map(|g| json!(g)).collect();
+    let seen: Vec<Value> = events.into_iter().map(|(_, g)| g).collect();
+    assert_eq!(seen, expected, "{body}");
+}

@@ -553,6 +553,7 @@ impl TaskService {
                     backlog: VecDeque::from([Event::new(StreamResponse::Message(*m))]),
                     rx: None,
                     stop_when_interrupted: true,
+                    at_first: true,
                     done: false,
                 };
                 Ok(Box::pin(stream))
@@ -561,6 +562,7 @@ impl TaskService {
                 backlog: opened.backlog,
                 rx: opened.rx,
                 stop_when_interrupted: true,
+                at_first: true,
                 done: false,
             })),
         }
@@ -694,6 +696,7 @@ impl TaskService {
             backlog,
             rx,
             stop_when_interrupted: false,
+            at_first: true,
             done: false,
         }))
     }

@@ -24,6 +24,10 @@ pub(crate) struct TaskEvents {
     pub(crate) backlog: VecDeque<Event<StreamResponse>>,
     pub(crate) rx: Option<LiveEvents>,
     pub(crate) stop_when_interrupted: bool,
+    /// True until the first event is out. A message stream's first event is
+    /// the task as the message found it: waiting for input, perhaps, which
+    /// the message itself answers, so it never ends the stream.
+    pub(crate) at_first: bool,
     pub(crate) done: bool,
 }
 
@@ -65,7 +69,8 @@ impl Stream for TaskEvents {
                 if let Some(seq) = event.seq {
                     stamp_generation(&mut event.data, seq);
                 }
-                if ends_stream(&event.data, this.stop_when_interrupted) {
+                let stop_when_interrupted = this.stop_when_interrupted && !std::mem::take(&mut this.at_first);
+                if ends_stream(&event.data, stop_when_interrupted) {
                     this.done = true;
                     this.rx = None;
                 }
