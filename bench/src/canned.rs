@@ -158,7 +158,7 @@ impl Canned {
             stream_events: stream_events(),
             // The contract's protocol version and its extension at the newest minor version.
             initialize: json!({
-                "protocolVersion": declared(Contract::A2a.protocol_version()),
+                "protocolVersion": declared(Contract::A2a.released_protocol_version()),
                 "extensions": [{
                     "uri": declared(Contract::Cleveragents.extension_uri()),
                     "version": Contract::Cleveragents.versions().last(),

@@ -169,12 +169,10 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
     // A draft turned on is offered beside the released version, by the same
     // endpoints, after them: a client that takes the first interface of a
     // binding keeps the released version, one that knows the draft finds it.
-    let drafts = negotiate::served(&config.a2a.draft_versions)
-        .into_iter()
-        .filter_map(|dialect| match dialect {
-            Dialect::V1(version) if version != PROTOCOL_VERSION => Some(version),
-            _ => None,
-        });
+    let drafts = negotiate::served(&config.a2a.draft_versions).filter_map(|dialect| match dialect {
+        Dialect::V1(version) if version != PROTOCOL_VERSION => Some(version),
+        _ => None,
+    });
     for version in drafts {
         let stdio = (binding == Binding::Stdio).then(|| stdio.clone());
         for interface in stdio

@@ -28,6 +28,9 @@ pub struct ServerConfig {
     /// Authentication schemes and principals (HTTP only; stdio runs as the user).
     pub auth: AuthConfig,
     /// Which versions of the A2A protocol are served beyond the released ones.
+    /// Not read from the `server` section: the agent's file has an `a2a`
+    /// section of its own, which the command line and environment extend.
+    #[serde(skip)]
     pub a2a: A2aConfig,
     /// The registry the transports record calls and open streams into, served
     /// at `GET /metrics`; the agent shares it with the application. Not read
@@ -37,8 +40,7 @@ pub struct ServerConfig {
 }
 
 /// The A2A protocol versions served beyond the released ones.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Debug, Default)]
 pub struct A2aConfig {
     /// Draft versions to serve (e.g. `["1.1"]`): calls may ask for them
     /// (`A2A-Version`) and the card lists their interfaces beside the

@@ -98,19 +98,24 @@ pub fn checked_drafts(drafts: &[String]) -> Result<Vec<&'static str>, String> {
 
 /// The versions served, newest first: every released 1.x minor version, the
 /// drafts turned on, then 0.3.
-pub fn served(drafts: &[String]) -> Vec<Dialect> {
-    let released = Contract::A2a.versions().iter().rev().copied().filter(|version| {
-        !Contract::A2a.draft_versions().contains(version)
-            || drafts
-                .iter()
-                .any(|d| Version::parse(d).is_some() && Version::parse(d) == Version::parse(version))
-    });
-    released.map(Dialect::V1).chain([Dialect::V0_3]).collect()
+pub fn served(drafts: &[String]) -> impl Iterator<Item = Dialect> + '_ {
+    let minor = Contract::A2a
+        .versions()
+        .iter()
+        .rev()
+        .copied()
+        .filter(move |version| {
+            !Contract::A2a.draft_versions().contains(version)
+                || drafts
+                    .iter()
+                    .any(|d| Version::parse(d).is_some() && Version::parse(d) == Version::parse(version))
+        });
+    minor.map(Dialect::V1).chain([Dialect::V0_3])
 }
 
 /// The versions served, newest first, as error metadata lists them.
-fn supported_versions(served: &[Dialect]) -> String {
-    served.iter().map(|d| d.version()).collect::<Vec<_>>().join(",")
+fn supported_versions(drafts: &[String]) -> String {
+    served(drafts).map(Dialect::version).collect::<Vec<_>>().join(",")
 }
 
 /// The dialect of the client's A2A protocol version among those `drafts`
@@ -125,16 +130,13 @@ pub(crate) fn protocol_dialect(
     let Some(value) = value.or(assume) else {
         return Ok(Dialect::V0_3);
     };
-    let served = served(drafts);
     let requested = Version::parse(value);
-    if let Some(dialect) = served
-        .iter()
-        .copied()
-        .find(|d| requested.is_some() && requested == Version::parse(d.version()))
+    if let Some(dialect) =
+        served(drafts).find(|d| requested.is_some() && requested == Version::parse(d.version()))
     {
         return Ok(dialect);
     }
-    let list = supported_versions(&served);
+    let list = supported_versions(drafts);
     Err(Error::new(
         ErrorKind::VersionNotSupported,
         format!(

@@ -319,7 +319,7 @@ fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> 
     // The session speaks the version it asks for, once: 1.0, or 0.3 (served
     // through the conversion layer). The stdio binding has no absent version.
     let requested = a2a::rpc::Version::parse(&params.protocol_version);
-    let served = negotiate::served(&session.drafts);
+    let served: Vec<Dialect> = negotiate::served(&session.drafts).collect();
     let Some(dialect) = served
         .iter()
         .copied()

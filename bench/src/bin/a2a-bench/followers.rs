@@ -115,7 +115,7 @@ fn request(addr: SocketAddr, i: usize) -> Vec<u8> {
         "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n\
          {}: {}\r\n{}: {}\r\nContent-Length: {}\r\n\r\n{body}",
         declared(Contract::A2a.version_header()),
-        declared(Contract::A2a.protocol_version()),
+        declared(Contract::A2a.released_protocol_version()),
         declared(Contract::A2a.extensions_header()),
         declared(Contract::Cleveragents.extension_uri()),
         body.len()

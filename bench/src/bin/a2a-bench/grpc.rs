@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use tokio::net::TcpStream;
 
 const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
-const PROTOCOL_VERSION: &str = declared(Contract::A2a.protocol_version());
+const PROTOCOL_VERSION: &str = declared(Contract::A2a.released_protocol_version());
 
 pub struct GrpcConn {
     send: h2::client::SendRequest<Bytes>,

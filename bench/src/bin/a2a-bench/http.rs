@@ -18,7 +18,7 @@ use tokio::net::TcpStream;
 
 /// The protocol version every request asks for, in the header the contract names.
 const A2A_VERSION_HEADER: &str = declared(Contract::A2a.version_header());
-const PROTOCOL_VERSION: &str = declared(Contract::A2a.protocol_version());
+const PROTOCOL_VERSION: &str = declared(Contract::A2a.released_protocol_version());
 
 /// One answer, borrowed from the connection's buffers until the next request.
 pub struct Answer<'a> {

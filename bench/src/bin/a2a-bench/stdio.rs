@@ -30,7 +30,7 @@ pub struct StdioPeer {
 /// The handshake the binding requires before anything else: the contract's
 /// protocol version, with its extension activated.
 pub fn initialize_params() -> String {
-    let version = declared(Contract::A2a.protocol_version());
+    let version = declared(Contract::A2a.released_protocol_version());
     let extension = declared(Contract::Cleveragents.extension_uri());
     format!(
         r#"{{"protocolVersion":"{version}","extensions":[{{"uri":"{extension}"}}],"clientInfo":{{"name":"a2a-bench","version":"0.1.0"}}}}"#
