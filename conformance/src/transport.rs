@@ -5,7 +5,7 @@
 //!
 //! - [`HttpTransport`]: `POST` to the JSON-RPC endpoint; `text/event-stream`
 //!   answers are read to their end and split into events.
-//! - [`StdioTransport`] ([`stdio`]): the `urn:cleveragents:bindings:stdio:v1`
+//! - [`StdioTransport`] (module `stdio`): the `urn:cleveragents:bindings:stdio:v1`
 //!   binding over any byte pipes (a spawned agent, or in-memory pipes in
 //!   tests); it performs the `initialize` handshake and collects
 //!   `stream/event` notifications.
