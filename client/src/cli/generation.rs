@@ -115,7 +115,7 @@ pub fn refusal(method: &MethodDescriptor, params: &Value, wait: bool, version: &
     } else if first.path == format!("{CONFIGURATION}.{IF_GENERATION_MATCH}") {
         format!("--{IF_GENERATION}")
     } else if !first.path.contains('.') {
-        format!("--{}", super::tree::kebab(&first.path))
+        format!("--{}", super::naming::kebab(&first.path))
     } else {
         format!("`{}`", first.path)
     };

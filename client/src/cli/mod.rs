@@ -6,6 +6,7 @@
 mod connect;
 pub mod exit;
 pub mod generation;
+mod naming;
 pub mod params;
 pub mod render;
 pub mod tree;

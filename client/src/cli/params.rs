@@ -3,7 +3,8 @@
 //! every required field is present. Every problem is a usage error, found
 //! before the agent is contacted.
 
-use super::tree::{fields, kebab, Field, Kind};
+use super::naming::kebab;
+use super::tree::{fields, Field, Kind};
 use a2a::types::Role;
 use a2a::MethodDescriptor;
 use clap::ArgMatches;

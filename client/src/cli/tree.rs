@@ -21,6 +21,7 @@
 //! `Message` field takes its text as positionals. `-f FILE` and `--params JSON`
 //! are always there.
 
+use super::naming::kebab;
 use crate::schema;
 use a2a::MethodDescriptor;
 use clap::{Arg, ArgAction, Command};
@@ -111,24 +112,6 @@ fn pascal_words(name: &str) -> Vec<String> {
         }
     }
     words
-}
-
-/// `historyLength` → `history-length`.
-pub fn kebab(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('-');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if c == '_' {
-            out.push('-');
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// How a params field is given on the command line.
