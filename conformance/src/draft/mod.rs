@@ -42,71 +42,103 @@ struct Entry {
     section: String,
 }
 
+/// What a case needs the draft to add before it applies.
+#[derive(Clone, Copy)]
+enum Needs {
+    /// The task's generation.
+    Generation,
+    /// The generation and long-polling GetTask.
+    LongPoll,
+    /// The generation, the conditional send and the error refusing it.
+    Conditional,
+    /// Any member a released-version answer must not show.
+    AnswerMembers,
+}
+
+impl Needs {
+    fn met_by(self, draft: &Draft) -> bool {
+        let generation = draft.generation.is_some();
+        match self {
+            Needs::Generation => generation,
+            Needs::LongPoll => generation && draft.long_poll.is_some(),
+            Needs::Conditional => generation && draft.conditional.is_some() && draft.refusal.is_some(),
+            Needs::AnswerMembers => !draft.answer_members().is_empty(),
+        }
+    }
+
+    /// The section a case holds the agent to: the method's own for the
+    /// long poll and the conditional send, the spec's general ones otherwise.
+    fn section(self) -> &'static str {
+        match self {
+            Needs::Generation => "3.2.7",
+            Needs::LongPoll => markers::GetTask::descriptor().spec_section.unwrap_or("3.1.3"),
+            Needs::Conditional => markers::SendMessage::descriptor().spec_section.unwrap_or("3.1.1"),
+            Needs::AnswerMembers => "3.6",
+        }
+    }
+}
+
+/// Every case of a draft, in the order they run, with what it needs.
+const CASES: [(&str, Play, Needs); 9] = [
+    (
+        "stream-generations",
+        |c| Box::pin(cases::stream_generations(c)),
+        Needs::Generation,
+    ),
+    (
+        "subscribe-generations",
+        |c| Box::pin(cases::subscribe_generations(c)),
+        Needs::Generation,
+    ),
+    (
+        "long-poll-passed",
+        |c| Box::pin(cases::long_poll_passed(c)),
+        Needs::LongPoll,
+    ),
+    (
+        "long-poll-wake",
+        |c| Box::pin(cases::long_poll_wake(c)),
+        Needs::LongPoll,
+    ),
+    (
+        "long-poll-timeout",
+        |c| Box::pin(cases::long_poll_timeout(c)),
+        Needs::LongPoll,
+    ),
+    (
+        "mismatch-refused",
+        |c| Box::pin(cases::mismatch_refused(c)),
+        Needs::Conditional,
+    ),
+    (
+        "match-one-wins",
+        |c| Box::pin(cases::match_one_wins(c)),
+        Needs::Conditional,
+    ),
+    (
+        "create-ignores-match",
+        |c| Box::pin(cases::create_ignores_match(c)),
+        Needs::Conditional,
+    ),
+    (
+        "released-projection",
+        |c| Box::pin(cases::released_projection(c)),
+        Needs::AnswerMembers,
+    ),
+];
+
 /// The cases `draft` has, in the order they run.
 fn table(draft: &Draft) -> Vec<Entry> {
-    let entry = |name, play: Play, section: &str| Entry {
-        name,
-        play,
-        level: Level::Must,
-        section: section.to_string(),
-    };
-    let get = markers::GetTask::descriptor().spec_section.unwrap_or("3.1.3");
-    let send = markers::SendMessage::descriptor().spec_section.unwrap_or("3.1.1");
-    let mut out = Vec::new();
-    if draft.generation.is_some() {
-        out.push(entry(
-            "stream-generations",
-            |c| Box::pin(cases::stream_generations(c)),
-            "3.2.7",
-        ));
-        out.push(entry(
-            "subscribe-generations",
-            |c| Box::pin(cases::subscribe_generations(c)),
-            "3.2.7",
-        ));
-    }
-    if draft.generation.is_some() && draft.long_poll.is_some() {
-        out.push(entry(
-            "long-poll-passed",
-            |c| Box::pin(cases::long_poll_passed(c)),
-            get,
-        ));
-        out.push(entry(
-            "long-poll-wake",
-            |c| Box::pin(cases::long_poll_wake(c)),
-            get,
-        ));
-        out.push(entry(
-            "long-poll-timeout",
-            |c| Box::pin(cases::long_poll_timeout(c)),
-            get,
-        ));
-    }
-    if draft.generation.is_some() && draft.conditional.is_some() && draft.refusal.is_some() {
-        out.push(entry(
-            "mismatch-refused",
-            |c| Box::pin(cases::mismatch_refused(c)),
-            send,
-        ));
-        out.push(entry(
-            "match-one-wins",
-            |c| Box::pin(cases::match_one_wins(c)),
-            send,
-        ));
-        out.push(entry(
-            "create-ignores-match",
-            |c| Box::pin(cases::create_ignores_match(c)),
-            send,
-        ));
-    }
-    if !draft.answer_members().is_empty() {
-        out.push(entry(
-            "released-projection",
-            |c| Box::pin(cases::released_projection(c)),
-            "3.6",
-        ));
-    }
-    out
+    CASES
+        .iter()
+        .filter(|(_, _, needs)| needs.met_by(draft))
+        .map(|&(name, play, needs)| Entry {
+            name,
+            play,
+            level: Level::Must,
+            section: needs.section().to_string(),
+        })
+        .collect()
 }
 
 /// The id of a case of `draft`.
