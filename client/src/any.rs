@@ -1,6 +1,6 @@
 //! Any transport, picked at run time (the CLI picks by `--server` and `--binding`).
 
-use crate::generation::CheckedEventStream;
+use crate::generation::EventSource;
 use crate::grpc::GrpcTransport;
 use crate::http::HttpTransport;
 use crate::stdio::StdioTransport;
@@ -39,26 +39,26 @@ impl AnyTransport {
         }
     }
 
-    /// Opens a stream whose task generations are checked (see
-    /// [`crate::generation`]).
-    pub async fn subscribe_checked(
-        &self,
-        method: &'static str,
-        params: Value,
-    ) -> Result<CheckedEventStream, CallError> {
-        match self {
-            AnyTransport::Http(t) => t.subscribe_checked(method, params).await,
-            AnyTransport::Grpc(t, _) => t.subscribe_checked(method, params).await,
-            AnyTransport::Stdio(t) => t.subscribe_checked(method, params).await,
-        }
-    }
-
     /// Ends the session: closes the child's stdin and waits for it (stdio);
     /// nothing to do over HTTP.
     pub async fn shutdown(self) -> Result<(), CallError> {
         match self {
             AnyTransport::Http(_) | AnyTransport::Grpc(..) => Ok(()),
             AnyTransport::Stdio(t) => t.shutdown().await.map(|_| ()),
+        }
+    }
+}
+
+impl EventSource for AnyTransport {
+    fn open_stream<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
+        match self {
+            AnyTransport::Http(t) => t.open_stream(method, params),
+            AnyTransport::Grpc(t, _) => t.open_stream(method, params),
+            AnyTransport::Stdio(t) => t.open_stream(method, params),
         }
     }
 }

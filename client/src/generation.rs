@@ -11,7 +11,7 @@
 //! after starts with one). A resumed stream replays from the last sequence
 //! delivered, so the events it delivers follow on without a gap.
 
-use a2a::rpc::{CallError, Event, RawEventStream};
+use a2a::rpc::{BoxFuture, CallError, Event, RawEventStream};
 use futures_util::stream::{self, Stream, StreamExt};
 use serde_json::Value;
 use std::pin::Pin;
@@ -148,8 +148,39 @@ pub fn checked(events: RawEventStream) -> CheckedEventStream {
 
 /// `events` checked, a gap reported as a [`CallError`] (what
 /// `Transport::subscribe` yields).
-pub(crate) fn guarded(events: RawEventStream) -> RawEventStream {
+fn guarded(events: RawEventStream) -> RawEventStream {
     Box::pin(checked(events).map(|item| item.map_err(CallError::from)))
+}
+
+/// A transport that opens event streams: each binding says only how a
+/// stream is opened, and the generation check is put on it here, once.
+pub trait EventSource: Sync {
+    /// Opens a stream as the agent sends it, its generations unchecked.
+    fn open_stream<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>>;
+
+    /// Opens a stream whose task generations are checked: a gap in them is
+    /// [`StreamError::Gap`].
+    fn subscribe_checked<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<CheckedEventStream, CallError>> {
+        Box::pin(async move { Ok(checked(self.open_stream(method, params).await?)) })
+    }
+
+    /// Opens a stream whose generation gap, if any, is its last item as a
+    /// [`CallError`]: the body of each binding's `Transport::subscribe`.
+    fn subscribe_guarded<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
+        Box::pin(async move { Ok(guarded(self.open_stream(method, params).await?)) })
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! Only methods the generated proto serves have an rpc; calling another is a
 //! transport error that says so.
 
-use crate::generation::{self, CheckedEventStream};
+use crate::generation::EventSource;
 use crate::http::{describe, is_final_event, service_headers, stream_task_id, HttpConfig, HttpTransport};
 use crate::negotiate;
 use crate::policy::{self, Attempt};
@@ -128,18 +128,8 @@ impl GrpcTransport {
         crate::http::protocol_version(&self.inner.config)
     }
 
-    /// Opens a stream whose task generations are checked: a gap in them is
-    /// [`crate::StreamError::Gap`] (see [`crate::generation`]).
-    pub async fn subscribe_checked(
-        &self,
-        method: &'static str,
-        params: Value,
-    ) -> Result<CheckedEventStream, CallError> {
-        Ok(generation::checked(self.open_stream(method, params).await?))
-    }
-
     /// Opens a stream as the server sends it.
-    async fn open_stream(&self, method: &'static str, params: Value) -> Result<RawEventStream, CallError> {
+    async fn open_raw(&self, method: &'static str, params: Value) -> Result<RawEventStream, CallError> {
         let rpc = self.inner.rpc(method).map_err(|a| a.error)?;
         let answer = self.inner.open(rpc, &params, None).await.map_err(|a| a.error)?;
         let state = Follow {
@@ -390,6 +380,16 @@ impl Follow {
     }
 }
 
+impl EventSource for GrpcTransport {
+    fn open_stream<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
+        Box::pin(self.open_raw(method, params))
+    }
+}
+
 impl Transport for GrpcTransport {
     fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
         Box::pin(async move {
@@ -408,7 +408,7 @@ impl Transport for GrpcTransport {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
-        Box::pin(async move { Ok(generation::guarded(self.open_stream(method, params).await?)) })
+        self.subscribe_guarded(method, params)
     }
 }
 

@@ -6,7 +6,7 @@
 
 mod follow;
 
-use crate::generation::{self, CheckedEventStream};
+use crate::generation::{self, EventSource};
 use crate::negotiate;
 use crate::policy::{self, Attempt};
 use crate::sse::status_body_error;
@@ -245,18 +245,8 @@ impl HttpTransport {
         protocol_version(&self.inner.config)
     }
 
-    /// Opens a stream whose task generations are checked: a gap in them is
-    /// [`crate::StreamError::Gap`] (see [`crate::generation`]).
-    pub async fn subscribe_checked(
-        &self,
-        method: &'static str,
-        params: Value,
-    ) -> Result<CheckedEventStream, CallError> {
-        Ok(generation::checked(self.open_stream(method, params).await?))
-    }
-
     /// Opens a stream as the server sends it.
-    async fn open_stream(&self, method: &'static str, params: Value) -> Result<RawEventStream, CallError> {
+    async fn open_raw(&self, method: &'static str, params: Value) -> Result<RawEventStream, CallError> {
         let opened = self
             .inner
             .open(method, &params, None)
@@ -522,6 +512,16 @@ impl Inner {
     }
 }
 
+impl EventSource for HttpTransport {
+    fn open_stream<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
+        Box::pin(self.open_raw(method, params))
+    }
+}
+
 impl Transport for HttpTransport {
     fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
         Box::pin(async move {
@@ -540,7 +540,7 @@ impl Transport for HttpTransport {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
-        Box::pin(async move { Ok(generation::guarded(self.open_stream(method, params).await?)) })
+        self.subscribe_guarded(method, params)
     }
 }
 

@@ -28,7 +28,7 @@ pub mod wire;
 pub use a2a::rpc::{CallError, Client, Event};
 pub use any::AnyTransport;
 pub use card_trust::{CardTrustError, TrustedKeys};
-pub use generation::{CheckedEventStream, GenerationGap, StreamError};
+pub use generation::{CheckedEventStream, EventSource, GenerationGap, StreamError};
 pub use grpc::GrpcTransport;
 pub use http::{HttpBinding, HttpConfig, HttpTransport};
 pub use stdio::{StdioConfig, StdioTransport};

@@ -9,7 +9,7 @@
 //! refuses the handshake, which is then made again, under the same request
 //! id, in the released version (as it is made when no newer version exists).
 
-use crate::generation::{self, CheckedEventStream};
+use crate::generation::EventSource;
 use crate::wire;
 use a2a::rpc::{BoxFuture, CallError, Event, RawEventStream, Transport};
 use futures_util::stream::StreamExt;
@@ -382,6 +382,16 @@ impl Drop for CancelOnDrop {
     }
 }
 
+impl EventSource for StdioTransport {
+    fn open_stream<'a>(
+        &'a self,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
+        Box::pin(self.open_raw(method, params))
+    }
+}
+
 impl Transport for StdioTransport {
     fn call<'a>(&'a self, method: &'static str, params: Value) -> BoxFuture<'a, Result<Value, CallError>> {
         Box::pin(self.request(method, params))
@@ -392,23 +402,13 @@ impl Transport for StdioTransport {
         method: &'static str,
         params: Value,
     ) -> BoxFuture<'a, Result<RawEventStream, CallError>> {
-        Box::pin(async move { Ok(generation::guarded(self.open_stream(method, params).await?)) })
+        self.subscribe_guarded(method, params)
     }
 }
 
 impl StdioTransport {
-    /// Opens a stream whose task generations are checked: a gap in them is
-    /// [`crate::StreamError::Gap`] (see [`crate::generation`]).
-    pub async fn subscribe_checked(
-        &self,
-        method: &'static str,
-        params: Value,
-    ) -> Result<CheckedEventStream, CallError> {
-        Ok(generation::checked(self.open_stream(method, params).await?))
-    }
-
     /// Opens a stream as the agent sends it.
-    async fn open_stream(&self, method: &'static str, params: Value) -> Result<RawEventStream, CallError> {
+    async fn open_raw(&self, method: &'static str, params: Value) -> Result<RawEventStream, CallError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
         self.register(id, Waiter::Stream(tx))?;

@@ -12,7 +12,7 @@ pub mod render;
 pub mod tree;
 
 use crate::any::AnyTransport;
-use crate::generation::{CheckedEventStream, StreamError};
+use crate::generation::{CheckedEventStream, EventSource, StreamError};
 use crate::http;
 use crate::wire::{self, DEFAULT_API_KEY_HEADER};
 use a2a::methods::markers::SubscribeToTask;
