@@ -2,7 +2,7 @@
 //! activated extensions (`A2A-Extensions`, or stdio `initialize`) and the minor
 //! version of each extension contract (-32007 outside the supported set).
 
-use a2a::rpc::{Error, Version};
+use a2a::rpc::{CallContext, Error, Version};
 use a2a::{Contract, ErrorKind};
 use std::collections::BTreeMap;
 
@@ -59,6 +59,14 @@ impl Dialect {
         match self {
             Dialect::V1(version) => Version::parse(version),
             Dialect::V0_3 => Contract::A2a.versions().first().and_then(|v| Version::parse(v)),
+        }
+    }
+
+    /// Puts in `ctx` the version a call of this dialect is fitted to, so
+    /// what the caller sends and is answered holds only what it knows.
+    pub fn fit(self, ctx: &mut CallContext) {
+        if let Some(version) = self.fitted_to() {
+            ctx.set_version(Contract::A2a, version);
         }
     }
 

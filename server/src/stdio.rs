@@ -486,10 +486,7 @@ async fn run_admitted(session: &Session, admitted: Admitted) {
         resume_after,
         wait_limit: None,
     };
-    // What the session sends and is answered is fitted to its version.
-    if let Some(version) = dialect.fitted_to() {
-        ctx.set_version(a2a::Contract::A2a, version);
-    }
+    dialect.fit(&mut ctx);
     let outcome = dialect::call_in(&session.pipeline, dialect, ctx, None, &method, params).await;
     let Some(id) = id else {
         // A notification: run it, answer nothing.

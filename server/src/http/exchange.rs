@@ -306,10 +306,7 @@ impl HttpState {
             resume_after,
             wait_limit: prefer_wait(&parts.headers),
         };
-        // What the caller sends and is answered is fitted to its version.
-        if let Some(version) = dialect.fitted_to() {
-            ctx.set_version(a2a::Contract::A2a, version);
-        }
+        dialect.fit(&mut ctx);
         Ok((ctx, dialect, extra))
     }
 
