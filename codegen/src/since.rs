@@ -118,7 +118,7 @@ impl Since {
                             /// The protocol version that added the newest of the type's own
                             /// members: a caller of an older version sees none of those.
                             pub const NEWEST_MEMBER_SINCE: crate::rpc::Version =
-                                crate::rpc::Version { major: #major, minor: #minor };
+                                crate::rpc::Version::new(#major, #minor);
                         }
                     });
                 }
@@ -154,7 +154,7 @@ impl Since {
             if let Some((_, (major, minor))) = own.iter().find(|(w, _)| *w == wire) {
                 matched += 1;
                 body.extend(quote! {
-                    if version < (crate::rpc::Version { major: #major, minor: #minor }) {
+                    if version < crate::rpc::Version::new(#major, #minor) {
                         self.#ident = ::std::default::Default::default();
                     }
                 });

@@ -18,6 +18,11 @@ pub struct Version {
 }
 
 impl Version {
+    /// The version `major.minor` (what generated code compares against).
+    pub const fn new(major: u32, minor: u32) -> Version {
+        Version { major, minor }
+    }
+
     /// Parses `"1.1"`; anything else is `None`.
     pub fn parse(text: &str) -> Option<Version> {
         let (major, minor) = text.trim().split_once('.')?;

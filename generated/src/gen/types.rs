@@ -18909,19 +18909,14 @@ impl crate::rpc::FitVersion for DomainEvent {
 impl GetTaskRequest {
     /// The protocol version that added the newest of the type's own
     /// members: a caller of an older version sees none of those.
-    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
-        major: 1u32,
-        minor: 1u32,
-    };
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version::new(
+        1u32,
+        1u32,
+    );
 }
 impl crate::rpc::FitVersion for GetTaskRequest {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        if version
-            < (crate::rpc::Version {
-                major: 1u32,
-                minor: 1u32,
-            })
-        {
+        if version < crate::rpc::Version::new(1u32, 1u32) {
             self.current_generation = ::std::default::Default::default();
         }
     }
@@ -18939,19 +18934,14 @@ impl crate::rpc::FitVersion for ListTasksResponse {
 impl SendMessageConfiguration {
     /// The protocol version that added the newest of the type's own
     /// members: a caller of an older version sees none of those.
-    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
-        major: 1u32,
-        minor: 1u32,
-    };
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version::new(
+        1u32,
+        1u32,
+    );
 }
 impl crate::rpc::FitVersion for SendMessageConfiguration {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        if version
-            < (crate::rpc::Version {
-                major: 1u32,
-                minor: 1u32,
-            })
-        {
+        if version < crate::rpc::Version::new(1u32, 1u32) {
             self.if_generation_match = ::std::default::Default::default();
         }
     }
@@ -19039,19 +19029,14 @@ impl crate::rpc::FitVersion for StreamResponse {
 impl Task {
     /// The protocol version that added the newest of the type's own
     /// members: a caller of an older version sees none of those.
-    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
-        major: 1u32,
-        minor: 1u32,
-    };
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version::new(
+        1u32,
+        1u32,
+    );
 }
 impl crate::rpc::FitVersion for Task {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        if version
-            < (crate::rpc::Version {
-                major: 1u32,
-                minor: 1u32,
-            })
-        {
+        if version < crate::rpc::Version::new(1u32, 1u32) {
             self.generation = ::std::default::Default::default();
         }
     }
@@ -19059,19 +19044,14 @@ impl crate::rpc::FitVersion for Task {
 impl TaskArtifactUpdateEvent {
     /// The protocol version that added the newest of the type's own
     /// members: a caller of an older version sees none of those.
-    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
-        major: 1u32,
-        minor: 1u32,
-    };
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version::new(
+        1u32,
+        1u32,
+    );
 }
 impl crate::rpc::FitVersion for TaskArtifactUpdateEvent {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        if version
-            < (crate::rpc::Version {
-                major: 1u32,
-                minor: 1u32,
-            })
-        {
+        if version < crate::rpc::Version::new(1u32, 1u32) {
             self.generation = ::std::default::Default::default();
         }
     }
@@ -19079,19 +19059,14 @@ impl crate::rpc::FitVersion for TaskArtifactUpdateEvent {
 impl TaskStatusUpdateEvent {
     /// The protocol version that added the newest of the type's own
     /// members: a caller of an older version sees none of those.
-    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
-        major: 1u32,
-        minor: 1u32,
-    };
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version::new(
+        1u32,
+        1u32,
+    );
 }
 impl crate::rpc::FitVersion for TaskStatusUpdateEvent {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        if version
-            < (crate::rpc::Version {
-                major: 1u32,
-                minor: 1u32,
-            })
-        {
+        if version < crate::rpc::Version::new(1u32, 1u32) {
             self.generation = ::std::default::Default::default();
         }
     }

@@ -729,19 +729,14 @@ impl crate::rpc::FitVersion for ArchivePutRpcRequest {
 impl Note {
     /// The protocol version that added the newest of the type's own
     /// members: a caller of an older version sees none of those.
-    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version {
-        major: 1u32,
-        minor: 1u32,
-    };
+    pub const NEWEST_MEMBER_SINCE: crate::rpc::Version = crate::rpc::Version::new(
+        1u32,
+        1u32,
+    );
 }
 impl crate::rpc::FitVersion for Note {
     fn fit_version(&mut self, version: crate::rpc::Version) {
-        if version
-            < (crate::rpc::Version {
-                major: 1u32,
-                minor: 1u32,
-            })
-        {
+        if version < crate::rpc::Version::new(1u32, 1u32) {
             self.revision = ::std::default::Default::default();
         }
     }
