@@ -302,6 +302,7 @@ struct Bulk<'a> {
     bodies: Vec<&'a str>,
     creates: Vec<bool>,
     expected: Vec<i64>,
+    expected_ranks: Vec<Option<i64>>,
     colls: Vec<Option<&'a str>>,
     prefixes: Vec<Option<&'a str>>,
     prefix_ends: Vec<Option<&'a str>>,
@@ -360,6 +361,7 @@ impl<'a> Bulk<'a> {
         self.bodies.push(&task.body);
         self.creates.push(tw.create);
         self.expected.push(task.expected);
+        self.expected_ranks.push(tw.expected_rank);
         self.colls.push(fanout.map(|f| f.coll.as_str()));
         self.prefixes.push(fanout.map(|f| f.prefix.as_str()));
         self.prefix_ends.push(prefix_end);
@@ -371,7 +373,7 @@ impl<'a> Bulk<'a> {
         }
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 16] {
+    fn params(&self) -> [&(dyn ToSql + Sync); 17] {
         [
             &self.ids,
             &self.namespaces,
@@ -389,6 +391,7 @@ impl<'a> Bulk<'a> {
             &self.event_namespaces,
             &self.event_seqs,
             &self.event_bodies,
+            &self.expected_ranks,
         ]
     }
 }
@@ -436,6 +439,9 @@ async fn run(conn: &Conn, st: &Statements, encoded: &[(usize, Encoded<'_>)], tot
             };
             params.push(&task.seqs);
             params.push(&task.events);
+            if !tw.create {
+                params.push(&tw.expected_rank);
+            }
             requests.value(Slot::Rank(*i), statement, params);
         }
         for (write, (body, version)) in commit.docs.iter().zip(&e.docs) {

@@ -342,6 +342,7 @@ async fn postgres_writes_groups_whole_keeps_the_counts_and_gathers_reads() {
             row: row("t0", "a", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
             create: true,
             expected_last_seq: 0,
+            expected_rank: None,
             events: vec![],
         }),
         ..Commit::default()
@@ -378,6 +379,7 @@ async fn postgres_writes_groups_whole_keeps_the_counts_and_gathers_reads() {
                         row: r,
                         create: false,
                         expected_last_seq: 1,
+                        expected_rank: None,
                         events: vec![],
                     }),
                     ..Commit::default()
@@ -519,7 +521,7 @@ async fn postgres_writes_a_group_of_tasks_by_their_keys() {
                ARRAY['s', 's'], ARRAY['t', 't'], ARRAY[2, 1]::bigint[], ARRAY['{{}}', '{{}}'], \
                ARRAY[false, true], ARRAY[1, 0]::bigint[], ARRAY[NULL, NULL]::text[], \
                ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::text[], ARRAY['t1'], ARRAY['ns'], \
-               ARRAY[2]::bigint[], ARRAY['{{}}'])",
+               ARRAY[2]::bigint[], ARRAY['{{}}'], ARRAY[7, NULL]::bigint[])",
             crate::sql::WRITE_TASKS_STRICT
         ))
         .await

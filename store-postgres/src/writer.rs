@@ -383,6 +383,7 @@ async fn write_task(conn: &Conn, tw: &TaskWrite) -> Result<i64, Failed> {
                     &last_seq,
                     &body,
                     &expected,
+                    &tw.expected_rank,
                 ],
             )
             .await?

@@ -388,20 +388,25 @@ impl Counter {
 /// the change of state and the body as stored.
 fn write_task(conn: &Connection, seqs: &mut Sequences, tw: &TaskWrite) -> StoreResult<(i64, Delta, RawJson)> {
     let rank = seqs.rank.next();
-    let stored: Option<(i64, String, String)> = conn
-        .prepare_cached("SELECT last_seq, namespace, state FROM tasks WHERE id = ?1")
+    let stored: Option<(i64, i64, String, String)> = conn
+        .prepare_cached("SELECT last_seq, rank, namespace, state FROM tasks WHERE id = ?1")
         .and_then(|mut stmt| {
-            stmt.query_row([&tw.row.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            stmt.query_row([&tw.row.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
                 .optional()
         })
         .map_err(backend)?;
-    let (found, from) = match stored {
-        Some((seq, namespace, state)) => (Some(seq as u64), Some((namespace, state))),
-        None => (None, None),
+    let (found, stored_rank, from) = match stored {
+        Some((seq, rank, namespace, state)) => (Some(seq as u64), Some(rank), Some((namespace, state))),
+        None => (None, None, None),
     };
     let ok = match (tw.create, found) {
         (true, None) => true,
-        (false, Some(seq)) => seq == tw.expected_last_seq,
+        (false, Some(seq)) => {
+            seq == tw.expected_last_seq
+                && tw
+                    .expected_rank
+                    .is_none_or(|expected| Some(expected) == stored_rank)
+        }
         _ => false,
     };
     if !ok {
@@ -622,6 +627,7 @@ mod tests {
                 row: store::TaskRow::new("ns", task, 0),
                 create: true,
                 expected_last_seq: 0,
+                expected_rank: None,
                 events: vec![],
             }),
             docs,

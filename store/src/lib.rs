@@ -138,6 +138,12 @@ pub struct TaskWrite {
     /// `expected_last_seq`).
     pub create: bool,
     pub expected_last_seq: u64,
+    /// For an update, the rank the row had when it was read: when given, a
+    /// row rewritten since (it has another rank) is a conflict too. A change
+    /// that appends no event (a message added to the history) leaves
+    /// `last_seq` as it was, so only the rank tells two such writes apart;
+    /// without it the second would silently replace the first.
+    pub expected_rank: Option<i64>,
     /// Events to append; their sequence numbers must continue the task's log.
     pub events: Vec<EventRow>,
 }

@@ -71,9 +71,9 @@ impl MemoryStore {
         let mut state = self.lock()?;
         // Validate everything first so a failed commit changes nothing.
         if let Some(tw) = &commit.task {
-            let existing = state.tasks.last_seq(&tw.row.id);
+            let existing = state.tasks.version(&tw.row.id);
             match (tw.create, existing) {
-                (true, Some(last_seq)) => {
+                (true, Some((last_seq, _))) => {
                     return Err(StoreError::Conflict {
                         index: None,
                         found: Some(last_seq),
@@ -85,7 +85,10 @@ impl MemoryStore {
                         found: None,
                     })
                 }
-                (false, Some(last_seq)) if last_seq != tw.expected_last_seq => {
+                (false, Some((last_seq, rank)))
+                    if last_seq != tw.expected_last_seq
+                        || tw.expected_rank.is_some_and(|expected| expected != rank) =>
+                {
                     return Err(StoreError::Conflict {
                         index: None,
                         found: Some(last_seq),

@@ -53,6 +53,7 @@ pub async fn create(store: &dyn Store, r: TaskRow) {
             row: r.clone(),
             create: true,
             expected_last_seq: 0,
+            expected_rank: None,
             events: vec![EventRow {
                 seq: 1,
                 body: StreamResponse::Task(task(&r.id, "first")),
@@ -87,6 +88,7 @@ pub async fn task_create_update_and_events(store: &dyn Store) {
             row: row("t1", "ns", "c1", TaskState::Submitted, "x"),
             create: true,
             expected_last_seq: 0,
+            expected_rank: None,
             events: vec![],
         }),
         docs: vec![],
@@ -184,6 +186,7 @@ fn move_t1(state: TaskState, note: &str, expected: u64, seqs: &[u64]) -> Commit 
             row: moved,
             create: false,
             expected_last_seq: expected,
+            expected_rank: None,
             events: seqs
                 .iter()
                 .map(|&seq| EventRow {
@@ -307,6 +310,70 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
     );
 }
 
+/// A write that appends no event leaves the log where it was, so only the
+/// rank it expects tells a writer that another came first: the second of two
+/// such writes read at the same rank is refused, whether it writes the task
+/// alone or with a document, and changes nothing.
+pub async fn a_write_expecting_a_stale_rank_is_refused(store: &dyn Store) {
+    create(
+        store,
+        row(
+            "t1",
+            "ns",
+            "c1",
+            TaskState::InputRequired,
+            "2024-01-01T00:00:00.000Z",
+        ),
+    )
+    .await;
+    let read = store.get_task("ns", "t1").await.ok().flatten();
+    let Some(rank) = read.map(|r| r.rank) else {
+        panic!("the task just created is not found");
+    };
+    let rewrite = |note: &str, doc: bool| {
+        let mut commit = move_t1(TaskState::InputRequired, note, 1, &[]);
+        if let Some(tw) = commit.task.as_mut() {
+            tw.row.last_seq = 1;
+            tw.expected_rank = Some(rank);
+        }
+        if doc {
+            commit.docs = vec![DocWrite::put("actor", "ns", note, Expect::Absent, json!(note))];
+        }
+        commit
+    };
+    assert!(store.commit(rewrite("first writer", false)).await.is_ok());
+    for doc in [false, true] {
+        assert_eq!(
+            store.commit(rewrite("second writer", doc)).await,
+            Err(StoreError::Conflict {
+                index: None,
+                found: Some(1)
+            })
+        );
+    }
+    let now = store.get_task("ns", "t1").await.ok().flatten();
+    assert_eq!(
+        now.as_ref().map(|r| r.body.clone()),
+        Some(task_in("t1", "first writer", TaskState::InputRequired))
+    );
+    assert_eq!(store.get_doc("actor", "ns", "second writer").await, Ok(None));
+    // Read again, the row's new rank is the one to expect.
+    let Some(fresh) = now.map(|r| r.rank) else {
+        panic!("the task is gone");
+    };
+    assert!(fresh > rank, "a rewrite takes a newer rank: {fresh} after {rank}");
+    let mut again = rewrite("second writer", true);
+    if let Some(tw) = again.task.as_mut() {
+        tw.expected_rank = Some(fresh);
+    }
+    assert!(store.commit(again).await.is_ok());
+    assert_eq!(
+        store.get_task("ns", "t1").await.ok().flatten().map(|r| r.body),
+        Some(task_in("t1", "second writer", TaskState::InputRequired))
+    );
+    assert_eq!(store.events_after("ns", "t1", 0).await.map(|e| e.len()), Ok(1));
+}
+
 /// A commit moving task `id` of context `ctx` in namespace `ns` to `state`
 /// (its log unchanged at one event), expecting its log to end at `expected`.
 fn move_task(id: &str, ctx: &str, state: TaskState, expected: u64) -> Commit {
@@ -317,6 +384,7 @@ fn move_task(id: &str, ctx: &str, state: TaskState, expected: u64) -> Commit {
             row: moved,
             create: false,
             expected_last_seq: expected,
+            expected_rank: None,
             events: vec![],
         }),
         ..Commit::default()
@@ -538,6 +606,7 @@ fn create_with_doc(id: &str, expect: Expect) -> Commit {
             row: row(id, "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
             create: true,
             expected_last_seq: 0,
+            expected_rank: None,
             events: vec![EventRow {
                 seq: 1,
                 body: StreamResponse::Task(task(id, "first")),
@@ -630,6 +699,7 @@ pub async fn append(store: &dyn Store, id: &str, ns: &str, ctx: &str, seq: u64) 
             row: row(id, ns, ctx, TaskState::Working, "2024-01-01T00:00:01.000Z"),
             create: false,
             expected_last_seq: seq - 1,
+            expected_rank: None,
             events: vec![EventRow {
                 seq,
                 body: event(id, seq),
@@ -854,6 +924,7 @@ pub async fn create_with_hooks(store: &dyn Store, id: &str) -> StoreResult<Commi
                 row: r,
                 create: true,
                 expected_last_seq: 0,
+                expected_rank: None,
                 events: vec![EventRow {
                     seq: 1,
                     body: StreamResponse::Task(task(id, "first")),
@@ -879,6 +950,7 @@ async fn append_owing(store: &dyn Store, id: &str, from: u64, to: u64) -> StoreR
                 row: row(id, "ns", "c", TaskState::Working, "2024-01-01T00:00:01.000Z"),
                 create: false,
                 expected_last_seq: from - 1,
+                expected_rank: None,
                 events: (from..=to)
                     .map(|seq| EventRow {
                         seq,
@@ -1050,6 +1122,11 @@ macro_rules! store_suite {
             async fn task_create_update_and_events() {
                 let (store, _dir) = store().await;
                 $crate::suite::task_create_update_and_events(&*store).await;
+            }
+            #[tokio::test]
+            async fn a_write_expecting_a_stale_rank_is_refused() {
+                let (store, _dir) = store().await;
+                $crate::suite::a_write_expecting_a_stale_rank_is_refused(&*store).await;
             }
             #[tokio::test]
             async fn list_tasks_newest_first_with_filters() {

@@ -200,6 +200,7 @@ pub(super) async fn recreate(
             row: TaskRow::new(ns, task, events.len() as u64),
             create: true,
             expected_last_seq: 0,
+            expected_rank: None,
             events,
         };
         let outcome = db

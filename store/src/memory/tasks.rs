@@ -88,9 +88,10 @@ pub(super) struct TaskTable {
 }
 
 impl TaskTable {
-    /// The sequence number task `id`'s log ends at, if it exists.
-    pub(super) fn last_seq(&self, id: &str) -> Option<u64> {
-        self.entries.get(id).map(|e| e.last_seq)
+    /// The sequence number task `id`'s log ends at and its row's rank, if it
+    /// exists.
+    pub(super) fn version(&self, id: &str) -> Option<(u64, i64)> {
+        self.entries.get(id).map(|e| (e.last_seq, e.rank))
     }
 
     fn entry(&self, namespace: &str, id: &str) -> Option<&Entry> {
