@@ -96,11 +96,16 @@ pub(crate) async fn emit(
     let doc = record::put(ns, rec, *ver)?;
     plans
         .engine
-        .mutate_with(ns, &task_id, vec![doc], move |task| match out {
-            Out::Status(state, text) => {
-                status_change(task, state, text.as_deref().map(agent_text), Some(metadata))
+        .mutate_with(ns, &task_id, vec![doc], move |task| match &out {
+            Out::Status(state, text) => status_change(
+                task,
+                *state,
+                text.as_deref().map(agent_text),
+                Some(metadata.clone()),
+            ),
+            Out::Artifact(artifact) => {
+                artifact_change(task, artifact.clone(), false, Some(true), Some(metadata.clone()))
             }
-            Out::Artifact(artifact) => artifact_change(task, artifact, false, Some(true), Some(metadata)),
         })
         .await?;
     *ver += 1;

@@ -127,7 +127,7 @@ async fn link(plans: &PlanService, ns: &str, plan_id: &str, task: &TaskHandle) -
                     "the task ended before its plan could start",
                 ));
             }
-            t.metadata.get_or_insert_with(Map::new).extend(metadata);
+            t.metadata.get_or_insert_with(Map::new).extend(metadata.clone());
             created(t, &rec)
         })
         .await

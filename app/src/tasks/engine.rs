@@ -42,6 +42,9 @@ const FAMILY: Family = Family::A2a;
 /// How often the tasks with subscribers are read again on a shared store,
 /// in case a notice of another agent's events was missed.
 const SWEEP_INTERVAL: Duration = Duration::from_millis(500);
+/// How many times a change is made again when another agent's commit to
+/// its task came first, before it is given up.
+const MAX_ATTEMPTS: u32 = 16;
 
 type Slot = Arc<tokio::sync::Mutex<Live>>;
 type Registry = Mutex<HashMap<String, Slot>>;
@@ -121,6 +124,15 @@ pub(crate) fn generation_mismatch(id: &str, expected: i64, current: i64) -> Erro
 }
 
 /// TaskNotFound for task `id`.
+/// A store's refusal of a commit: a document found at another version is
+/// `conflict` with `message`; anything else is the store's failure.
+fn refusal(e: StoreError, conflict: ErrorKind, message: &str) -> Error {
+    match e {
+        StoreError::Conflict { index: Some(_), .. } => Error::new(conflict, message),
+        other => FAMILY.internal(other.to_string()),
+    }
+}
+
 pub(crate) fn not_found(id: &str) -> Error {
     Error::new(ErrorKind::TaskNotFound, format!("Task `{id}` not found"))
 }
@@ -258,6 +270,7 @@ impl TaskEngine {
                 row: TaskRow::new(namespace, task.clone(), last_seq),
                 create: true,
                 expected_last_seq: 0,
+                expected_rank: None,
                 events: rows,
             }),
             fanout: Some(crate::push::fanout(&id)),
@@ -279,6 +292,13 @@ impl TaskEngine {
     /// with `message`, and changes nothing. The deliveries its events owe are
     /// in the outbox with them; the deliverer hears of them at once.
     async fn commit(&self, commit: Commit, conflict: ErrorKind, message: &str) -> Result<(), Error> {
+        self.try_commit(commit)
+            .await
+            .map_err(|e| refusal(e, conflict, message))
+    }
+
+    /// Commits a task change, the store's refusal as it is.
+    async fn try_commit(&self, commit: Commit) -> Result<(), StoreError> {
         // Before the commit: once it is durable the deliverer may claim its
         // rows at any moment, and should find the trace they belong to.
         if commit.fanout.is_some() {
@@ -286,23 +306,20 @@ impl TaskEngine {
                 self.push.note_trace(&task.row.id);
             }
         }
-        match self.db.commit(commit).await {
-            Ok(committed) => {
-                if committed.deliveries_owed > 0 {
-                    self.push.wake();
-                }
-                Ok(())
-            }
-            Err(StoreError::Conflict { index: Some(_), .. }) => Err(Error::new(conflict, message)),
-            Err(other) => Err(FAMILY.internal(other.to_string())),
+        let committed = self.db.commit(commit).await?;
+        if committed.deliveries_owed > 0 {
+            self.push.wake();
         }
+        Ok(())
     }
 
     /// Applies `f` to a task under its lock; commits the task and the events
-    /// `f` returns (with their sequence numbers) and fans them out.
+    /// `f` returns (with their sequence numbers) and fans them out. The
+    /// commit expects the task as it was read; when another agent's commit
+    /// to it came first, `f` is applied again to the task as that left it.
     pub(crate) async fn mutate<F>(&self, namespace: &str, task_id: &str, f: F) -> Result<Task, Error>
     where
-        F: FnOnce(&mut Task) -> Result<Change, Error>,
+        F: FnMut(&mut Task) -> Result<Change, Error>,
     {
         self.mutate_with(namespace, task_id, vec![], f).await
     }
@@ -320,17 +337,20 @@ impl TaskEngine {
         f: F,
     ) -> Result<Task, Error>
     where
-        F: FnOnce(&mut Task) -> Result<Change, Error>,
+        F: FnMut(&mut Task) -> Result<Change, Error>,
     {
         self.mutate_at(namespace, task_id, docs, None, f).await
     }
 
     /// Like [`TaskEngine::mutate`], only while the task's generation is
     /// `generation` (A2A 1.1 `ifGenerationMatch`): else, and when another
-    /// agent's commit to the task comes first, TaskGenerationMismatch, and
-    /// nothing changes. The check and the commit are one: the commit expects
-    /// the log to end where it ended when the generation was read, so of two
-    /// racing changes (on this agent or any other) exactly one lands.
+    /// agent's commit that moves the generation comes first,
+    /// TaskGenerationMismatch, and nothing changes. The check and the commit
+    /// are one: the commit expects the log to end where it ended when the
+    /// generation was read, so of two racing changes (on this agent or any
+    /// other) exactly one lands. A commit that came first without moving the
+    /// generation (a message added to the history) is not a mismatch: the
+    /// change is made again after it.
     pub(crate) async fn mutate_if_generation<F>(
         &self,
         namespace: &str,
@@ -339,7 +359,7 @@ impl TaskEngine {
         f: F,
     ) -> Result<Task, Error>
     where
-        F: FnOnce(&mut Task) -> Result<Change, Error>,
+        F: FnMut(&mut Task) -> Result<Change, Error>,
     {
         self.mutate_at(namespace, task_id, vec![], Some(generation), f)
             .await
@@ -351,63 +371,72 @@ impl TaskEngine {
         task_id: &str,
         docs: Vec<DocWrite>,
         if_generation: Option<i64>,
-        f: F,
+        mut f: F,
     ) -> Result<Task, Error>
     where
-        F: FnOnce(&mut Task) -> Result<Change, Error>,
+        F: FnMut(&mut Task) -> Result<Change, Error>,
     {
         let mut live = self.hold(task_id).await?;
-        let row = self.load_task(namespace, task_id).await?;
-        let expected_last_seq = row.last_seq;
-        if let Some(expected) = if_generation {
-            let current = crate::store::generation(expected_last_seq);
-            if expected != current {
-                return Err(generation_mismatch(task_id, expected, current));
-            }
-        }
-        let mut task = row.body;
-        let change = f(&mut task)?;
-        let mut events = Vec::with_capacity(change.events.len());
-        let mut rows = Vec::with_capacity(change.events.len());
-        for (i, mut data) in change.events.into_iter().enumerate() {
-            let seq = expected_last_seq + 1 + i as u64;
-            stamp_seq(&mut data, seq);
-            rows.push(EventRow {
-                seq,
-                body: data.clone(),
-            });
-            events.push(Event::with_seq(seq, data));
-        }
-        let last_seq = expected_last_seq + events.len() as u64;
-        let commit = Commit {
-            task: Some(TaskWrite {
-                row: TaskRow::new(namespace, task.clone(), last_seq),
-                create: false,
-                expected_last_seq,
-                events: rows,
-            }),
-            fanout: Some(crate::push::fanout(task_id)),
-            docs,
-            ..Commit::default()
-        };
-        let committed = self
-            .commit(
-                commit,
-                ErrorKind::ExtInvalidState,
-                "a document changed concurrently; retry",
-            )
-            .await;
-        if let (Some(expected), Err(_)) = (if_generation, &committed) {
-            // Another agent's commit to the task came first: the generation
-            // moved on. The caller hears the one it moved to.
-            if let Ok(row) = self.load_task(namespace, task_id).await {
-                let current = crate::store::generation(row.last_seq);
-                if current != expected {
+        let mut attempts = 0;
+        let (task, events, expected_last_seq, last_seq) = loop {
+            attempts += 1;
+            let row = self.load_task(namespace, task_id).await?;
+            let expected_last_seq = row.last_seq;
+            if let Some(expected) = if_generation {
+                let current = crate::store::generation(expected_last_seq);
+                if expected != current {
                     return Err(generation_mismatch(task_id, expected, current));
                 }
             }
-        }
-        committed?;
+            let expected_rank = Some(row.rank);
+            let mut task = row.body;
+            let change = f(&mut task)?;
+            let mut events = Vec::with_capacity(change.events.len());
+            let mut rows = Vec::with_capacity(change.events.len());
+            for (i, mut data) in change.events.into_iter().enumerate() {
+                let seq = expected_last_seq + 1 + i as u64;
+                stamp_seq(&mut data, seq);
+                rows.push(EventRow {
+                    seq,
+                    body: data.clone(),
+                });
+                events.push(Event::with_seq(seq, data));
+            }
+            let last_seq = expected_last_seq + events.len() as u64;
+            let commit = Commit {
+                task: Some(TaskWrite {
+                    row: TaskRow::new(namespace, task.clone(), last_seq),
+                    create: false,
+                    expected_last_seq,
+                    expected_rank,
+                    events: rows,
+                }),
+                fanout: Some(crate::push::fanout(task_id)),
+                docs: docs.clone(),
+                ..Commit::default()
+            };
+            match self.try_commit(commit).await {
+                Ok(()) => break (task, events, expected_last_seq, last_seq),
+                // Another agent's commit to the task came first (this agent's
+                // own are kept apart by the task's lock): the change is made
+                // again on the task as that commit left it, so neither is
+                // lost. A conditional change hears of a generation moved on
+                // from the check above.
+                Err(StoreError::Conflict { index: None, .. }) if attempts < MAX_ATTEMPTS => continue,
+                Err(StoreError::Conflict { index: None, .. }) => {
+                    return Err(FAMILY.internal(format!(
+                        "task {task_id} changed under each of {MAX_ATTEMPTS} attempts to change it; retry"
+                    )))
+                }
+                Err(e) => {
+                    return Err(refusal(
+                        e,
+                        ErrorKind::ExtInvalidState,
+                        "a document changed concurrently; retry",
+                    ))
+                }
+            }
+        };
         // A subscriber behind the events just committed (another agent
         // appended before them, and its notice is not handled yet) first
         // gets what it missed, from the store.
@@ -449,7 +478,7 @@ impl TaskEngine {
         metadata: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> Result<Task, Error> {
         self.mutate(namespace, task_id, |task| {
-            status_change(task, state, message, metadata)
+            status_change(task, state, message.clone(), metadata.clone())
         })
         .await
     }
@@ -462,7 +491,7 @@ impl TaskEngine {
         task_id: &str,
         steps: Vec<StatusStep>,
     ) -> Result<Task, Error> {
-        self.mutate(namespace, task_id, |task| status_steps(task, steps))
+        self.mutate(namespace, task_id, |task| status_steps(task, steps.clone()))
             .await
     }
 
@@ -477,7 +506,7 @@ impl TaskEngine {
         metadata: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> Result<Task, Error> {
         self.mutate(namespace, task_id, |task| {
-            artifact_change(task, artifact, append, last_chunk, metadata)
+            artifact_change(task, artifact.clone(), append, last_chunk, metadata.clone())
         })
         .await
     }

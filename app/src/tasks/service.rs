@@ -396,7 +396,7 @@ impl TaskService {
                         max_history,
                     ));
             }
-            task.history.push(message);
+            task.history.push(message.clone());
             Ok(Change { events: vec![] })
         };
         match if_generation {
@@ -676,7 +676,9 @@ impl TaskService {
         let metadata = request.metadata.clone();
         let task = self
             .engine
-            .mutate(&namespace, &request.id, |task| cancel_change(task, metadata))
+            .mutate(&namespace, &request.id, |task| {
+                cancel_change(task, metadata.clone())
+            })
             .await?;
         self.executor.cancelled(&namespace, &task).await;
         Ok(task)

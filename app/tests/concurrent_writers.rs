@@ -1,0 +1,272 @@
+//! Two agents writing one task of a shared store: a commit of the other
+//! agent's lands between this agent's read of the task and its commit, and
+//! neither change is lost. The other agent's write is made in the store at
+//! exactly that point (by [`Interposed`]), so the race is the same every run.
+
+use a2a::rpc::CallContext;
+use a2a::types::{Message, Part, PartContent, Role};
+use a2a::Router;
+use app::store::{
+    Commit, CommitDone, Delivery, Doc, EventRow, InlineStore, Integrity, MemoryStore, OrderedEvent,
+    StoreResult, TaskPage, TaskQuery, TaskRow, TaskWrite,
+};
+use app::{App, AppConfig, ExecutorKind};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+
+/// The id of the message the other agent adds to the task's history.
+const OTHER_AGENTS_MESSAGE: &str = "from-the-other-agent";
+
+/// A memory store that, once armed with a task's id, makes the other
+/// agent's change to it (a message added to its history, no event) just
+/// before the next commit that updates that task: this agent's reply, read
+/// before the other change and committed after it.
+struct Interposed {
+    inner: MemoryStore,
+    armed: Mutex<Option<String>>,
+    fired: Mutex<bool>,
+}
+
+impl Interposed {
+    /// The other agent's commit: the task as stored, one message longer.
+    fn other_agents_change(&self, namespace: &str, id: &str) -> Commit {
+        let Ok(Some(row)) = self.inner.get_task(namespace, id) else {
+            panic!("the armed task {id} is not stored");
+        };
+        let mut task = row.body;
+        task.history.push(Message {
+            message_id: OTHER_AGENTS_MESSAGE.into(),
+            context_id: task.context_id.clone(),
+            task_id: Some(task.id.clone()),
+            role: Role::User,
+            parts: vec![Part {
+                content: PartContent::Text("sent through the other agent".into()),
+                ..serde_json::from_value(json!({ "text": "" })).expect("a part")
+            }],
+            metadata: None,
+            extensions: vec![],
+            reference_task_ids: vec![],
+        });
+        Commit {
+            task: Some(TaskWrite {
+                row: TaskRow::new(namespace, task, row.last_seq),
+                create: false,
+                expected_last_seq: row.last_seq,
+                expected_rank: Some(row.rank),
+                events: vec![],
+            }),
+            ..Commit::default()
+        }
+    }
+}
+
+impl InlineStore for Interposed {
+    fn backend(&self) -> &'static str {
+        "interposed"
+    }
+    fn submit(&self, commit: Commit, done: CommitDone) {
+        let updated = commit.task.as_ref().filter(|tw| !tw.create).map(|tw| &tw.row);
+        let due = {
+            let mut armed = self.armed.lock().expect("armed");
+            match updated {
+                Some(row) if armed.as_deref() == Some(row.id.as_str()) => armed.take().map(|_| row),
+                _ => None,
+            }
+        };
+        if let Some(row) = due {
+            let other = self.other_agents_change(&row.namespace, &row.id);
+            self.inner.submit(
+                other,
+                Box::new(|outcome| assert!(outcome.is_ok(), "the other agent's commit: {outcome:?}")),
+            );
+            *self.fired.lock().expect("fired") = true;
+        }
+        self.inner.submit(commit, done)
+    }
+    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
+        self.inner.get_task(namespace, id)
+    }
+    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
+        self.inner.events_after(namespace, task_id, after)
+    }
+    fn namespace_events_after(
+        &self,
+        namespace: &str,
+        after: u64,
+        limit: usize,
+    ) -> StoreResult<Vec<OrderedEvent>> {
+        self.inner.namespace_events_after(namespace, after, limit)
+    }
+    fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
+        self.inner.list_tasks(query)
+    }
+    fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>> {
+        self.inner.get_doc(coll, namespace, key)
+    }
+    fn list_docs(
+        &self,
+        coll: &str,
+        namespace: &str,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>> {
+        self.inner.list_docs(coll, namespace, prefix, after, limit)
+    }
+    fn list_docs_before(
+        &self,
+        coll: &str,
+        namespace: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<Doc>> {
+        self.inner.list_docs_before(coll, namespace, before, limit)
+    }
+    fn namespaces(&self) -> StoreResult<Vec<String>> {
+        self.inner.namespaces()
+    }
+    fn check_integrity(&self, deep: bool) -> StoreResult<Integrity> {
+        self.inner.check_integrity(deep)
+    }
+    fn claim_deliveries(
+        &self,
+        holder: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        self.inner.claim_deliveries(holder, now_ms, lease_until_ms, limit)
+    }
+    fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64> {
+        self.inner.renew_deliveries(holder, lease_until_ms)
+    }
+    fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
+        self.inner.pending_deliveries(namespace, task_id)
+    }
+    fn has_deliveries(&self) -> StoreResult<bool> {
+        self.inner.has_deliveries()
+    }
+}
+
+/// Calls `method` in local mode.
+async fn call(router: &Router<App>, method: &str, params: Value) -> Result<Value, a2a::Error> {
+    router
+        .dispatch(CallContext::default(), method, Some(params))
+        .await
+        .into_single()
+}
+
+fn message(id: &str, text: &str, task_id: Option<&str>, configuration: Value) -> Value {
+    let mut message = json!({ "messageId": id, "role": "ROLE_USER", "parts": [{ "text": text }] });
+    if let Some(task_id) = task_id {
+        message["taskId"] = json!(task_id);
+    }
+    json!({ "message": message, "configuration": configuration })
+}
+
+/// The ids of the messages of a task's history, in order.
+fn history_ids(task: &Value) -> Vec<String> {
+    task["history"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["messageId"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// An application with the suites' executor over an [`Interposed`] store,
+/// and a task of it waiting for input.
+async fn waiting_task() -> (Router<App>, Arc<Interposed>, String) {
+    let store = Arc::new(Interposed {
+        inner: MemoryStore::new(),
+        armed: Mutex::new(None),
+        fired: Mutex::new(false),
+    });
+    let config = AppConfig {
+        executor: ExecutorKind::Tck,
+        ..Default::default()
+    };
+    let router = Router::new(App::with_store(store.clone(), config));
+    let opened = call(
+        &router,
+        "SendMessage",
+        message("tck-multi-turn-1", "tck-multi-turn first", None, json!({})),
+    )
+    .await
+    .expect("the first message");
+    assert_eq!(opened["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    let id = opened["task"]["id"].as_str().expect("a task id").to_string();
+    (router, store, id)
+}
+
+#[tokio::test]
+async fn a_reply_committed_after_another_agents_keeps_both_messages() {
+    let (router, store, id) = waiting_task().await;
+    *store.armed.lock().expect("armed") = Some(id.clone());
+    let replied = call(
+        &router,
+        "SendMessage",
+        message("second", "second", Some(&id), json!({})),
+    )
+    .await
+    .expect("the reply");
+    assert_eq!(replied["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    assert!(
+        *store.fired.lock().expect("fired"),
+        "the other agent's change was not made"
+    );
+    let task = call(&router, "GetTask", json!({ "id": id }))
+        .await
+        .expect("the task");
+    let ids = history_ids(&task);
+    assert_eq!(
+        ids.iter().filter(|m| *m == OTHER_AGENTS_MESSAGE).count(),
+        1,
+        "{ids:?}"
+    );
+    assert_eq!(ids.iter().filter(|m| *m == "second").count(), 1, "{ids:?}");
+    assert_eq!(ids.first().map(String::as_str), Some("tck-multi-turn-1"));
+    // The reply was made again on the task the other agent left: after its message.
+    let other = ids.iter().position(|m| m == OTHER_AGENTS_MESSAGE);
+    let second = ids.iter().position(|m| m == "second");
+    assert!(other < second, "{ids:?}");
+}
+
+/// A conditional reply (A2A 1.1 `ifGenerationMatch`) whose commit finds
+/// the other agent's message there: that message moved no generation, so the
+/// reply still matches and is made again after it, rather than refused.
+#[tokio::test]
+async fn a_conditional_reply_after_another_agents_message_still_matches() {
+    let (router, store, id) = waiting_task().await;
+    let task = call(&router, "GetTask", json!({ "id": id }))
+        .await
+        .expect("the task");
+    let generation = task["generation"].as_i64().expect("a generation");
+    *store.armed.lock().expect("armed") = Some(id.clone());
+    let replied = call(
+        &router,
+        "SendMessage",
+        message(
+            "second",
+            "second",
+            Some(&id),
+            json!({ "ifGenerationMatch": generation }),
+        ),
+    )
+    .await
+    .expect("the conditional reply");
+    assert_eq!(replied["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    assert!(
+        *store.fired.lock().expect("fired"),
+        "the other agent's change was not made"
+    );
+    let task = call(&router, "GetTask", json!({ "id": id }))
+        .await
+        .expect("the task");
+    let ids = history_ids(&task);
+    let other = ids.iter().position(|m| m == OTHER_AGENTS_MESSAGE);
+    let second = ids.iter().position(|m| m == "second");
+    assert!(other.is_some() && other < second, "{ids:?}");
+    // The reply's status event and the executor's: two generations on.
+    assert_eq!(task["generation"].as_i64(), Some(generation + 2), "{task}");
+}
