@@ -634,6 +634,57 @@ async fn a_part_of_a_media_type_the_agent_does_not_take_is_refused() {
     assert_eq!(sent["task"]["status"]["state"], "TASK_STATE_COMPLETED");
 }
 
+/// A task's history reads in the order the messages were sent: each of the
+/// agent's questions before the reply that answers it, and each once, while
+/// the question stays the status's message until the next status.
+#[tokio::test]
+async fn a_continued_tasks_history_is_in_the_order_sent() {
+    let router = tck_router();
+    let opened = call(
+        &router,
+        &local(),
+        "SendMessage",
+        json!({ "message": msg("tck-multi-turn-1", "tck-multi-turn first") }),
+    )
+    .await
+    .expect("send");
+    let id = opened["task"]["id"].as_str().expect("id").to_string();
+    let mut questions = vec![opened["task"]["status"]["message"]["messageId"].clone()];
+    for (n, text) in [(2, "second"), (3, "done")] {
+        let mut reply = msg(&format!("reply-{n}"), text);
+        reply["taskId"] = json!(id);
+        let replied = call(&router, &local(), "SendMessage", json!({ "message": reply }))
+            .await
+            .expect("reply");
+        questions.push(replied["task"]["status"]["message"]["messageId"].clone());
+    }
+    let task = call(&router, &local(), "GetTask", json!({ "id": id }))
+        .await
+        .expect("get");
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+    let ids: Vec<Value> = task["history"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| m["messageId"].clone())
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            json!("tck-multi-turn-1"),
+            questions[0].clone(),
+            json!("reply-2"),
+            questions[1].clone(),
+            json!("reply-3"),
+        ]
+    );
+    assert_eq!(task["status"]["message"]["messageId"], questions[2]);
+    assert_eq!(
+        task["status"]["message"]["parts"][0]["text"],
+        "Conversation complete"
+    );
+}
+
 /// The v0.3 a2a-tck numbers its messages `<purpose>-message-id-<uuid>` and
 /// expects the task to stay open: continued, read with its history, cancelled.
 #[tokio::test]

@@ -54,17 +54,32 @@ pub(crate) fn status_steps(task: &mut Task, steps: Vec<StatusStep>) -> Result<Ch
     Ok(Change { events })
 }
 
+/// Puts the message of `task`'s status in its history, unless a reply that
+/// came while it stood put it there already: the history then reads in the
+/// order the messages were sent, the agent's question before the answer.
+pub(crate) fn record_status_message(task: &mut Task) {
+    let Some(message) = &task.status.message else {
+        return;
+    };
+    let recorded = task
+        .history
+        .iter()
+        .rev()
+        .any(|m| m.message_id == message.message_id);
+    if !recorded {
+        task.history.push(message.clone());
+    }
+}
+
 /// Sets the status of `task` (its previous status message becomes history
-/// when superseded) and describes the status-update event.
+/// when superseded, if it is not there yet) and describes the event.
 fn set_status(
     task: &mut Task,
     state: TaskState,
     message: Option<Message>,
     metadata: Option<serde_json::Map<String, serde_json::Value>>,
 ) -> Change {
-    if let Some(previous) = task.status.message.take() {
-        task.history.push(previous);
-    }
+    record_status_message(task);
     task.status = TaskStatus {
         state,
         message,

@@ -3,7 +3,9 @@
 //! continuation, the executor run), GetTask, ListTasks, CancelTask and
 //! SubscribeToTask, on the task engine.
 
-use super::changes::{cancel_change, status_change, status_steps, trim_history, Change, StatusStep};
+use super::changes::{
+    cancel_change, record_status_message, status_change, status_steps, trim_history, Change, StatusStep,
+};
 use super::engine::{generation_mismatch, not_found, TaskEngine};
 use super::runs::{abandon, RunLeases};
 use super::stream::LiveEvents;
@@ -388,6 +390,10 @@ impl TaskService {
                     "the task is already in a terminal state",
                 ));
             }
+            // The message the task waits on comes first: the reply answers it.
+            // It stays the status's message too, as no status event moved it.
+            // (A refusal below drops this copy of the task with the record.)
+            record_status_message(task);
             if task.history.len() >= max_history {
                 return Err(exceeded(
                         FAMILY,
