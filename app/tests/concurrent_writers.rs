@@ -6,13 +6,14 @@
 use a2a::rpc::CallContext;
 use a2a::types::{Message, Part, PartContent, Role};
 use a2a::Router;
-use app::store::{
-    Commit, CommitDone, Delivery, Doc, EventRow, InlineStore, Integrity, MemoryStore, OrderedEvent,
-    StoreResult, TaskPage, TaskQuery, TaskRow, TaskWrite,
-};
+use app::store::{Commit, CommitDone, InlineStore, MemoryStore, TaskRow, TaskWrite};
 use app::{App, AppConfig, ExecutorKind};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
+use wrapped::{Around, Wrapped};
+
+#[path = "common/wrapped.rs"]
+mod wrapped;
 
 /// The id of the message the other agent adds to the task's history.
 const OTHER_AGENTS_MESSAGE: &str = "from-the-other-agent";
@@ -60,9 +61,9 @@ impl Interposed {
     }
 }
 
-impl InlineStore for Interposed {
-    fn backend(&self) -> &'static str {
-        "interposed"
+impl Around for Interposed {
+    fn inner(&self) -> &MemoryStore {
+        &self.inner
     }
     fn submit(&self, commit: Commit, done: CommitDone) {
         let updated = commit.task.as_ref().filter(|tw| !tw.create).map(|tw| &tw.row);
@@ -82,69 +83,6 @@ impl InlineStore for Interposed {
             *self.fired.lock().expect("fired") = true;
         }
         self.inner.submit(commit, done)
-    }
-    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
-        self.inner.get_task(namespace, id)
-    }
-    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
-        self.inner.events_after(namespace, task_id, after)
-    }
-    fn namespace_events_after(
-        &self,
-        namespace: &str,
-        after: u64,
-        limit: usize,
-    ) -> StoreResult<Vec<OrderedEvent>> {
-        self.inner.namespace_events_after(namespace, after, limit)
-    }
-    fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
-        self.inner.list_tasks(query)
-    }
-    fn get_doc(&self, coll: &str, namespace: &str, key: &str) -> StoreResult<Option<Doc>> {
-        self.inner.get_doc(coll, namespace, key)
-    }
-    fn list_docs(
-        &self,
-        coll: &str,
-        namespace: &str,
-        prefix: &str,
-        after: Option<&str>,
-        limit: usize,
-    ) -> StoreResult<Vec<Doc>> {
-        self.inner.list_docs(coll, namespace, prefix, after, limit)
-    }
-    fn list_docs_before(
-        &self,
-        coll: &str,
-        namespace: &str,
-        before: Option<&str>,
-        limit: usize,
-    ) -> StoreResult<Vec<Doc>> {
-        self.inner.list_docs_before(coll, namespace, before, limit)
-    }
-    fn namespaces(&self) -> StoreResult<Vec<String>> {
-        self.inner.namespaces()
-    }
-    fn check_integrity(&self, deep: bool) -> StoreResult<Integrity> {
-        self.inner.check_integrity(deep)
-    }
-    fn claim_deliveries(
-        &self,
-        holder: &str,
-        now_ms: i64,
-        lease_until_ms: i64,
-        limit: usize,
-    ) -> StoreResult<Vec<Delivery>> {
-        self.inner.claim_deliveries(holder, now_ms, lease_until_ms, limit)
-    }
-    fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64> {
-        self.inner.renew_deliveries(holder, lease_until_ms)
-    }
-    fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
-        self.inner.pending_deliveries(namespace, task_id)
-    }
-    fn has_deliveries(&self) -> StoreResult<bool> {
-        self.inner.has_deliveries()
     }
 }
 
@@ -176,12 +114,12 @@ fn history_ids(task: &Value) -> Vec<String> {
 
 /// An application with the suites' executor over an [`Interposed`] store,
 /// and a task of it waiting for input.
-async fn waiting_task() -> (Router<App>, Arc<Interposed>, String) {
-    let store = Arc::new(Interposed {
+async fn waiting_task() -> (Router<App>, Arc<Wrapped<Interposed>>, String) {
+    let store = Arc::new(Wrapped(Interposed {
         inner: MemoryStore::new(),
         armed: Mutex::new(None),
         fired: Mutex::new(false),
-    });
+    }));
     let config = AppConfig {
         executor: ExecutorKind::Tck,
         ..Default::default()
@@ -199,37 +137,46 @@ async fn waiting_task() -> (Router<App>, Arc<Interposed>, String) {
     (router, store, id)
 }
 
-#[tokio::test]
-async fn a_reply_committed_after_another_agents_keeps_both_messages() {
-    let (router, store, id) = waiting_task().await;
-    *store.armed.lock().expect("armed") = Some(id.clone());
+/// Replies to task `id` with `configuration` while the other agent's
+/// change comes between the reply's read and its commit; the task after.
+async fn reply_beaten_by_the_other_agent(
+    router: &Router<App>,
+    store: &Wrapped<Interposed>,
+    id: &str,
+    configuration: Value,
+) -> Value {
+    *store.0.armed.lock().expect("armed") = Some(id.to_string());
     let replied = call(
-        &router,
+        router,
         "SendMessage",
-        message("second", "second", Some(&id), json!({})),
+        message("second", "second", Some(id), configuration),
     )
     .await
     .expect("the reply");
     assert_eq!(replied["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
     assert!(
-        *store.fired.lock().expect("fired"),
+        *store.0.fired.lock().expect("fired"),
         "the other agent's change was not made"
     );
-    let task = call(&router, "GetTask", json!({ "id": id }))
+    let task = call(router, "GetTask", json!({ "id": id }))
         .await
         .expect("the task");
+    // Both messages are there, once each, the reply after the other
+    // agent's: it was made again on the task that change left.
     let ids = history_ids(&task);
-    assert_eq!(
-        ids.iter().filter(|m| *m == OTHER_AGENTS_MESSAGE).count(),
-        1,
-        "{ids:?}"
-    );
-    assert_eq!(ids.iter().filter(|m| *m == "second").count(), 1, "{ids:?}");
-    assert_eq!(ids.first().map(String::as_str), Some("tck-multi-turn-1"));
-    // The reply was made again on the task the other agent left: after its message.
+    let once = |id: &str| ids.iter().filter(|m| *m == id).count() == 1;
+    assert!(once(OTHER_AGENTS_MESSAGE) && once("second"), "{ids:?}");
     let other = ids.iter().position(|m| m == OTHER_AGENTS_MESSAGE);
     let second = ids.iter().position(|m| m == "second");
     assert!(other < second, "{ids:?}");
+    assert_eq!(ids.first().map(String::as_str), Some("tck-multi-turn-1"));
+    task
+}
+
+#[tokio::test]
+async fn a_reply_committed_after_another_agents_keeps_both_messages() {
+    let (router, store, id) = waiting_task().await;
+    reply_beaten_by_the_other_agent(&router, &store, &id, json!({})).await;
 }
 
 /// A conditional reply (A2A 1.1 `ifGenerationMatch`) whose commit finds
@@ -242,31 +189,8 @@ async fn a_conditional_reply_after_another_agents_message_still_matches() {
         .await
         .expect("the task");
     let generation = task["generation"].as_i64().expect("a generation");
-    *store.armed.lock().expect("armed") = Some(id.clone());
-    let replied = call(
-        &router,
-        "SendMessage",
-        message(
-            "second",
-            "second",
-            Some(&id),
-            json!({ "ifGenerationMatch": generation }),
-        ),
-    )
-    .await
-    .expect("the conditional reply");
-    assert_eq!(replied["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
-    assert!(
-        *store.fired.lock().expect("fired"),
-        "the other agent's change was not made"
-    );
-    let task = call(&router, "GetTask", json!({ "id": id }))
-        .await
-        .expect("the task");
-    let ids = history_ids(&task);
-    let other = ids.iter().position(|m| m == OTHER_AGENTS_MESSAGE);
-    let second = ids.iter().position(|m| m == "second");
-    assert!(other.is_some() && other < second, "{ids:?}");
+    let configuration = json!({ "ifGenerationMatch": generation });
+    let task = reply_beaten_by_the_other_agent(&router, &store, &id, configuration).await;
     // The reply's status event and the executor's: two generations on.
     assert_eq!(task["generation"].as_i64(), Some(generation + 2), "{task}");
 }

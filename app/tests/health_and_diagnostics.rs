@@ -5,88 +5,31 @@
 //! need an admin of the namespace.
 
 mod common;
+#[path = "common/wrapped.rs"]
+mod wrapped;
 
 use a2a::rpc::Access;
 use a2a::Router;
-use app::store::{
-    Commit, CommitDone, Delivery, Doc, EventRow, InlineStore, Integrity, MemoryStore, OrderedEvent,
-    StoreError, StoreResult, TaskPage, TaskQuery, TaskRow,
-};
+use app::store::{Doc, Integrity, MemoryStore, StoreError, StoreResult};
 use app::{App, AppConfig};
 use common::{as_principal, call, code, local, names};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use wrapped::{Around, Wrapped};
 
 /// A memory store whose reads fail and whose integrity check finds a problem.
 struct Broken(MemoryStore);
 
-impl InlineStore for Broken {
+impl Around for Broken {
+    fn inner(&self) -> &MemoryStore {
+        &self.0
+    }
     fn backend(&self) -> &'static str {
         "broken"
     }
-    fn submit(&self, commit: Commit, done: CommitDone) {
-        self.0.submit(commit, done)
-    }
-    fn get_task(&self, namespace: &str, id: &str) -> StoreResult<Option<TaskRow>> {
-        self.0.get_task(namespace, id)
-    }
-    fn events_after(&self, namespace: &str, task_id: &str, after: u64) -> StoreResult<Vec<EventRow>> {
-        self.0.events_after(namespace, task_id, after)
-    }
-    fn namespace_events_after(
-        &self,
-        namespace: &str,
-        after: u64,
-        limit: usize,
-    ) -> StoreResult<Vec<OrderedEvent>> {
-        self.0.namespace_events_after(namespace, after, limit)
-    }
-    fn list_tasks(&self, query: &TaskQuery) -> StoreResult<TaskPage> {
-        self.0.list_tasks(query)
-    }
     fn get_doc(&self, _coll: &str, _namespace: &str, _key: &str) -> StoreResult<Option<Doc>> {
         Err(StoreError::Backend("disk on fire".into()))
-    }
-    fn list_docs(
-        &self,
-        coll: &str,
-        namespace: &str,
-        prefix: &str,
-        after: Option<&str>,
-        limit: usize,
-    ) -> StoreResult<Vec<Doc>> {
-        self.0.list_docs(coll, namespace, prefix, after, limit)
-    }
-    fn list_docs_before(
-        &self,
-        coll: &str,
-        namespace: &str,
-        before: Option<&str>,
-        limit: usize,
-    ) -> StoreResult<Vec<Doc>> {
-        self.0.list_docs_before(coll, namespace, before, limit)
-    }
-    fn namespaces(&self) -> StoreResult<Vec<String>> {
-        self.0.namespaces()
-    }
-    fn claim_deliveries(
-        &self,
-        holder: &str,
-        now_ms: i64,
-        lease_until_ms: i64,
-        limit: usize,
-    ) -> StoreResult<Vec<Delivery>> {
-        self.0.claim_deliveries(holder, now_ms, lease_until_ms, limit)
-    }
-    fn renew_deliveries(&self, holder: &str, lease_until_ms: i64) -> StoreResult<u64> {
-        self.0.renew_deliveries(holder, lease_until_ms)
-    }
-    fn pending_deliveries(&self, namespace: &str, task_id: &str) -> StoreResult<Vec<Delivery>> {
-        self.0.pending_deliveries(namespace, task_id)
-    }
-    fn has_deliveries(&self) -> StoreResult<bool> {
-        self.0.has_deliveries()
     }
     fn check_integrity(&self, deep: bool) -> StoreResult<Integrity> {
         Ok(Integrity {
@@ -145,7 +88,10 @@ async fn health_check_filters_components_and_rejects_unknown_ones() {
 
 #[tokio::test]
 async fn health_check_reports_a_failing_store_in_the_result() {
-    let app = App::with_store(Arc::new(Broken(MemoryStore::new())), AppConfig::default());
+    let app = App::with_store(
+        Arc::new(Wrapped(Broken(MemoryStore::new()))),
+        AppConfig::default(),
+    );
     let router = Router::new(app);
     let report = call(&router, &local(), "_cleveragents/health/check", json!({}))
         .await
@@ -288,7 +234,10 @@ async fn diagnostics_run_selected_checks_and_warn_on_private_push_targets() {
 
 #[tokio::test]
 async fn diagnostics_report_integrity_problems_as_fail() {
-    let app = App::with_store(Arc::new(Broken(MemoryStore::new())), AppConfig::default());
+    let app = App::with_store(
+        Arc::new(Wrapped(Broken(MemoryStore::new()))),
+        AppConfig::default(),
+    );
     let router = Router::new(app);
     let report = call(
         &router,
