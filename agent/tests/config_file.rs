@@ -45,26 +45,26 @@ fn draft_versions_come_from_the_a2a_section_and_must_be_drafts() {
     assert_eq!(reply.error().expect("no such task")["code"], -32001);
 
     // A version that is no draft of this build stops the agent with a reason.
-    let wrong = dir.join("wrong.json");
-    std::fs::write(&wrong, r#"{"a2a": {"draft_versions": ["1.0"]}}"#).expect("config");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_cleveragents-agent"))
-        .args(["--listen", "127.0.0.1:0", "--memory", "--config"])
-        .arg(&wrong)
-        .output()
-        .expect("agent runs");
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refused(&dir, r#"{"a2a": {"draft_versions": ["1.0"]}}"#);
     assert!(
         stderr.contains("A2A draft version `1.0` is not one this build can serve (drafts: 1.1)"),
         "{stderr}"
     );
     // The `server` section has no say in it.
-    std::fs::write(&wrong, r#"{"server": {"a2a": {"draft_versions": ["1.1"]}}}"#).expect("config");
+    refused(&dir, r#"{"server": {"a2a": {"draft_versions": ["1.1"]}}}"#);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Starts the agent with the config file `text` (written in `dir`), which
+/// it must refuse; what it said on stderr.
+fn refused(dir: &std::path::Path, text: &str) -> String {
+    let config = dir.join("refused.json");
+    std::fs::write(&config, text).expect("config");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_cleveragents-agent"))
         .args(["--listen", "127.0.0.1:0", "--memory", "--config"])
-        .arg(&wrong)
+        .arg(&config)
         .output()
         .expect("agent runs");
-    assert!(!output.status.success());
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!output.status.success(), "{text} was taken");
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }

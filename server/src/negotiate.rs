@@ -116,7 +116,7 @@ pub fn served(drafts: &[String]) -> impl Iterator<Item = Dialect> + '_ {
             !Contract::A2a.draft_versions().contains(version)
                 || drafts
                     .iter()
-                    .any(|d| Version::parse(d).is_some() && Version::parse(d) == Version::parse(version))
+                    .any(|d| Version::parse(d).is_some_and(|d| Some(d) == Version::parse(version)))
         });
     minor.map(Dialect::V1).chain([Dialect::V0_3])
 }

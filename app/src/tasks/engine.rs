@@ -123,7 +123,6 @@ pub(crate) fn generation_mismatch(id: &str, expected: i64, current: i64) -> Erro
     .with_metadata("currentGeneration", current.to_string())
 }
 
-/// TaskNotFound for task `id`.
 /// A store's refusal of a commit: a document found at another version is
 /// `conflict` with `message`; anything else is the store's failure.
 fn refusal(e: StoreError, conflict: ErrorKind, message: &str) -> Error {
@@ -133,6 +132,7 @@ fn refusal(e: StoreError, conflict: ErrorKind, message: &str) -> Error {
     }
 }
 
+/// TaskNotFound for task `id`.
 pub(crate) fn not_found(id: &str) -> Error {
     Error::new(ErrorKind::TaskNotFound, format!("Task `{id}` not found"))
 }
