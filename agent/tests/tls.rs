@@ -70,6 +70,7 @@ fn holding(ca: &Ca, pair: &Pair) -> TlsFiles {
         ca_file: Some(ca.cert_file.clone()),
         client_cert: Some(pair.cert_file.clone()),
         client_key: Some(pair.key_file.clone()),
+        ..TlsFiles::default()
     }
 }
 

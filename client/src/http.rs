@@ -12,16 +12,16 @@ use crate::policy::{self, Attempt};
 use crate::sse::status_body_error;
 use crate::tls::{self, TlsFiles};
 pub use crate::wire::HttpBinding;
-use crate::wire::{self, Credentials};
+use crate::wire::{self, Credentials, KeyLocation};
 use a2a::rpc::rest::render_call;
 use a2a::rpc::{BoxFuture, CallError, RawEventStream, Transport};
 use a2a::ErrorKind;
 use eventsource_stream::Eventsource;
-pub use follow::is_final_event;
 pub(crate) use follow::stream_task_id;
+pub use follow::{event_state, is_final_event, state_class, StateClass};
 use follow::{Follow, Opened};
 use futures_util::stream::StreamExt;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE};
 use reqwest::StatusCode;
 use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -88,6 +88,8 @@ pub struct HttpConfig {
     /// released version, or what [`HttpTransport::from_card`] and
     /// [`HttpTransport::negotiated`] choose from the agent's card.
     pub protocol_version: Option<String>,
+    /// Where every request and answer is logged as it crosses the wire.
+    pub wire_log: Option<wire::WireLog>,
 }
 
 /// `protocolBinding` of the card interfaces of an HTTP binding.
@@ -117,6 +119,7 @@ impl HttpConfig {
             headers: Vec::new(),
             tls: TlsFiles::default(),
             protocol_version: None,
+            wire_log: None,
         }
     }
 }
@@ -300,14 +303,58 @@ pub(crate) fn service_headers(config: &HttpConfig) -> Result<HeaderMap, CallErro
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
-        Credentials::ApiKey { header, key } => {
+        Credentials::ApiKey { header, key }
+        | Credentials::ApiKeyAt {
+            location: KeyLocation::Header,
+            name: header,
+            key,
+        } => {
             let name = HeaderName::from_bytes(header.as_bytes()).map_err(|_| bad("API key header name"))?;
             let mut value = HeaderValue::from_str(key).map_err(|_| bad("API key"))?;
             value.set_sensitive(true);
             headers.insert(name, value);
         }
+        Credentials::ApiKeyAt {
+            location: KeyLocation::Cookie,
+            name,
+            key,
+        } => {
+            let cookie = format!("{name}={key}");
+            let mut value = HeaderValue::from_str(&cookie).map_err(|_| bad("API key cookie"))?;
+            value.set_sensitive(true);
+            headers.append(COOKIE, value);
+        }
+        // Added to each request's URL (see `Inner::request`).
+        Credentials::ApiKeyAt {
+            location: KeyLocation::Query,
+            ..
+        } => {}
     }
     Ok(headers)
+}
+
+/// A request as it goes on the wire, for a [`wire::WireLog`].
+fn describe_request(request: &reqwest::Request) -> String {
+    let mut text = format!("> {} {}\n", request.method(), request.url());
+    for (name, value) in request.headers() {
+        text.push_str(&format!("> {name}: {}\n", value.to_str().unwrap_or("(binary)")));
+    }
+    if let Some(body) = request.body().and_then(reqwest::Body::as_bytes) {
+        text.push_str("> ");
+        text.push_str(&String::from_utf8_lossy(body));
+    }
+    text
+}
+
+/// An answer as it came off the wire, for a [`wire::WireLog`].
+pub(crate) fn describe_answer(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> String {
+    let mut text = format!("< {status}\n");
+    for (name, value) in headers {
+        text.push_str(&format!("< {name}: {}\n", value.to_str().unwrap_or("(binary)")));
+    }
+    text.push_str("< ");
+    text.push_str(&String::from_utf8_lossy(body));
+    text
 }
 
 pub(crate) fn describe(error: &reqwest::Error) -> String {
@@ -379,7 +426,7 @@ fn status_error(binding: HttpBinding, status: StatusCode, body: &[u8]) -> Attemp
     let error = match status {
         StatusCode::UNAUTHORIZED => CallError::Rpc(a2a::Error::new(
             ErrorKind::ExtAuthRequired,
-            "Authentication required: pass --token or --api-key",
+            "Authentication required: the agent refused the request without valid credentials",
         )),
         StatusCode::FORBIDDEN => CallError::Rpc(a2a::Error::from_kind(ErrorKind::ExtAuthForbidden)),
         _ => CallError::Transport(format!("HTTP {status}")),
@@ -412,12 +459,20 @@ impl Inner {
             HttpBinding::Rest => self.rest_request(method, params)?,
         };
         request = request.headers(self.headers.clone()).header(ACCEPT, accept);
+        if let Some(parameter) = self.config.credentials.query_parameter() {
+            request = request.query(&[parameter]);
+        }
         if params.get(generation::LONG_POLL_FIELD).is_some() {
             // A long-poll: the server answers within the time the client waits.
             request = request.header("Prefer", format!("wait={}", self.config.timeout.as_secs()));
         }
         if let Some(seq) = last_event_id {
             request = request.header("Last-Event-ID", seq.to_string());
+        }
+        if let Some(log) = &self.config.wire_log {
+            if let Some(built) = request.try_clone().and_then(|r| r.build().ok()) {
+                log.log(&describe_request(&built));
+            }
         }
         Ok(request)
     }
@@ -462,7 +517,11 @@ impl Inner {
             .await
             .map_err(|e| transport_attempt(&e))?;
         let status = response.status();
+        let headers = self.config.wire_log.as_ref().map(|_| response.headers().clone());
         let bytes = read_bounded(response, self.config.max_answer_bytes).await?;
+        if let (Some(log), Some(headers)) = (&self.config.wire_log, headers) {
+            log.log(&describe_answer(status, &headers, &bytes));
+        }
         if !status.is_success() {
             return Err(status_error(self.config.binding, status, &bytes));
         }
@@ -492,6 +551,9 @@ impl Inner {
             Ok(result) => result.map_err(|e| transport_attempt(&e))?,
         };
         let status = response.status();
+        if let Some(log) = &self.config.wire_log {
+            log.log(&describe_answer(status, response.headers(), b"(event stream)"));
+        }
         let is_sse = response
             .headers()
             .get(CONTENT_TYPE)

@@ -17,6 +17,9 @@ pub struct TlsFiles {
     pub client_cert: Option<PathBuf>,
     /// PEM private key of `client_cert` (PKCS#8, PKCS#1 or SEC1).
     pub client_key: Option<PathBuf>,
+    /// Accept any server certificate: no verification at all (development
+    /// only; the CLI warns whenever it is set).
+    pub insecure: bool,
 }
 
 fn read(what: &str, path: &Path) -> Result<Vec<u8>, CallError> {
@@ -30,6 +33,9 @@ pub(crate) fn configure(
     files: &TlsFiles,
 ) -> Result<reqwest::ClientBuilder, CallError> {
     let mut builder = builder.use_rustls_tls();
+    if files.insecure {
+        builder = builder.danger_accept_invalid_certs(true);
+    }
     if let Some(path) = &files.ca_file {
         let bytes = read("CA file", path)?;
         let certificates = reqwest::Certificate::from_pem_bundle(&bytes)

@@ -56,6 +56,76 @@ pub enum Credentials {
         /// The key itself.
         key: String,
     },
+    /// An API key where an API-key scheme of the agent's card puts it (A2A
+    /// §4.5.2: a header, a query parameter or a cookie).
+    ApiKeyAt {
+        /// Header, query parameter or cookie.
+        location: KeyLocation,
+        /// The name of that header, parameter or cookie.
+        name: String,
+        /// The key itself.
+        key: String,
+    },
+}
+
+/// A sink for the raw messages a transport exchanges (the CLI's `--debug`):
+/// each request and answer as text, headers included. The sink redacts.
+#[derive(Clone)]
+pub struct WireLog(std::sync::Arc<dyn Fn(&str) + Send + Sync>);
+
+impl WireLog {
+    /// A sink calling `log` with each message.
+    pub fn new(log: impl Fn(&str) + Send + Sync + 'static) -> WireLog {
+        WireLog(std::sync::Arc::new(log))
+    }
+
+    /// Logs one message.
+    pub fn log(&self, text: &str) {
+        (self.0)(text)
+    }
+}
+
+impl std::fmt::Debug for WireLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WireLog")
+    }
+}
+
+/// Where an API key travels (the `location` of an APIKeySecurityScheme).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyLocation {
+    /// A request header.
+    Header,
+    /// A query parameter of every request URL (HTTP bindings only).
+    Query,
+    /// A cookie.
+    Cookie,
+}
+
+impl KeyLocation {
+    /// The location a card names (`header`, `query`, `cookie`, any case).
+    pub fn parse(name: &str) -> Option<KeyLocation> {
+        match name.to_ascii_lowercase().as_str() {
+            "header" => Some(KeyLocation::Header),
+            "query" => Some(KeyLocation::Query),
+            "cookie" => Some(KeyLocation::Cookie),
+            _ => None,
+        }
+    }
+}
+
+impl Credentials {
+    /// The query parameter the credentials add to every HTTP request URL.
+    pub fn query_parameter(&self) -> Option<(&str, &str)> {
+        match self {
+            Credentials::ApiKeyAt {
+                location: KeyLocation::Query,
+                name,
+                key,
+            } => Some((name, key)),
+            _ => None,
+        }
+    }
 }
 
 /// The extension URIs the client activates: every extension contract it was

@@ -1,29 +1,26 @@
 //! The CLI's flags over task generations (A2A 1.1, spec §3.2.7), and the
 //! refusal, before any call, of what the version the agent offers lacks:
 //!
-//! - `--wait` on a read with a long-poll member (`tasks get`): a first read
-//!   gives the task's generation, then the read is held until the task moves
-//!   past it (`--current-generation N` waits past N without the first read),
-//!   or as the task stands when `--timeout` passes;
-//! - `--if-generation N` on the sends (`send`, `send-streaming`): the message
-//!   is refused (`TASK_GENERATION_MISMATCH`, exit 7) unless the task it
-//!   continues is at generation N.
+//! - `--wait` on `task get` polls until the task settles; where the agent
+//!   speaks a version with a long-poll member, each read is held until the
+//!   task moves (see `wait`);
+//! - `--if-generation N` on `send`: the message is refused
+//!   (`TaskGenerationMismatchError`) unless the task it continues is at
+//!   generation N.
 //!
-//! Both, and any params member the schema marks newer (`x-since`) than the
-//! version in effect, end the command with exit 8 (unsupported).
+//! `--if-generation`, and any params member the schema marks newer
+//! (`x-since`) than the version in effect, is a usage error before any call.
 
-use super::exit;
-use crate::any::AnyTransport;
-use crate::generation::{generation_of, LONG_POLL_FIELD};
+use crate::generation::LONG_POLL_FIELD;
 use crate::negotiate::{self, NewerMember};
 use crate::schema;
-use a2a::rpc::{CallError, Transport};
 use a2a::MethodDescriptor;
-use clap::{Arg, ArgAction, ArgMatches};
+use clap::{Arg, ArgMatches};
 use serde_json::{json, Map, Value};
 
-/// `--wait`: long-poll until the task changes.
-pub const WAIT: &str = "wait";
+/// `--wait` (global): on a read with a long-poll member, each poll is held
+/// by the agent until the task changes.
+pub const WAIT: &str = super::settings::id::WAIT;
 /// `--if-generation N`: a conditional send.
 pub const IF_GENERATION: &str = "if-generation";
 /// The params member of the sends holding their configuration.
@@ -47,12 +44,6 @@ fn member_since(type_name: &str, path: &[&str]) -> Option<&'static str> {
 /// The flags `method` takes for generations, from its params schema.
 pub fn args(method: &MethodDescriptor) -> Vec<Arg> {
     let mut args = Vec::new();
-    if let Some(since) = member_since(method.params_type, &[LONG_POLL_FIELD]).filter(|_| !method.streaming) {
-        args.push(Arg::new(WAIT).long(WAIT).action(ArgAction::SetTrue).help(format!(
-            "Long-poll (A2A {since}): answer once the task changes after a first read, \
-             or as it stands when --timeout passes; with --current-generation N, once it passes N"
-        )));
-    }
     if let Some(since) = member_since(method.params_type, &[CONFIGURATION, IF_GENERATION_MATCH]) {
         args.push(
             Arg::new(IF_GENERATION)
@@ -81,16 +72,6 @@ pub fn apply(matches: &ArgMatches, params: &mut Map<String, Value>) {
         *configuration = Value::Object(Map::new());
     }
     configuration[IF_GENERATION_MATCH] = json!(n);
-}
-
-/// True when the command line asks to `--wait`.
-pub fn wants_wait(matches: &ArgMatches) -> bool {
-    matches
-        .try_get_one::<bool>(WAIT)
-        .ok()
-        .flatten()
-        .copied()
-        .unwrap_or(false)
 }
 
 /// Why the call cannot be made in `version`: the first params member (or
@@ -125,46 +106,6 @@ pub fn refusal(method: &MethodDescriptor, params: &Value, wait: bool, version: &
     ))
 }
 
-/// A long-poll read of `method`: from the generation a first read gives
-/// unless the params name one. When the call runs out of time, the task
-/// as a plain read gives it. `Err` carries the exit code and the message.
-pub async fn wait(
-    transport: &AnyTransport,
-    method: &'static MethodDescriptor,
-    mut params: Value,
-) -> Result<Value, (i32, String)> {
-    let failed = |error: CallError| (exit::code_of(&error), exit::message_of(&error));
-    if params.get(LONG_POLL_FIELD).is_none() {
-        let task = transport
-            .call(method.name, params.clone())
-            .await
-            .map_err(failed)?;
-        let Some(generation) = generation_of(&task).filter(|g| *g > 0) else {
-            return Err((
-                exit::UNSUPPORTED,
-                "--wait: the agent keeps no generation for the task".into(),
-            ));
-        };
-        params[LONG_POLL_FIELD] = json!(generation);
-    }
-    eprintln!(
-        "waiting for task `{}` to pass generation {}",
-        params["id"].as_str().unwrap_or(""),
-        params[LONG_POLL_FIELD]
-    );
-    match transport.call(method.name, params.clone()).await {
-        // Out of time (the server's answer did not come within --timeout):
-        // the task as it stands.
-        Err(CallError::Transport(_)) => {
-            if let Some(members) = params.as_object_mut() {
-                members.remove(LONG_POLL_FIELD);
-            }
-            transport.call(method.name, params).await.map_err(failed)
-        }
-        outcome => outcome.map_err(failed),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,7 +123,7 @@ mod tests {
                 .map(|a| a.get_id().to_string())
                 .collect()
         };
-        assert_eq!(names("GetTask"), [WAIT]);
+        assert!(names("GetTask").is_empty());
         assert_eq!(names("SendMessage"), [IF_GENERATION]);
         assert_eq!(names("SendStreamingMessage"), [IF_GENERATION]);
         assert!(names("ListTasks").is_empty());

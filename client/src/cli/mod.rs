@@ -1,410 +1,554 @@
-//! The `agents` command-line tool: a thin rendering layer over the contract.
-//! Each command calls one method (the tree is derived from the method table in
-//! [`tree`]); the agent is spawned over stdio (local mode) unless `--server`
-//! names an HTTP endpoint (server mode).
+//! The `agents` command-line tool: the A2A CLI standard (a2a-cli v0.2) for
+//! the protocol's operations, and the CleverAgents extension's command
+//! groups (derived from the method table in [`tree`]) under the same output,
+//! error and exit contract.
+//!
+//! Which agent: `-a/--agent-card REF` (or `A2ACLI_AGENT_CARD`) names a remote
+//! agent by its card, whose first supported interface is used unless
+//! `--transport` says otherwise; without one, *local mode* spawns the agent
+//! executable over stdio, as the user, with no credentials.
 
-mod connect;
-pub mod exit;
+mod card_ref;
+mod debug;
+mod dotenv;
+pub mod failure;
 pub mod generation;
+mod login;
 mod naming;
+pub mod output;
 pub mod params;
-pub mod render;
+mod parts;
+pub mod settings;
+mod standard;
+pub mod target;
+pub mod text;
 pub mod tree;
+mod wait;
 
-use crate::any::AnyTransport;
-use crate::generation::{CheckedEventStream, EventSource, StreamError};
-use crate::http;
-use crate::wire::{self, DEFAULT_API_KEY_HEADER};
-use a2a::methods::markers::SubscribeToTask;
+use crate::generation::EventSource;
+use crate::generation::StreamError;
 use a2a::rpc::{Method, Transport};
-use a2a::types::TaskState;
 use a2a::MethodDescriptor;
-use clap::{Arg, ArgAction, ArgMatches, Command};
-use connect::connect;
-pub use connect::default_agent;
+use clap::{Arg, ArgMatches, Command};
+use debug::Debug;
+use failure::{Failure, Local, EXIT_OK};
 use futures_util::StreamExt;
+use output::{Format, Output};
 use serde_json::{json, Value};
+use settings::{id, Files, Settings};
 use std::ffi::OsString;
-use std::io::{IsTerminal, Write};
-use std::time::Duration;
+use std::path::PathBuf;
+use target::Target;
 
 /// Default agent executable name (the application's agent binary).
 pub const DEFAULT_AGENT: &str = "cleveragents-agent";
 /// Arguments that put the agent binary in stdio mode, unless `--agent-arg` is given.
 pub const DEFAULT_AGENT_ARGS: &[&str] = &["--stdio"];
-/// Environment variable that stands for `--agent`: the agent executable of local mode.
-pub const ENV_AGENT: &str = "CLEVERAGENTS_AGENT";
-/// Environment variable that stands for `--server`: the endpoint URL of server mode.
-pub const ENV_SERVER: &str = "CLEVERAGENTS_SERVER";
-/// Environment variable that stands for `--ca-file`.
-pub const ENV_CA_FILE: &str = "CLEVERAGENTS_CA_FILE";
-/// Environment variable that stands for `--client-cert`.
-pub const ENV_CLIENT_CERT: &str = "CLEVERAGENTS_CLIENT_CERT";
-/// Environment variable that stands for `--client-key`.
-pub const ENV_CLIENT_KEY: &str = "CLEVERAGENTS_CLIENT_KEY";
-/// Environment variable that stands for `--token`: the bearer token of server mode.
-pub const ENV_TOKEN: &str = "CLEVERAGENTS_TOKEN";
-/// Environment variable that stands for `--api-key`: the API key of server mode.
-pub const ENV_API_KEY: &str = "CLEVERAGENTS_API_KEY";
-/// Environment variable that stands for `--trusted-keys`: the JWK Set the Agent Card must be signed by.
-pub const ENV_TRUSTED_KEYS: &str = "CLEVERAGENTS_TRUSTED_KEYS";
 
-/// The whole command: global flags, the derived method commands, and
-/// `completions`.
+/// `cleveragents-agent` next to this executable if it is there, else the bare
+/// name (found on `PATH`).
+pub fn default_agent() -> PathBuf {
+    let name = format!("{DEFAULT_AGENT}{}", std::env::consts::EXE_SUFFIX);
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(&name)))
+        .filter(|candidate| candidate.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+/// The whole command: global options, the standard's commands, the
+/// extension's derived groups.
 pub fn command() -> Command {
-    let exit_codes: String = exit::TABLE
+    let exit_codes: String = failure::EXIT_TABLE
         .iter()
-        .map(|(code, what)| format!("  {code:>2}  {what}\n"))
+        .map(|(code, what)| format!("  {code}  {what}\n"))
         .collect();
-    let mut root = Command::new("agents")
+    let root = Command::new("agents")
         .version(env!("CARGO_PKG_VERSION"))
-        .about("CleverAgents over A2A: one command per protocol method")
-        .after_help(format!("Exit codes:\n{exit_codes}"))
+        .disable_version_flag(true)
+        .about("A2A client: talk to any A2A agent (a2a-cli v0.2), and to CleverAgents' extension methods")
+        .long_about(
+            "A2A client following the A2A CLI standard (a2a-cli v0.2).\n\n\
+             Which agent: -a/--agent-card names one by its card (a host, a card URL, a card file, or an \
+             AI Catalog entry); its first supported interface is used unless --transport says otherwise. \
+             Without --agent-card, local mode: the CleverAgents agent executable is spawned over stdio \
+             (--agent), running as you, with no credentials.",
+        )
+        .after_help(format!(
+            "Defaults (each overridable by its flag, its A2ACLI_ variable, or a .env file; `agents config show` \
+             prints the effective values and where each came from):\n  \
+             transport: the card's first supported interface (--transport)\n  \
+             task completion: wait until the task ends or needs input (--async)\n  \
+             output: text (-o json)\n  detail: concise (--verbose)\n  \
+             A2A version: the highest both sides support, never below 1.0 (--a2a-version)\n  \
+             TLS verification: on (--insecure)\n\n\
+             Exit status:\n{exit_codes}"
+        ))
         .subcommand_required(true)
         .arg_required_else_help(true)
-        .args(connection_args())
-        .args(call_args());
-    for command in tree::method_commands() {
+        .arg(
+            Arg::new("version")
+                .short('v')
+                .long("version")
+                .action(clap::ArgAction::Version)
+                .help("Print the version and exit"),
+        )
+        .args(settings::args());
+    let grafts = vec![
+        ("card", standard::card_get_command()),
+        ("task", standard::task_commands()[0].clone()),
+        ("task", standard::task_commands()[1].clone()),
+        ("task", standard::task_commands()[2].clone()),
+        ("task", standard::task_commands()[3].clone()),
+    ];
+    let mut root = root.subcommand(standard::send_command());
+    for command in tree::method_commands(grafts) {
         root = root.subcommand(command);
     }
-    root.subcommand(completions_command())
+    root.subcommand(
+        Command::new("config")
+            .about("Configuration (read-only)")
+            .subcommand_required(true)
+            .subcommand(
+                Command::new("show").about("Show each setting's effective value and where it came from"),
+            ),
+    )
+    .subcommand(login::command())
+    .subcommand(
+        Command::new("completion")
+            .about("Print a shell completion script")
+            .arg(
+                Arg::new("shell")
+                    .required(true)
+                    .value_parser(clap::value_parser!(clap_complete::Shell)),
+            ),
+    )
 }
 
-/// Global flags choosing the agent and how to reach and authenticate to it.
-fn connection_args() -> Vec<Arg> {
-    vec![
-        Arg::new("agent")
-            .long("agent")
-            .global(true)
-            .env(ENV_AGENT)
-            .value_name("PATH")
-            .help("Agent executable for local mode [default: cleveragents-agent next to this program, else on PATH]"),
-        Arg::new("agent-arg")
-            .long("agent-arg")
-            .global(true)
-            .action(ArgAction::Append)
-            .allow_hyphen_values(true)
-            .value_name("ARG")
-            .help("Argument passed to the agent executable (repeatable) [default: --stdio]"),
-        Arg::new("server")
-            .long("server")
-            .global(true)
-            .env(ENV_SERVER)
-            .value_name("URL")
-            .help("Server mode: the JSON-RPC endpoint URL"),
-        Arg::new("binding")
-            .long("binding")
-            .global(true)
-            .value_name("BINDING")
-            .value_parser(["jsonrpc", "rest", "grpc"])
-            .default_value("jsonrpc")
-            .help("Server mode: JSON-RPC, or HTTP+JSON (REST) or gRPC at the address the server's Agent Card declares for it"),
-        Arg::new("token")
-            .long("token")
-            .global(true)
-            .env(ENV_TOKEN)
-            .hide_env_values(true)
-            .value_name("TOKEN")
-            .help("Bearer token for server mode"),
-        Arg::new("api-key")
-            .long("api-key")
-            .global(true)
-            .env(ENV_API_KEY)
-            .hide_env_values(true)
-            .value_name("KEY")
-            .help("API key for server mode"),
-        Arg::new("api-key-header")
-            .long("api-key-header")
-            .global(true)
-            .value_name("NAME")
-            .default_value(DEFAULT_API_KEY_HEADER)
-            .help("Header that carries the API key"),
-        Arg::new("ca-file")
-            .long("ca-file")
-            .global(true)
-            .env(ENV_CA_FILE)
-            .value_name("PEM")
-            .help("Server mode over https: the CAs the server's certificate must chain to, instead of the built-in roots"),
-        Arg::new("client-cert")
-            .long("client-cert")
-            .global(true)
-            .env(ENV_CLIENT_CERT)
-            .value_name("PEM")
-            .requires("client-key")
-            .help("Server mode over https: the client certificate to show (mutual TLS), with --client-key"),
-        Arg::new("client-key")
-            .long("client-key")
-            .global(true)
-            .env(ENV_CLIENT_KEY)
-            .value_name("PEM")
-            .requires("client-cert")
-            .help("Server mode over https: the private key of --client-cert"),
-        Arg::new("trusted-keys")
-            .long("trusted-keys")
-            .global(true)
-            .env(ENV_TRUSTED_KEYS)
-            .value_name("JWKS")
-            .help("JWK Set file of the keys the Agent Card must be signed by: server mode checks every card it reads, `card --verify` the card in either mode"),
-    ]
-}
-
-/// Global flags shaping each call and its output.
-fn call_args() -> Vec<Arg> {
-    vec![
-        Arg::new("extension-version")
-            .long("extension-version")
-            .global(true)
-            .value_name("MINOR")
-            .help(format!(
-                "Minor version of {} to speak (e.g. 1.1) [default: newest]",
-                a2a::rpc::declared(a2a::Contract::Cleveragents.extension_uri())
-            )),
-        Arg::new("timeout")
-            .long("timeout")
-            .global(true)
-            .value_name("SECS")
-            .value_parser(clap::value_parser!(u64).range(1..))
-            .default_value("30")
-            .help("Bound on each call, in seconds"),
-        Arg::new("retries")
-            .long("retries")
-            .global(true)
-            .value_name("N")
-            .value_parser(clap::value_parser!(u32))
-            .default_value("2")
-            .help("Retries of read-only calls after a transient failure (server mode)"),
-        Arg::new("json")
-            .long("json")
-            .global(true)
-            .action(ArgAction::SetTrue)
-            .help("Machine output: the result as JSON; stream events one JSON object per line"),
-    ]
-}
-
-fn completions_command() -> Command {
-    Command::new("completions")
-        .about("Print a shell completion script")
-        .arg(
-            Arg::new("shell")
-                .required(true)
-                .value_parser(clap::value_parser!(clap_complete::Shell)),
-        )
-}
-
-/// Runs the CLI on the process's arguments; returns the exit code.
+/// Runs the CLI on the process's arguments; returns the exit status.
 pub fn main() -> i32 {
     run_from(std::env::args_os())
 }
 
-/// Runs the CLI on `args` (the first is the program name); returns the exit code.
+/// Whether the raw arguments ask for JSON, for a failure found before they parse.
+fn wants_json(args: &[OsString]) -> bool {
+    let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let flag = args
+        .windows(2)
+        .any(|w| (w[0] == "-o" || w[0] == "--output") && w[1].eq_ignore_ascii_case("json"))
+        || args
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case("--output=json") || a.eq_ignore_ascii_case("-ojson"));
+    flag || std::env::var("A2ACLI_OUTPUT").is_ok_and(|v| v.eq_ignore_ascii_case("json"))
+}
+
+/// Runs the CLI on `args` (the first is the program name); returns the exit status.
 pub fn run_from<I, T>(args: I) -> i32
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let matches = match command().try_get_matches_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let matches = match command().try_get_matches_from(&args) {
         Ok(matches) => matches,
         Err(error) => {
-            let _ = error.print();
-            return if error.use_stderr() { exit::USAGE } else { exit::OK };
+            use clap::error::ErrorKind;
+            if matches!(
+                error.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                output::stdout(&error.render().to_string());
+                return if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    failure::EXIT_USAGE
+                } else {
+                    EXIT_OK
+                };
+            }
+            let failure = Failure::usage(
+                error
+                    .render()
+                    .to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("error: "),
+            )
+            .hint("see `agents help` or `agents COMMAND --help`");
+            if wants_json(&args) {
+                output::stdout(&format!("{}\n", failure.envelope()));
+            } else {
+                eprint!("{}", error.render());
+            }
+            return failure.exit();
         }
     };
-    if let Some(("completions", sub)) = matches.subcommand() {
-        if let Some(shell) = sub.get_one::<clap_complete::Shell>("shell") {
-            clap_complete::generate(*shell, &mut command(), "agents", &mut std::io::stdout());
+    let config = matches.get_one::<String>(id::CONFIG).cloned().or_else(|| {
+        std::env::var(
+            settings::option(id::CONFIG)
+                .map(settings::Opt::env_name)
+                .unwrap_or_default(),
+        )
+        .ok()
+    });
+    let files = match Files::load(config.as_deref()) {
+        Ok(files) => files,
+        Err(why) => {
+            let failure = Failure::usage(why);
+            report(
+                &failure,
+                if wants_json(&args) {
+                    Format::Json
+                } else {
+                    Format::Text
+                },
+            );
+            return failure.exit();
         }
-        return exit::OK;
+    };
+    let settings = Settings::resolve(Some(&matches), files);
+    for warning in &settings.warnings {
+        output::warn(warning);
     }
+    let format = match settings.get(id::OUTPUT).map(Format::parse).transpose() {
+        Ok(format) => format.unwrap_or(Format::Text),
+        Err(why) => {
+            let failure = Failure::usage(why);
+            report(&failure, Format::Text);
+            return failure.exit();
+        }
+    };
+    let switches = (settings.switch(id::VERBOSE), settings.switch(id::DEBUG));
+    let (verbose, debug) = match switches {
+        (Ok(verbose), Ok(debug)) => (verbose, debug),
+        (Err(why), _) | (_, Err(why)) => {
+            let failure = Failure::usage(why);
+            report(&failure, format);
+            return failure.exit();
+        }
+    };
+    let output = Output {
+        format,
+        stream: matches.get_flag(id::STREAM),
+        verbose,
+    };
+    let debug = Debug::new(debug);
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
-        Err(e) => return fail(exit::OTHER, &format!("cannot start the runtime: {e}")),
+        Err(e) => {
+            let failure = Failure::local(Local::Internal, format!("cannot start the runtime: {e}"));
+            report(&failure, format);
+            return failure.exit();
+        }
     };
-    runtime.block_on(run(&matches))
+    match runtime.block_on(run(&matches, &settings, &output, &debug)) {
+        Ok(()) => EXIT_OK,
+        Err(failure) => {
+            if !failure.reported {
+                output.failure(&Failure {
+                    message: debug.redact(&failure.message),
+                    ..failure.clone()
+                });
+            }
+            failure.exit()
+        }
+    }
 }
 
-fn fail(code: i32, message: &str) -> i32 {
-    eprintln!("error: {}", exit::one_line(message));
-    code
+fn report(failure: &Failure, format: Format) {
+    Output {
+        format,
+        stream: false,
+        verbose: false,
+    }
+    .failure(failure);
 }
 
-/// What the command line asks for.
-enum Action<'a> {
-    PublicCard,
-    OpenRpc,
-    Method(&'static MethodDescriptor, &'a ArgMatches),
-}
-
-fn action(matches: &ArgMatches) -> Option<Action<'_>> {
+/// The subcommand path of `matches` and the innermost matches.
+fn path_of(matches: &ArgMatches) -> (Vec<String>, &ArgMatches) {
     let mut path = Vec::new();
     let mut current = matches;
     while let Some((name, sub)) = current.subcommand() {
         path.push(name.to_string());
         current = sub;
     }
-    if path == ["card"] {
-        return Some(Action::PublicCard);
-    }
-    if path == [tree::OPENRPC_COMMAND] {
-        return Some(Action::OpenRpc);
-    }
-    tree::method_at(&path).map(|method| Action::Method(method, current))
+    (path, current)
 }
 
-struct Output {
-    json: bool,
-}
-
-impl Output {
-    /// A document (not a method result): JSON, compact with `--json`.
-    fn document(&self, value: &Value) {
-        let text = if self.json {
-            value.to_string()
-        } else {
-            serde_json::to_string_pretty(value).unwrap_or_default()
-        };
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{text}");
-        let _ = out.flush();
+async fn run(
+    matches: &ArgMatches,
+    settings: &Settings,
+    output: &Output,
+    debug: &Debug,
+) -> Result<(), Failure> {
+    let (path, sub) = path_of(matches);
+    let path: Vec<&str> = path.iter().map(String::as_str).collect();
+    match path.as_slice() {
+        ["completion"] => {
+            if let Some(shell) = sub.get_one::<clap_complete::Shell>("shell") {
+                let mut script = Vec::new();
+                clap_complete::generate(*shell, &mut command(), "agents", &mut script);
+                output::stdout(&String::from_utf8_lossy(&script));
+            }
+            return Ok(());
+        }
+        ["config", "show"] => {
+            config_show(settings, output);
+            return Ok(());
+        }
+        ["auth", "login"] => return login::run(settings, output, debug, sub).await,
+        _ => {}
     }
-
-    fn value(&self, value: &Value) {
-        let mut out = std::io::stdout().lock();
-        let text = if self.json {
-            format!("{value}\n")
-        } else {
-            render::result_text(value)
-        };
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
-    }
-}
-
-async fn run(matches: &ArgMatches) -> i32 {
-    let Some(action) = action(matches) else {
-        return fail(exit::USAGE, "unknown command");
-    };
-    let output = Output {
-        json: matches.get_flag("json"),
-    };
-    // Params are checked before the agent is contacted.
-    let params = match &action {
-        Action::Method(method, sub) => match params::build(method, sub) {
-            Ok(params) => Some(params),
-            Err(message) => return fail(exit::USAGE, &message),
-        },
-        Action::PublicCard | Action::OpenRpc => None,
-    };
-    let trusted = match matches.get_one::<String>("trusted-keys") {
-        Some(path) => match crate::TrustedKeys::load(std::path::Path::new(path)) {
-            Ok(keys) => Some(keys),
-            Err(message) => return fail(exit::USAGE, &format!("--trusted-keys: {message}")),
-        },
+    // Params and usage are checked before the agent is contacted.
+    let method = tree::method_at(&path.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let params = match method {
+        Some(method) => Some(params::build(method, sub).map_err(Failure::usage)?),
         None => None,
     };
-    let verify = matches
-        .subcommand_matches("card")
-        .is_some_and(|card| card.get_flag("verify"));
-    if verify && trusted.is_none() {
-        return fail(
-            exit::USAGE,
-            "card --verify needs --trusted-keys JWKS (or CLEVERAGENTS_TRUSTED_KEYS)",
-        );
-    }
-    // `card --verify` checks the card itself and says why it fails; otherwise
-    // the HTTP transport refuses any card it reads that does not verify.
-    let transport = match connect(matches, trusted.clone().filter(|_| !verify)).await {
-        Ok(transport) => transport,
-        Err(error) => return fail(exit::code_of(&error), &exit::message_of(&error)),
+    let agent_args: Vec<OsString> = match matches.get_many::<String>(id::AGENT_ARG) {
+        Some(args) => args.map(OsString::from).collect(),
+        None => DEFAULT_AGENT_ARGS.iter().map(OsString::from).collect(),
     };
-    let code = match (action, params) {
-        (Action::PublicCard, _) => match transport.agent_card().await {
-            Ok(card) => match trusted.as_ref().filter(|_| verify).map(|keys| keys.verify(&card)) {
-                Some(Err(refused)) => fail(exit::AUTH, &refused.to_string()),
-                verified => {
-                    output.value(&card);
-                    if let Some(Ok(kids)) = verified {
-                        eprintln!("verified: signed by {}", kids.join(", "));
-                    }
-                    exit::OK
-                }
-            },
-            Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
-        },
-        (Action::OpenRpc, _) => match transport.call(a2a::openrpc::DISCOVER_METHOD, json!({})).await {
+    let target = target::connect(settings, debug, agent_args).await?;
+    let agent_flag = match (settings.source(id::AGENT_CARD), settings.get(id::AGENT_CARD)) {
+        (Some(settings::Source::Flag), Some(reference)) => format!(" -a {reference}"),
+        _ => String::new(),
+    };
+    let ctx = standard::Ctx {
+        settings,
+        output,
+        debug,
+        agent_flag,
+    };
+    let outcome = match (path.as_slice(), method, params) {
+        (["send"], _, _) => standard::send(&ctx, &target, sub).await,
+        (["card", "get"], _, _) => standard::card_get(&ctx, &target, sub).await,
+        (["task", "get"], _, _) => standard::task_get(&ctx, &target, sub).await,
+        (["task", "cancel"], _, _) => standard::task_cancel(&ctx, &target, sub).await,
+        (["task", "subscribe"], _, _) => standard::task_subscribe(&ctx, &target, sub).await,
+        (["task", "download"], _, _) => standard::task_download(&ctx, &target, sub).await,
+        ([tree::OPENRPC_COMMAND], _, _) => match target
+            .transport
+            .call(a2a::openrpc::DISCOVER_METHOD, json!({}))
+            .await
+        {
             Ok(document) => {
-                output.document(&document);
-                exit::OK
+                output.document(&document, |out, value, _| text::generic(out, value));
+                Ok(())
             }
-            Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
+            Err(e) => Err(ctx.fail(&target, &e, target.sends_credentials)),
         },
-        (Action::Method(method, sub), Some(params)) => {
-            let follow = sub
-                .try_get_one::<bool>("follow")
-                .ok()
-                .flatten()
-                .copied()
-                .unwrap_or(false);
-            let wait = generation::wants_wait(sub);
-            if let Some(refused) = generation::refusal(method, &params, wait, transport.protocol_version()) {
-                fail(exit::UNSUPPORTED, &refused)
-            } else if wait {
-                match generation::wait(&transport, method, params).await {
-                    Ok(task) => {
-                        output.value(&task);
-                        exit::OK
-                    }
-                    Err((code, message)) => fail(code, &message),
-                }
-            } else {
-                call(&transport, method, params, follow, &output).await
-            }
-        }
-        (Action::Method(..), None) => exit::USAGE,
+        (_, Some(method), Some(params)) => call(&ctx, &target, method, params, sub).await,
+        _ => Err(Failure::usage("unknown command: see `agents help`")),
     };
-    if let Err(error) = transport.shutdown().await {
-        eprintln!("warning: {}", exit::message_of(&error));
+    if let Err(error) = target.transport.shutdown().await {
+        debug.log(&format!("closing the session: {error}"));
     }
-    code
+    outcome
 }
 
+/// `config show`: every setting, its effective value and its source.
+fn config_show(settings: &Settings, output: &Output) {
+    let rows: Vec<Value> = settings
+        .rows()
+        .into_iter()
+        .map(|(opt, value, source)| {
+            json!({
+                "name": opt.env_name(),
+                "flag": format!("--{}", opt.long),
+                "value": value,
+                "source": source,
+            })
+        })
+        .collect();
+    let files = json!({
+        "local": settings.files.local.as_ref().map(|f| f.path.display().to_string()),
+        "global": settings.files.global.as_ref().map(|f| f.path.display().to_string()),
+        "globalPath": dotenv::global_path().map(|p| p.display().to_string()),
+    });
+    let document = json!({ "settings": rows, "files": files });
+    output.document(&document, |out, value, _| {
+        for row in value["settings"].as_array().into_iter().flatten() {
+            out.field("Setting", row["name"].as_str().unwrap_or(""));
+            out.field("Flag", row["flag"].as_str().unwrap_or(""));
+            out.field("Value", row["value"].as_str().unwrap_or(""));
+            out.field("Source", row["source"].as_str().unwrap_or(""));
+            out.gap();
+        }
+        out.field("Local File", value["files"]["local"].as_str().unwrap_or("(none)"));
+        out.field(
+            "Global File",
+            value["files"]["globalPath"].as_str().unwrap_or("(none)"),
+        );
+    });
+}
+
+/// A derived command: one call of `method`, its result as the document; a
+/// streaming method's events one per line; `--follow` follows the task
+/// the answer names.
 async fn call(
-    transport: &AnyTransport,
+    ctx: &standard::Ctx<'_>,
+    target: &Target,
     method: &'static MethodDescriptor,
-    params: Value,
-    follow: bool,
-    output: &Output,
-) -> i32 {
+    mut params: Value,
+    sub: &ArgMatches,
+) -> Result<(), Failure> {
+    if !target.allows(method.name) {
+        let capability = method.capability.unwrap_or("");
+        return Err(Failure::local(
+            Local::Usage,
+            format!(
+                "the agent's card does not declare the {capability} capability {} needs",
+                method.name
+            ),
+        ));
+    }
+    if let Some(refused) = generation::refusal(method, &params, false, target.transport.protocol_version()) {
+        return Err(Failure::usage(refused));
+    }
+    target.with_tenant(method.name, &mut params);
+    let sends = target.sends_credentials;
     if method.streaming {
-        return match transport.subscribe_checked(method.name, params).await {
-            Ok(events) => show_events(events, output).await,
-            Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
-        };
+        let mut events = target
+            .transport
+            .subscribe_checked(method.name, params)
+            .await
+            .map_err(|e| ctx.fail(target, &e, sends))?;
+        let status = live_status(ctx.output);
+        while let Some(item) = events.next().await {
+            match item {
+                Ok(event) => {
+                    ctx.debug.log(&format!("< event {}", event.data));
+                    let write = || {
+                        ctx.output
+                            .line(&event.data, |out, value, _| text::generic(out, value))
+                    };
+                    match &status {
+                        Some(bar) => {
+                            bar.suspend(write);
+                            bar.set_message(status_text(&event.data));
+                        }
+                        None => write(),
+                    }
+                }
+                Err(error) => {
+                    if let Some(bar) = &status {
+                        bar.finish_and_clear();
+                    }
+                    let failure = match error {
+                        StreamError::Call(e) => ctx.fail(target, &e, sends),
+                        StreamError::Gap(gap) => Failure::local(Local::Internal, gap.to_string()),
+                    };
+                    ctx.output.failure(&failure);
+                    return Err(failure.reported());
+                }
+            }
+        }
+        if let Some(bar) = status {
+            bar.finish_and_clear();
+        }
+        return Ok(());
     }
-    let result = match transport.call(method.name, params.clone()).await {
-        Ok(result) => result,
-        Err(error) => return fail(exit::code_of(&error), &exit::message_of(&error)),
-    };
-    output.value(&result);
-    if !follow {
-        return exit::OK;
-    }
-    let Some(task_id) = followed_task(&result) else {
-        return fail(exit::OTHER, "the answer names no task to follow");
-    };
-    // The task lives in the namespace the call targeted (A2A `tenant`).
-    let mut subscribe = json!({ "id": task_id });
-    let tenant = params
-        .get(wire::A2A_NAMESPACE_FIELD)
-        .or_else(|| params.get(wire::EXTENSION_NAMESPACE_FIELD));
-    if let Some(tenant) = tenant {
-        subscribe[wire::A2A_NAMESPACE_FIELD] = tenant.clone();
-    }
-    match transport
-        .subscribe_checked(SubscribeToTask::NAME, subscribe)
+    let result = target
+        .transport
+        .call(method.name, params.clone())
         .await
-    {
-        Ok(events) => show_events(events, output).await,
-        Err(error) => fail(exit::code_of(&error), &exit::message_of(&error)),
+        .map_err(|e| ctx.fail(target, &e, sends))?;
+    let follow = sub
+        .try_get_one::<bool>("follow")
+        .ok()
+        .flatten()
+        .copied()
+        .unwrap_or(false);
+    let is_task_page = method.result_type == "ListTasksResponse";
+    if follow {
+        ctx.output
+            .line(&result, |out, value, _| text::generic(out, value));
+        let Some(task_id) = followed_task(&result) else {
+            return Ok(());
+        };
+        let mut subscribe = json!({ "id": task_id });
+        let tenant = params
+            .get(crate::wire::A2A_NAMESPACE_FIELD)
+            .or_else(|| params.get(crate::wire::EXTENSION_NAMESPACE_FIELD));
+        if let Some(tenant) = tenant {
+            subscribe[crate::wire::A2A_NAMESPACE_FIELD] = tenant.clone();
+        }
+        let name = a2a::methods::markers::SubscribeToTask::NAME;
+        target.with_tenant(name, &mut subscribe);
+        let mut events = target
+            .transport
+            .subscribe_checked(name, subscribe)
+            .await
+            .map_err(|e| ctx.fail(target, &e, sends))?;
+        let mut tracked = text::Tracked::default();
+        while let Some(item) = events.next().await {
+            match item {
+                Ok(event) => {
+                    tracked.observe(&event.data);
+                    ctx.output.line(&event.data, |out, value, verbose| {
+                        text::stream_event(out, value, &tracked, verbose)
+                    });
+                    // An interrupted task waits for its caller: the follow ends there.
+                    if crate::http::is_final_event(&event.data) {
+                        break;
+                    }
+                }
+                Err(StreamError::Call(e)) => {
+                    let failure = ctx.fail(target, &e, sends);
+                    ctx.output.failure(&failure);
+                    return Err(failure.reported());
+                }
+                Err(StreamError::Gap(gap)) => {
+                    let failure = Failure::local(Local::Internal, gap.to_string());
+                    ctx.output.failure(&failure);
+                    return Err(failure.reported());
+                }
+            }
+        }
+        return Ok(());
+    }
+    if ctx.output.stream && is_task_page {
+        // `task list --stream`: one Task per line (Appendix B).
+        for task in result["tasks"].as_array().into_iter().flatten() {
+            ctx.output.line(task, text::task);
+        }
+        return Ok(());
+    }
+    ctx.output.document(&result, |out, value, verbose| {
+        if is_task_page {
+            text::task_list(out, value, verbose)
+        } else {
+            text::generic(out, value)
+        }
+    });
+    Ok(())
+}
+
+/// A live status line on stderr, only when a person watches it.
+fn live_status(output: &Output) -> Option<indicatif::ProgressBar> {
+    (output.format == Format::Text && output::stderr_is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        bar.set_message("waiting for events…");
+        bar
+    })
+}
+
+/// The status line's text for an event.
+fn status_text(event: &Value) -> String {
+    let kind = event
+        .pointer("/statusUpdate/metadata")
+        .and_then(Value::as_object)
+        .and_then(|m| m.values().find_map(|v| v.get("event").and_then(Value::as_str)))
+        .map(str::to_string);
+    let state = crate::http::event_state(event).map(|s| s.to_string());
+    match (kind, state) {
+        (Some(kind), Some(state)) => format!("{kind} · {state}"),
+        (Some(kind), None) => kind,
+        (None, Some(state)) => state,
+        (None, None) => "event".into(),
     }
 }
 
@@ -415,72 +559,10 @@ fn followed_task(result: &Value) -> Option<String> {
         return Some(id.to_string());
     }
     let task = result.get("task")?;
-    if http::is_final_event(result) {
+    if crate::http::is_final_event(result) {
         return None;
     }
     task.get("id").and_then(Value::as_str).map(str::to_string)
-}
-
-async fn show_events(mut events: CheckedEventStream, output: &Output) -> i32 {
-    let spinner = (!output.json && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.enable_steady_tick(Duration::from_millis(120));
-        bar.set_message("waiting for events…");
-        bar
-    });
-    let mut last = None;
-    let mut code = exit::OK;
-    while let Some(item) = events.next().await {
-        match item {
-            Ok(event) => {
-                let line = if output.json {
-                    event.data.to_string()
-                } else {
-                    render::event_line(event.seq, &event.data)
-                };
-                match &spinner {
-                    Some(bar) => {
-                        bar.println(&line);
-                        bar.set_message(line.clone());
-                    }
-                    None => {
-                        let mut out = std::io::stdout().lock();
-                        let _ = writeln!(out, "{line}");
-                        let _ = out.flush();
-                    }
-                }
-                last = Some(event.data);
-            }
-            Err(StreamError::Call(error)) => {
-                code = fail(exit::code_of(&error), &exit::message_of(&error));
-                break;
-            }
-            // Events were missed: the task must be read again to be known.
-            Err(StreamError::Gap(gap)) => {
-                code = fail(exit::TRANSPORT, &gap.to_string());
-                break;
-            }
-        }
-    }
-    if let Some(bar) = spinner {
-        bar.finish_and_clear();
-    }
-    let state = last.as_ref().and_then(|event| {
-        event
-            .pointer("/statusUpdate/status/state")
-            .or_else(|| event.pointer("/task/status/state"))
-            .and_then(Value::as_str)
-            .and_then(|state| state.parse::<TaskState>().ok())
-    });
-    if code == exit::OK
-        && matches!(
-            state,
-            Some(TaskState::Failed | TaskState::Rejected | TaskState::Canceled)
-        )
-    {
-        return exit::TASK_FAILED;
-    }
-    code
 }
 
 #[cfg(test)]
@@ -490,50 +572,6 @@ mod tests {
     #[test]
     fn command_tree_is_valid() {
         command().debug_assert();
-    }
-
-    /// The method and params a command line asks for.
-    fn asked(args: &[&str]) -> Option<(&'static str, Value)> {
-        let matches = command()
-            .try_get_matches_from(std::iter::once("agents").chain(args.iter().copied()))
-            .ok()?;
-        match action(&matches)? {
-            Action::Method(method, sub) => Some((method.name, params::build(method, sub).ok()?)),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn events_is_the_event_stream_with_or_without_subscribe() {
-        let flags = [
-            "--plan",
-            "p1",
-            "--session",
-            "s1",
-            "--type",
-            "tool.invoked",
-            "--type",
-            "plan.error",
-            "--follow",
-        ];
-        let expected = Some((
-            a2a::methods::markers::EventsSubscribe::NAME,
-            json!({ "planId": "p1", "sessionId": "s1", "types": ["tool.invoked", "plan.error"], "follow": true }),
-        ));
-        let short: Vec<&str> = std::iter::once("events").chain(flags).collect();
-        assert_eq!(asked(&short), expected);
-        let long: Vec<&str> = ["--json", "events", "subscribe"]
-            .into_iter()
-            .chain(flags)
-            .collect();
-        assert_eq!(asked(&long), expected);
-        assert_eq!(
-            asked(&["events"]).map(|(_, params)| params),
-            Some(json!({})),
-            "no filter: every event stored now"
-        );
-        // A group of several methods still needs one of them.
-        assert_eq!(asked(&["session"]), None);
     }
 
     #[test]

@@ -148,10 +148,13 @@ fn field_value(field: &Field, matches: &ArgMatches) -> Result<Option<Value>, Str
                 "role": Role::User,
                 "parts": [{ "text": words.join(" ") }],
             });
-            for sub in ["contextId", "taskId"] {
-                let id = format!("{}.{sub}", field.name);
-                if let Some(value) = matches.try_get_one::<String>(&id).ok().flatten() {
-                    message[sub] = Value::String(value.clone());
+            // The global `--context-id` and `--task-id` say where the message goes.
+            for (member, flag) in [
+                ("contextId", super::settings::id::CONTEXT_ID),
+                ("taskId", super::settings::id::TASK_ID),
+            ] {
+                if let Some(value) = matches.try_get_one::<String>(flag).ok().flatten() {
+                    message[member] = Value::String(value.clone());
                 }
             }
             Some(message)
@@ -192,7 +195,7 @@ mod tests {
 
     fn params_for(method: &str, args: &[&str]) -> Result<Value, String> {
         let descriptor = a2a::find_method(method).ok_or("no method")?;
-        let command = method_command("x".into(), descriptor);
+        let command = method_command("x".into(), descriptor).args(crate::cli::settings::args());
         let matches = command
             .try_get_matches_from(std::iter::once("x").chain(args.iter().copied()))
             .map_err(|e| e.to_string())?;
@@ -223,6 +226,11 @@ mod tests {
         assert_eq!(
             params_for("GetTask", &["--params", r#"{"id":"a","historyLength":2}"#, "b"]),
             Ok(json!({"id": "b", "historyLength": 2}))
+        );
+        // A params member named like a global option is set through --params only.
+        assert_eq!(
+            params_for("ListTasks", &["--context-id", "c1"]).map(|p| p.get("contextId").cloned()),
+            Ok(None)
         );
     }
 

@@ -27,44 +27,63 @@ use a2a::MethodDescriptor;
 use clap::{Arg, ArgAction, Command};
 use serde_json::Value;
 
-/// Where A2A nouns go: (noun without plural `s`, group, fixed command name).
-/// A `None` group puts the verb at the top level.
-pub const A2A_NOUNS: &[(&str, Option<&str>, Option<&str>)] = &[
-    ("Message", None, None),
-    ("Task", Some("tasks"), None),
-    ("TaskPushNotificationConfig", Some("push-config"), None),
-    ("ExtendedAgentCard", Some("card"), Some("extended")),
+/// Where A2A nouns go: (noun without plural `s`, command group path).
+/// An empty path puts the verb at the top level.
+pub const A2A_NOUNS: &[(&str, &[&str])] = &[
+    ("Message", &[]),
+    ("Task", &["task"]),
+    ("TaskPushNotificationConfig", &["task", "push-config"]),
+    ("ExtendedAgentCard", &["card"]),
 ];
+
+/// The methods the A2A CLI standard gives commands of their own (see
+/// `standard`), with the command line that calls each: not derived.
+pub fn standard_invocation(name: &str) -> Option<&'static [&'static str]> {
+    use a2a::methods::markers::{
+        CancelTask, GetExtendedAgentCard, GetTask, SendMessage, SendStreamingMessage, SubscribeToTask,
+    };
+    use a2a::rpc::Method;
+    let table: [(&str, &'static [&'static str]); 6] = [
+        (SendMessage::NAME, &["send"]),
+        (SendStreamingMessage::NAME, &["send", "--stream"]),
+        (GetTask::NAME, &["task", "get"]),
+        (CancelTask::NAME, &["task", "cancel"]),
+        (SubscribeToTask::NAME, &["task", "subscribe", "--stream"]),
+        (GetExtendedAgentCard::NAME, &["card", "get", "--extended"]),
+    ];
+    table
+        .iter()
+        .find(|(method, _)| *method == name)
+        .map(|(_, args)| *args)
+}
+
+/// The command line (words after `agents`) that calls `method`: the
+/// standard's command, or the derived one.
+pub fn invocation(method: &MethodDescriptor) -> Option<Vec<String>> {
+    match standard_invocation(method.name) {
+        Some(args) => Some(args.iter().map(|a| a.to_string()).collect()),
+        None => command_path(method),
+    }
+}
 
 /// Flags the CLI itself owns; a params field of the same name is settable only
 /// through `--params`/`-f`.
-pub const RESERVED: &[&str] = &[
-    "json",
-    "params",
-    "file",
-    "follow",
-    "help",
-    "version",
-    "server",
-    "agent",
-    "agent-arg",
-    "token",
-    "api-key",
-    "api-key-header",
-    "ca-file",
-    "client-cert",
-    "client-key",
-    "timeout",
-    "retries",
-    "extension-version",
-    super::generation::WAIT,
-    super::generation::IF_GENERATION,
-];
+pub fn reserved(flag: &str) -> bool {
+    const OWN: &[&str] = &[
+        "params",
+        "file",
+        "follow",
+        "help",
+        "version",
+        super::generation::IF_GENERATION,
+    ];
+    OWN.contains(&flag) || super::settings::option(flag).is_some()
+}
 
 /// The command path of a method, or `None` for binding methods and
 /// notifications (the transport handles those).
 pub fn command_path(method: &MethodDescriptor) -> Option<Vec<String>> {
-    if !method.is_dispatched() || method.notification {
+    if !method.is_dispatched() || method.notification || standard_invocation(method.name).is_some() {
         return None;
     }
     if let Some(prefix) = method.contract.method_prefix() {
@@ -89,10 +108,10 @@ pub fn command_path(method: &MethodDescriptor) -> Option<Vec<String>> {
     }
     let singular = noun.strip_suffix('s').unwrap_or(&noun);
     let mut path = Vec::new();
-    match A2A_NOUNS.iter().find(|(n, _, _)| *n == singular) {
-        Some((_, group, fixed)) => {
-            path.extend(group.map(str::to_string));
-            path.push(fixed.map_or(verb, str::to_string));
+    match A2A_NOUNS.iter().find(|(n, _)| *n == singular) {
+        Some((_, group)) => {
+            path.extend(group.iter().map(|g| g.to_string()));
+            path.push(verb);
         }
         None if singular.is_empty() => path.push(verb),
         None => {
@@ -279,8 +298,7 @@ pub fn method_command(name: String, method: &'static MethodDescriptor) -> Comman
     let mut taken: Vec<String> = all_fields
         .iter()
         .map(|f| kebab(&f.name))
-        .chain(RESERVED.iter().map(|r| r.to_string()))
-        .chain(["context-id", "task-id"].map(str::to_string))
+        .chain(super::settings::OPTIONS.iter().map(|o| o.long.to_string()))
         .collect();
     for field in all_fields {
         let flag = kebab(&field.name);
@@ -300,7 +318,7 @@ pub fn method_command(name: String, method: &'static MethodDescriptor) -> Comman
                     ("taskId", "Task the message continues"),
                 ] {
                     let sub_flag = kebab(sub);
-                    if !RESERVED.contains(&sub_flag.as_str()) {
+                    if !reserved(&sub_flag) {
                         command = command.arg(
                             Arg::new(format!("{}.{sub}", field.name))
                                 .long(sub_flag)
@@ -314,7 +332,7 @@ pub fn method_command(name: String, method: &'static MethodDescriptor) -> Comman
         }
         // `--follow` is the CLI's own only where it follows a task the answer names.
         let own_follow = flag == "follow" && !can_follow(method);
-        if RESERVED.contains(&flag.as_str()) && !own_follow {
+        if reserved(&flag) && !own_follow {
             continue;
         }
         let mut arg = Arg::new(field.name.clone())
@@ -422,15 +440,15 @@ impl Node {
     }
 }
 
-/// The derived method commands, to be added under the root command. `card`
-/// exists even when no method lives under it (it shows the public card).
-pub fn method_commands() -> Vec<Command> {
+/// The derived method commands, to be added under the root command, with
+/// `grafts` (group, command) added to their groups (a group is made when no
+/// method lives in it).
+pub fn method_commands(grafts: Vec<(&str, Command)>) -> Vec<Command> {
     let mut root = Node {
         name: String::new(),
         method: None,
         children: Vec::new(),
     };
-    root.child("card");
     for method in a2a::METHODS {
         let Some(path) = command_path(method) else {
             continue;
@@ -441,23 +459,26 @@ pub fn method_commands() -> Vec<Command> {
         }
         node.method = Some(method);
     }
+    for (group, _) in &grafts {
+        root.child(group);
+    }
     let mut commands: Vec<Command> = root
         .children
         .into_iter()
         .map(|node| {
-            if node.name == "card" {
-                let mut command = Command::new("card")
-                    .about("Show the agent's public Agent Card")
-                    .arg(Arg::new("verify").long("verify").action(ArgAction::SetTrue).help(
-                        "Check its signatures against --trusted-keys first (exit 5 when they do not verify)",
-                    ));
-                for child in node.children {
-                    command = command.subcommand(child.into_command());
-                }
-                command
+            let name = node.name.clone();
+            let mut command = if node.children.is_empty() && node.method.is_none() {
+                Command::new(name.clone())
+                    .about(format!("{name} commands"))
+                    .subcommand_required(true)
+                    .arg_required_else_help(true)
             } else {
                 node.into_command()
+            };
+            for (_, graft) in grafts.iter().filter(|(group, _)| *group == name) {
+                command = command.subcommand(graft.clone());
             }
+            command
         })
         .collect();
     commands.push(Command::new(OPENRPC_COMMAND).about("Show the agent's OpenRPC document (rpc.discover)"));
@@ -496,16 +517,17 @@ mod tests {
 
     #[test]
     fn paths() {
+        let invoked = |name: &str| a2a::find_method(name).and_then(invocation).map(|p| p.join(" "));
         let cases = [
             ("SendMessage", "send"),
-            ("SendStreamingMessage", "send-streaming"),
-            ("GetTask", "tasks get"),
-            ("ListTasks", "tasks list"),
-            ("CancelTask", "tasks cancel"),
-            ("SubscribeToTask", "tasks subscribe"),
-            ("CreateTaskPushNotificationConfig", "push-config create"),
-            ("ListTaskPushNotificationConfigs", "push-config list"),
-            ("GetExtendedAgentCard", "card extended"),
+            ("SendStreamingMessage", "send --stream"),
+            ("GetTask", "task get"),
+            ("ListTasks", "task list"),
+            ("CancelTask", "task cancel"),
+            ("SubscribeToTask", "task subscribe --stream"),
+            ("CreateTaskPushNotificationConfig", "task push-config create"),
+            ("ListTaskPushNotificationConfigs", "task push-config list"),
+            ("GetExtendedAgentCard", "card get --extended"),
             ("_cleveragents/plan/status", "plan status"),
             (
                 "_cleveragents/registry/resource-types/add",
@@ -513,8 +535,10 @@ mod tests {
             ),
         ];
         for (method, path) in cases {
-            assert_eq!(path_of(method).as_deref(), Some(path), "{method}");
+            assert_eq!(invoked(method).as_deref(), Some(path), "{method}");
         }
+        // The standard's commands are not derived.
+        assert_eq!(path_of("SendMessage"), None);
         assert_eq!(path_of("initialize"), None);
         // A group of one method runs it; a group of several does not.
         let at = |path: &[&str]| {
@@ -527,6 +551,8 @@ mod tests {
             Some("_cleveragents/events/subscribe")
         );
         assert_eq!(at(&["health"]), Some("_cleveragents/health/check"));
+        assert_eq!(at(&["send"]), None);
+        assert_eq!(at(&["task", "get"]), None);
         assert_eq!(at(&["session"]), None);
         assert_eq!(at(&["registry", "actors"]), None);
         assert_eq!(at(&[]), None);
@@ -538,16 +564,15 @@ mod tests {
     fn every_method_has_a_distinct_command() {
         let mut seen = std::collections::BTreeSet::new();
         for method in a2a::METHODS.iter().filter(|m| m.is_dispatched()) {
-            let path = command_path(method).map(|p| p.join(" "));
+            let words = invocation(method).map(|p| p.join(" "));
             assert!(
-                path.as_ref().is_some_and(|p| seen.insert(p.clone())),
+                words.as_ref().is_some_and(|p| seen.insert(p.clone())),
                 "{}",
                 method.name
             );
-            assert_eq!(
-                method_at(&command_path(method).unwrap_or_default()).map(|m| m.name),
-                Some(method.name)
-            );
+            if let Some(path) = command_path(method) {
+                assert_eq!(method_at(&path).map(|m| m.name), Some(method.name));
+            }
         }
     }
 

@@ -166,28 +166,45 @@ pub(crate) fn stream_task_id(event: &Value) -> Option<String> {
     id.as_str().map(str::to_string)
 }
 
+/// What a task state means to a client waiting on the task (A2A §4.1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateClass {
+    /// The task has ended: nothing more will happen to it.
+    Terminal,
+    /// The task waits for the client (input or authentication).
+    Interrupted,
+    /// In flight, or unknown (`UNSPECIFIED`): keep waiting.
+    Pending,
+}
+
+/// The class of `state`.
+pub fn state_class(state: TaskState) -> StateClass {
+    match state {
+        TaskState::Completed | TaskState::Failed | TaskState::Canceled | TaskState::Rejected => {
+            StateClass::Terminal
+        }
+        TaskState::InputRequired | TaskState::AuthRequired => StateClass::Interrupted,
+        TaskState::Unspecified | TaskState::Submitted | TaskState::Working => StateClass::Pending,
+    }
+}
+
+/// The task state a StreamResponse event (or a Task) carries.
+pub fn event_state(event: &Value) -> Option<TaskState> {
+    event
+        .pointer("/statusUpdate/status/state")
+        .or_else(|| event.pointer("/task/status/state"))
+        .or_else(|| event.pointer("/status/state"))
+        .and_then(Value::as_str)
+        .and_then(|state| state.parse::<TaskState>().ok())
+}
+
 /// True when a StreamResponse event is the last of its stream: a direct
 /// message, or a task state that is terminal or waits for the client.
 pub fn is_final_event(event: &Value) -> bool {
     if event.get("message").is_some() {
         return true;
     }
-    let state = event
-        .pointer("/statusUpdate/status/state")
-        .or_else(|| event.pointer("/task/status/state"))
-        .and_then(Value::as_str)
-        .and_then(|state| state.parse::<TaskState>().ok());
-    matches!(
-        state,
-        Some(
-            TaskState::Completed
-                | TaskState::Failed
-                | TaskState::Canceled
-                | TaskState::Rejected
-                | TaskState::InputRequired
-                | TaskState::AuthRequired
-        )
-    )
+    event_state(event).is_some_and(|state| state_class(state) != StateClass::Pending)
 }
 
 impl Follow {

@@ -1,0 +1,176 @@
+//! Waiting on a task until it ends or pauses (a2a-cli §9): following its
+//! event stream where the agent streams, polling `GetTask` otherwise or once
+//! a stream fails, and stopping at once on an interrupted state
+//! (`INPUT_REQUIRED`, `AUTH_REQUIRED`) so the caller can act. `UNSPECIFIED`
+//! is neither: the wait goes on. `--timeout` bounds the whole wait.
+//!
+//! Polling backs off from `--poll-interval` to five times it; where the
+//! agent speaks a version with long-polling reads (A2A 1.1), each read is
+//! held by the agent until the task moves, so no interval is slept at all.
+
+use super::failure::{Failure, Local};
+use super::target::Target;
+use crate::generation::{generation_of, CheckedEventStream, StreamError, LONG_POLL_FIELD};
+use crate::http::{event_state, state_class, StateClass};
+use a2a::methods::markers::GetTask;
+use a2a::rpc::{Method, Transport};
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// How a wait goes.
+pub struct Waiter<'a> {
+    /// The agent.
+    pub target: &'a Target,
+    /// `--poll-interval`.
+    pub poll_interval: Duration,
+    /// When `--timeout` passes.
+    pub deadline: Option<Instant>,
+    /// Told about each event or read while waiting (live progress).
+    pub progress: &'a dyn Fn(&Value),
+}
+
+/// How a followed stream ended.
+pub enum StreamEnd {
+    /// At a terminal or interrupted state: this event.
+    Settled(Value),
+    /// A direct message answered: no task.
+    Message(Value),
+    /// The stream stopped before the task settled: the task id, if known.
+    Broken(Option<String>, Option<Failure>),
+}
+
+/// The class of a task (or event)'s state.
+pub fn class_of(value: &Value) -> StateClass {
+    event_state(value).map_or(StateClass::Pending, state_class)
+}
+
+impl Waiter<'_> {
+    /// A failure for `--timeout`, naming the task so it can be picked up later.
+    pub fn timed_out(&self, task_id: &str) -> Failure {
+        Failure::local(
+            Local::Timeout,
+            format!("--timeout passed before task {task_id} ended or paused"),
+        )
+        .hint(format!("the task goes on: `agents task get {task_id} --wait`"))
+    }
+
+    fn remaining(&self) -> Option<Duration> {
+        self.deadline.map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// Follows `events` until the task settles; each event is handed to
+    /// `on_event` as it arrives.
+    pub async fn follow(
+        &self,
+        mut events: CheckedEventStream,
+        on_event: &mut dyn FnMut(&Value),
+    ) -> Result<StreamEnd, Failure> {
+        let mut task_id: Option<String> = None;
+        loop {
+            let next = match self.remaining() {
+                Some(left) => match tokio::time::timeout(left, events.next()).await {
+                    Ok(next) => next,
+                    Err(_) => return Err(self.timed_out(task_id.as_deref().unwrap_or("(unknown)"))),
+                },
+                None => events.next().await,
+            };
+            match next {
+                Some(Ok(event)) => {
+                    let data = event.data;
+                    if task_id.is_none() {
+                        task_id = crate::http::stream_task_id(&data);
+                    }
+                    on_event(&data);
+                    (self.progress)(&data);
+                    if data.get("message").is_some() && task_id.is_none() {
+                        return Ok(StreamEnd::Message(data));
+                    }
+                    if class_of(&data) != StateClass::Pending {
+                        return Ok(StreamEnd::Settled(data));
+                    }
+                }
+                Some(Err(StreamError::Call(error))) => {
+                    return Ok(StreamEnd::Broken(
+                        task_id,
+                        Some(Failure::of_call(&error, self.target.sends_credentials)),
+                    ))
+                }
+                Some(Err(StreamError::Gap(gap))) => {
+                    return Ok(StreamEnd::Broken(
+                        task_id,
+                        Some(Failure::local(Local::Internal, gap.to_string())),
+                    ))
+                }
+                None => return Ok(StreamEnd::Broken(task_id, None)),
+            }
+        }
+    }
+
+    /// Reads the task until it settles; the last read is returned.
+    pub async fn poll(&self, task_id: &str, tenant: Option<&Value>) -> Result<Value, Failure> {
+        let mut params = json!({ "id": task_id });
+        if let Some(tenant) = tenant {
+            params[crate::wire::A2A_NAMESPACE_FIELD] = tenant.clone();
+        }
+        let long_poll = crate::negotiate::since("GetTaskRequest", LONG_POLL_FIELD)
+            .is_some_and(|since| crate::negotiate::reaches(self.target.transport.protocol_version(), since));
+        let mut interval = self.poll_interval;
+        let most = self.poll_interval * 5;
+        loop {
+            let read = self.target.transport.call(GetTask::NAME, params.clone());
+            let task = match self.remaining() {
+                Some(left) => match tokio::time::timeout(left, read).await {
+                    Ok(read) => read,
+                    Err(_) => return Err(self.timed_out(task_id)),
+                },
+                None => read.await,
+            };
+            let task = match task {
+                Ok(task) => task,
+                // A long-poll the transport gave up on is a read to make again.
+                Err(a2a::rpc::CallError::Transport(_))
+                    if long_poll && params.get(LONG_POLL_FIELD).is_some() =>
+                {
+                    continue;
+                }
+                Err(error) => return Err(Failure::of_call(&error, self.target.sends_credentials)),
+            };
+            (self.progress)(&task);
+            if class_of(&task) != StateClass::Pending {
+                return Ok(task);
+            }
+            if self.remaining() == Some(Duration::ZERO) {
+                return Err(self.timed_out(task_id));
+            }
+            match generation_of(&task).filter(|g| long_poll && *g > 0) {
+                // Held by the agent until the task passes this generation.
+                Some(generation) => params[LONG_POLL_FIELD] = json!(generation),
+                None => {
+                    let sleep = self.remaining().map_or(interval, |left| interval.min(left));
+                    tokio::time::sleep(sleep).await;
+                    interval = (interval.mul_f64(1.5)).min(most);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes() {
+        let of = |state: &str| class_of(&json!({"status": {"state": state}}));
+        assert_eq!(of("TASK_STATE_INPUT_REQUIRED"), StateClass::Interrupted);
+        assert_eq!(of("TASK_STATE_AUTH_REQUIRED"), StateClass::Interrupted);
+        assert_eq!(of("TASK_STATE_REJECTED"), StateClass::Terminal);
+        assert_eq!(of("TASK_STATE_UNSPECIFIED"), StateClass::Pending);
+        assert_eq!(of("TASK_STATE_WORKING"), StateClass::Pending);
+        assert_eq!(
+            class_of(&json!({"statusUpdate": {"status": {"state": "TASK_STATE_FAILED"}}})),
+            StateClass::Terminal
+        );
+    }
+}
