@@ -1,10 +1,11 @@
 //! Authentication (server mode): turns the credentials of an HTTP request — an
-//! API key header, a static bearer token, a JWT (HS256 secret, RS256/ES256
-//! from a local JWKS file), or the client certificate of its TLS connection —
-//! into a [`Principal`] with its roles per namespace. Nothing here logs a
-//! credential.
+//! API key (in a header, a query parameter or a cookie, wherever the card
+//! declares it), a static bearer token, a JWT (HS256 secret, RS256/ES256 from a
+//! local JWKS file; OAuth2 tokens are such JWTs), or the
+//! client certificate of its TLS connection — into a [`Principal`] with its
+//! roles per namespace. Nothing here logs a credential.
 
-use crate::config::{AuthConfig, CertificateName, JwtConfig, PrincipalConfig, Secret};
+use crate::config::{ApiKeyLocation, AuthConfig, CertificateName, JwtConfig, PrincipalConfig, Secret};
 use crate::error::ServerError;
 use a2a::rpc::{Access, Principal};
 use http::HeaderMap;
@@ -94,6 +95,146 @@ fn certificate_name(names: CertificateName, der: &[u8]) -> Result<String, String
         .ok_or_else(|| format!("the client certificate has no {}", names.describe()))
 }
 
+/// What the listener learned of a request's credentials besides its
+/// headers, kept in the request's extensions: the verified client
+/// certificate of its connection, and the API key its query string carried
+/// (see [`Authenticator::take_query_key`]).
+#[derive(Clone, Debug, Default)]
+pub struct RequestCredentials {
+    certificate: Option<ClientCertificate>,
+    query_key: Option<QueryKey>,
+}
+
+impl RequestCredentials {
+    /// The credentials of a request on a connection whose client showed
+    /// `certificate` (verified), if any.
+    pub fn of_connection(certificate: Option<ClientCertificate>) -> RequestCredentials {
+        RequestCredentials {
+            certificate,
+            query_key: None,
+        }
+    }
+}
+
+/// An API key taken out of a query string (decoded), or why it is not one.
+/// Never printed.
+#[derive(Clone)]
+struct QueryKey(Result<Vec<u8>, &'static str>);
+
+impl std::fmt::Debug for QueryKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("QueryKey(***)")
+    }
+}
+
+/// Where requests carry their API key, by the name each place is looked up by.
+#[derive(Debug)]
+enum ApiKeyPlace {
+    Header(http::HeaderName),
+    Query(String),
+    Cookie(String),
+}
+
+impl ApiKeyPlace {
+    fn from_config(location: ApiKeyLocation, name: &str) -> Result<Self, ServerError> {
+        let invalid = |what: &str| {
+            ServerError::Config(format!(
+                "auth.api_key_name `{name}` is not a valid {what} (auth.api_key_location is `{}`)",
+                location.as_str()
+            ))
+        };
+        match location {
+            ApiKeyLocation::Header => http::HeaderName::from_bytes(name.as_bytes())
+                .map(ApiKeyPlace::Header)
+                .map_err(|_| invalid("header name")),
+            // Unreserved characters only (RFC 3986): the name reads the same
+            // encoded or not, so the card's `name` is what a client sends.
+            ApiKeyLocation::Query if !name.is_empty() && name.bytes().all(is_unreserved) => {
+                Ok(ApiKeyPlace::Query(name.to_string()))
+            }
+            ApiKeyLocation::Query => Err(invalid(
+                "query parameter name: use letters, digits, `-`, `.`, `_` and `~`",
+            )),
+            // A cookie's name is an HTTP token (RFC 6265 §4.1.1).
+            ApiKeyLocation::Cookie if !name.is_empty() && name.bytes().all(is_token_char) => {
+                Ok(ApiKeyPlace::Cookie(name.to_string()))
+            }
+            ApiKeyLocation::Cookie => Err(invalid("cookie name")),
+        }
+    }
+}
+
+/// RFC 3986 §2.3 unreserved characters.
+fn is_unreserved(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
+}
+
+/// RFC 9110 §5.6.2 token characters.
+fn is_token_char(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric()
+        || matches!(
+            byte,
+            b'!' | b'#'
+                | b'$'
+                | b'%'
+                | b'&'
+                | b'\''
+                | b'*'
+                | b'+'
+                | b'-'
+                | b'.'
+                | b'^'
+                | b'_'
+                | b'`'
+                | b'|'
+                | b'~'
+        )
+}
+
+/// Decodes one `application/x-www-form-urlencoded` name or value: `+` is a
+/// space, `%XX` a byte; `None` for a `%` not followed by two hex digits.
+fn form_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let high = char::from(*bytes.get(i + 1)?).to_digit(16)?;
+                let low = char::from(*bytes.get(i + 2)?).to_digit(16)?;
+                out.push(u8::try_from(high * 16 + low).ok()?);
+                i += 2;
+            }
+            byte => out.push(byte),
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+/// The values of the cookie `name` in the request's `Cookie` header fields
+/// (RFC 6265 §4.2.1: `name=value` pairs separated by `;` and a space; over
+/// HTTP/2 the pairs may come in several fields). A value in double quotes is
+/// given without them; nothing else is decoded.
+fn cookie_values<'h>(headers: &'h HeaderMap, name: &'h str) -> impl Iterator<Item = &'h [u8]> + 'h {
+    headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .flat_map(|field| field.as_bytes().split(|byte| *byte == b';'))
+        .filter_map(move |pair| {
+            let pair = pair.trim_ascii();
+            let equals = pair.iter().position(|byte| *byte == b'=')?;
+            let value = pair[equals + 1..].trim_ascii();
+            (pair[..equals].trim_ascii() == name.as_bytes()).then(|| {
+                value
+                    .strip_prefix(b"\"")
+                    .and_then(|inner| inner.strip_suffix(b"\""))
+                    .unwrap_or(value)
+            })
+        })
+}
+
 struct JwksKey {
     kid: Option<String>,
     algorithm: Algorithm,
@@ -111,7 +252,7 @@ struct JwtVerifier {
 
 /// Checks credentials against the configuration. Built once at start.
 pub struct Authenticator {
-    api_key_header: http::HeaderName,
+    api_key: ApiKeyPlace,
     api_keys: Vec<(Secret, String)>,
     bearer_tokens: Vec<(Secret, String)>,
     jwt: Option<JwtVerifier>,
@@ -126,6 +267,7 @@ impl std::fmt::Debug for Authenticator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Authenticator")
             .field("enabled", &self.enabled)
+            .field("api_key", &self.api_key)
             .field("api_keys", &self.api_keys.len())
             .field("bearer_tokens", &self.bearer_tokens.len())
             .field("jwt", &self.jwt.is_some())
@@ -136,10 +278,7 @@ impl std::fmt::Debug for Authenticator {
 impl Authenticator {
     /// Builds the authenticator, reading the JWKS file if one is configured.
     pub fn from_config(config: &AuthConfig) -> Result<Self, ServerError> {
-        let api_key_header =
-            http::HeaderName::from_bytes(config.api_key_header.as_bytes()).map_err(|_| {
-                ServerError::Config(format!("`{}` is not a valid header name", config.api_key_header))
-            })?;
+        let api_key = ApiKeyPlace::from_config(config.api_key_location, &config.api_key_name)?;
         if config.oauth2.is_some() && config.jwt.is_none() {
             return Err(ServerError::Config(
                 "auth.oauth2 needs auth.jwt: OAuth2 access tokens are verified as JWTs".into(),
@@ -151,13 +290,15 @@ impl Authenticator {
             challenges.push("Bearer realm=\"cleveragents\"".to_string());
         }
         if !config.api_keys.is_empty() {
+            // The name as configured: the card declares it so.
             challenges.push(format!(
-                "ApiKey realm=\"cleveragents\", header=\"{}\"",
-                config.api_key_header
+                "ApiKey realm=\"cleveragents\", {}=\"{}\"",
+                config.api_key_location.as_str(),
+                config.api_key_name
             ));
         }
         Ok(Authenticator {
-            api_key_header,
+            api_key,
             api_keys: config
                 .api_keys
                 .iter()
@@ -190,32 +331,111 @@ impl Authenticator {
         &self.challenge
     }
 
-    /// Authenticates a request from its headers, else from the client
+    /// Takes the API key out of the query string of `request` when the key
+    /// is declared to travel there: the URL keeps every other parameter, and
+    /// the key goes to the request's [`RequestCredentials`], where only
+    /// [`Authenticator::authenticate`] reads it. Called before anything else
+    /// looks at the request, so no log, trace or route sees the key.
+    pub fn take_query_key<B>(&self, request: &mut http::Request<B>) {
+        let ApiKeyPlace::Query(name) = &self.api_key else {
+            return;
+        };
+        let Some(query) = request.uri().query() else {
+            return;
+        };
+        let mut values = Vec::new();
+        let mut kept = Vec::new();
+        for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+            let (pair_name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            if form_decode(pair_name).is_some_and(|decoded| decoded == name.as_bytes()) {
+                values.push(value);
+            } else {
+                kept.push(pair);
+            }
+        }
+        let key = match values.as_slice() {
+            [] => return,
+            [value] => form_decode(value).ok_or("malformed API key query parameter"),
+            _ => Err("the API key query parameter is given more than once"),
+        };
+        let path = request.uri().path();
+        let without_key = match kept.join("&") {
+            rest if rest.is_empty() => path.to_string(),
+            rest => format!("{path}?{rest}"),
+        };
+        let mut parts = std::mem::take(request.uri_mut()).into_parts();
+        // Pieces of a valid URL make a valid one; were it not so, the root
+        // would go on rather than the key.
+        parts.path_and_query = Some(
+            http::uri::PathAndQuery::try_from(without_key)
+                .unwrap_or_else(|_| http::uri::PathAndQuery::from_static("/")),
+        );
+        *request.uri_mut() = http::Uri::from_parts(parts).unwrap_or_default();
+        let key = QueryKey(key);
+        match request.extensions_mut().get_mut::<RequestCredentials>() {
+            Some(credentials) => credentials.query_key = Some(key),
+            None => {
+                request.extensions_mut().insert(RequestCredentials {
+                    certificate: None,
+                    query_key: Some(key),
+                });
+            }
+        }
+    }
+
+    /// The API key of a request, from the one place it is declared to travel.
+    fn presented_key<'r>(
+        &'r self,
+        headers: &'r HeaderMap,
+        credentials: Option<&'r RequestCredentials>,
+    ) -> Result<Option<&'r [u8]>, AuthFailure> {
+        match &self.api_key {
+            ApiKeyPlace::Header(name) => Ok(headers.get(name).map(http::HeaderValue::as_bytes)),
+            ApiKeyPlace::Query(_) => match credentials.and_then(|c| c.query_key.as_ref()) {
+                None => Ok(None),
+                Some(QueryKey(Ok(key))) => Ok(Some(key.as_slice())),
+                Some(QueryKey(Err(reason))) => Err(AuthFailure::Invalid((*reason).into())),
+            },
+            ApiKeyPlace::Cookie(name) => {
+                let mut values = cookie_values(headers, name);
+                match (values.next(), values.next()) {
+                    (None, _) => Ok(None),
+                    (Some(value), None) => Ok(Some(value)),
+                    (Some(_), Some(_)) => Err(AuthFailure::Invalid(
+                        "the API key cookie is given more than once".into(),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Authenticates a request from its credentials — the API key where the
+    /// card declares it, or its `Authorization` header — else from the client
     /// certificate of its connection. `Ok(None)` when authentication is off
     /// (anonymous development setup).
     pub fn authenticate(
         &self,
         headers: &HeaderMap,
-        certificate: Option<&ClientCertificate>,
+        credentials: Option<&RequestCredentials>,
     ) -> Result<Option<Authenticated>, AuthFailure> {
         if !self.enabled {
             return Ok(None);
         }
+        let api_key = self.presented_key(headers, credentials)?;
         // A credential in the request speaks for the request; the
         // connection's certificate for requests that carry none.
-        let carries_credential =
-            headers.contains_key(&self.api_key_header) || headers.contains_key(http::header::AUTHORIZATION);
+        let carries_credential = api_key.is_some() || headers.contains_key(http::header::AUTHORIZATION);
+        let certificate = credentials.and_then(|c| c.certificate.as_ref());
         if let (false, true, Some(certificate)) = (carries_credential, self.mtls, certificate) {
             return match &certificate.subject {
                 Ok(subject) => Ok(Some(self.principal_for(subject, None, "mtls"))),
                 Err(reason) => Err(AuthFailure::Invalid(reason.clone())),
             };
         }
-        if let Some(value) = headers.get(&self.api_key_header) {
+        if let Some(presented) = api_key {
             if self.api_keys.is_empty() {
                 return Err(AuthFailure::Invalid("API keys are not accepted".into()));
             }
-            let presented = value.as_bytes();
             // Compare against every key so timing does not depend on which matched.
             let mut found = None;
             for (secret, subject) in &self.api_keys {

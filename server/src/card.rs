@@ -2,7 +2,7 @@
 //! identity, interfaces (JSON-RPC, HTTP+JSON and gRPC over HTTP, and the stdio binding),
 //! capabilities with the CleverAgents extension, skills and security schemes.
 
-use crate::config::{AgentInfo, AuthConfig, ServerConfig};
+use crate::config::{AgentInfo, ApiKeyLocation, AuthConfig, ServerConfig};
 use crate::negotiate::{
     self, Dialect, EXTENSION_VERSION_HEADER, GRPC_BINDING, JSONRPC_BINDING, PROTOCOL_VERSION, REST_BINDING,
     STDIO_BINDING_URI,
@@ -238,9 +238,16 @@ fn security(auth: &AuthConfig) -> (Option<HashMap<String, SecurityScheme>>, Vec<
         schemes.insert(
             "apiKey".to_string(),
             SecurityScheme::ApiKeySecurityScheme(ApiKeySecurityScheme {
-                description: Some("API key in a request header.".into()),
-                location: "header".into(),
-                name: auth.api_key_header.clone(),
+                description: Some(
+                    match auth.api_key_location {
+                        ApiKeyLocation::Header => "API key in a request header.",
+                        ApiKeyLocation::Query => "API key in a query parameter of the request URL.",
+                        ApiKeyLocation::Cookie => "API key in a request cookie.",
+                    }
+                    .into(),
+                ),
+                location: auth.api_key_location.as_str().into(),
+                name: auth.api_key_name.clone(),
             }),
         );
     }

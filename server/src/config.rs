@@ -368,8 +368,14 @@ impl fmt::Debug for Secret {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AuthConfig {
-    /// Header that carries an API key.
-    pub api_key_header: String,
+    /// Where a request carries its API key: a header (the default), a query
+    /// parameter of its URL, or a cookie. Declared in the card; a key in any
+    /// other place is no credential.
+    pub api_key_location: ApiKeyLocation,
+    /// Name of the header, query parameter or cookie that carries the API key
+    /// (default `X-API-Key`). Also read as `api_key_header`, its earlier name.
+    #[serde(alias = "api_key_header")]
+    pub api_key_name: String,
     /// Accepted API keys, each with the subject it authenticates.
     pub api_keys: Vec<CredentialConfig>,
     /// Opaque bearer tokens (`Authorization: Bearer <token>`).
@@ -391,7 +397,8 @@ pub struct AuthConfig {
 impl Default for AuthConfig {
     fn default() -> Self {
         AuthConfig {
-            api_key_header: "X-API-Key".into(),
+            api_key_location: ApiKeyLocation::Header,
+            api_key_name: "X-API-Key".into(),
             api_keys: Vec::new(),
             bearer_tokens: Vec::new(),
             jwt: None,
@@ -573,6 +580,33 @@ pub struct OAuth2Config {
     /// Description of the scheme in the card.
     #[serde(default)]
     pub description: Option<String>,
+}
+
+/// Where a request carries its API key (the card's `location`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiKeyLocation {
+    /// A request header (gRPC: a metadata entry).
+    #[default]
+    Header,
+    /// A query parameter of the request URL: the HTTP bindings only, since a
+    /// gRPC call has no query string. The listener takes it out of the URL
+    /// before anything else looks at the request, so it is never logged,
+    /// traced or read as a parameter.
+    Query,
+    /// A cookie of the `Cookie` header (gRPC: a `cookie` metadata entry).
+    Cookie,
+}
+
+impl ApiKeyLocation {
+    /// The card's name of the location: `header`, `query` or `cookie`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiKeyLocation::Header => "header",
+            ApiKeyLocation::Query => "query",
+            ApiKeyLocation::Cookie => "cookie",
+        }
+    }
 }
 
 /// A subject's roles per namespace (`*` = every namespace) and the namespace its

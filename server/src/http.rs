@@ -13,10 +13,10 @@
 //! [`exchange`], the Prometheus metrics at `GET /metrics` in [`metrics`], the
 //! check of requests forwarded by a TLS-terminating proxy in [`forwarded`].
 
-use crate::auth::{Authenticator, ClientCertificate};
+use crate::auth::{Authenticator, ClientCertificate, RequestCredentials};
 use crate::body::ResponseBody;
 use crate::card::{self, Binding};
-use crate::config::ServerConfig;
+use crate::config::{ApiKeyLocation, ServerConfig};
 use crate::error::ServerError;
 use crate::negotiate::{self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER};
 use crate::pipeline::Pipeline;
@@ -411,9 +411,9 @@ impl Connection {
         let Connection { state, peer, address } = self;
         let service = service_fn(move |mut request: Request<Incoming>| {
             let state = state.clone();
-            if let Some(client) = &client {
-                request.extensions_mut().insert(client.clone());
-            }
+            request
+                .extensions_mut()
+                .insert(RequestCredentials::of_connection(client.clone()));
             // Boxed: the connection then holds a pointer to the request
             // in flight, not its whole future, for as long as it lives
             // (an idle stream's connection most of all).
@@ -541,7 +541,7 @@ impl HttpState {
 
     async fn route(
         &self,
-        request: Request<Incoming>,
+        mut request: Request<Incoming>,
         peer: SocketAddr,
         address: Address,
     ) -> Response<ResponseBody> {
@@ -557,6 +557,10 @@ impl HttpState {
         if self.config.http.grpc && self::grpc::is_grpc(&request) {
             return self.grpc(request).await;
         }
+        // An API key declared to travel in the query string leaves the URL
+        // here, before the bindings read its parameters (a gRPC call has no
+        // query string: its key travels as metadata).
+        self.auth.take_query_key(&mut request);
         let path = request.uri().path();
         // The JSON-RPC path wins where the two bindings' paths meet.
         let rest_route = (path != self.config.http.path)
@@ -638,10 +642,14 @@ impl HttpState {
                 header::ACCESS_CONTROL_ALLOW_METHODS,
                 HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
             );
-            let allow_headers = format!(
-                "Content-Type, Authorization, Last-Event-ID, {A2A_VERSION_HEADER}, {A2A_EXTENSIONS_HEADER}, {EXTENSION_VERSION_HEADER}, {}",
-                self.config.auth.api_key_header
+            let mut allow_headers = format!(
+                "Content-Type, Authorization, Last-Event-ID, {A2A_VERSION_HEADER}, {A2A_EXTENSIONS_HEADER}, {EXTENSION_VERSION_HEADER}"
             );
+            // A key in the query string or a cookie needs no header of its own.
+            if self.config.auth.api_key_location == ApiKeyLocation::Header {
+                allow_headers.push_str(", ");
+                allow_headers.push_str(&self.config.auth.api_key_name);
+            }
             if let Ok(value) = HeaderValue::from_str(&allow_headers) {
                 headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, value);
             }

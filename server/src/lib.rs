@@ -35,12 +35,12 @@ mod sse;
 mod stdio;
 mod tls;
 
-pub use auth::{AuthFailure, Authenticated, Authenticator, ClientCertificate};
+pub use auth::{AuthFailure, Authenticated, Authenticator, ClientCertificate, RequestCredentials};
 pub use card::{agent_card, extended_agent_card, Binding};
 pub use config::{
-    AgentInfo, AuthConfig, CapabilityFlags, CardSigningKey, CertificateName, CorsConfig, CredentialConfig,
-    HttpConfig, JwtConfig, Limits, MtlsConfig, OAuth2Config, PrincipalConfig, Secret, ServerConfig,
-    TlsConfig,
+    AgentInfo, ApiKeyLocation, AuthConfig, CapabilityFlags, CardSigningKey, CertificateName, CorsConfig,
+    CredentialConfig, HttpConfig, JwtConfig, Limits, MtlsConfig, OAuth2Config, PrincipalConfig, Secret,
+    ServerConfig, TlsConfig,
 };
 pub use error::ServerError;
 pub use http::{serve_http, HttpServer, METRICS_PATH};

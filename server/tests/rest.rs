@@ -350,7 +350,7 @@ async fn an_unauthenticated_caller_gets_401_with_a_challenge() {
 }
 
 fn server_api_key_header() -> String {
-    loopback_config().auth.api_key_header
+    loopback_config().auth.api_key_name
 }
 
 #[tokio::test]
