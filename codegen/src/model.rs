@@ -1,6 +1,6 @@
 //! The contract model: the `x-contract`, `x-services`, `x-capabilities`,
-//! `x-errors` and `x-methods` sections of each schema, read into typed values
-//! the emitters work from.
+//! `x-bindings`, `x-errors` and `x-methods` sections of each schema, read into
+//! typed values the emitters work from.
 
 use crate::routes::{self, HttpSection, Route, RouteDef};
 use crate::{Error, Result};
@@ -21,6 +21,9 @@ pub struct Contract {
     pub services: Vec<(String, Service)>,
     /// Agent capabilities (`x-capabilities`, optional) in declaration order.
     pub capabilities: Vec<(String, CapabilityDef)>,
+    /// Protocol bindings (`x-bindings`, optional) in declaration order, keyed
+    /// by their Rust variant name.
+    pub bindings: Vec<(String, BindingDef)>,
     /// Errors in declaration order.
     pub errors: Vec<(String, ErrorDef)>,
     /// Methods in declaration order.
@@ -91,10 +94,36 @@ pub struct CapabilityDef {
     pub spec_section: Option<String>,
 }
 
+/// One entry of `x-bindings`: a protocol binding an Agent Card names in an
+/// interface's `protocolBinding`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BindingDef {
+    /// The exact `protocolBinding` value (`JSONRPC`, `HTTP+JSON`).
+    pub name: String,
+    pub description: String,
+    /// Section of the specification that defines the binding.
+    #[serde(default)]
+    pub spec_section: Option<String>,
+}
+
+impl BindingDef {
+    /// The name of the Rust constant holding the binding's name: the name in
+    /// SCREAMING_SNAKE_CASE (`HTTP+JSON` → `HTTP_JSON`).
+    pub fn const_name(&self) -> String {
+        heck::ToShoutySnakeCase::to_shouty_snake_case(self.name.as_str())
+    }
+}
+
 /// One entry of `x-errors`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ErrorDef {
+    /// The name the specification gives the error (`TaskNotFoundError`).
+    /// Required of the base protocol's errors; an extension's, which no
+    /// specification names, get one derived from the contract and the reason.
+    #[serde(default)]
+    pub name: Option<String>,
     pub code: i64,
     pub reason: String,
     pub http_status: u16,
@@ -199,6 +228,10 @@ impl Contract {
             Some(_) => ordered_section(file, root, "x-capabilities")?,
             None => Vec::new(),
         };
+        let bindings: Vec<(String, BindingDef)> = match root.get("x-bindings") {
+            Some(_) => ordered_section(file, root, "x-bindings")?,
+            None => Vec::new(),
+        };
         let errors: Vec<(String, ErrorDef)> = ordered_section(file, root, "x-errors")?;
         let methods: Vec<(String, MethodDef)> = ordered_section(file, root, "x-methods")?;
         let http: HttpSection = match root.get("x-http") {
@@ -231,6 +264,7 @@ impl Contract {
             check_method(file, &info, &services, &errors, method)?;
         }
         check_capabilities(file, &capabilities, &errors)?;
+        check_bindings(file, &bindings)?;
         for required in [
             "ParseError",
             "InvalidRequest",
@@ -254,9 +288,27 @@ impl Contract {
             http,
             services,
             capabilities,
+            bindings,
             errors,
             methods,
         })
+    }
+
+    /// The name of error `key` of this contract's registry as clients see it:
+    /// the one the schema gives, else, for an extension (whose errors no
+    /// specification names), the contract's name and the ErrorInfo reason
+    /// (`CLEVERAGENTS_NOT_FOUND`), which no specification's name looks like.
+    /// `None` for an error of the base protocol without its name.
+    pub fn error_name(&self, error: &ErrorDef) -> Option<String> {
+        match (&error.name, &self.info.protocol_version) {
+            (Some(name), _) => Some(name.clone()),
+            (None, Some(_)) => None,
+            (None, None) => Some(format!(
+                "{}_{}",
+                heck::ToShoutySnakeCase::to_shouty_snake_case(self.info.name.as_str()),
+                error.reason
+            )),
+        }
     }
 
     /// The registry entry of this contract with the given JSON-RPC code.
@@ -351,6 +403,46 @@ fn check_capabilities(
             ));
         }
         if let Some(section) = &capability.spec_section {
+            check_section(file, &at, section)?;
+        }
+    }
+    Ok(())
+}
+
+/// Each binding has a name and a Rust variant name, neither given twice, and
+/// its section is a section number.
+fn check_bindings(file: &str, bindings: &[(String, BindingDef)]) -> Result<()> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut consts = std::collections::BTreeSet::new();
+    for (key, binding) in bindings {
+        let at = format!("x-bindings.{key}");
+        if syn::parse_str::<syn::Ident>(key).is_err() || !key.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return Err(Error::schema(
+                file,
+                format!("{at}: the key is the Rust variant name, in PascalCase"),
+            ));
+        }
+        if binding.name.trim().is_empty() {
+            return Err(Error::schema(file, format!("{at}: `name` is empty")));
+        }
+        // Names compare as a reader of a card does: without regard to case.
+        if !names.insert(binding.name.to_ascii_lowercase()) {
+            return Err(Error::schema(
+                file,
+                format!("{at}: the name `{}` is given twice", binding.name),
+            ));
+        }
+        let constant = binding.const_name();
+        if syn::parse_str::<syn::Ident>(&constant).is_err() || !consts.insert(constant.clone()) {
+            return Err(Error::schema(
+                file,
+                format!(
+                    "{at}: the name `{}` makes no Rust constant of its own (`{constant}`)",
+                    binding.name
+                ),
+            ));
+        }
+        if let Some(section) = &binding.spec_section {
             check_section(file, &at, section)?;
         }
     }

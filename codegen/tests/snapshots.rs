@@ -142,3 +142,83 @@ fn enum_description_of_a_value_the_enum_lacks_is_rejected() {
         "bundle: `NoteState`: x-enum-descriptions names `NOTE_STATE_GONE`, which is not a value of the enum"
     );
 }
+
+#[test]
+fn a_base_protocol_error_needs_its_name() {
+    let error = generation_error(|s| {
+        s[0].1["x-errors"]["NoteNotFound"]
+            .as_object_mut()
+            .expect("an error entry")
+            .remove("name");
+    });
+    assert_eq!(
+        error,
+        "mini.json: x-errors.NoteNotFound: the base protocol's errors carry the `name` the specification gives them"
+    );
+}
+
+#[test]
+fn an_error_name_is_given_once() {
+    let error = generation_error(|s| s[1].1["x-errors"]["ExtNotFound"]["name"] = "NoteNotFoundError".into());
+    assert_eq!(
+        error,
+        "mini-ext.json: x-errors.ExtNotFound: the name `NoteNotFoundError` is also error `NoteNotFound`'s"
+    );
+}
+
+#[test]
+fn a_derived_error_name_never_looks_like_the_protocols() {
+    let error = generation_error(|s| s[1].1["x-contract"]["name"] = "a2a_cli".into());
+    assert_eq!(
+        error,
+        "mini-ext.json: x-errors.ExtParseError: the derived name `A2A_CLI_PARSE_ERROR` could be taken for one of the protocol's; give a `name`"
+    );
+}
+
+/// An extension's errors without a `name` are named after the contract and
+/// their reason; one with a `name` keeps it.
+#[test]
+fn extension_error_names_are_derived_from_the_reason() {
+    let output = codegen::generate(&load(&["mini.json", "mini-ext.json"])).expect("fixture generates");
+    let errors = &output.files["errors.rs"];
+    assert!(errors.contains(r#"Self::ExtParseError => "MINIEXT_PARSE_ERROR""#));
+    assert!(errors.contains(r#"Self::ExtNotFound => "MiniExtNotFound""#));
+    assert!(errors.contains(r#"Self::ParseError => "JSONParseError""#));
+}
+
+#[test]
+fn a_binding_name_is_given_once_in_any_case() {
+    let error = generation_error(|s| s[0].1["x-bindings"]["HttpJson"]["name"] = "jsonrpc".into());
+    assert_eq!(
+        error,
+        "mini.json: x-bindings.HttpJson: the name `jsonrpc` is given twice"
+    );
+}
+
+#[test]
+fn a_binding_key_is_a_rust_variant_name() {
+    let error = generation_error(|s| {
+        let binding = s[0].1["x-bindings"]["HttpJson"].clone();
+        s[0].1["x-bindings"]["http+json"] = binding;
+    });
+    assert_eq!(
+        error,
+        "mini.json: x-bindings.http+json: the key is the Rust variant name, in PascalCase"
+    );
+}
+
+#[test]
+fn a_binding_name_makes_a_constant() {
+    let error = generation_error(|s| {
+        s[0].1["x-bindings"]["HttpJsonToo"] = serde_json::json!({"name": "HTTP_JSON", "description": "Twin."})
+    });
+    assert_eq!(
+        error,
+        "mini.json: x-bindings.HttpJsonToo: the name `HTTP_JSON` makes no Rust constant of its own (`HTTP_JSON`)"
+    );
+    let error = generation_error(|s| s[0].1["x-bindings"]["HttpJson"]["name"] = "+".into());
+    assert_eq!(
+        error,
+        "mini.json: x-bindings.HttpJson: the name `+` makes no Rust constant of its own (``)"
+    );
+}

@@ -7,7 +7,10 @@
 //!   and accepting snake_case field names and integer enum values on input;
 //! - [`methods`]: the method table — [`methods::METHODS`], one marker type per
 //!   method in [`methods::markers`] implementing [`rpc::Method`];
-//! - [`errors`]: the error registry ([`ErrorKind`]);
+//! - [`bindings`]: the protocol bindings an Agent Card interface names
+//!   ([`Binding`]: `JSONRPC`, `GRPC`, `HTTP+JSON`);
+//! - [`errors`]: the error registry ([`ErrorKind`]), each error with the name
+//!   the specification gives it ([`ErrorKind::spec_name`]);
 //! - [`handlers`]: one async trait per service and the [`Router`] dispatcher;
 //! - [`registry`]: one descriptor per registry kind and [`registry::RegistryEntity`]
 //!   on every entity type, for one generic registry;
@@ -48,6 +51,7 @@ pub use a2a_runtime as runtime;
 pub use errors::ErrorKind;
 pub use generated::{client, errors, handlers, methods, registry, types};
 pub use handlers::{Handler, Router};
+pub use methods::bindings::{self, Binding};
 pub use methods::{
     capabilities, find_method, method_index, Contract, DEFAULT_NAMESPACE, METHODS, STDIO_BINDING_URI,
 };

@@ -1,8 +1,14 @@
 //! The error registry enum.
+//!
+//! Besides its wire facts each error has a name: the one the specification's
+//! error tables give it (`TaskNotFoundError`), which the schema carries since
+//! no wire fact spells it, or for an extension's error a vendor name derived
+//! from its contract and reason. Bindings and command lines that report
+//! errors by name take it from here.
 
 use super::{contract_variant, doc, error_variant};
 use crate::model::Contract;
-use crate::Result;
+use crate::{Error, Result};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -15,6 +21,8 @@ pub fn emit(contracts: &[Contract]) -> Result<TokenStream> {
     let mut grpc = Vec::new();
     let mut message = Vec::new();
     let mut description = Vec::new();
+    let mut spec_name = Vec::new();
+    let names = error_names(contracts)?;
     let mut contract_of = Vec::new();
     let mut by_reason = Vec::new();
     let mut all = Vec::new();
@@ -23,10 +31,12 @@ pub fn emit(contracts: &[Contract]) -> Result<TokenStream> {
         let dom = &contract.info.error_domain;
         for (name, error) in &contract.errors {
             let v = error_variant(name);
+            let named = &names[&(contract.file.as_str(), name.as_str())];
             let docs = doc(&format!(
-                "`{}` {} — {}\n\n{}",
+                "`{}` {} ({named}) — {}\n\n{}",
                 error.code, error.reason, error.message, error.description
             ));
+            spec_name.push(quote!(Self::#v => #named));
             variants.push(quote!(#docs #v));
             all.push(quote!(Self::#v));
             let (c, r, s, m, d) = (
@@ -68,6 +78,12 @@ pub fn emit(contracts: &[Contract]) -> Result<TokenStream> {
             pub const fn http_status(self) -> u16 { match self { #(#status,)* } }
             /// The gRPC status name (spec §5.4), the `status` of an HTTP+JSON error body.
             pub const fn grpc_status(self) -> &'static str { match self { #(#grpc,)* } }
+            /// The error's name: the one the specification gives it
+            /// (`TaskNotFoundError`, `JSONParseError`), or for an extension's
+            /// error, which no specification names, its contract's name and
+            /// its ErrorInfo reason (`CLEVERAGENTS_NOT_FOUND`). Distinct for
+            /// every error.
+            pub const fn spec_name(self) -> &'static str { match self { #(#spec_name,)* } }
             /// The default human-readable message.
             pub const fn default_message(self) -> &'static str { match self { #(#message,)* } }
             /// When the error occurs.
@@ -90,4 +106,33 @@ pub fn emit(contracts: &[Contract]) -> Result<TokenStream> {
             fn from_reason(domain: &str, reason: &str) -> Option<Self> { ErrorKind::from_reason(domain, reason) }
         }
     })
+}
+
+/// The name of every error, keyed by (file, registry key): the schema's, or the
+/// one derived for an extension's error. Each is given, none twice, and a
+/// derived one never starts as the protocol's own names do (`A2A`).
+fn error_names(contracts: &[Contract]) -> Result<std::collections::BTreeMap<(&str, &str), String>> {
+    let mut names = std::collections::BTreeMap::new();
+    let mut seen = std::collections::BTreeMap::new();
+    for contract in contracts {
+        for (key, error) in &contract.errors {
+            let at = |what: String| Error::schema(&contract.file, format!("x-errors.{key}: {what}"));
+            let name = contract.error_name(error).ok_or_else(|| {
+                at("the base protocol's errors carry the `name` the specification gives them".into())
+            })?;
+            if name.trim().is_empty() {
+                return Err(at("`name` is empty".into()));
+            }
+            if error.name.is_none() && name.to_ascii_uppercase().starts_with("A2A") {
+                return Err(at(format!(
+                    "the derived name `{name}` could be taken for one of the protocol's; give a `name`"
+                )));
+            }
+            if let Some(other) = seen.insert(name.clone(), key.as_str()) {
+                return Err(at(format!("the name `{name}` is also error `{other}`'s")));
+            }
+            names.insert((contract.file.as_str(), key.as_str()), name);
+        }
+    }
+    Ok(names)
 }

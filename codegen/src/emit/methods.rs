@@ -318,8 +318,8 @@ fn marker_type(method: &MethodDef, index: usize, names: &Names) -> Result<TokenS
 }
 
 /// Facts that hold for the whole crate: the default namespace and the stdio
-/// binding URI (from the first contract declaring each), and the agent
-/// capabilities of `x-capabilities`.
+/// binding URI (from the first contract declaring each), the agent
+/// capabilities of `x-capabilities` and the protocol bindings of `x-bindings`.
 fn crate_facts(contracts: &[Contract]) -> TokenStream {
     let first = |get: fn(&Contract) -> Option<&String>| contracts.iter().find_map(get);
     let mut out = Vec::new();
@@ -336,9 +336,81 @@ fn crate_facts(contracts: &[Contract]) -> TokenStream {
         });
     }
     let capabilities = capabilities_module(contracts);
+    let bindings = bindings_module(contracts);
     quote! {
         #(#out)*
         #capabilities
+        #bindings
+    }
+}
+
+/// The `bindings` module: one constant per protocol binding name and the
+/// `Binding` enum over them; nothing when no contract declares `x-bindings`
+/// (a downstream extension's).
+fn bindings_module(contracts: &[Contract]) -> TokenStream {
+    let declared: Vec<_> = contracts.iter().flat_map(|c| c.bindings.iter()).collect();
+    if declared.is_empty() {
+        return TokenStream::new();
+    }
+    let mut consts = Vec::new();
+    let mut variants = Vec::new();
+    let mut all = Vec::new();
+    let mut as_str = Vec::new();
+    let mut description = Vec::new();
+    let mut section = Vec::new();
+    for (key, binding) in declared {
+        let variant = quote::format_ident!("{key}");
+        let constant = quote::format_ident!("{}", binding.const_name());
+        let (name, text) = (&binding.name, &binding.description);
+        let docs = doc(&format!("`{name}`: {text}"));
+        consts.push(quote!(#docs pub const #constant: &str = #name;));
+        variants.push(quote!(#docs #variant));
+        all.push(quote!(Binding::#variant));
+        as_str.push(quote!(Binding::#variant => #constant));
+        description.push(quote!(Binding::#variant => #text));
+        let s = opt(&binding.spec_section);
+        section.push(quote!(Binding::#variant => #s));
+    }
+    quote! {
+        /// The protocol bindings the specification defines (`x-bindings`): the
+        /// values of an Agent Card interface's `protocolBinding` a client and a
+        /// server agree on. A custom binding (spec §12) is named by a URI
+        /// instead and has no variant here.
+        pub mod bindings {
+            #(#consts)*
+
+            /// A protocol binding the specification defines.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub enum Binding { #(#variants,)* }
+
+            impl Binding {
+                /// Every binding, in schema order.
+                pub const ALL: &'static [Binding] = &[#(#all),*];
+
+                /// The `protocolBinding` value, exactly as it travels.
+                pub const fn as_str(self) -> &'static str { match self { #(#as_str,)* } }
+
+                /// What the binding is (`x-bindings.*.description`).
+                pub const fn description(self) -> &'static str { match self { #(#description,)* } }
+
+                /// Section of the specification that defines the binding.
+                pub const fn spec_section(self) -> Option<&'static str> { match self { #(#section,)* } }
+
+                /// The binding called `name`, in any case (`jsonrpc`, `Http+Json`):
+                /// what people type is read leniently, what goes on the wire is
+                /// [`Binding::as_str`]. `None` for any other name, a custom
+                /// binding's URI among them.
+                pub fn from_name(name: &str) -> Option<Binding> {
+                    Binding::ALL.iter().copied().find(|b| b.as_str().eq_ignore_ascii_case(name))
+                }
+            }
+
+            impl ::std::fmt::Display for Binding {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+        }
     }
 }
 

@@ -7,115 +7,115 @@
 /// between contracts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
-    /// `-32700` PARSE_ERROR — Invalid JSON payload
+    /// `-32700` PARSE_ERROR (JSONParseError) — Invalid JSON payload
     ///
     /// The request body is not valid JSON.
     ParseError,
-    /// `-32600` INVALID_REQUEST — Request payload validation error
+    /// `-32600` INVALID_REQUEST (InvalidRequestError) — Request payload validation error
     ///
     /// The JSON is not a valid JSON-RPC 2.0 request object.
     InvalidRequest,
-    /// `-32601` METHOD_NOT_FOUND — Method not found
+    /// `-32601` METHOD_NOT_FOUND (MethodNotFoundError) — Method not found
     ///
     /// The method does not exist or is not available.
     MethodNotFound,
-    /// `-32602` INVALID_PARAMS — Invalid parameters
+    /// `-32602` INVALID_PARAMS (InvalidParamsError) — Invalid parameters
     ///
     /// The params are invalid for the method; details may carry a BadRequest with field violations.
     InvalidParams,
-    /// `-32603` INTERNAL_ERROR — Internal error
+    /// `-32603` INTERNAL_ERROR (InternalError) — Internal error
     ///
     /// The server failed while handling the request.
     InternalError,
-    /// `-32001` TASK_NOT_FOUND — Task not found
+    /// `-32001` TASK_NOT_FOUND (TaskNotFoundError) — Task not found
     ///
     /// The task (or push-notification configuration) does not exist or is not accessible to the caller; it may be invalid, expired or purged.
     TaskNotFound,
-    /// `-32002` TASK_NOT_CANCELABLE — Task cannot be canceled
+    /// `-32002` TASK_NOT_CANCELABLE (TaskNotCancelableError) — Task cannot be canceled
     ///
     /// The task is not in a cancelable state, e.g. it already reached a terminal state.
     TaskNotCancelable,
-    /// `-32003` PUSH_NOTIFICATION_NOT_SUPPORTED — Push notifications are not supported
+    /// `-32003` PUSH_NOTIFICATION_NOT_SUPPORTED (PushNotificationNotSupportedError) — Push notifications are not supported
     ///
     /// The agent does not support push notifications (capabilities.pushNotifications is not true).
     PushNotificationNotSupported,
-    /// `-32004` UNSUPPORTED_OPERATION — Unsupported operation
+    /// `-32004` UNSUPPORTED_OPERATION (UnsupportedOperationError) — Unsupported operation
     ///
     /// The operation, or an aspect of it, is not supported: e.g. streaming without the capability, or a message or subscription for a task in a terminal state.
     UnsupportedOperation,
-    /// `-32005` CONTENT_TYPE_NOT_SUPPORTED — Content type not supported
+    /// `-32005` CONTENT_TYPE_NOT_SUPPORTED (ContentTypeNotSupportedError) — Content type not supported
     ///
     /// A media type in the request's parts (or implied for an artifact) is not supported by the agent or skill.
     ContentTypeNotSupported,
-    /// `-32006` INVALID_AGENT_RESPONSE — Invalid agent response
+    /// `-32006` INVALID_AGENT_RESPONSE (InvalidAgentResponseError) — Invalid agent response
     ///
     /// An agent produced a response that does not conform to the specification of the method.
     InvalidAgentResponse,
-    /// `-32007` EXTENDED_AGENT_CARD_NOT_CONFIGURED — Extended agent card not configured
+    /// `-32007` EXTENDED_AGENT_CARD_NOT_CONFIGURED (ExtendedAgentCardNotConfiguredError) — Extended agent card not configured
     ///
     /// The agent declares extended Agent Card support but has no extended card configured.
     ExtendedAgentCardNotConfigured,
-    /// `-32008` EXTENSION_SUPPORT_REQUIRED — Extension support required
+    /// `-32008` EXTENSION_SUPPORT_REQUIRED (ExtensionSupportRequiredError) — Extension support required
     ///
     /// The agent requires an extension (required: true in its card) that the client did not declare in A2A-Extensions.
     ExtensionSupportRequired,
-    /// `-32009` VERSION_NOT_SUPPORTED — Protocol version not supported
+    /// `-32009` VERSION_NOT_SUPPORTED (VersionNotSupportedError) — Protocol version not supported
     ///
     /// The A2A protocol version requested through the A2A-Version service parameter is not supported.
     VersionNotSupported,
-    /// `-32010` TASK_GENERATION_MISMATCH — Task generation mismatch
+    /// `-32010` TASK_GENERATION_MISMATCH (TaskGenerationMismatchError) — Task generation mismatch
     ///
     /// The ifGenerationMatch of a message's configuration is not the task's current generation; fetch the task and decide whether to send again.
     TaskGenerationMismatch,
-    /// `-32700` PARSE_ERROR — Invalid JSON payload
+    /// `-32700` PARSE_ERROR (CLEVERAGENTS_PARSE_ERROR) — Invalid JSON payload
     ///
     /// The request is not valid JSON.
     ExtParseError,
-    /// `-32600` INVALID_REQUEST — Invalid request
+    /// `-32600` INVALID_REQUEST (CLEVERAGENTS_INVALID_REQUEST) — Invalid request
     ///
     /// The JSON is not a valid JSON-RPC 2.0 request object.
     ExtInvalidRequest,
-    /// `-32601` METHOD_NOT_FOUND — Method not found
+    /// `-32601` METHOD_NOT_FOUND (CLEVERAGENTS_METHOD_NOT_FOUND) — Method not found
     ///
     /// The method does not exist, or was introduced in a minor version later than the one negotiated.
     ExtMethodNotFound,
-    /// `-32602` INVALID_PARAMS — Invalid parameters
+    /// `-32602` INVALID_PARAMS (CLEVERAGENTS_INVALID_PARAMS) — Invalid parameters
     ///
     /// The params do not match the method's params type; details may carry a BadRequest with field violations.
     ExtInvalidParams,
-    /// `-32603` INTERNAL_ERROR — Internal error
+    /// `-32603` INTERNAL_ERROR (CLEVERAGENTS_INTERNAL_ERROR) — Internal error
     ///
     /// The server failed while handling the request (including an unreachable sync remote).
     ExtInternalError,
-    /// `-32001` NOT_FOUND — Not found
+    /// `-32001` NOT_FOUND (CLEVERAGENTS_NOT_FOUND) — Not found
     ///
     /// The plan, entity, namespace, prompt or remote does not exist, or lives in a namespace the caller cannot read.
     ExtNotFound,
-    /// `-32002` AUTH_REQUIRED — Authentication required
+    /// `-32002` AUTH_REQUIRED (CLEVERAGENTS_AUTH_REQUIRED) — Authentication required
     ///
     /// The request carries no valid credentials (server mode).
     ExtAuthRequired,
-    /// `-32003` AUTH_FORBIDDEN — Forbidden
+    /// `-32003` AUTH_FORBIDDEN (CLEVERAGENTS_AUTH_FORBIDDEN) — Forbidden
     ///
     /// The caller can read the namespace but lacks the role the method requires (WRITER for changes, ADMIN for members, sync and diagnostics).
     ExtAuthForbidden,
-    /// `-32004` INVALID_STATE — Invalid state
+    /// `-32004` INVALID_STATE (CLEVERAGENTS_INVALID_STATE) — Invalid state
     ///
     /// The request does not fit the current state: an invalid plan transition, or an expected version or revision that is no longer current.
     ExtInvalidState,
-    /// `-32005` ALREADY_EXISTS — Already exists
+    /// `-32005` ALREADY_EXISTS (CLEVERAGENTS_ALREADY_EXISTS) — Already exists
     ///
     /// An entity of that kind and name already exists in the namespace.
     ExtAlreadyExists,
-    /// `-32006` BUDGET_EXCEEDED — Budget exceeded
+    /// `-32006` BUDGET_EXCEEDED (CLEVERAGENTS_BUDGET_EXCEEDED) — Budget exceeded
     ///
     /// The operation would exceed the automation profile's or the context's budget; nothing was changed.
     ExtBudgetExceeded,
-    /// `-32007` VERSION_MISMATCH — Version mismatch
+    /// `-32007` VERSION_MISMATCH (CLEVERAGENTS_VERSION_MISMATCH) — Version mismatch
     ///
     /// The requested minor version of urn:cleveragents:extensions:v1 (or protocol version at stdio initialize) is not supported; supported: 1.0, 1.1.
     ExtVersionMismatch,
-    /// `-32008` PLAN_ERROR — Plan error
+    /// `-32008` PLAN_ERROR (CLEVERAGENTS_PLAN_ERROR) — Plan error
     ///
     /// The plan cannot be carried out as requested: inputs violate the action's schema, a step's tool cannot run, a correction does not apply, or a blocking invariant fails.
     ExtPlanError,
@@ -315,6 +315,43 @@ impl ErrorKind {
             Self::ExtBudgetExceeded => "RESOURCE_EXHAUSTED",
             Self::ExtVersionMismatch => "FAILED_PRECONDITION",
             Self::ExtPlanError => "FAILED_PRECONDITION",
+        }
+    }
+    /// The error's name: the one the specification gives it
+    /// (`TaskNotFoundError`, `JSONParseError`), or for an extension's
+    /// error, which no specification names, its contract's name and
+    /// its ErrorInfo reason (`CLEVERAGENTS_NOT_FOUND`). Distinct for
+    /// every error.
+    pub const fn spec_name(self) -> &'static str {
+        match self {
+            Self::ParseError => "JSONParseError",
+            Self::InvalidRequest => "InvalidRequestError",
+            Self::MethodNotFound => "MethodNotFoundError",
+            Self::InvalidParams => "InvalidParamsError",
+            Self::InternalError => "InternalError",
+            Self::TaskNotFound => "TaskNotFoundError",
+            Self::TaskNotCancelable => "TaskNotCancelableError",
+            Self::PushNotificationNotSupported => "PushNotificationNotSupportedError",
+            Self::UnsupportedOperation => "UnsupportedOperationError",
+            Self::ContentTypeNotSupported => "ContentTypeNotSupportedError",
+            Self::InvalidAgentResponse => "InvalidAgentResponseError",
+            Self::ExtendedAgentCardNotConfigured => "ExtendedAgentCardNotConfiguredError",
+            Self::ExtensionSupportRequired => "ExtensionSupportRequiredError",
+            Self::VersionNotSupported => "VersionNotSupportedError",
+            Self::TaskGenerationMismatch => "TaskGenerationMismatchError",
+            Self::ExtParseError => "CLEVERAGENTS_PARSE_ERROR",
+            Self::ExtInvalidRequest => "CLEVERAGENTS_INVALID_REQUEST",
+            Self::ExtMethodNotFound => "CLEVERAGENTS_METHOD_NOT_FOUND",
+            Self::ExtInvalidParams => "CLEVERAGENTS_INVALID_PARAMS",
+            Self::ExtInternalError => "CLEVERAGENTS_INTERNAL_ERROR",
+            Self::ExtNotFound => "CLEVERAGENTS_NOT_FOUND",
+            Self::ExtAuthRequired => "CLEVERAGENTS_AUTH_REQUIRED",
+            Self::ExtAuthForbidden => "CLEVERAGENTS_AUTH_FORBIDDEN",
+            Self::ExtInvalidState => "CLEVERAGENTS_INVALID_STATE",
+            Self::ExtAlreadyExists => "CLEVERAGENTS_ALREADY_EXISTS",
+            Self::ExtBudgetExceeded => "CLEVERAGENTS_BUDGET_EXCEEDED",
+            Self::ExtVersionMismatch => "CLEVERAGENTS_VERSION_MISMATCH",
+            Self::ExtPlanError => "CLEVERAGENTS_PLAN_ERROR",
         }
     }
     /// The default human-readable message.

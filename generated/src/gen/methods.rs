@@ -239,6 +239,78 @@ pub mod capabilities {
         ALL.iter().find(|c| c.name == name)
     }
 }
+/// The protocol bindings the specification defines (`x-bindings`): the
+/// values of an Agent Card interface's `protocolBinding` a client and a
+/// server agree on. A custom binding (spec §12) is named by a URI
+/// instead and has no variant here.
+pub mod bindings {
+    /// `JSONRPC`: JSON-RPC 2.0 over HTTP: one endpoint, streaming answers as Server-Sent Events.
+    pub const JSONRPC: &str = "JSONRPC";
+    /// `GRPC`: gRPC over HTTP/2: package `lf.a2a.v1`, service `A2AService`; the interface URL is `host:port`.
+    pub const GRPC: &str = "GRPC";
+    /// `HTTP+JSON`: HTTP+JSON (REST): each method on its own route (`x-http`), streaming answers as Server-Sent Events.
+    pub const HTTP_JSON: &str = "HTTP+JSON";
+    /// A protocol binding the specification defines.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Binding {
+        /// `JSONRPC`: JSON-RPC 2.0 over HTTP: one endpoint, streaming answers as Server-Sent Events.
+        JsonRpc,
+        /// `GRPC`: gRPC over HTTP/2: package `lf.a2a.v1`, service `A2AService`; the interface URL is `host:port`.
+        Grpc,
+        /// `HTTP+JSON`: HTTP+JSON (REST): each method on its own route (`x-http`), streaming answers as Server-Sent Events.
+        HttpJson,
+    }
+    impl Binding {
+        /// Every binding, in schema order.
+        pub const ALL: &'static [Binding] = &[
+            Binding::JsonRpc,
+            Binding::Grpc,
+            Binding::HttpJson,
+        ];
+        /// The `protocolBinding` value, exactly as it travels.
+        pub const fn as_str(self) -> &'static str {
+            match self {
+                Binding::JsonRpc => JSONRPC,
+                Binding::Grpc => GRPC,
+                Binding::HttpJson => HTTP_JSON,
+            }
+        }
+        /// What the binding is (`x-bindings.*.description`).
+        pub const fn description(self) -> &'static str {
+            match self {
+                Binding::JsonRpc => {
+                    "JSON-RPC 2.0 over HTTP: one endpoint, streaming answers as Server-Sent Events."
+                }
+                Binding::Grpc => {
+                    "gRPC over HTTP/2: package `lf.a2a.v1`, service `A2AService`; the interface URL is `host:port`."
+                }
+                Binding::HttpJson => {
+                    "HTTP+JSON (REST): each method on its own route (`x-http`), streaming answers as Server-Sent Events."
+                }
+            }
+        }
+        /// Section of the specification that defines the binding.
+        pub const fn spec_section(self) -> Option<&'static str> {
+            match self {
+                Binding::JsonRpc => Some("9"),
+                Binding::Grpc => Some("10"),
+                Binding::HttpJson => Some("11"),
+            }
+        }
+        /// The binding called `name`, in any case (`jsonrpc`, `Http+Json`):
+        /// what people type is read leniently, what goes on the wire is
+        /// [`Binding::as_str`]. `None` for any other name, a custom
+        /// binding's URI among them.
+        pub fn from_name(name: &str) -> Option<Binding> {
+            Binding::ALL.iter().copied().find(|b| b.as_str().eq_ignore_ascii_case(name))
+        }
+    }
+    impl ::std::fmt::Display for Binding {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str(self.as_str())
+        }
+    }
+}
 /// The descriptor of one method of these contracts.
 pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
 /// Every method of every contract, in schema order.

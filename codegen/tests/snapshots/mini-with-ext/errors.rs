@@ -7,55 +7,55 @@
 /// between contracts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
-    /// `-32700` PARSE_ERROR — Parse error
+    /// `-32700` PARSE_ERROR (JSONParseError) — Parse error
     ///
     /// The body is not JSON.
     ParseError,
-    /// `-32600` INVALID_REQUEST — Invalid request
+    /// `-32600` INVALID_REQUEST (InvalidRequestError) — Invalid request
     ///
     /// Not a JSON-RPC request.
     InvalidRequest,
-    /// `-32601` METHOD_NOT_FOUND — Method not found
+    /// `-32601` METHOD_NOT_FOUND (MethodNotFoundError) — Method not found
     ///
     /// No such method.
     MethodNotFound,
-    /// `-32602` INVALID_PARAMS — Invalid params
+    /// `-32602` INVALID_PARAMS (InvalidParamsError) — Invalid params
     ///
     /// Params do not match the method.
     InvalidParams,
-    /// `-32603` INTERNAL_ERROR — Internal error
+    /// `-32603` INTERNAL_ERROR (InternalError) — Internal error
     ///
     /// The server failed.
     InternalError,
-    /// `-32001` NOTE_NOT_FOUND — Note not found
+    /// `-32001` NOTE_NOT_FOUND (NoteNotFoundError) — Note not found
     ///
     /// No note has this id.
     NoteNotFound,
-    /// `-32004` UNSUPPORTED_OPERATION — Unsupported operation
+    /// `-32004` UNSUPPORTED_OPERATION (UnsupportedOperationError) — Unsupported operation
     ///
     /// The operation is not supported by this agent.
     UnsupportedOperation,
-    /// `-32700` PARSE_ERROR — Parse error
+    /// `-32700` PARSE_ERROR (MINIEXT_PARSE_ERROR) — Parse error
     ///
     /// The body is not JSON.
     ExtParseError,
-    /// `-32600` INVALID_REQUEST — Invalid request
+    /// `-32600` INVALID_REQUEST (MINIEXT_INVALID_REQUEST) — Invalid request
     ///
     /// Not a JSON-RPC request.
     ExtInvalidRequest,
-    /// `-32601` METHOD_NOT_FOUND — Method not found
+    /// `-32601` METHOD_NOT_FOUND (MINIEXT_METHOD_NOT_FOUND) — Method not found
     ///
     /// No such method.
     ExtMethodNotFound,
-    /// `-32602` INVALID_PARAMS — Invalid params
+    /// `-32602` INVALID_PARAMS (MINIEXT_INVALID_PARAMS) — Invalid params
     ///
     /// Params do not match.
     ExtInvalidParams,
-    /// `-32603` INTERNAL_ERROR — Internal error
+    /// `-32603` INTERNAL_ERROR (MINIEXT_INTERNAL_ERROR) — Internal error
     ///
     /// The server failed.
     ExtInternalError,
-    /// `-32001` NOT_FOUND — Not found
+    /// `-32001` NOT_FOUND (MiniExtNotFound) — Not found
     ///
     /// No such entity.
     ExtNotFound,
@@ -165,6 +165,28 @@ impl ErrorKind {
             Self::ExtInvalidParams => "INVALID_ARGUMENT",
             Self::ExtInternalError => "INTERNAL",
             Self::ExtNotFound => "NOT_FOUND",
+        }
+    }
+    /// The error's name: the one the specification gives it
+    /// (`TaskNotFoundError`, `JSONParseError`), or for an extension's
+    /// error, which no specification names, its contract's name and
+    /// its ErrorInfo reason (`CLEVERAGENTS_NOT_FOUND`). Distinct for
+    /// every error.
+    pub const fn spec_name(self) -> &'static str {
+        match self {
+            Self::ParseError => "JSONParseError",
+            Self::InvalidRequest => "InvalidRequestError",
+            Self::MethodNotFound => "MethodNotFoundError",
+            Self::InvalidParams => "InvalidParamsError",
+            Self::InternalError => "InternalError",
+            Self::NoteNotFound => "NoteNotFoundError",
+            Self::UnsupportedOperation => "UnsupportedOperationError",
+            Self::ExtParseError => "MINIEXT_PARSE_ERROR",
+            Self::ExtInvalidRequest => "MINIEXT_INVALID_REQUEST",
+            Self::ExtMethodNotFound => "MINIEXT_METHOD_NOT_FOUND",
+            Self::ExtInvalidParams => "MINIEXT_INVALID_PARAMS",
+            Self::ExtInternalError => "MINIEXT_INTERNAL_ERROR",
+            Self::ExtNotFound => "MiniExtNotFound",
         }
     }
     /// The default human-readable message.

@@ -219,6 +219,61 @@ pub mod capabilities {
         ALL.iter().find(|c| c.name == name)
     }
 }
+/// The protocol bindings the specification defines (`x-bindings`): the
+/// values of an Agent Card interface's `protocolBinding` a client and a
+/// server agree on. A custom binding (spec §12) is named by a URI
+/// instead and has no variant here.
+pub mod bindings {
+    /// `JSONRPC`: JSON-RPC over HTTP.
+    pub const JSONRPC: &str = "JSONRPC";
+    /// `HTTP+JSON`: HTTP+JSON routes.
+    pub const HTTP_JSON: &str = "HTTP+JSON";
+    /// A protocol binding the specification defines.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Binding {
+        /// `JSONRPC`: JSON-RPC over HTTP.
+        JsonRpc,
+        /// `HTTP+JSON`: HTTP+JSON routes.
+        HttpJson,
+    }
+    impl Binding {
+        /// Every binding, in schema order.
+        pub const ALL: &'static [Binding] = &[Binding::JsonRpc, Binding::HttpJson];
+        /// The `protocolBinding` value, exactly as it travels.
+        pub const fn as_str(self) -> &'static str {
+            match self {
+                Binding::JsonRpc => JSONRPC,
+                Binding::HttpJson => HTTP_JSON,
+            }
+        }
+        /// What the binding is (`x-bindings.*.description`).
+        pub const fn description(self) -> &'static str {
+            match self {
+                Binding::JsonRpc => "JSON-RPC over HTTP.",
+                Binding::HttpJson => "HTTP+JSON routes.",
+            }
+        }
+        /// Section of the specification that defines the binding.
+        pub const fn spec_section(self) -> Option<&'static str> {
+            match self {
+                Binding::JsonRpc => Some("9"),
+                Binding::HttpJson => None,
+            }
+        }
+        /// The binding called `name`, in any case (`jsonrpc`, `Http+Json`):
+        /// what people type is read leniently, what goes on the wire is
+        /// [`Binding::as_str`]. `None` for any other name, a custom
+        /// binding's URI among them.
+        pub fn from_name(name: &str) -> Option<Binding> {
+            Binding::ALL.iter().copied().find(|b| b.as_str().eq_ignore_ascii_case(name))
+        }
+    }
+    impl ::std::fmt::Display for Binding {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str(self.as_str())
+        }
+    }
+}
 /// The descriptor of one method of these contracts.
 pub type MethodDescriptor = ::a2a_runtime::MethodDescriptor<Contract>;
 /// Every method of every contract, in schema order.

@@ -7,31 +7,31 @@
 /// between contracts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
-    /// `-32700` PARSE_ERROR — Parse error
+    /// `-32700` PARSE_ERROR (JSONParseError) — Parse error
     ///
     /// The body is not JSON.
     ParseError,
-    /// `-32600` INVALID_REQUEST — Invalid request
+    /// `-32600` INVALID_REQUEST (InvalidRequestError) — Invalid request
     ///
     /// Not a JSON-RPC request.
     InvalidRequest,
-    /// `-32601` METHOD_NOT_FOUND — Method not found
+    /// `-32601` METHOD_NOT_FOUND (MethodNotFoundError) — Method not found
     ///
     /// No such method.
     MethodNotFound,
-    /// `-32602` INVALID_PARAMS — Invalid params
+    /// `-32602` INVALID_PARAMS (InvalidParamsError) — Invalid params
     ///
     /// Params do not match the method.
     InvalidParams,
-    /// `-32603` INTERNAL_ERROR — Internal error
+    /// `-32603` INTERNAL_ERROR (InternalError) — Internal error
     ///
     /// The server failed.
     InternalError,
-    /// `-32001` NOTE_NOT_FOUND — Note not found
+    /// `-32001` NOTE_NOT_FOUND (NoteNotFoundError) — Note not found
     ///
     /// No note has this id.
     NoteNotFound,
-    /// `-32004` UNSUPPORTED_OPERATION — Unsupported operation
+    /// `-32004` UNSUPPORTED_OPERATION (UnsupportedOperationError) — Unsupported operation
     ///
     /// The operation is not supported by this agent.
     UnsupportedOperation,
@@ -105,6 +105,22 @@ impl ErrorKind {
             Self::InternalError => "INTERNAL",
             Self::NoteNotFound => "NOT_FOUND",
             Self::UnsupportedOperation => "INVALID_ARGUMENT",
+        }
+    }
+    /// The error's name: the one the specification gives it
+    /// (`TaskNotFoundError`, `JSONParseError`), or for an extension's
+    /// error, which no specification names, its contract's name and
+    /// its ErrorInfo reason (`CLEVERAGENTS_NOT_FOUND`). Distinct for
+    /// every error.
+    pub const fn spec_name(self) -> &'static str {
+        match self {
+            Self::ParseError => "JSONParseError",
+            Self::InvalidRequest => "InvalidRequestError",
+            Self::MethodNotFound => "MethodNotFoundError",
+            Self::InvalidParams => "InvalidParamsError",
+            Self::InternalError => "InternalError",
+            Self::NoteNotFound => "NoteNotFoundError",
+            Self::UnsupportedOperation => "UnsupportedOperationError",
         }
     }
     /// The default human-readable message.
