@@ -1,7 +1,7 @@
 //! Authentication (server mode): turns the credentials of an HTTP request — an
 //! API key (in a header, a query parameter or a cookie, wherever the card
 //! declares it), a static bearer token, a JWT (HS256 secret, RS256/ES256 from a
-//! local JWKS file; OAuth2 tokens are such JWTs), or the
+//! local JWKS file; OAuth2 and OpenID Connect tokens are such JWTs), or the
 //! client certificate of its TLS connection — into a [`Principal`] with its
 //! roles per namespace. Nothing here logs a credential.
 
@@ -284,6 +284,16 @@ impl Authenticator {
                 "auth.oauth2 needs auth.jwt: OAuth2 access tokens are verified as JWTs".into(),
             ));
         }
+        if let Some(oidc) = &config.openid_connect {
+            if config.jwt.is_none() {
+                return Err(ServerError::Config(
+                    "auth.openid_connect needs auth.jwt: OpenID Connect tokens are verified as JWTs \
+                     against its keys (hs256_secret or jwks_file), issuer and audience"
+                        .into(),
+                ));
+            }
+            check_discovery_url(&oidc.url)?;
+        }
         let jwt = config.jwt.as_ref().map(JwtVerifier::from_config).transpose()?;
         let mut challenges = Vec::new();
         if !config.bearer_tokens.is_empty() || jwt.is_some() {
@@ -512,6 +522,24 @@ impl Authenticator {
             },
         }
     }
+}
+
+/// Refuses an OpenID Connect discovery URL clients could not fetch: it must
+/// be an absolute `https` (or `http`) URL with a host.
+fn check_discovery_url(url: &str) -> Result<(), ServerError> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    let host = rest.and_then(|rest| rest.split(['/', '?', '#']).next());
+    let fine = host.is_some_and(|host| !host.is_empty())
+        && !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    if fine {
+        return Ok(());
+    }
+    Err(ServerError::Config(format!(
+        "auth.openid_connect.url `{}` is not an absolute http(s) URL of the provider's discovery document",
+        url.escape_debug()
+    )))
 }
 
 fn namespaces_from_claim(value: &Value) -> Option<BTreeMap<String, Access>> {

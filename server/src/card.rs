@@ -9,8 +9,8 @@ use crate::negotiate::{
 };
 use a2a::types::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, ApiKeySecurityScheme,
-    HttpAuthSecurityScheme, MutualTlsSecurityScheme, OAuth2SecurityScheme, SecurityRequirement,
-    SecurityScheme, StringList,
+    HttpAuthSecurityScheme, MutualTlsSecurityScheme, OAuth2SecurityScheme, OpenIdConnectSecurityScheme,
+    SecurityRequirement, SecurityScheme, StringList,
 };
 use a2a::{Contract, METHODS};
 use serde_json::{json, Map, Value};
@@ -278,6 +278,15 @@ fn security(auth: &AuthConfig) -> (Option<HashMap<String, SecurityScheme>>, Vec<
                 description: oauth2.description.clone(),
                 flows: oauth2.flows.clone(),
                 oauth2_metadata_url: oauth2.metadata_url.clone(),
+            }),
+        );
+    }
+    if let Some(oidc) = &auth.openid_connect {
+        schemes.insert(
+            "openIdConnect".to_string(),
+            SecurityScheme::OpenIdConnectSecurityScheme(OpenIdConnectSecurityScheme {
+                description: oidc.description.clone(),
+                open_id_connect_url: oidc.url.clone(),
             }),
         );
     }

@@ -385,6 +385,9 @@ pub struct AuthConfig {
     /// An OAuth2 declaration for the card; its access tokens are verified as JWTs
     /// with `jwt`, which must then be set.
     pub oauth2: Option<OAuth2Config>,
+    /// An OpenID Connect declaration for the card; its ID and access tokens
+    /// are verified as JWTs with `jwt`, which must then be set.
+    pub openid_connect: Option<OpenIdConnectConfig>,
     /// Client certificates (needs `http.tls`).
     pub mtls: Option<MtlsConfig>,
     /// Roles per subject.
@@ -403,6 +406,7 @@ impl Default for AuthConfig {
             bearer_tokens: Vec::new(),
             jwt: None,
             oauth2: None,
+            openid_connect: None,
             mtls: None,
             principals: Vec::new(),
             insecure_no_auth: false,
@@ -417,6 +421,7 @@ impl AuthConfig {
             || !self.bearer_tokens.is_empty()
             || self.jwt.is_some()
             || self.oauth2.is_some()
+            || self.openid_connect.is_some()
             || self.mtls.is_some()
     }
 
@@ -577,6 +582,19 @@ pub struct OAuth2Config {
     /// URL of the authorization server's metadata (RFC 8414), published in the card.
     #[serde(default)]
     pub metadata_url: Option<String>,
+    /// Description of the scheme in the card.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// The OpenID Connect scheme as declared in the Agent Card.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenIdConnectConfig {
+    /// The provider's OpenID Connect Discovery URL
+    /// (`https://issuer.example/.well-known/openid-configuration`), published
+    /// in the card as `openIdConnectUrl`.
+    pub url: String,
     /// Description of the scheme in the card.
     #[serde(default)]
     pub description: Option<String>,

@@ -39,8 +39,8 @@ pub use auth::{AuthFailure, Authenticated, Authenticator, ClientCertificate, Req
 pub use card::{agent_card, extended_agent_card, Binding};
 pub use config::{
     AgentInfo, ApiKeyLocation, AuthConfig, CapabilityFlags, CardSigningKey, CertificateName, CorsConfig,
-    CredentialConfig, HttpConfig, JwtConfig, Limits, MtlsConfig, OAuth2Config, PrincipalConfig, Secret,
-    ServerConfig, TlsConfig,
+    CredentialConfig, HttpConfig, JwtConfig, Limits, MtlsConfig, OAuth2Config, OpenIdConnectConfig,
+    PrincipalConfig, Secret, ServerConfig, TlsConfig,
 };
 pub use error::ServerError;
 pub use http::{serve_http, HttpServer, METRICS_PATH};

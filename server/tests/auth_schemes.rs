@@ -1,13 +1,18 @@
 //! Where the card says credentials go, over real sockets: an API key in a
 //! header, a query parameter or a cookie is taken from that place only, on
 //! JSON-RPC, HTTP+JSON, their SSE streams and the extended card, and never
-//! echoed; the card declares its `location` and `name`.
+//! echoed; the card declares its `location` and `name`; an OpenID Connect
+//! scheme is declared as configured, needs `auth.jwt`, and admits JWT bearers.
 
 mod common;
 
 use common::*;
+use jsonwebtoken::{encode, EncodingKey, Header};
 use serde_json::{json, Value};
-use server::{ApiKeyLocation, CredentialConfig, PrincipalConfig, Secret, ServerConfig};
+use server::{
+    ApiKeyLocation, CredentialConfig, JwtConfig, OpenIdConnectConfig, PrincipalConfig, Secret, ServerConfig,
+};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A key with characters a query string must encode (and a cookie may carry).
 const KEY: &str = "alice+key/=1";
@@ -549,9 +554,176 @@ fn the_key_name_reads_under_its_old_name_too_and_the_location_is_one_of_three() 
             json!({"api_key_location": "body"}),
             "unknown variant `body`, expected one of `header`, `query`, `cookie`",
         ),
+        (
+            json!({"openid_connect": {"url": "https://issuer.test/.well-known/openid-configuration", "issuer": "x"}}),
+            "unknown field `issuer`, expected `url` or `description`",
+        ),
+        (json!({"openid_connect": {}}), "missing field `url`"),
     ];
     for (auth, message) in refusals {
         let error = parse(auth.clone()).expect_err("refused");
         assert_eq!(error.to_string(), message, "{auth}");
+    }
+}
+
+const HS_SECRET: &str = "oidc-hs256-secret-of-sufficient-length";
+const DISCOVERY: &str = "https://issuer.test/.well-known/openid-configuration";
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn oidc(description: Option<&str>) -> ServerConfig {
+    let mut config = loopback_config();
+    config.auth.jwt = Some(JwtConfig {
+        hs256_secret: Some(Secret::new(HS_SECRET)),
+        issuer: Some("https://issuer.test".into()),
+        audience: vec!["cleveragents".into()],
+        leeway_secs: 0,
+        ..JwtConfig::default()
+    });
+    config.auth.openid_connect = Some(OpenIdConnectConfig {
+        url: DISCOVERY.into(),
+        description: description.map(str::to_string),
+    });
+    config.auth.principals = vec![PrincipalConfig {
+        subject: "alice".into(),
+        namespaces: [("default".to_string(), a2a::rpc::Access::Reader)].into(),
+        default_namespace: None,
+    }];
+    config
+}
+
+fn id_token(issuer: &str) -> String {
+    let claims = json!({"sub": "alice", "iss": issuer, "aud": "cleveragents",
+                        "exp": now() + 600, "nbf": now() - 10});
+    encode(
+        &Header::new(jsonwebtoken::Algorithm::HS256),
+        &claims,
+        &EncodingKey::from_secret(HS_SECRET.as_bytes()),
+    )
+    .expect("a token")
+}
+
+#[tokio::test]
+async fn an_openid_connect_scheme_is_declared_exactly_and_admits_its_jwts() {
+    let (dispatch, _) = test_router();
+    let jwt = json!({"httpAuthSecurityScheme": {
+        "description": "JWT bearer token (HS256, RS256 or ES256).", "scheme": "Bearer", "bearerFormat": "JWT"
+    }});
+    let requirements = json!([{"schemes": {"jwt": {}}}, {"schemes": {"openIdConnect": {}}}]);
+    for (description, declared) in [
+        (
+            Some("Sign in with the issuer."),
+            json!({"openIdConnectSecurityScheme": {
+                "description": "Sign in with the issuer.", "openIdConnectUrl": DISCOVERY
+            }}),
+        ),
+        (
+            None,
+            json!({"openIdConnectSecurityScheme": {"openIdConnectUrl": DISCOVERY}}),
+        ),
+    ] {
+        let server = start_http(oidc(description), dispatch.clone()).await;
+        let card = send_raw(
+            server.addr,
+            &request("GET", "/.well-known/agent-card.json", Some("1.0"), &[], None),
+        )
+        .await
+        .into_full()
+        .await
+        .json();
+        assert_eq!(
+            card["securitySchemes"],
+            json!({"jwt": jwt, "openIdConnect": declared})
+        );
+        assert_eq!(card["securityRequirements"], requirements);
+        // The card for A2A 0.3 clients adds their `security` beside it.
+        let legacy = get(server.addr, "/.well-known/agent-card.json").await.json();
+        assert_eq!(legacy["securitySchemes"], card["securitySchemes"]);
+        assert_eq!(legacy["security"], json!([{"jwt": []}, {"openIdConnect": []}]));
+
+        // A token of the issuer is a bearer credential.
+        let bearer = format!("Bearer {}", id_token("https://issuer.test"));
+        let response = post(server.addr, &get_task(), &[("Authorization", &bearer)]).await;
+        assert_admitted(&response);
+        let legacy = send_raw(
+            server.addr,
+            &request(
+                "POST",
+                "/",
+                None,
+                &[("Authorization", &bearer)],
+                Some(&rpc(json!(1), "agent/getAuthenticatedExtendedCard", json!({}))),
+            ),
+        )
+        .await
+        .into_full()
+        .await;
+        let mut expected = json!({"type": "openIdConnect", "openIdConnectUrl": DISCOVERY});
+        if let Some(description) = description {
+            expected["description"] = json!(description);
+        }
+        assert_eq!(
+            legacy.json()["result"]["securitySchemes"]["openIdConnect"],
+            expected
+        );
+        // One of another issuer is not; nor is none.
+        let other = format!("Bearer {}", id_token("https://elsewhere.test"));
+        let response = post(server.addr, &get_task(), &[("Authorization", &other)]).await;
+        assert_refused(
+            &response,
+            "Invalid credentials: wrong issuer",
+            "Bearer realm=\"cleveragents\", error=\"invalid_token\"",
+        );
+        let response = post(server.addr, &get_task(), &[]).await;
+        assert_refused(
+            &response,
+            "Authentication required",
+            "Bearer realm=\"cleveragents\"",
+        );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn openid_connect_without_jwt_verification_or_with_a_bad_url_is_refused_at_start() {
+    let (dispatch, _) = test_router();
+    let mut without_jwt = oidc(None);
+    without_jwt.auth.jwt = None;
+    let refused = server::HttpServer::bind(without_jwt, dispatch.clone()).await;
+    let Err(error) = refused else {
+        panic!("OpenID Connect was served without auth.jwt");
+    };
+    assert_eq!(
+        error.to_string(),
+        "invalid server configuration: auth.openid_connect needs auth.jwt: OpenID Connect tokens are \
+         verified as JWTs against its keys (hs256_secret or jwks_file), issuer and audience"
+    );
+    for url in [
+        "",
+        "issuer.test/.well-known/openid-configuration",
+        "https://",
+        "https:///.well-known/openid-configuration",
+        "ftp://issuer.test/.well-known/openid-configuration",
+        "https://issuer.test/with space",
+    ] {
+        let mut config = oidc(None);
+        if let Some(oidc) = config.auth.openid_connect.as_mut() {
+            oidc.url = url.into();
+        }
+        let Err(error) = server::HttpServer::bind(config, dispatch.clone()).await else {
+            panic!("`{url}` was declared");
+        };
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "invalid server configuration: auth.openid_connect.url `{url}` is not an absolute http(s) \
+                 URL of the provider's discovery document"
+            )
+        );
     }
 }
