@@ -103,7 +103,7 @@ impl Agent {
     }
 
     fn server_args(&self) -> Vec<String> {
-        vec!["--server".into(), self.url.clone()]
+        vec!["--agent-card".into(), self.url.clone()]
     }
 }
 
@@ -127,7 +127,7 @@ fn json_of(run: &Run) -> Value {
 
 /// A `tck-multi-turn` task: input-required at generation 2 (where generations are kept).
 fn multi_turn_task(agent: &Agent) -> (String, Value) {
-    let answer = json_of(&run(agent, &["--json", "send", "tck-multi-turn", "hello"]));
+    let answer = json_of(&run(agent, &["-o", "json", "send", "tck-multi-turn", "hello"]));
     let task = answer["task"].clone();
     assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
     (task["id"].as_str().expect("task id").to_string(), task)
@@ -186,113 +186,126 @@ pub fn transports_speak_1_1_only_where_the_card_offers_it() {
             stdio.shutdown().await.expect("shutdown");
         });
         // The CLI shows the generation where 1.1 is spoken.
-        let shown = json_of(&run(&agent, &["--json", "tasks", "get", &id]));
+        let shown = json_of(&run(&agent, &["-o", "json", "task", "get", &id]));
         assert_eq!(shown.get("generation"), draft.then(|| json!(2)).as_ref());
     }
 }
 
-/// `tasks get --wait` answers once the task moves past the generation it read.
-pub fn cli_wait_returns_when_the_generation_moves() {
-    let agent = Agent::start(true);
-    let (id, _) = multi_turn_task(&agent);
-    let mut args = agent.server_args();
-    args.extend(["--json", "--timeout", "120", "tasks", "get", &id, "--wait"].map(String::from));
-    let mut waiter = Command::new(env!("CARGO_BIN_EXE_agents"))
-        .args(&args)
-        .env(
-            a2a::rpc::local::DATA_DIR_ENV,
-            std::env::temp_dir().join("agents-e2e-drafts-no-data"),
-        )
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("agents --wait");
-    // It says when it starts waiting, after its first read.
-    let mut stderr = BufReader::new(waiter.stderr.take().expect("stderr")).lines();
-    let said = stderr.next().and_then(Result::ok).unwrap_or_default();
-    assert_eq!(said, format!("waiting for task `{id}` to pass generation 2"));
-    let moved = run(&agent, &["--json", "send", "--task-id", &id, "more"]);
-    assert_eq!(moved.code, 0, "{}", moved.stderr);
-    let output = waiter.wait_with_output().expect("agents --wait ends");
-    assert!(output.status.success());
-    let mut task: Value = serde_json::from_slice(&output.stdout).expect("JSON task");
-    if task["generation"] == 2 {
-        // Only on a machine slower than the server's own limit on a held
-        // read between the two: asked again from generation 2, which the
-        // send above has passed.
-        let again = run(
+/// `task get --wait` polls a working task until it ends: held by the agent
+/// where it speaks 1.1 (long-polling reads), at `--poll-interval` otherwise.
+pub fn cli_wait_returns_when_the_task_ends() {
+    for draft in [true, false] {
+        let agent = Agent::start(draft);
+        let started = json_of(&run(
             &agent,
-            &["--json", "tasks", "get", &id, "--current-generation", "2"],
+            &["-o", "json", "send", "--async", "tck-long-running", "go"],
+        ));
+        let id = started["task"]["id"].as_str().expect("task id").to_string();
+        let waited = run(
+            &agent,
+            &[
+                "-o",
+                "json",
+                "--poll-interval",
+                "200ms",
+                "task",
+                "get",
+                &id,
+                "--wait",
+            ],
         );
-        task = json_of(&again);
+        let task = json_of(&waited);
+        assert_eq!(
+            (task["id"].as_str(), task["status"]["state"].as_str()),
+            (Some(id.as_str()), Some("TASK_STATE_COMPLETED")),
+            "draft {draft}"
+        );
+        assert!(
+            waited.stderr.starts_with(&format!("waiting for task {id} ")),
+            "{}",
+            waited.stderr
+        );
     }
-    assert_eq!(task["id"], id.as_str());
-    assert!(task["generation"].as_i64().is_some_and(|g| g > 2), "{task}");
 }
 
-/// A wait nothing ends is bounded by `--timeout`: the task as it stands.
+/// A wait nothing ends is bounded by `--timeout`: exit 5, A2ACLI_ERR_TIMEOUT,
+/// naming the task so it can be picked up.
 pub fn cli_wait_is_bounded_by_the_timeout() {
     let agent = Agent::start(true);
-    let (id, _) = multi_turn_task(&agent);
-    let answer = run(
+    let started = json_of(&run(
         &agent,
-        &["--json", "--timeout", "2", "tasks", "get", &id, "--wait"],
+        &["-o", "json", "send", "--async", "tck-cancel", "go"],
+    ));
+    let id = started["task"]["id"].as_str().expect("task id").to_string();
+    for binding in ["JSONRPC", "GRPC"] {
+        let answer = run(
+            &agent,
+            &[
+                "-o",
+                "json",
+                "--transport",
+                binding,
+                "--timeout",
+                "1s",
+                "task",
+                "get",
+                &id,
+                "--wait",
+            ],
+        );
+        assert_eq!(answer.code, 5, "{binding}: {}", answer.stderr);
+        let envelope: Value = serde_json::from_str(&answer.stdout).expect("envelope");
+        assert_eq!(envelope["error"]["code"], "A2ACLI_ERR_TIMEOUT", "{binding}");
+        assert_eq!(
+            envelope["error"]["hint"],
+            json!(format!("the task goes on: `agents task get {id} --wait`")),
+            "{binding}"
+        );
+    }
+    // The send's own wait is bounded the same way.
+    let answer = run(&agent, &["--timeout", "1s", "send", "tck-cancel", "again"]);
+    assert_eq!(answer.code, 5, "{}", answer.stderr);
+    assert!(
+        answer.stderr.contains("Code: A2ACLI_ERR_TIMEOUT\n"),
+        "{}",
+        answer.stderr
     );
-    let task = json_of(&answer);
-    assert_eq!(
-        (task["generation"].clone(), task["status"]["state"].clone()),
-        (json!(2), json!("TASK_STATE_INPUT_REQUIRED"))
-    );
-    // Over gRPC the bound travels as `grpc-timeout`.
-    let answer = run(
-        &agent,
-        &[
-            "--json",
-            "--binding",
-            "grpc",
-            "--timeout",
-            "2",
-            "tasks",
-            "get",
-            &id,
-            "--wait",
-        ],
-    );
-    assert_eq!(client::generation::generation_of(&json_of(&answer)), Some(2));
 }
 
-/// A send on a stale generation is refused: exit 7, TASK_GENERATION_MISMATCH;
-/// on the current one it goes through.
+/// A send on a stale generation is refused with TaskGenerationMismatchError
+/// on every binding, blocking or streamed; on the current one it goes through.
 pub fn cli_if_generation_refuses_a_stale_send() {
     let agent = Agent::start(true);
     let (id, _) = multi_turn_task(&agent);
-    for binding in ["jsonrpc", "rest", "grpc"] {
-        for command in ["send", "send-streaming"] {
-            let stale = run(
-                &agent,
-                &[
-                    "--binding",
-                    binding,
-                    command,
-                    "--task-id",
-                    &id,
-                    "--if-generation",
-                    "1",
-                    "more",
-                ],
+    for binding in ["JSONRPC", "HTTP+JSON", "GRPC"] {
+        for stream in [false, true] {
+            let mut args = vec!["-o", "json", "--transport", binding];
+            if stream {
+                args.push("--stream");
+            }
+            args.extend(["send", "--task-id", &id, "--if-generation", "1", "more"]);
+            let stale = run(&agent, &args);
+            assert_eq!(stale.code, 1, "{binding} {stream}: {}", stale.stderr);
+            let last = stale.stdout.lines().last().unwrap_or_default().to_string();
+            let envelope: Value = serde_json::from_str(&last).expect("envelope");
+            assert_eq!(
+                envelope["error"]["code"], "TaskGenerationMismatchError",
+                "{binding} {stream}"
             );
-            assert_eq!(stale.code, 7, "{binding} {command}: {}", stale.stderr);
-            assert!(
-                stale.stderr.contains("(TASK_GENERATION_MISMATCH)"),
-                "{}",
-                stale.stderr
-            );
-            assert_eq!(stale.stderr.lines().count(), 1, "{}", stale.stderr);
         }
     }
     let current = json_of(&run(
         &agent,
-        &["--json", "send", "--task-id", &id, "--if-generation", "2", "more"],
+        &[
+            "-o",
+            "json",
+            "send",
+            "--task-id",
+            &id,
+            "--if-generation",
+            "2",
+            "more",
+        ],
     ));
     assert!(
         current["task"]["generation"].as_i64().is_some_and(|g| g > 2),
@@ -300,23 +313,16 @@ pub fn cli_if_generation_refuses_a_stale_send() {
     );
 }
 
-/// Without the draft, neither is sent: exit 8 and one line naming the version.
+/// Without the draft, `--if-generation` is not sent: a usage error naming the
+/// version, on every binding and over stdio.
 pub fn cli_generations_need_an_agent_offering_1_1() {
     let agent = Agent::start(false);
     let (id, _) = multi_turn_task(&agent);
-    for binding in ["jsonrpc", "rest", "grpc"] {
-        let wait = run(&agent, &["--binding", binding, "tasks", "get", &id, "--wait"]);
-        assert_eq!(
-            (wait.code, wait.stderr.as_str()),
-            (
-                8,
-                "error: --wait needs A2A 1.1, which the agent does not offer here (it speaks 1.0)\n"
-            )
-        );
+    for binding in ["JSONRPC", "HTTP+JSON", "GRPC"] {
         let send = run(
             &agent,
             &[
-                "--binding",
+                "--transport",
                 binding,
                 "send",
                 "--task-id",
@@ -329,8 +335,8 @@ pub fn cli_generations_need_an_agent_offering_1_1() {
         assert_eq!(
             (send.code, send.stderr.as_str()),
             (
-                8,
-                "error: --if-generation needs A2A 1.1, which the agent does not offer here (it speaks 1.0)\n"
+                2,
+                "Error: --if-generation needs A2A 1.1, which the agent does not offer here (it speaks 1.0)\nCode: A2ACLI_ERR_USAGE\n"
             )
         );
     }
@@ -340,7 +346,7 @@ pub fn cli_generations_need_an_agent_offering_1_1() {
     for arg in agent_args(false) {
         args.extend(["--agent-arg", arg]);
     }
-    args.extend(["tasks", "get", "any", "--wait"]);
-    let wait = agents(&args);
-    assert_eq!(wait.code, 8, "{}", wait.stderr);
+    args.extend(["send", "--task-id", "any", "--if-generation", "2", "x"]);
+    let send = agents(&args);
+    assert_eq!(send.code, 2, "{}", send.stderr);
 }

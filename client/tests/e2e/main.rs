@@ -23,7 +23,7 @@ use cli::{
 };
 use drafts::{
     cli_generations_need_an_agent_offering_1_1, cli_if_generation_refuses_a_stale_send,
-    cli_wait_is_bounded_by_the_timeout, cli_wait_returns_when_the_generation_moves,
+    cli_wait_is_bounded_by_the_timeout, cli_wait_returns_when_the_task_ends,
     transports_speak_1_1_only_where_the_card_offers_it,
 };
 use resume::{
@@ -98,8 +98,8 @@ fn main() {
             transports_speak_1_1_only_where_the_card_offers_it,
         ),
         (
-            "cli_wait_returns_when_the_generation_moves",
-            cli_wait_returns_when_the_generation_moves,
+            "cli_wait_returns_when_the_task_ends",
+            cli_wait_returns_when_the_task_ends,
         ),
         (
             "cli_wait_is_bounded_by_the_timeout",
