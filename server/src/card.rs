@@ -3,16 +3,13 @@
 //! capabilities with the CleverAgents extension, skills and security schemes.
 
 use crate::config::{AgentInfo, ApiKeyLocation, AuthConfig, ServerConfig};
-use crate::negotiate::{
-    self, Dialect, EXTENSION_VERSION_HEADER, GRPC_BINDING, JSONRPC_BINDING, PROTOCOL_VERSION, REST_BINDING,
-    STDIO_BINDING_URI,
-};
+use crate::negotiate::{self, Dialect, EXTENSION_VERSION_HEADER, PROTOCOL_VERSION, STDIO_BINDING_URI};
 use a2a::types::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, ApiKeySecurityScheme,
     HttpAuthSecurityScheme, MutualTlsSecurityScheme, OAuth2SecurityScheme, OpenIdConnectSecurityScheme,
     SecurityRequirement, SecurityScheme, StringList,
 };
-use a2a::{Contract, METHODS};
+use a2a::{bindings, Contract, METHODS};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -116,13 +113,13 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
     // URL, which is the JSON-RPC URL without its path (or its origin).
     let rest = config.http.rest_prefix().map(|prefix| AgentInterface {
         url: format!("{}{prefix}", base_url(&http_url, &config.http.path)),
-        protocol_binding: REST_BINDING.into(),
+        protocol_binding: bindings::HTTP_JSON.into(),
         protocol_version: PROTOCOL_VERSION.into(),
         tenant: None,
     });
     let http = AgentInterface {
         url: http_url.clone(),
-        protocol_binding: JSONRPC_BINDING.into(),
+        protocol_binding: bindings::JSONRPC.into(),
         protocol_version: PROTOCOL_VERSION.into(),
         tenant: None,
     };
@@ -136,7 +133,7 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
             .v0_3_public_url
             .clone()
             .unwrap_or_else(|| http_url.clone()),
-        protocol_binding: JSONRPC_BINDING.into(),
+        protocol_binding: bindings::JSONRPC.into(),
         protocol_version: a2a::v0_3::PROTOCOL_VERSION.into(),
         tenant: None,
     };
@@ -154,7 +151,7 @@ fn interfaces(config: &ServerConfig, binding: Binding) -> Vec<AgentInterface> {
             Some(addr) => addr.to_string(),
             None => authority(&http_url).to_string(),
         },
-        protocol_binding: GRPC_BINDING.into(),
+        protocol_binding: bindings::GRPC.into(),
         protocol_version: PROTOCOL_VERSION.into(),
         tenant: None,
     });

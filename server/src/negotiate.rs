@@ -18,12 +18,6 @@ pub const EXTENSION_VERSION_HEADER: &str = a2a::rpc::declared(Contract::Cleverag
 pub const PROTOCOL_VERSION: &str = a2a::rpc::declared(Contract::A2a.released_protocol_version());
 /// The custom binding URI of the stdio transport.
 pub const STDIO_BINDING_URI: &str = a2a::STDIO_BINDING_URI;
-/// `protocolBinding` of the HTTP interface.
-pub const JSONRPC_BINDING: &str = "JSONRPC";
-/// `protocolBinding` of the HTTP+JSON (REST) interface (spec §11).
-pub const REST_BINDING: &str = "HTTP+JSON";
-/// `protocolBinding` of the gRPC interface (spec §10).
-pub const GRPC_BINDING: &str = "GRPC";
 
 /// The A2A protocol version a call or session speaks: its dialect. Every
 /// version is served on the same endpoint by the same handlers. A minor

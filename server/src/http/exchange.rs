@@ -312,7 +312,7 @@ impl HttpState {
 
     /// The refusal of a call in a dialect other than 1.0, on a binding that
     /// serves 1.0 only (0.3 is served over JSON-RPC).
-    pub(super) fn only_v1_0(dialect: Dialect, binding: &str) -> Result<(), Error> {
+    pub(super) fn only_v1_0(dialect: Dialect, binding: a2a::Binding) -> Result<(), Error> {
         if let Dialect::V1(_) = dialect {
             return Ok(());
         }

@@ -148,7 +148,7 @@ impl HttpState {
         // answer back (a long poll) answers within it.
         ctx.wait_limit = deadline.or(ctx.wait_limit);
         echo.extend(extra);
-        Self::only_v1_0(dialect, "gRPC").map_err(Status::from_error)?;
+        Self::only_v1_0(dialect, a2a::Binding::Grpc).map_err(Status::from_error)?;
         let slot = self
             .stream_slot(dialect, rpc.method.name, true, caller.as_ref())
             .map_err(|error| Status::with_code(Code::ResourceExhausted, error))?;

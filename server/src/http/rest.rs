@@ -147,7 +147,7 @@ impl HttpState {
             Ok(negotiated) => negotiated,
             Err(error) => return error_answer(&error, None),
         };
-        if let Err(error) = Self::only_v1_0(dialect, "HTTP+JSON") {
+        if let Err(error) = Self::only_v1_0(dialect, a2a::Binding::HttpJson) {
             return error_answer(&error, None);
         }
         let method = found.method.name;
