@@ -9,6 +9,7 @@
 //! executable over stdio, as the user, with no credentials.
 
 mod card_ref;
+mod chat;
 mod debug;
 mod dotenv;
 pub mod failure;
@@ -24,6 +25,7 @@ pub mod target;
 pub mod text;
 pub mod tree;
 mod wait;
+mod webhook;
 
 use crate::generation::EventSource;
 use crate::generation::StreamError;
@@ -94,13 +96,13 @@ pub fn command() -> Command {
                 .help("Print the version and exit"),
         )
         .args(settings::args());
-    let grafts = vec![
-        ("card", standard::card_get_command()),
-        ("task", standard::task_commands()[0].clone()),
-        ("task", standard::task_commands()[1].clone()),
-        ("task", standard::task_commands()[2].clone()),
-        ("task", standard::task_commands()[3].clone()),
-    ];
+    let mut grafts = vec![("card", standard::card_get_command())];
+    grafts.extend(
+        standard::task_commands()
+            .into_iter()
+            .map(|command| ("task", command)),
+    );
+    grafts.push(("task push-config", webhook::command()));
     let mut root = root.subcommand(standard::send_command());
     for command in tree::method_commands(grafts) {
         root = root.subcommand(command);
@@ -114,6 +116,7 @@ pub fn command() -> Command {
             ),
     )
     .subcommand(login::command())
+    .subcommand(chat::command())
     .subcommand(
         Command::new("completion")
             .about("Print a shell completion script")
@@ -328,6 +331,8 @@ async fn run(
         (["task", "cancel"], _, _) => standard::task_cancel(&ctx, &target, sub).await,
         (["task", "subscribe"], _, _) => standard::task_subscribe(&ctx, &target, sub).await,
         (["task", "download"], _, _) => standard::task_download(&ctx, &target, sub).await,
+        (["task", "push-config", webhook::COMMAND], _, _) => webhook::run(&ctx, &target, sub).await,
+        (["chat"], _, _) => chat::run(&ctx, &target, sub).await,
         ([tree::OPENRPC_COMMAND], _, _) => match target
             .transport
             .call(a2a::openrpc::DISCOVER_METHOD, json!({}))

@@ -441,8 +441,9 @@ impl Node {
 }
 
 /// The derived method commands, to be added under the root command, with
-/// `grafts` (group, command) added to their groups (a group is made when no
-/// method lives in it).
+/// `grafts` (group path, command) added to their groups: a top-level group
+/// is made when no method lives in it; a nested one (`task push-config`)
+/// must exist.
 pub fn method_commands(grafts: Vec<(&str, Command)>) -> Vec<Command> {
     let mut root = Node {
         name: String::new(),
@@ -460,7 +461,9 @@ pub fn method_commands(grafts: Vec<(&str, Command)>) -> Vec<Command> {
         node.method = Some(method);
     }
     for (group, _) in &grafts {
-        root.child(group);
+        if let Some(top) = group.split_whitespace().next() {
+            root.child(top);
+        }
     }
     let mut commands: Vec<Command> = root
         .children
@@ -475,14 +478,27 @@ pub fn method_commands(grafts: Vec<(&str, Command)>) -> Vec<Command> {
             } else {
                 node.into_command()
             };
-            for (_, graft) in grafts.iter().filter(|(group, _)| *group == name) {
-                command = command.subcommand(graft.clone());
+            for (group, graft) in &grafts {
+                let mut words = group.split_whitespace();
+                if words.next() != Some(name.as_str()) {
+                    continue;
+                }
+                let nested: Vec<&str> = words.collect();
+                command = graft_into(command, &nested, graft.clone());
             }
             command
         })
         .collect();
     commands.push(Command::new(OPENRPC_COMMAND).about("Show the agent's OpenRPC document (rpc.discover)"));
     commands
+}
+
+/// `command` with `graft` added under the subcommand path `nested`.
+fn graft_into(command: Command, nested: &[&str], graft: Command) -> Command {
+    match nested.split_first() {
+        None => command.subcommand(graft),
+        Some((first, rest)) => command.mut_subcommand(*first, |sub| graft_into(sub, rest, graft)),
+    }
 }
 
 /// The command that asks the agent for its OpenRPC document.
