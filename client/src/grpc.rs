@@ -27,8 +27,9 @@ use reqwest::header::{HeaderMap, CONTENT_TYPE};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// `protocolBinding` of the card interface that serves gRPC (spec §10).
-pub const GRPC_PROTOCOL_BINDING: &str = "GRPC";
+/// `protocolBinding` of the card interface that serves gRPC (spec §10): the
+/// schema's name, kept under this crate's name for the code importing it.
+pub use a2a::bindings::GRPC as GRPC_PROTOCOL_BINDING;
 
 /// The gRPC binding over HTTP/2. Cheap to clone.
 #[derive(Clone)]
@@ -112,7 +113,11 @@ impl GrpcTransport {
             .unwrap_or_else(|| negotiate::choose(&card, GRPC_PROTOCOL_BINDING).to_string());
         let target = negotiate::interface_url(&card, GRPC_PROTOCOL_BINDING, &version)
             .or_else(|| crate::http::declared_interface(&card, GRPC_PROTOCOL_BINDING))
-            .ok_or_else(|| CallError::Transport("the agent's card declares no GRPC interface".into()))?;
+            .ok_or_else(|| {
+                CallError::Transport(format!(
+                    "the agent's card declares no {GRPC_PROTOCOL_BINDING} interface"
+                ))
+            })?;
         config.protocol_version = Some(version);
         let scheme = config.endpoint.split("://").next().unwrap_or("http").to_string();
         config.endpoint = if target.contains("://") {

@@ -28,11 +28,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// `protocolBinding` of the card interface that serves HTTP+JSON (spec §11).
-pub const REST_PROTOCOL_BINDING: &str = "HTTP+JSON";
+/// `protocolBinding` of the card interface that serves HTTP+JSON (spec §11):
+/// the schema's name, kept under this crate's name for the code importing it.
+pub use a2a::bindings::HTTP_JSON as REST_PROTOCOL_BINDING;
 
-/// `protocolBinding` of the card interface that serves JSON-RPC (spec §9).
-pub const JSONRPC_PROTOCOL_BINDING: &str = "JSONRPC";
+/// `protocolBinding` of the card interface that serves JSON-RPC (spec §9):
+/// the schema's name, kept under this crate's name for the code importing it.
+pub use a2a::bindings::JSONRPC as JSONRPC_PROTOCOL_BINDING;
 
 /// The URL of the interface of `binding` an Agent Card declares: the one of
 /// the released protocol version, else the first of the binding.
@@ -94,10 +96,11 @@ pub struct HttpConfig {
 
 /// `protocolBinding` of the card interfaces of an HTTP binding.
 fn binding_name(binding: HttpBinding) -> &'static str {
-    match binding {
-        HttpBinding::JsonRpc => JSONRPC_PROTOCOL_BINDING,
-        HttpBinding::Rest => REST_PROTOCOL_BINDING,
-    }
+    let binding = match binding {
+        HttpBinding::JsonRpc => a2a::Binding::JsonRpc,
+        HttpBinding::Rest => a2a::Binding::HttpJson,
+    };
+    binding.as_str()
 }
 
 impl HttpConfig {
