@@ -10,6 +10,7 @@
 
 mod card_ref;
 mod chat;
+mod companions;
 mod debug;
 mod dotenv;
 pub mod failure;
@@ -117,6 +118,8 @@ pub fn command() -> Command {
     )
     .subcommand(login::command())
     .subcommand(chat::command())
+    .subcommand(companions::conformance_command())
+    .subcommand(companions::demo_command())
     .subcommand(
         Command::new("completion")
             .about("Print a shell completion script")
@@ -301,6 +304,7 @@ async fn run(
             return Ok(());
         }
         ["auth", "login"] => return login::run(settings, output, debug, sub).await,
+        ["demo-server"] => return companions::demo_server(settings, output, sub).await,
         _ => {}
     }
     // Params and usage are checked before the agent is contacted.
@@ -333,6 +337,7 @@ async fn run(
         (["task", "download"], _, _) => standard::task_download(&ctx, &target, sub).await,
         (["task", "push-config", webhook::COMMAND], _, _) => webhook::run(&ctx, &target, sub).await,
         (["chat"], _, _) => chat::run(&ctx, &target, sub).await,
+        (["conformance"], _, _) => companions::conformance(settings, output, debug, &target, sub).await,
         ([tree::OPENRPC_COMMAND], _, _) => match target
             .transport
             .call(a2a::openrpc::DISCOVER_METHOD, json!({}))

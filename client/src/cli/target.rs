@@ -16,19 +16,14 @@ use serde_json::Value;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// The bindings this tool speaks, by the card's names for them.
-pub const BINDINGS: &[&str] = &[
-    crate::http::JSONRPC_PROTOCOL_BINDING,
-    crate::http::REST_PROTOCOL_BINDING,
-    crate::grpc::GRPC_PROTOCOL_BINDING,
-];
+/// The bindings this tool speaks: every one the specification defines.
+pub fn bindings() -> Vec<&'static str> {
+    a2a::Binding::ALL.iter().map(|b| b.as_str()).collect()
+}
 
 /// The card's name of a binding given in any case (`jsonrpc`, `http+json`, `grpc`).
 pub fn binding_name(given: &str) -> Option<&'static str> {
-    BINDINGS
-        .iter()
-        .copied()
-        .find(|b| b.eq_ignore_ascii_case(given.trim()))
+    a2a::Binding::from_name(given.trim()).map(a2a::Binding::as_str)
 }
 
 /// The interface chosen from a card.
@@ -158,7 +153,7 @@ pub fn choose(card: &Value, preferred: &[&'static str], version: Option<&str>) -
         format!(
             "the agent's card offers no interface this tool can use (it offers: {}; this tool speaks {} at A2A {})",
             if offered.is_empty() { "none".to_string() } else { offered.join(", ") },
-            BINDINGS.join(", "),
+            bindings().join(", "),
             known.iter().map(|(_, v)| *v).collect::<Vec<_>>().join(", ")
         ),
     );
@@ -497,7 +492,7 @@ pub fn open(
     config.protocol_version = Some(interface.version.clone());
     let failed = |e: a2a::rpc::CallError| Failure::of_call(&e, false);
     Ok(match interface.binding {
-        b if b == crate::grpc::GRPC_PROTOCOL_BINDING => {
+        b if b == a2a::bindings::GRPC => {
             // A gRPC interface is `host:port` (or a URL): reached with the
             // card's scheme, TLS when the card came over https.
             let scheme = if card_location.starts_with("https://") {
@@ -522,7 +517,7 @@ pub fn open(
         }
         b => {
             config.endpoint = interface.url.clone();
-            config.binding = if b == crate::http::REST_PROTOCOL_BINDING {
+            config.binding = if b == a2a::bindings::HTTP_JSON {
                 HttpBinding::Rest
             } else {
                 HttpBinding::JsonRpc
@@ -578,7 +573,7 @@ pub async fn connect(
     let mut preferred = Vec::new();
     for given in settings.list(id::TRANSPORT) {
         let binding = binding_name(given)
-            .ok_or_else(|| Failure::usage(format!("--transport {given}: use {}", BINDINGS.join(", "))))?;
+            .ok_or_else(|| Failure::usage(format!("--transport {given}: use {}", bindings().join(", "))))?;
         preferred.push(binding);
     }
     let insecure = settings.switch(id::INSECURE).map_err(Failure::usage)?;
@@ -668,7 +663,7 @@ pub async fn connect(
             location: KeyLocation::Query,
             ..
         }
-    ) && interface.binding == crate::grpc::GRPC_PROTOCOL_BINDING
+    ) && interface.binding == a2a::bindings::GRPC
     {
         return Err(Failure::local(
             Local::CredentialsMissing,
