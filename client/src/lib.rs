@@ -32,7 +32,7 @@ pub use card_trust::{CardTrustError, TrustedKeys};
 pub use generation::{CheckedEventStream, EventSource, GenerationGap, StreamError};
 pub use grpc::GrpcTransport;
 pub use http::{HttpBinding, HttpConfig, HttpTransport};
-pub use oauth::{OAuthClient, OAuthError};
+pub use oauth::{AgentKey, OAuthClient, OAuthError, TokenStore};
 pub use stdio::{StdioConfig, StdioTransport};
 pub use tls::TlsFiles;
 pub use wire::Credentials;

@@ -38,3 +38,10 @@ impl Clock for SystemClock {
         Box::pin(tokio::time::sleep(duration))
     }
 }
+
+/// Seconds since the Unix epoch of `time`; zero for times before it.
+pub(crate) fn unix_seconds(time: SystemTime) -> u64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}

@@ -2,6 +2,7 @@
 //! a person can act on. An authorization server's own refusal keeps its OAuth
 //! `error` code (RFC 6749 §5.2, RFC 8628 §3.5) so callers can switch on it.
 
+use crate::oauth::store::StoreError;
 use std::fmt;
 use std::time::Duration;
 
@@ -183,6 +184,9 @@ pub enum OAuthError {
         /// The card's name of the flow wanted.
         expected: &'static str,
     },
+    /// Keeping or reading the token failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 impl OAuthError {

@@ -7,8 +7,10 @@
 //! module turns both into the same [`Flow`] values ([`card`], [`discovery`]),
 //! runs the two grants a command-line client can run unattended or with a
 //! person at another device — the device authorization grant (RFC 8628) and
-//! the client credentials grant (RFC 6749 §4.4) — ([`device`], [`token`]),
-//! and refreshes a token whose refresh token it is given.
+//! the client credentials grant (RFC 6749 §4.4) — ([`device`], [`token`]), and
+//! keeps what it gets per agent in private files ([`store`]) so that later
+//! calls find a current token with [`TokenStore::token_for`], refreshing it
+//! when it has expired.
 //!
 //! The implicit and password grants are not offered: OAuth 2.1 removed both.
 //! The authorization code grant needs a browser redirect to a local listener
@@ -25,6 +27,7 @@ pub mod device;
 pub mod discovery;
 mod error;
 mod fetch;
+pub mod store;
 pub mod token;
 
 pub use card::{
@@ -34,6 +37,7 @@ pub use clock::{Clock, SystemClock};
 pub use device::DeviceAuthorization;
 pub use discovery::ServerMetadata;
 pub use error::{ErrorCode, OAuthError};
+pub use store::{default_dir, AgentKey, StoreError, StoredToken, TokenStore};
 pub use token::{ClientAuth, ClientAuthMethod, Secret, TokenResponse};
 
 use std::collections::BTreeMap;
