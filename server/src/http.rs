@@ -414,6 +414,9 @@ impl Connection {
             request
                 .extensions_mut()
                 .insert(RequestCredentials::of_connection(client.clone()));
+            // An API key declared to travel in the query string leaves the
+            // URL first, before any span, log or binding sees the URL.
+            state.auth.take_query_key(&mut request);
             // Boxed: the connection then holds a pointer to the request
             // in flight, not its whole future, for as long as it lives
             // (an idle stream's connection most of all).
@@ -541,7 +544,7 @@ impl HttpState {
 
     async fn route(
         &self,
-        mut request: Request<Incoming>,
+        request: Request<Incoming>,
         peer: SocketAddr,
         address: Address,
     ) -> Response<ResponseBody> {
@@ -557,10 +560,6 @@ impl HttpState {
         if self.config.http.grpc && self::grpc::is_grpc(&request) {
             return self.grpc(request).await;
         }
-        // An API key declared to travel in the query string leaves the URL
-        // here, before the bindings read its parameters (a gRPC call has no
-        // query string: its key travels as metadata).
-        self.auth.take_query_key(&mut request);
         let path = request.uri().path();
         // The JSON-RPC path wins where the two bindings' paths meet.
         let rest_route = (path != self.config.http.path)
