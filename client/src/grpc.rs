@@ -240,6 +240,15 @@ impl Inner {
                 .header(headers::TIMEOUT, timeout::format(self.config.timeout))
                 .timeout(self.config.timeout);
         }
+        if let Some(log) = &self.config.wire_log {
+            log.log(&format!(
+                "> POST {}{} (gRPC {} bytes)\n> {}",
+                self.origin,
+                rpc.path,
+                message.len(),
+                params
+            ));
+        }
         let send = request.send();
         let response = tokio::time::timeout(self.config.timeout, send)
             .await
@@ -289,7 +298,11 @@ impl Inner {
         if answer.next_message().await?.is_some() {
             return Err(transport("a unary answer carried more than one message"));
         }
-        Ok(grpc_wire::transcode::to_json(&rpc.output, &message).map_err(CallError::Rpc)?)
+        let answer = grpc_wire::transcode::to_json(&rpc.output, &message).map_err(CallError::Rpc)?;
+        if let Some(log) = &self.config.wire_log {
+            log.log(&format!("< (gRPC {} bytes) {answer}", message.len()));
+        }
+        Ok(answer)
     }
 }
 

@@ -44,6 +44,8 @@ pub struct StdioConfig {
     /// The A2A protocol version to ask for in `initialize`: when `None`, the
     /// newest this client knows where the agent serves it, else the released one.
     pub protocol_version: Option<String>,
+    /// Where every line sent to and read from the agent is logged.
+    pub wire_log: Option<wire::WireLog>,
 }
 
 impl StdioConfig {
@@ -57,6 +59,7 @@ impl StdioConfig {
             shutdown_grace: Duration::from_secs(5),
             client_name: "cleveragents-client".into(),
             protocol_version: None,
+            wire_log: None,
         }
     }
 }
@@ -76,7 +79,7 @@ type Pending = Arc<Mutex<Option<HashMap<u64, Waiter>>>>;
 /// A session with a spawned agent. Drop kills the child if it still runs;
 /// call [`StdioTransport::shutdown`] to end it cleanly.
 pub struct StdioTransport {
-    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    stdin: Arc<Pipe>,
     child: Mutex<Option<Child>>,
     pending: Pending,
     next_id: Arc<AtomicU64>,
@@ -102,9 +105,12 @@ impl StdioTransport {
             return Err(CallError::Transport("agent pipes unavailable".into()));
         };
         let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
-        tokio::spawn(read_loop(stdout, pending.clone()));
+        tokio::spawn(read_loop(stdout, pending.clone(), config.wire_log.clone()));
         let mut transport = StdioTransport {
-            stdin: Arc::new(tokio::sync::Mutex::new(Some(stdin))),
+            stdin: Arc::new(Pipe {
+                stdin: tokio::sync::Mutex::new(Some(stdin)),
+                log: config.wire_log.clone(),
+            }),
             child: Mutex::new(Some(child)),
             pending,
             next_id: Arc::new(AtomicU64::new(1)),
@@ -177,7 +183,7 @@ impl StdioTransport {
     /// the grace period for it to exit, then kills it. Calls made afterwards fail
     /// with a transport error.
     pub async fn shutdown(&self) -> Result<ExitStatus, CallError> {
-        drop(self.stdin.lock().await.take());
+        drop(self.stdin.stdin.lock().await.take());
         let child = self.child.lock().ok().and_then(|mut c| c.take());
         let Some(mut child) = child else {
             return Err(CallError::Transport("agent already shut down".into()));
@@ -243,14 +249,20 @@ fn forget(pending: &Pending, id: u64) {
     }
 }
 
-async fn write_line(
-    stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
-    message: &Value,
-) -> Result<(), CallError> {
+/// The agent's stdin, and where the lines written to it are logged.
+struct Pipe {
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    log: Option<wire::WireLog>,
+}
+
+async fn write_line(pipe: &Pipe, message: &Value) -> Result<(), CallError> {
     let mut line = serde_json::to_vec(message).map_err(|e| CallError::Decode(e.to_string()))?;
+    if let Some(log) = &pipe.log {
+        log.log(&format!("> {}", String::from_utf8_lossy(&line)));
+    }
     line.push(b'\n');
     // One lock per line keeps concurrent writers from interleaving bytes.
-    let mut guard = stdin.lock().await;
+    let mut guard = pipe.stdin.lock().await;
     let Some(stdin) = guard.as_mut() else {
         return Err(CallError::Transport("the agent session is closed".into()));
     };
@@ -260,12 +272,15 @@ async fn write_line(
 }
 
 /// Reads the agent's stdout until it closes, routing each line to its waiter.
-async fn read_loop(stdout: ChildStdout, pending: Pending) {
+async fn read_loop(stdout: ChildStdout, pending: Pending, log: Option<wire::WireLog>) {
     let mut lines = BufReader::new(stdout).lines();
     // Ends on EOF or a read error: either way the agent will answer no more.
     while let Ok(Some(line)) = lines.next_line().await {
         if line.trim().is_empty() {
             continue;
+        }
+        if let Some(log) = &log {
+            log.log(&format!("< {line}"));
         }
         // stdout carries protocol only; a line that is not JSON is a broken
         // agent, which we report on stderr and skip.
@@ -349,7 +364,7 @@ fn route(pending: &Pending, mut message: Value) {
 /// Sends `stream/cancel` when a stream is dropped before its final response.
 struct CancelOnDrop {
     request_id: u64,
-    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    stdin: Arc<Pipe>,
     pending: Pending,
     next_id: Arc<AtomicU64>,
 }

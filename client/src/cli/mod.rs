@@ -418,6 +418,7 @@ async fn call(
         return Err(Failure::usage(refused));
     }
     target.with_tenant(method.name, &mut params);
+    identifiers(ctx.settings, method, &mut params);
     let sends = target.sends_credentials;
     if method.streaming {
         let mut events = target
@@ -534,6 +535,23 @@ async fn call(
         }
     });
     Ok(())
+}
+
+/// The global `--context-id` and `--task-id` (and their variables) fill the
+/// params members of those names, where a method has them and the command
+/// line gave none (`task list --context-id C`).
+fn identifiers(settings: &Settings, method: &MethodDescriptor, params: &mut Value) {
+    let members = crate::schema::definition(method.params_type)
+        .and_then(|d| d.get("properties"))
+        .and_then(Value::as_object);
+    let Some(members) = members else { return };
+    for (long, member) in [(id::CONTEXT_ID, "contextId"), (id::TASK_ID, "taskId")] {
+        if let (Some(value), Some(object)) = (settings.get(long), params.as_object_mut()) {
+            if members.contains_key(member) && !object.contains_key(member) {
+                object.insert(member.to_string(), Value::String(value.to_string()));
+            }
+        }
+    }
 }
 
 /// A live status line on stderr, only when a person watches it.

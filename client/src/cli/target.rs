@@ -455,8 +455,44 @@ pub fn http_config(settings: &Settings, endpoint: &str) -> Result<HttpConfig, Fa
     Ok(config)
 }
 
+/// Checks that this tool supports every extension the card marks required
+/// (A2A §4.6): those it supports it declares on every request
+/// (`A2A-Extensions`); one it does not is a failure before any call.
+fn required_extensions(card: &Value) -> Result<(), Failure> {
+    let supported = crate::wire::extension_uris();
+    let missing: Vec<&str> = card
+        .pointer("/capabilities/extensions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|e| e["required"].as_bool() == Some(true))
+        .filter_map(|e| e["uri"].as_str())
+        .filter(|uri| !supported.contains(uri))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Failure {
+        code: super::failure::Code::Protocol(
+            a2a::ErrorKind::ExtensionSupportRequired.spec_name().to_string(),
+        ),
+        ..Failure::local(
+            Local::Internal,
+            format!(
+                "the agent requires extension(s) this tool does not support: {}",
+                missing.join(", ")
+            ),
+        )
+    }
+    .hint(format!("this tool supports {}", supported.join(", "))))
+}
+
 /// Spawns the agent executable over stdio (local mode).
-pub async fn local(settings: &Settings, agent_args: Vec<OsString>) -> Result<Target, Failure> {
+pub async fn local(
+    settings: &Settings,
+    agent_args: Vec<OsString>,
+    debug: &super::debug::Debug,
+) -> Result<Target, Failure> {
     let program = settings
         .get(id::AGENT)
         .map(PathBuf::from)
@@ -469,6 +505,7 @@ pub async fn local(settings: &Settings, agent_args: Vec<OsString>) -> Result<Tar
     config.extension_version = settings.get(id::EXTENSION_VERSION).map(str::to_string);
     config.protocol_version = settings.get(id::A2A_VERSION).map(str::to_string);
     config.client_name = "agents".into();
+    config.wire_log = debug.wire_log();
     let transport = StdioTransport::spawn(config).await.map_err(|e| {
         Failure::local(Local::Unreachable, format!("cannot start the local agent {}: {}", program.display(), super::failure::one_line(&e.to_string())))
             .hint("install cleveragents-agent beside this program or on PATH, pass --agent PATH, or name a remote agent with --agent-card")
@@ -588,7 +625,7 @@ pub async fn connect(
             super::output::warn("credentials are not sent in local mode: the local agent runs as you");
         }
         debug.log("local mode: spawning the agent over stdio (no --agent-card)");
-        return local(settings, agent_args).await;
+        return local(settings, agent_args, debug).await;
     };
     let http = crate::tls::configure(
         reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10)),
@@ -616,6 +653,7 @@ pub async fn connect(
             resolved.location
         ));
     }
+    required_extensions(&resolved.card)?;
     let interface = choose(&resolved.card, &preferred, version)?;
     debug.log(&format!(
         "card {}: using {} {} (A2A {}){}",
