@@ -243,3 +243,123 @@ fn no_secret_reaches_the_logs_diagnostics_or_error_messages() {
         assert!(!answers.contains(secret), "a secret is in an answer:\n{answers}");
     }
 }
+
+/// An API key with characters a query string must encode.
+const QUERY_KEY: &str = "logs-query-key-6d1f+/=";
+/// [`QUERY_KEY`] as a query parameter's value.
+const QUERY_KEY_ENCODED: &str = "logs-query-key-6d1f%2B%2F%3D";
+
+#[test]
+fn an_api_key_in_the_query_string_reaches_neither_the_log_nor_an_answer() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("agent.json");
+    std::fs::write(
+        &config,
+        json!({"server": {"auth": {
+            "api_key_location": "query",
+            "api_key_name": "api_key",
+            "api_keys": [{"secret": QUERY_KEY, "subject": "query-key-holder"}],
+            "principals": [{"subject": "query-key-holder", "namespaces": {"*": "admin"}}],
+        }}})
+        .to_string(),
+    )
+    .expect("config");
+    let log = dir.path().join("agent.log");
+    let args = ["--memory", "--config", config.to_str().expect("utf-8")];
+    let mut agent = ServerAgent::start_logged(&args, &[("CLEVERAGENTS_LOG", "trace")], &log);
+    let addr = agent.addr();
+    let keyed = |path: &str| format!("{path}?api_key={QUERY_KEY_ENCODED}");
+    let near_miss = |path: &str| format!("{path}?api_key={QUERY_KEY_ENCODED}x");
+    let send = |id: &str| {
+        call(
+            markers::SendMessage::NAME,
+            json!({"message": {"messageId": id, "role": "ROLE_USER", "parts": [{"text": "hello"}]}}),
+        )
+    };
+
+    let mut replies = Vec::new();
+    let sent = common::http::post_to(&addr, &keyed("/"), &[], &send("query-1"));
+    assert_eq!(sent.status, 200);
+    let task_id = sent.messages()[0]["result"]["task"]["id"]
+        .as_str()
+        .expect("a task")
+        .to_string();
+    replies.push(sent);
+    // The key in a header is no credential when the card says query.
+    let header = common::http::post(&addr, &[("api_key", QUERY_KEY.as_bytes())], &send("query-2"));
+    assert_eq!(header.status, 401);
+    assert_eq!(
+        header.header("www-authenticate"),
+        Some("ApiKey realm=\"cleveragents\", query=\"api_key\"")
+    );
+    replies.push(header);
+    let refused = common::http::post_to(&addr, &near_miss("/"), &[], &send("query-3"));
+    assert_eq!(refused.status, 401);
+    assert_eq!(
+        refused.error().expect("an error")["message"],
+        "Invalid credentials: unknown API key"
+    );
+    replies.push(refused);
+    let unknown = common::http::post_to(&addr, &keyed("/"), &[], &call("NoSuchMethod", json!({})));
+    assert_eq!(unknown.error().expect("an error")["code"], -32601);
+    replies.push(unknown);
+    let streaming = call(
+        markers::SendStreamingMessage::NAME,
+        json!({"message": {"messageId": "query-4", "role": "ROLE_USER", "parts": [{"text": "hello"}]}}),
+    );
+    let stream = common::http::post_to(&addr, &keyed("/"), &[], &streaming);
+    assert!(stream.is_stream(), "{}", stream.head);
+    assert!(stream.error().is_none(), "{:?}", stream.messages());
+    replies.push(stream);
+    for (path, status) in [
+        (keyed(&format!("/rest/tasks/{task_id}")), 200),
+        (keyed("/rest/extendedAgentCard"), 200),
+        (near_miss(&format!("/rest/tasks/{task_id}")), 401),
+        (keyed("/rest/no-such-route"), 404),
+        (keyed("/no-such-path"), 404),
+        (keyed("/metrics"), 200),
+        (keyed("/.well-known/agent-card.json"), 200),
+    ] {
+        let reply = common::http::get(&addr, &path, &[("A2A-Version", b"1.0")]);
+        assert_eq!(reply.status, status, "{path}");
+        replies.push(reply);
+    }
+    // HTTP/2 as well.
+    let h2 = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(async {
+            let client = reqwest::Client::builder()
+                .http2_prior_knowledge()
+                .build()
+                .expect("client");
+            let response = client
+                .get(format!(
+                    "http://{addr}{}",
+                    keyed(&format!("/rest/tasks/{task_id}"))
+                ))
+                .header("A2A-Version", "1.0")
+                .send()
+                .await
+                .expect("an answer");
+            assert_eq!(response.version(), reqwest::Version::HTTP_2);
+            (response.status().as_u16(), response.text().await.expect("a body"))
+        });
+    assert_eq!(h2.0, 200, "{}", h2.1);
+    agent.kill();
+
+    let logged = std::fs::read_to_string(&log).expect("log");
+    // The log is the full trace of these calls, so a leak would be in it.
+    assert!(logged.contains("query-key-holder"), "{logged}");
+    let answers = replies
+        .iter()
+        .map(|r| format!("{}\n{}", r.head, String::from_utf8_lossy(&r.body)))
+        .chain([h2.1])
+        .collect::<Vec<_>>()
+        .join("\n");
+    for leak in [QUERY_KEY, QUERY_KEY_ENCODED, "logs-query-key-6d1f"] {
+        assert!(!logged.contains(leak), "`{leak}` is in the log:\n{logged}");
+        assert!(!answers.contains(leak), "`{leak}` is in an answer:\n{answers}");
+    }
+}

@@ -408,3 +408,63 @@ fn a_sync_call_carries_the_trace_of_its_request_to_the_remote() {
         .count();
     assert!(remote_dispatches >= 1, "{spans:#?}");
 }
+
+#[test]
+fn an_api_key_in_the_query_string_is_in_no_span() {
+    const KEY: &str = "traces-query-key-81c4";
+    let collector = Collector::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("agent.json");
+    std::fs::write(
+        &config,
+        json!({"server": {"auth": {
+            "api_key_location": "query",
+            "api_key_name": "api_key",
+            "api_keys": [{"secret": KEY, "subject": "traced-key-holder"}],
+            "principals": [{"subject": "traced-key-holder", "namespaces": {"default": "writer"}}],
+        }}})
+        .to_string(),
+    )
+    .expect("config");
+    let log = dir.path().join("agent.log");
+    let mut agent = ServerAgent::start_logged(
+        &["--memory", "--config", config.to_str().expect("utf-8")],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint)],
+        &log,
+    );
+    let reply = common::http::post_to(
+        &agent.addr(),
+        &format!("/?api_key={KEY}"),
+        &[("traceparent", TRACEPARENT.as_bytes())],
+        &send_message(
+            json!({"message": {"messageId": "traced-key", "role": "ROLE_USER", "parts": [{"text": "hello"}]}}),
+        ),
+    );
+    let answer = reply.messages().pop().expect("one answer");
+    assert_eq!(
+        answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answer}"
+    );
+    let refused = common::http::post_to(
+        &agent.addr(),
+        &format!("/?api_key={KEY}x"),
+        &[],
+        &send_message(json!({"message": {"messageId": "untraced", "role": "ROLE_USER", "parts": []}})),
+    );
+    assert_eq!(refused.status, 401);
+    let status = agent.terminate();
+    assert!(
+        status.success(),
+        "{status}: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+
+    let spans = collector.trace(TRACE_ID);
+    assert_chain(&spans, "http.request");
+    assert_eq!(one(&spans, "http.request").attributes["url.path"], "/");
+    let every = collector.spans.lock().expect("spans").clone();
+    for span in &every {
+        let text = format!("{} {:?}", span.name, span.attributes);
+        assert!(!text.contains(KEY), "the key is in a span: {span:#?}");
+    }
+}

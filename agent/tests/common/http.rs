@@ -91,6 +91,17 @@ pub fn try_post(addr: &str, headers: &[(&str, &[u8])], call: &Value) -> std::io:
     try_post_as(addr, Some("1.0"), headers, call)
 }
 
+/// [`post`] to `path` (a query string included) rather than `/`.
+#[allow(dead_code)] // not every test binary posts elsewhere
+pub fn post_to(addr: &str, path: &str, headers: &[(&str, &[u8])], call: &Value) -> Reply {
+    let body = serde_json::to_vec(call).expect("encodes");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    exchange(addr, head, headers, &body).unwrap_or_else(|e| panic!("POST {path}: {e}"))
+}
+
 /// [`post`] speaking the A2A version `version` (`None`: no `A2A-Version` header).
 #[allow(dead_code)] // not every test binary speaks another version
 pub fn post_as(addr: &str, version: Option<&str>, headers: &[(&str, &[u8])], call: &Value) -> Reply {
