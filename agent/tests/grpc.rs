@@ -416,3 +416,57 @@ fn a_client_that_never_reads_holds_only_its_own_streams() {
         drop(held);
     });
 }
+
+/// An agent whose API key `grpc-key` travels at `location` under `name`.
+fn keyed_agent(dir: &std::path::Path, location: &str, name: &str) -> ServerAgent {
+    let config = dir.join(format!("{location}.json"));
+    std::fs::write(
+        &config,
+        json!({"server": {"auth": {
+            "api_key_location": location,
+            "api_key_name": name,
+            "api_keys": [{"secret": "grpc-key", "subject": "grpc-admin"}],
+            "principals": [{"subject": "grpc-admin", "namespaces": {"default": "admin"}}],
+        }}})
+        .to_string(),
+    )
+    .expect("config written");
+    ServerAgent::start_with(&["--memory", "--config", config.to_str().expect("utf-8 path")])
+}
+
+#[test]
+fn an_api_key_travels_as_the_metadata_the_card_names() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cookie = keyed_agent(dir.path(), "cookie", "a2a_key");
+    let query = keyed_agent(dir.path(), "query", "api_key");
+    runtime().block_on(async {
+        let get_task = || request("GetTask", json!({"id": "t"}));
+        // A cookie travels as `cookie` metadata: the call runs (and finds no such task).
+        for jar in ["a2a_key=grpc-key", "theme=dark; a2a_key=\"grpc-key\""] {
+            let answer = raw(&cookie, GET_TASK, get_task(), &[V1, ("cookie", jar)]).await;
+            assert_eq!(answer.status.code, Code::NotFound, "{}", answer.status.message);
+        }
+        // The key under the cookie's name as metadata of its own is no credential.
+        let answer = raw(&cookie, GET_TASK, get_task(), &[V1, ("a2a_key", "grpc-key")]).await;
+        assert_eq!(answer.status.code, Code::Unauthenticated);
+        assert_eq!(answer.status.message, "Authentication required");
+        let answer = raw(&cookie, GET_TASK, get_task(), &[V1, ("cookie", "a2a_key=wrong")]).await;
+        assert_eq!(answer.status.code, Code::Unauthenticated);
+        assert_eq!(answer.status.message, "Invalid credentials: unknown API key");
+
+        // A gRPC call has no query string: with the key declared there, no
+        // metadata carries it, and the HTTP bindings of the same agent take it.
+        for metadata in [
+            ("api_key", "grpc-key"),
+            ("x-api-key", "grpc-key"),
+            ("cookie", "api_key=grpc-key"),
+        ] {
+            let answer = raw(&query, GET_TASK, get_task(), &[V1, metadata]).await;
+            assert_eq!(answer.status.code, Code::Unauthenticated, "{metadata:?}");
+            assert_eq!(answer.status.message, "Authentication required");
+        }
+    });
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}});
+    let reply = common::http::post_to(&query.addr(), "/?api_key=grpc-key", &[], &call);
+    assert_eq!(reply.error().expect("no such task")["code"], -32001);
+}
