@@ -10,6 +10,7 @@
 use crate::instruction::{Behavior, CallAgent, Instruction, Step};
 use a2a::rpc::{BoxFuture, Client, ClientStream};
 use a2a::types::{Message, PartContent, SendMessageRequest, SendMessageResponse, StreamResponse};
+use a2a::Binding;
 use client::{AnyTransport, GrpcTransport, HttpBinding, HttpConfig, HttpTransport};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
@@ -41,23 +42,37 @@ pub fn answer(instruction: &Instruction) -> BoxFuture<'_, Result<Vec<String>, St
     })
 }
 
+/// The kit's own spellings of the HTTP+JSON binding, beside the card's name.
+const KIT_HTTP_JSON_NAMES: &[&str] = &["http_json", "rest"];
+
+/// The binding an instruction's transport names, in any case: a card's name
+/// for it (`jsonrpc`, `http+json`, `grpc`) or the kit's (`http_json`).
+fn binding_of(transport: &str) -> Option<Binding> {
+    Binding::from_name(transport).or_else(|| {
+        KIT_HTTP_JSON_NAMES
+            .iter()
+            .any(|kit| kit.eq_ignore_ascii_case(transport))
+            .then_some(Binding::HttpJson)
+    })
+}
+
 /// A client of the agent at `origin` over the instruction's transport
 /// (`jsonrpc`, `http_json` or `grpc`, any case), at the URL its card declares
 /// for that binding.
 async fn connect(origin: &str, transport: &str) -> Result<Client<AnyTransport>, String> {
     let config = HttpConfig::new(format!("{}/", origin.trim_end_matches('/')));
-    let transport = match transport.to_ascii_lowercase().as_str() {
-        "jsonrpc" => AnyTransport::Http(
+    let transport = match binding_of(transport) {
+        Some(Binding::JsonRpc) => AnyTransport::Http(
             HttpTransport::from_card(config, HttpBinding::JsonRpc)
                 .await
                 .map_err(|e| format!("{origin}: {e}"))?,
         ),
-        "http_json" | "http+json" | "rest" => AnyTransport::Http(
+        Some(Binding::HttpJson) => AnyTransport::Http(
             HttpTransport::rest(config)
                 .await
                 .map_err(|e| format!("{origin}: {e}"))?,
         ),
-        "grpc" => {
+        Some(Binding::Grpc) => {
             let card_reader = HttpTransport::new(config.clone()).map_err(|e| e.to_string())?;
             AnyTransport::Grpc(
                 GrpcTransport::from_card(config)
@@ -66,7 +81,7 @@ async fn connect(origin: &str, transport: &str) -> Result<Client<AnyTransport>, 
                 card_reader,
             )
         }
-        other => return Err(format!("unknown transport `{other}`")),
+        None => return Err(format!("unknown transport `{transport}`")),
     };
     Ok(Client::new(transport))
 }
@@ -187,4 +202,26 @@ fn texts(message: &Message) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instructions_transport_is_read_in_any_case() {
+        for (transport, binding) in [
+            ("jsonrpc", Binding::JsonRpc),
+            ("JSONRPC", Binding::JsonRpc),
+            ("http_json", Binding::HttpJson),
+            ("HTTP_JSON", Binding::HttpJson),
+            ("http+json", Binding::HttpJson),
+            ("rest", Binding::HttpJson),
+            ("grpc", Binding::Grpc),
+            ("GRPC", Binding::Grpc),
+        ] {
+            assert_eq!(binding_of(transport), Some(binding), "{transport}");
+        }
+        assert_eq!(binding_of("soap"), None);
+    }
 }
