@@ -71,13 +71,13 @@ fn agent_command(draft: bool) -> Command {
 }
 
 /// A real agent serving HTTP on an ephemeral loopback port; killed on drop.
-struct Agent {
+pub(crate) struct Agent {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Agent {
-    fn start(draft: bool) -> Agent {
+    pub(crate) fn start(draft: bool) -> Agent {
         let mut child = agent_command(draft)
             .args(["--listen", "127.0.0.1:0", "--insecure-no-auth"])
             .stdin(Stdio::null())

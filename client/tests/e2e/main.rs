@@ -9,6 +9,7 @@
 //! resume, and the CLI.
 
 mod agent;
+mod chat;
 mod cli;
 mod drafts;
 mod resume;
@@ -112,6 +113,30 @@ fn main() {
         (
             "cli_generations_need_an_agent_offering_1_1",
             cli_generations_need_an_agent_offering_1_1,
+        ),
+        (
+            "chat_on_a_terminal_carries_context_and_task",
+            chat::chat_on_a_terminal_carries_context_and_task,
+        ),
+        (
+            "chat_on_a_terminal_ctrl_c_stops_a_turn_and_cancel_ends_its_task",
+            chat::chat_on_a_terminal_ctrl_c_stops_a_turn_and_cancel_ends_its_task,
+        ),
+        (
+            "chat_on_a_terminal_auth_required_says_how_to_go_on",
+            chat::chat_on_a_terminal_auth_required_says_how_to_go_on,
+        ),
+        (
+            "chat_refuses_a_terminal_when_its_output_is_not_one",
+            chat::chat_refuses_a_terminal_when_its_output_is_not_one,
+        ),
+        (
+            "chat_with_piped_turns_writes_the_text_floor",
+            chat::chat_with_piped_turns_writes_the_text_floor,
+        ),
+        (
+            "events_follow_shows_a_status_line_on_a_terminal",
+            chat::events_follow_shows_a_status_line_on_a_terminal,
         ),
     ];
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
