@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 /// The agent binary next to `agents`, built (once) from the workspace so it
 /// is the agent of this tree.
-fn agent_binary() -> &'static PathBuf {
+pub(crate) fn agent_binary() -> &'static PathBuf {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
         let agents = PathBuf::from(env!("CARGO_BIN_EXE_agents"));
@@ -78,8 +78,14 @@ pub(crate) struct Agent {
 
 impl Agent {
     pub(crate) fn start(draft: bool) -> Agent {
+        Agent::start_with(draft, &[])
+    }
+
+    /// An agent started with `extra` arguments as well (`--config FILE`, say).
+    pub(crate) fn start_with(draft: bool, extra: &[&str]) -> Agent {
         let mut child = agent_command(draft)
             .args(["--listen", "127.0.0.1:0", "--insecure-no-auth"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -114,13 +120,13 @@ impl Drop for Agent {
     }
 }
 
-fn run(agent: &Agent, args: &[&str]) -> Run {
+pub(crate) fn run(agent: &Agent, args: &[&str]) -> Run {
     let mut all: Vec<String> = agent.server_args();
     all.extend(args.iter().map(|a| a.to_string()));
     agents(&all.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
-fn json_of(run: &Run) -> Value {
+pub(crate) fn json_of(run: &Run) -> Value {
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
     serde_json::from_str(run.stdout.trim()).expect("JSON output")
 }

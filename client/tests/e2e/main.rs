@@ -14,6 +14,7 @@ mod cli;
 mod drafts;
 mod resume;
 mod transports;
+mod webhook;
 
 use agent::{run_stdio_agent, AGENT_ENV};
 use cli::{
@@ -33,6 +34,11 @@ use resume::{
 use transports::{
     http_card_trust_is_checked_when_keys_are_configured, http_client_typed_calls_and_negotiation,
     rest_client_typed_calls_streams_and_errors, stdio_client_calls_streams_and_shuts_down,
+};
+use webhook::{
+    cli_webhook_cleans_up_on_timeout_and_interrupt, cli_webhook_follows_a_task_to_its_end,
+    cli_webhook_prints_notifications_until_the_task_ends, cli_webhook_refusals,
+    cli_webhook_stops_when_the_task_needs_input,
 };
 
 fn main() {
@@ -114,6 +120,23 @@ fn main() {
             "cli_generations_need_an_agent_offering_1_1",
             cli_generations_need_an_agent_offering_1_1,
         ),
+        (
+            "cli_webhook_prints_notifications_until_the_task_ends",
+            cli_webhook_prints_notifications_until_the_task_ends,
+        ),
+        (
+            "cli_webhook_stops_when_the_task_needs_input",
+            cli_webhook_stops_when_the_task_needs_input,
+        ),
+        (
+            "cli_webhook_follows_a_task_to_its_end",
+            cli_webhook_follows_a_task_to_its_end,
+        ),
+        (
+            "cli_webhook_cleans_up_on_timeout_and_interrupt",
+            cli_webhook_cleans_up_on_timeout_and_interrupt,
+        ),
+        ("cli_webhook_refusals", cli_webhook_refusals),
         (
             "chat_on_a_terminal_carries_context_and_task",
             chat::chat_on_a_terminal_carries_context_and_task,
