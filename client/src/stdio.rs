@@ -97,6 +97,9 @@ impl StdioTransport {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
+            // Its own process group: a Ctrl-C meant for the client (which
+            // may stop one wait and go on) does not reach the agent too.
+            .process_group(0)
             .spawn()
             .map_err(|e| {
                 CallError::Transport(format!("cannot start agent `{}`: {e}", config.program.display()))

@@ -137,7 +137,7 @@ impl Reader<'_> {
         (self.debug)(&format!("{url}: HTTP {status}"));
         if !status.is_success() {
             return Err(Failure {
-                a2a_code: Some(serde_json::json!(status.as_u16())),
+                a2a_code: Some(i64::from(status.as_u16())),
                 ..Failure::local(Local::CardNotFound, format!("no {what} at {url}: HTTP {status}"))
             }
             .hint("give the agent's origin (its card is at /.well-known/agent-card.json), the card's full URL, or a card file"));
@@ -194,7 +194,7 @@ impl Reader<'_> {
                 location: url,
                 catalog_entry: None,
             },
-            Reference::Catalog(url, wanted) => self.from_catalog(&url, wanted.as_deref()).await?,
+            Reference::Catalog(url, wanted) => self.through_catalog(&url, wanted.as_deref()).await?,
         };
         if !resolved.card.is_object() {
             return Err(Failure::local(
@@ -205,7 +205,7 @@ impl Reader<'_> {
         Ok(resolved)
     }
 
-    async fn from_catalog(&self, url: &str, wanted: Option<&str>) -> Result<Resolved, Failure> {
+    async fn through_catalog(&self, url: &str, wanted: Option<&str>) -> Result<Resolved, Failure> {
         let mut catalog_url = url.to_string();
         for _ in 0..MAX_NESTING {
             let catalog = self.get(&catalog_url, "AI Catalog").await?;
@@ -276,9 +276,10 @@ impl Reader<'_> {
                         .to_string();
                 }
                 _ => {
+                    // Each by its shortest name: the identifier's last segment, where it has one.
                     let names: Vec<String> = cards
                         .iter()
-                        .filter_map(|e| entry_names(e).into_iter().next())
+                        .filter_map(|e| entry_names(e).into_iter().take(2).next_back())
                         .collect();
                     let why = match wanted {
                         Some(name) => format!("the AI Catalog at {url} has no A2A agent `{name}`"),

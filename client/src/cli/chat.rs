@@ -441,6 +441,7 @@ impl<'s, 'c> Session<'s, 'c> {
             poll_interval: self.poll_interval,
             deadline: self.timeout.map(|timeout| Instant::now() + timeout),
             progress: &progress,
+            replying: self.task_id.is_some(),
         };
         let sends = self.target.sends_credentials;
         let fail = |error: a2a::rpc::CallError| {

@@ -122,7 +122,7 @@ pub struct Failure {
     /// The next step, when there is a useful one.
     pub hint: Option<String>,
     /// The transport-level code underneath (a JSON-RPC code, an HTTP status).
-    pub a2a_code: Option<Value>,
+    pub a2a_code: Option<i64>,
     /// Already written out (as a stream's last line): only its exit status is left.
     pub reported: bool,
 }
@@ -161,7 +161,7 @@ impl Failure {
     pub fn of_call(error: &CallError, sent_credentials: bool) -> Failure {
         match error {
             CallError::Rpc(e) => {
-                let a2a_code = Some(json!(e.code));
+                let a2a_code = Some(e.code);
                 match e.kind() {
                     // Authentication is the transport's business in A2A: its
                     // failures are the tool's codes, exit 4.

@@ -97,6 +97,9 @@ pub mod id {
     pub const EXTENSION_VERSION: &str = "extension-version";
     pub const RETRIES: &str = "retries";
     pub const CALL_TIMEOUT: &str = "call-timeout";
+    pub const CLIENT_ID: &str = "client-id";
+    pub const CLIENT_SECRET: &str = "client-secret";
+    pub const SCOPE: &str = "scope";
 }
 
 /// Every global option, in the order help and `config show` list them.
@@ -233,6 +236,16 @@ pub const OPTIONS: &[Opt] = &[
         default: Some("60s"),
         ..opt(id::CALL_TIMEOUT, Shape::Value("DURATION"), "Bound on each single request to the agent (a wait is bounded by --timeout)")
     },
+    opt(
+        id::CLIENT_ID,
+        Shape::Value("ID"),
+        "OAuth client id for `auth login` (the client registered with the agent's authorization server)",
+    ),
+    Opt {
+        secret: true,
+        ..opt(id::CLIENT_SECRET, Shape::Value("SECRET"), "OAuth client secret for `auth login` (client-credentials flow); prefer A2ACLI_CLIENT_SECRET")
+    },
+    opt(id::SCOPE, Shape::List("SCOPE"), "OAuth scope to ask for at `auth login`, repeatable"),
 ];
 
 /// The option `long` names.

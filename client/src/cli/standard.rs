@@ -151,6 +151,7 @@ impl Ctx<'_> {
             poll_interval,
             deadline,
             progress,
+            replying: false,
         })
     }
 
@@ -168,7 +169,7 @@ impl Ctx<'_> {
 
     /// Tells what a settled task's outcome is (stderr), and in text how to
     /// go on (stdout, in the document).
-    fn outcome(&self, task: &Value, text: &mut Text) {
+    pub(super) fn outcome(&self, task: &Value, text: &mut Text) {
         let id = task["id"].as_str().unwrap_or("");
         let state = task
             .pointer("/status/state")
@@ -251,10 +252,10 @@ pub async fn send(ctx: &Ctx<'_>, target: &Target, matches: &ArgMatches) -> Resul
     if !parts.is_empty() {
         message.insert("parts".into(), Value::Array(parts));
     }
-    if !message
+    if message
         .get("parts")
         .and_then(Value::as_array)
-        .is_some_and(|p| !p.is_empty())
+        .is_none_or(Vec::is_empty)
     {
         return Err(Failure::usage(
             "nothing to send: give the text, or --text, --file or --data",
@@ -336,7 +337,8 @@ pub async fn send(ctx: &Ctx<'_>, target: &Target, matches: &ArgMatches) -> Resul
         return Ok(());
     }
     let progress: &dyn Fn(&Value) = if stream { &quiet } else { &progress_line };
-    let waiter = ctx.waiter(target, progress)?;
+    let mut waiter = ctx.waiter(target, progress)?;
+    waiter.replying = params.pointer("/message/taskId").is_some();
     let tenant = params.get(crate::wire::A2A_NAMESPACE_FIELD).cloned();
     if stream && method == SendMessage::NAME {
         output::warn("the agent's card does not declare streaming: waiting for the answer instead");
@@ -386,7 +388,7 @@ fn announce(task: &Value) {
 
 /// Writes one stream event: observed first, so its record (and the JSON
 /// line's reader) has the task, the context and the state.
-fn emit_event(output: &Output, tracked: &mut Tracked, event: &Value) {
+pub(super) fn emit_event(output: &Output, tracked: &mut Tracked, event: &Value) {
     tracked.observe(event);
     let tracked = &*tracked;
     output.line(event, |out, value, verbose| {

@@ -49,7 +49,7 @@ fn known_versions() -> Vec<(Version, &'static str)> {
         .filter_map(|v| Some((Version::parse(v)?, v)))
         .filter(|(v, _)| floor.is_none_or(|floor| *v >= floor))
         .collect();
-    known.sort_by(|a, b| b.0.cmp(&a.0));
+    known.sort_by_key(|(version, _)| std::cmp::Reverse(*version));
     known
 }
 
@@ -670,12 +670,9 @@ pub async fn connect(
     let mut given = Given {
         bearer: settings.get(id::BEARER).map(str::to_string),
         api_key: settings.get(id::API_KEY).map(str::to_string),
-        stored: super::login::stored_tokens(&resolved.location, &resolved.card),
+        stored: super::login::stored_tokens(settings, &resolved.location, &resolved.card, debug).await,
         client_cert: settings.get(id::CLIENT_CERT).is_some(),
     };
-    for (_, token) in &given.stored {
-        debug.secret(token);
-    }
     let declares_key = schemes(&resolved.card)
         .iter()
         .any(|(_, s)| matches!(s, Scheme::ApiKey(..)));

@@ -176,10 +176,7 @@ pub fn parts(out: &mut Text, parts: Option<&Value>, verbose: bool) {
         if let Some(text) = part.get("text").and_then(Value::as_str) {
             out.block(label::TEXT, text);
         } else if let Some(data) = part.get("data") {
-            out.block(
-                label::DATA,
-                &serde_json::to_string_pretty(data).unwrap_or_default(),
-            );
+            out.block(label::DATA, &pretty(data));
         } else if part.get("raw").is_some() || part.get("url").is_some() {
             out.field(label::FILE_NAME, str_at(part, "/filename").unwrap_or("(unnamed)"));
             out.field(
@@ -194,10 +191,7 @@ pub fn parts(out: &mut Text, parts: Option<&Value>, verbose: bool) {
             out.field_opt(label::FILE_URL, str_at(part, "/url"));
         } else {
             // A part of a kind this tool does not know: shown whole, never dropped.
-            out.block(
-                label::DATA,
-                &serde_json::to_string_pretty(part).unwrap_or_default(),
-            );
+            out.block(label::DATA, &pretty(part));
         }
         if verbose {
             metadata(out, part.get("metadata"));
@@ -207,11 +201,26 @@ pub fn parts(out: &mut Text, parts: Option<&Value>, verbose: bool) {
 
 fn metadata(out: &mut Text, metadata: Option<&Value>) {
     if let Some(metadata) = metadata.filter(|m| m.as_object().is_some_and(|o| !o.is_empty())) {
-        out.block(
-            label::METADATA,
-            &serde_json::to_string_pretty(metadata).unwrap_or_default(),
-        );
+        out.block(label::METADATA, &pretty(metadata));
     }
+}
+
+/// JSON for a person: pretty, with object members sorted, so the same data
+/// reads the same whichever binding carried it (a protobuf Struct does not
+/// keep the order the agent wrote).
+pub fn pretty(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&map[k]))).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    serde_json::to_string_pretty(&sorted(value)).unwrap_or_default()
 }
 
 /// The text of a message's text parts, joined.
@@ -312,10 +321,7 @@ pub fn stream_event(out: &mut Text, event: &Value, tracked: &Tracked, verbose: b
         }
     } else {
         out.field(label::EVENT, "unknown");
-        out.block(
-            label::DATA,
-            &serde_json::to_string_pretty(event).unwrap_or_default(),
-        );
+        out.block(label::DATA, &pretty(event));
     }
 }
 

@@ -28,6 +28,10 @@ pub struct Waiter<'a> {
     pub deadline: Option<Instant>,
     /// Told about each event or read while waiting (live progress).
     pub progress: &'a dyn Fn(&Value),
+    /// The wait follows a reply to a task that waited for it: the stream's
+    /// first event is the task as it stood when the reply came, still
+    /// waiting, and does not end the wait (what the reply leads to does).
+    pub replying: bool,
 }
 
 /// How a followed stream ended.
@@ -67,6 +71,7 @@ impl Waiter<'_> {
         on_event: &mut dyn FnMut(&Value),
     ) -> Result<StreamEnd, Failure> {
         let mut task_id: Option<String> = None;
+        let mut first = true;
         loop {
             let next = match self.remaining() {
                 Some(left) => match tokio::time::timeout(left, events.next()).await {
@@ -86,7 +91,11 @@ impl Waiter<'_> {
                     if data.get("message").is_some() && task_id.is_none() {
                         return Ok(StreamEnd::Message(data));
                     }
-                    if class_of(&data) != StateClass::Pending {
+                    let stale = first && self.replying && data.get("task").is_some();
+                    first = false;
+                    if class_of(&data) == StateClass::Terminal
+                        || (class_of(&data) == StateClass::Interrupted && !stale)
+                    {
                         return Ok(StreamEnd::Settled(data));
                     }
                 }

@@ -161,7 +161,7 @@ pub async fn run(ctx: &Ctx<'_>, target: &Target, matches: &ArgMatches) -> Result
     let task = guard.run(read(get.clone())).await??;
     let mut tracked = Tracked::default();
     if class_of(&task) != StateClass::Pending {
-        emit(ctx, &mut tracked, &json!({ "task": task }));
+        super::standard::emit_event(ctx.output, &mut tracked, &json!({ "task": task }));
         eprintln!(
             "task {task_id} is already {}: no notification will come",
             state_of(&task)
@@ -294,7 +294,7 @@ impl Session<'_, '_> {
                     return Ok(());
                 }
             }
-            emit(ctx, tracked, &json!({ "task": task }));
+            super::standard::emit_event(ctx.output, tracked, &json!({ "task": task }));
             outcome(ctx, task_id, &state_of(&task));
             return Ok(());
         }
@@ -332,7 +332,7 @@ impl Session<'_, '_> {
             }
             Note::Event(event) => {
                 self.ctx.debug.log(&format!("< push {event}"));
-                emit(self.ctx, tracked, &event);
+                super::standard::emit_event(self.ctx.output, tracked, &event);
                 if class_of(&event) == StateClass::Pending {
                     return false;
                 }
@@ -365,16 +365,6 @@ impl Session<'_, '_> {
     }
 }
 
-/// Writes one notification as `send --stream` writes an event: observed
-/// first, so its record restates the task, the context and the state.
-fn emit(ctx: &Ctx<'_>, tracked: &mut Tracked, event: &Value) {
-    tracked.observe(event);
-    let tracked = &*tracked;
-    ctx.output.line(event, |out, value, verbose| {
-        text::stream_event(out, value, tracked, verbose)
-    });
-}
-
 /// The state a task (or event) carries, as sent.
 fn state_of(value: &Value) -> String {
     value
@@ -389,23 +379,10 @@ fn state_of(value: &Value) -> String {
 /// Names a settled task's outcome on stderr, as the other waits do: how to
 /// answer a task that waits, the state of one that did not complete.
 fn outcome(ctx: &Ctx<'_>, task_id: &str, state: &str) {
-    match class_of(&json!({ "status": { "state": state } })) {
-        StateClass::Interrupted => {
-            let resume = format!("agents{} send --task-id {task_id} 'REPLY'", ctx.agent_flag);
-            let what = if state.ends_with("AUTH_REQUIRED") {
-                "waits for authentication"
-            } else {
-                "waits for input"
-            };
-            output::warn(&format!(
-                "task {task_id} {what} ({state}); answer it with: {resume}"
-            ));
-        }
-        StateClass::Terminal if !state.ends_with("COMPLETED") => {
-            output::warn(&format!("task {task_id} ended {state}"));
-        }
-        _ => {}
-    }
+    ctx.outcome(
+        &json!({ "id": task_id, "status": { "state": state } }),
+        &mut text::Text::new(),
+    );
 }
 
 /// `--listen`: a socket address.
