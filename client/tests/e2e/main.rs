@@ -11,6 +11,7 @@
 mod agent;
 mod chat;
 mod cli;
+mod compliance;
 mod drafts;
 mod resume;
 mod transports;
@@ -137,6 +138,7 @@ fn main() {
             cli_webhook_cleans_up_on_timeout_and_interrupt,
         ),
         ("cli_webhook_refusals", cli_webhook_refusals),
+        ("cli_compliance_report", compliance::cli_compliance_report),
         (
             "chat_on_a_terminal_carries_context_and_task",
             chat::chat_on_a_terminal_carries_context_and_task,
