@@ -882,6 +882,30 @@ pub fn task_poll_003(lab: &Lab) -> Outcome {
                 state(&doc(&run, "wait")?) == settled,
                 "task get --wait did not stop",
             )?;
+            // Following the waiting task ends at once too, streamed or not
+            // (this is where it used to hang until killed).
+            for stream in [&["--stream"][..], &[]] {
+                let mut args = vec![
+                    "-a",
+                    &lab.open.url,
+                    "--transport",
+                    binding,
+                    "-o",
+                    "json",
+                    "--timeout",
+                    "60s",
+                ];
+                args.extend_from_slice(stream);
+                let id = id_of(&answer);
+                args.extend(["task", "subscribe", &id]);
+                let run = ev.run(&args);
+                ok(
+                    &run,
+                    &format!("{binding} task subscribe {stream:?} on a waiting task"),
+                )?;
+                let last = jsonl(&run, "subscribe")?.pop().unwrap_or_default();
+                ensure(state(&last) == settled, format!("{binding} subscribe: {last}"))?;
+            }
         }
     }
     // UNSPECIFIED is neither: a peer answers it twice, then COMPLETED.
