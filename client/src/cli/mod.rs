@@ -566,10 +566,17 @@ fn live_status(output: &Output) -> Option<indicatif::ProgressBar> {
 
 /// The status line's text for an event.
 fn status_text(event: &Value) -> String {
+    // A domain event names its type; a task event may name its domain event
+    // in its metadata under the extension's URI.
     let kind = event
-        .pointer("/statusUpdate/metadata")
-        .and_then(Value::as_object)
-        .and_then(|m| m.values().find_map(|v| v.get("event").and_then(Value::as_str)))
+        .get("type")
+        .and_then(Value::as_str)
+        .or_else(|| {
+            event
+                .pointer("/statusUpdate/metadata")
+                .and_then(Value::as_object)
+                .and_then(|m| m.values().find_map(|v| v.get("event").and_then(Value::as_str)))
+        })
         .map(str::to_string);
     let state = crate::http::event_state(event).map(|s| s.to_string());
     match (kind, state) {
@@ -596,6 +603,22 @@ fn followed_task(result: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_line_names_the_event() {
+        assert_eq!(
+            status_text(&json!({"type": "tool.invoked", "seq": 3})),
+            "tool.invoked"
+        );
+        assert_eq!(
+            status_text(
+                &json!({"statusUpdate": {"status": {"state": "TASK_STATE_WORKING"},
+                "metadata": {"urn:cleveragents:extensions:v1": {"event": "plan.state_changed"}}}})
+            ),
+            "plan.state_changed · TASK_STATE_WORKING"
+        );
+        assert_eq!(status_text(&json!({})), "event");
+    }
 
     #[test]
     fn command_tree_is_valid() {

@@ -692,7 +692,7 @@ pub fn events_follow_shows_a_status_line_on_a_terminal() {
     let lines = terminal.wait_for("the events above the status line", |lines| {
         lines.len() == expected.len() + 1
             && lines[..expected.len()] == expected[..]
-            && status_line(&lines[expected.len()], "event")
+            && status_line(&lines[expected.len()], "session.message")
     });
     assert!(!lines.is_empty());
     // Ctrl-C ends the follow as it ends any command that does not catch it.
@@ -735,7 +735,7 @@ pub fn events_follow_shows_a_status_line_on_a_terminal() {
     }
     // The terminal shows the status line alone; stdout has the events, plain.
     terminal.wait_for("the status line after the events", |lines| {
-        lines.len() == 1 && status_line(&lines[0], "event")
+        lines.len() == 1 && status_line(&lines[0], "session.message")
     });
     assert!(!read(&out).contains('\u{1b}'));
     terminal.keys("C-c");
