@@ -11,9 +11,9 @@ use super::debug::Debug;
 use super::failure::{Failure, Local};
 use super::output::Output;
 use super::settings::{id, Settings};
-use crate::oauth::{self, AgentKey, ClientAuth, Grant, OAuthClient, OAuthError, StoredToken, TokenStore};
+use crate::oauth::{self, AgentKey, ClientAuth, Grant, OAuthError, StoredToken, TokenStore};
 use clap::{Arg, ArgMatches, Command};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::Duration;
 
 /// How long a device login waits for the person, unless `--timeout` says.
@@ -57,19 +57,6 @@ fn oauth_failure(error: &OAuthError) -> Failure {
     }
 }
 
-/// The OAuth client of a command: its TLS settings, no redirects.
-fn oauth_client(settings: &Settings) -> Result<OAuthClient, Failure> {
-    let builder = reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(Duration::from_secs(30))
-        .redirect(reqwest::redirect::Policy::none());
-    let http = crate::tls::configure(builder, &super::target::tls_files(settings))
-        .map_err(|e| Failure::of_call(&e, false))?
-        .build()
-        .map_err(|e| Failure::local(Local::Internal, format!("HTTP client: {e}")))?;
-    Ok(OAuthClient::new(http))
-}
-
 /// `auth login`.
 pub async fn run(
     settings: &Settings,
@@ -91,7 +78,7 @@ pub async fn run(
     let target = super::target::connect(settings, debug, Vec::new()).await?;
     let location = target.card_location.clone().unwrap_or_default();
     let _ = target.transport.shutdown().await;
-    let oauth = oauth_client(settings)?;
+    let oauth = super::tokens::oauth_client(settings)?;
     let resolved = oauth::resolve_flows(&oauth, &target.card).await;
     for (scheme, error) in &resolved.failures {
         super::output::warn(&format!("scheme {scheme}: {error}"));
@@ -221,43 +208,4 @@ pub async fn run(
         out.field("Stored", value["stored"].as_str().unwrap_or(""));
     });
     Ok(())
-}
-
-/// The tokens `auth login` kept for the agent whose card is at `location`,
-/// as (scheme name, access token), for the OAuth2 and OpenID Connect schemes
-/// `card` declares; an expired one is refreshed where it can be.
-pub async fn stored_tokens(
-    settings: &Settings,
-    location: &str,
-    card: &Value,
-    debug: &Debug,
-) -> Vec<(String, String)> {
-    let Ok(store) = TokenStore::open_default() else {
-        return Vec::new();
-    };
-    let Ok(oauth) = oauth_client(settings) else {
-        return Vec::new();
-    };
-    let secret = settings.get(id::CLIENT_SECRET).map(oauth::Secret::new);
-    let mut tokens = Vec::new();
-    for scheme in oauth::oauth_schemes(card) {
-        let Ok(key) = AgentKey::new(location, &scheme.name) else {
-            continue;
-        };
-        match store.token_for(&key, &oauth, secret.as_ref()).await {
-            Ok(Some(token)) => {
-                debug.secret(&token);
-                debug.log(&format!(
-                    "a stored token for scheme {} (agent login)",
-                    scheme.name
-                ));
-                tokens.push((scheme.name.clone(), token));
-            }
-            Ok(None) => {}
-            Err(error) => {
-                super::output::warn(&format!("the stored token for scheme {}: {error}", scheme.name))
-            }
-        }
-    }
-    tokens
 }

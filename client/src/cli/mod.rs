@@ -24,6 +24,7 @@ pub mod settings;
 mod standard;
 pub mod target;
 pub mod text;
+mod tokens;
 pub mod tree;
 mod wait;
 mod webhook;

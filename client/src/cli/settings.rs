@@ -527,6 +527,18 @@ impl Settings {
             .transpose()
     }
 
+    /// The TLS settings of every HTTP client of a command (the card read,
+    /// the transports, the OAuth server).
+    pub fn tls_files(&self) -> crate::TlsFiles {
+        let file = |long: &str| self.get(long).map(PathBuf::from);
+        crate::TlsFiles {
+            ca_file: file(id::CA_FILE),
+            client_cert: file(id::CLIENT_CERT),
+            client_key: file(id::CLIENT_KEY),
+            insecure: self.switch(id::INSECURE).unwrap_or(false),
+        }
+    }
+
     /// The rows of `config show`: option, env name, shown value, source.
     pub fn rows(&self) -> Vec<(&'static Opt, String, String)> {
         OPTIONS

@@ -413,17 +413,6 @@ impl Target {
     }
 }
 
-/// How the HTTP client of the card read and of the transports is set up.
-pub fn tls_files(settings: &Settings) -> crate::TlsFiles {
-    let file = |long: &str| settings.get(long).map(PathBuf::from);
-    crate::TlsFiles {
-        ca_file: file(id::CA_FILE),
-        client_cert: file(id::CLIENT_CERT),
-        client_key: file(id::CLIENT_KEY),
-        insecure: settings.switch(id::INSECURE).unwrap_or(false),
-    }
-}
-
 /// The HTTP config every server-mode transport starts from.
 pub fn http_config(settings: &Settings, endpoint: &str) -> Result<HttpConfig, Failure> {
     let mut config = HttpConfig::new(endpoint.to_string());
@@ -437,7 +426,7 @@ pub fn http_config(settings: &Settings, endpoint: &str) -> Result<HttpConfig, Fa
         None => 2,
     };
     config.extension_version = settings.get(id::EXTENSION_VERSION).map(str::to_string);
-    config.tls = tls_files(settings);
+    config.tls = settings.tls_files();
     for param in settings.list(id::SVC_PARAM) {
         let (key, value) = param
             .split_once(':')
@@ -629,7 +618,7 @@ pub async fn connect(
     };
     let http = crate::tls::configure(
         reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10)),
-        &tls_files(settings),
+        &settings.tls_files(),
     )
     .map_err(|e| Failure::of_call(&e, false))?
     .timeout(
@@ -670,7 +659,7 @@ pub async fn connect(
     let mut given = Given {
         bearer: settings.get(id::BEARER).map(str::to_string),
         api_key: settings.get(id::API_KEY).map(str::to_string),
-        stored: super::login::stored_tokens(settings, &resolved.location, &resolved.card, debug).await,
+        stored: super::tokens::stored_tokens(settings, &resolved.location, &resolved.card, debug).await,
         client_cert: settings.get(id::CLIENT_CERT).is_some(),
     };
     let declares_key = schemes(&resolved.card)

@@ -2,8 +2,8 @@
 //! a person can act on. An authorization server's own refusal keeps its OAuth
 //! `error` code (RFC 6749 §5.2, RFC 8628 §3.5) so callers can switch on it.
 
-use crate::oauth::store::StoreError;
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The OAuth `error` codes this client tells apart; others are kept as sent.
@@ -207,6 +207,36 @@ pub(crate) fn printable(text: &str, max: usize) -> String {
         out.push('…');
     }
     out
+}
+
+/// Why a token could not be kept or read back.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Neither `XDG_CONFIG_HOME` nor `HOME` names a directory.
+    #[error("no configuration directory: set XDG_CONFIG_HOME or HOME")]
+    NoConfigDir,
+    /// The agent's URL has no origin tokens could be kept under.
+    #[error("`{url}` is not an http(s) URL of an agent")]
+    InvalidAgent {
+        /// The URL given.
+        url: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// A file that is not a token file of this format.
+    #[error("{} is not a readable token file: {reason}", path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (never its content).
+        reason: String,
+    },
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 
 use crate::oauth::clock::unix_seconds;
 use crate::oauth::error::OAuthError;
+pub use crate::oauth::error::StoreError;
 use crate::oauth::token::{ClientAuth, ClientAuthMethod, Secret, TokenResponse};
 use crate::oauth::{ErrorCode, Flow, OAuthClient};
 use reqwest::Url;
@@ -34,36 +35,6 @@ pub const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 const FORMAT_VERSION: u32 = 1;
 /// Largest token file read: a real one holds a JWT or two.
 const FILE_LIMIT: u64 = 64 * 1024;
-
-/// Why a token could not be kept or read back.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// Neither `XDG_CONFIG_HOME` nor `HOME` names a directory.
-    #[error("no configuration directory: set XDG_CONFIG_HOME or HOME")]
-    NoConfigDir,
-    /// The agent's URL has no origin tokens could be kept under.
-    #[error("`{url}` is not an http(s) URL of an agent")]
-    InvalidAgent {
-        /// The URL given.
-        url: String,
-    },
-    /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// The failure.
-        source: std::io::Error,
-    },
-    /// A file that is not a token file of this format.
-    #[error("{} is not a readable token file: {reason}", path.display())]
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong (never its content).
-        reason: String,
-    },
-}
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
