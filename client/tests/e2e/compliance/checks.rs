@@ -163,6 +163,20 @@ fn context_of(value: &Value) -> String {
         .to_string()
 }
 
+/// `-a OPEN --transport BINDING ARGS…`: a command to the open agent over one binding.
+fn on<'a>(lab: &'a Lab, binding: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec!["-a", lab.open.url.as_str(), "--transport", binding];
+    all.extend_from_slice(args);
+    all
+}
+
+/// The same, asking for JSON.
+fn on_json<'a>(lab: &'a Lab, binding: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = on(lab, binding, &["-o", "json"]);
+    all.extend_from_slice(args);
+    all
+}
+
 /// Sends `text` to the open agent over `binding` and returns the settled answer.
 fn send(ev: &mut Ev, lab: &Lab, binding: &str, extra: &[&str], text: &str) -> Result<Value, String> {
     let mut args = vec![
@@ -245,7 +259,7 @@ pub fn card_get_001(lab: &Lab) -> Outcome {
         )?;
     }
     for binding in super::checks::BINDINGS {
-        let run = ev.run(&["-a", &lab.open.url, "--transport", binding, "card", "get"]);
+        let run = ev.run(&on(lab, binding, &["card", "get"]));
         ensure(
             run.stdout.contains(&format!("Selected Interface: {binding} ")),
             format!("--transport {binding}: {}", run.stdout),
@@ -296,17 +310,7 @@ pub fn send_002(lab: &Lab) -> Outcome {
 pub fn send_003(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "-o",
-            "json",
-            "--stream",
-            "send",
-            "tck-stream-001 go",
-        ]);
+        let run = ev.run(&on_json(lab, binding, &["--stream", "send", "tck-stream-001 go"]));
         ok(&run, "send --stream")?;
         let events = jsonl(&run, "send --stream")?;
         ensure(
@@ -317,17 +321,11 @@ pub fn send_003(lab: &Lab) -> Outcome {
             state(events.last().unwrap_or(&Value::Null)) == "TASK_STATE_COMPLETED",
             format!("{binding}: last event"),
         )?;
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let run = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "--stream",
-            "send",
-            "tck-message-response x",
-        ]);
+            &["--stream", "send", "tck-message-response x"],
+        ));
         ok(&run, "a direct message")?;
         let events = jsonl(&run, "message")?;
         ensure(
@@ -380,7 +378,7 @@ pub fn send_004(lab: &Lab) -> Outcome {
             ),
         ];
         for (message, shown) in cases {
-            let run = ev.run(&["-a", &lab.open.url, "--transport", binding, "send", message]);
+            let run = ev.run(&on(lab, binding, &["send", message]));
             ok(&run, message)?;
             ensure(
                 run.stdout.contains(shown),
@@ -506,19 +504,7 @@ pub fn task_get_001(lab: &Lab) -> Outcome {
     for binding in BINDINGS {
         let answer = send(&mut ev, lab, binding, &[], "tck-artifact-text x")?;
         let id = id_of(&answer);
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "-o",
-            "json",
-            "task",
-            "get",
-            &id,
-            "--history",
-            "5",
-        ]);
+        let run = ev.run(&on_json(lab, binding, &["task", "get", &id, "--history", "5"]));
         let task = doc(&run, "task get")?;
         ensure(
             task["id"] == json!(id) && task["artifacts"].as_array().is_some_and(|a| !a.is_empty()),
@@ -528,7 +514,7 @@ pub fn task_get_001(lab: &Lab) -> Outcome {
             task["history"].as_array().is_some_and(|h| !h.is_empty()),
             "no history with --history",
         )?;
-        let run = ev.run(&["-a", &lab.open.url, "--transport", binding, "task", "get", &id]);
+        let run = ev.run(&on(lab, binding, &["task", "get", &id]));
         ensure(
             run.stdout.contains("Text:\n  Generated text content\n"),
             format!("text: {}", run.stdout),
@@ -543,7 +529,7 @@ pub fn task_cancel_001(lab: &Lab) -> Outcome {
         let started = send(&mut ev, lab, binding, &["--async"], "tck-cancel x")?;
         let id = id_of(&started);
         for _ in 0..2 {
-            let run = ev.run(&["-a", &lab.open.url, "--transport", binding, "task", "cancel", &id]);
+            let run = ev.run(&on(lab, binding, &["task", "cancel", &id]));
             ok(&run, "cancel")?;
             ensure(
                 run.stdout.contains("State: TASK_STATE_CANCELED\n"),
@@ -551,17 +537,7 @@ pub fn task_cancel_001(lab: &Lab) -> Outcome {
             )?;
         }
         let done = send(&mut ev, lab, binding, &[], "tck-complete-task x")?;
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "-o",
-            "json",
-            "task",
-            "cancel",
-            &id_of(&done),
-        ]);
+        let run = ev.run(&on_json(lab, binding, &["task", "cancel", &id_of(&done)]));
         let envelope = doc(&run, "cancel a completed task")?;
         ensure(
             run.code == 1 && envelope["error"]["code"] == "TaskNotCancelableError",
@@ -701,14 +677,7 @@ pub fn interact_003(lab: &Lab) -> Outcome {
 pub fn interact_004(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "send",
-            "tck-multi-turn hi",
-        ]);
+        let run = ev.run(&on(lab, binding, &["send", "tck-multi-turn hi"]));
         ok(&run, "send")?;
         for label in ["Task ID: ", "Context ID: ", "State: TASK_STATE_INPUT_REQUIRED\n"] {
             ensure(
@@ -768,17 +737,7 @@ pub fn task_poll_001(lab: &Lab) -> Outcome {
     for binding in BINDINGS {
         let started = send(&mut ev, lab, binding, &["--async"], "tck-long-running go")?;
         let id = id_of(&started);
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "-o",
-            "json",
-            "task",
-            "get",
-            &id,
-        ]);
+        let run = ev.run(&on_json(lab, binding, &["task", "get", &id]));
         ensure(
             matches!(
                 state(&doc(&run, "one read")?),
@@ -786,20 +745,11 @@ pub fn task_poll_001(lab: &Lab) -> Outcome {
             ),
             "one read",
         )?;
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let run = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "--poll-interval",
-            "200ms",
-            "task",
-            "get",
-            &id,
-            "--wait",
-        ]);
+            &["--poll-interval", "200ms", "task", "get", &id, "--wait"],
+        ));
         ensure(
             state(&doc(&run, "wait")?) == "TASK_STATE_COMPLETED",
             format!("{binding}: {}", run.stdout),
@@ -864,20 +814,11 @@ pub fn task_poll_003(lab: &Lab) -> Outcome {
                 state(&answer) == settled,
                 format!("{binding}: {message}: {}", state(&answer)),
             )?;
-            let run = ev.run(&[
-                "-a",
-                &lab.open.url,
-                "--transport",
+            let run = ev.run(&on_json(
+                lab,
                 binding,
-                "-o",
-                "json",
-                "--timeout",
-                "60s",
-                "task",
-                "get",
-                &id_of(&answer),
-                "--wait",
-            ]);
+                &["--timeout", "60s", "task", "get", &id_of(&answer), "--wait"],
+            ));
             ensure(
                 state(&doc(&run, "wait")?) == settled,
                 "task get --wait did not stop",
@@ -983,16 +924,7 @@ pub fn task_poll_004(lab: &Lab) -> Outcome {
 pub fn out_001(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "-o",
-            "json",
-            "send",
-            "tck-long-running go",
-        ]);
+        let run = ev.run(&on_json(lab, binding, &["send", "tck-long-running go"]));
         let answer = doc(&run, "stdout holds the payload only")?;
         ensure(
             !id_of(&answer).is_empty() && !context_of(&answer).is_empty() && !state(&answer).is_empty(),
@@ -1022,16 +954,7 @@ pub fn out_001(lab: &Lab) -> Outcome {
 pub fn out_002(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "-o",
-            "json",
-            "send",
-            "tck-stream-001 go",
-        ]);
+        let run = ev.run(&on_json(lab, binding, &["send", "tck-stream-001 go"]));
         ensure(
             run.stdout.trim().lines().count() == 1,
             format!("{binding}: not one document"),
@@ -1042,17 +965,7 @@ pub fn out_002(lab: &Lab) -> Outcome {
             format!("{answer}"),
         )?;
         let started = id_of(&send(&mut ev, lab, binding, &["--async"], "tck-long-running go")?);
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "-o",
-            "json",
-            "task",
-            "subscribe",
-            &started,
-        ]);
+        let run = ev.run(&on_json(lab, binding, &["task", "subscribe", &started]));
         let task = doc(&run, "subscribe")?;
         ensure(
             state(&task) == "TASK_STATE_COMPLETED" && task.get("id").is_some(),
@@ -1065,17 +978,7 @@ pub fn out_002(lab: &Lab) -> Outcome {
 pub fn out_003(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "-o",
-            "json",
-            "--stream",
-            "send",
-            "tck-stream-003 go",
-        ]);
+        let run = ev.run(&on_json(lab, binding, &["--stream", "send", "tck-stream-003 go"]));
         let events = jsonl(&run, "JSONL")?;
         ensure(events.len() >= 3, "too few lines")?;
         let last = events.last().cloned().unwrap_or_default();
@@ -1083,19 +986,11 @@ pub fn out_003(lab: &Lab) -> Outcome {
             state(&last) == "TASK_STATE_COMPLETED",
             format!("{binding}: last line {last}"),
         )?;
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let run = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "--stream",
-            "--timeout",
-            "1s",
-            "send",
-            "tck-cancel x",
-        ]);
+            &["--stream", "--timeout", "1s", "send", "tck-cancel x"],
+        ));
         let events = jsonl(&run, "JSONL with a timeout")?;
         let last = events.last().cloned().unwrap_or_default();
         ensure(
@@ -1110,17 +1005,7 @@ pub fn out_004(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     let mut seen = Vec::new();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "-o",
-            "json",
-            "task",
-            "get",
-            "no-such-task",
-        ]);
+        let run = ev.run(&on_json(lab, binding, &["task", "get", "no-such-task"]));
         let envelope = doc(&run, "envelope")?;
         seen.push((run.code, envelope["error"]["code"].clone()));
     }
@@ -1176,15 +1061,7 @@ pub fn out_005(lab: &Lab) -> Outcome {
 pub fn out_006(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "--async",
-            "send",
-            "tck-long-running go",
-        ]);
+        let run = ev.run(&on(lab, binding, &["--async", "send", "tck-long-running go"]));
         ensure(
             run.stdout.contains("Task ID: ") && run.stdout.contains("Context ID: "),
             "text",
@@ -1620,15 +1497,7 @@ pub fn tx_003(lab: &Lab) -> Outcome {
 pub fn ver_001(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "--debug",
-            "send",
-            "tck-complete-task x",
-        ]);
+        let run = ev.run(&on(lab, binding, &["--debug", "send", "tck-complete-task x"]));
         ok(&run, binding)?;
         let requests = run
             .stderr
@@ -1864,75 +1733,48 @@ pub fn task_list_001(lab: &Lab) -> Outcome {
             &["--context-id", &context],
             "tck-complete-task c",
         )?;
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let run = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "task",
-            "list",
-            "--context-id",
-            &context,
-        ]);
+            &["task", "list", "--context-id", &context],
+        ));
         let page = doc(&run, "list")?;
         ensure(
             page["tasks"].as_array().map(Vec::len) == Some(3),
             format!("{binding}: context filter: {page}"),
         )?;
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let run = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "task",
-            "list",
-            "--context-id",
-            &context,
-            "--status",
-            "completed",
-        ]);
+            &["task", "list", "--context-id", &context, "--status", "completed"],
+        ));
         let page = doc(&run, "list")?;
         ensure(
             page["tasks"].as_array().map(Vec::len) == Some(2),
             format!("{binding}: status filter"),
         )?;
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let run = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "task",
-            "list",
-            "--context-id",
-            &context,
-            "--page-size",
-            "2",
-        ]);
+            &["task", "list", "--context-id", &context, "--page-size", "2"],
+        ));
         let page = doc(&run, "page 1")?;
         let token = page["nextPageToken"].as_str().unwrap_or("").to_string();
         ensure(!token.is_empty(), format!("{binding}: no cursor"))?;
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let run = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "task",
-            "list",
-            "--context-id",
-            &context,
-            "--page-size",
-            "2",
-            "--page-token",
-            &token,
-        ]);
+            &[
+                "task",
+                "list",
+                "--context-id",
+                &context,
+                "--page-size",
+                "2",
+                "--page-token",
+                &token,
+            ],
+        ));
         let page = doc(&run, "page 2")?;
         ensure(
             page["tasks"].as_array().map(Vec::len) == Some(1),
@@ -1946,18 +1788,11 @@ pub fn task_subscribe_001(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
         let started = send(&mut ev, lab, binding, &["--async"], "tck-long-running go")?;
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let run = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "--stream",
-            "task",
-            "subscribe",
-            &id_of(&started),
-        ]);
+            &["--stream", "task", "subscribe", &id_of(&started)],
+        ));
         let events = jsonl(&run, "subscribe")?;
         ensure(
             events.first().is_some_and(|e| e.get("task").is_some()),
@@ -2121,15 +1956,7 @@ pub fn auth_007(lab: &Lab) -> Outcome {
 pub fn tx_004(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "--debug",
-            "task",
-            "list",
-        ]);
+        let run = ev.run(&on(lab, binding, &["--debug", "task", "list"]));
         ensure(
             run.code == 0 && run.stderr.contains(&format!(": using {binding} ")),
             binding.to_string(),
@@ -2264,20 +2091,11 @@ pub fn download_001(lab: &Lab) -> Outcome {
             ("tck-artifact-data x", "", "\"value\""),
         ] {
             let answer = send(&mut ev, lab, binding, &[], message)?;
-            let run = ev.run(&[
-                "-a",
-                &lab.open.url,
-                "--transport",
+            let run = ev.run(&on_json(
+                lab,
                 binding,
-                "-o",
-                "json",
-                "task",
-                "download",
-                &id_of(&answer),
-                "--dir",
-                &dir_arg,
-                "--force",
-            ]);
+                &["task", "download", &id_of(&answer), "--dir", &dir_arg, "--force"],
+            ));
             let report = doc(&run, "download")?;
             let path = report["files"][0]["path"].as_str().unwrap_or("").to_string();
             ensure(
@@ -2294,15 +2112,7 @@ pub fn download_001(lab: &Lab) -> Outcome {
 pub fn out_007(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "--debug",
-            "send",
-            "tck-complete-task x",
-        ]);
+        let run = ev.run(&on(lab, binding, &["--debug", "send", "tck-complete-task x"]));
         ok(&run, binding)?;
         ensure(
             run.stderr.contains("debug: > POST ") && run.stderr.contains("debug: <"),
@@ -2321,15 +2131,7 @@ pub fn conform_001(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     super::lab::build_companion("cleveragents-conformance", "a2a-conformance");
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "conformance",
-            "--groups",
-            "messaging",
-        ]);
+        let run = ev.run(&on(lab, binding, &["conformance", "--groups", "messaging"]));
         ok(&run, binding)?;
         ensure(
             run.stdout.contains("Result: passed\n"),
@@ -2551,14 +2353,7 @@ pub fn auth_010(lab: &Lab) -> Outcome {
 pub fn auth_011(lab: &Lab) -> Outcome {
     let mut ev = Ev::default();
     for binding in BINDINGS {
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
-            binding,
-            "send",
-            "tck-auth-required x",
-        ]);
+        let run = ev.run(&on(lab, binding, &["send", "tck-auth-required x"]));
         ensure(
             run.code == 0 && run.stdout.contains("State: TASK_STATE_AUTH_REQUIRED\n"),
             format!("{binding}: {}", run.stdout),
@@ -2574,18 +2369,11 @@ pub fn auth_011(lab: &Lab) -> Outcome {
             run.stdout.contains(&format!("send --task-id {id} ")),
             "no resume command",
         )?;
-        let resumed = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let resumed = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "send",
-            "--task-id",
-            &id,
-            "credentials supplied",
-        ]);
+            &["send", "--task-id", &id, "credentials supplied"],
+        ));
         ensure(
             resumed.code == 0 && id_of(&doc(&resumed, "resume")?) == id,
             format!("{binding}: resume"),
@@ -2808,20 +2596,11 @@ pub fn push_002(lab: &Lab) -> Outcome {
     for binding in BINDINGS {
         let started = send(&mut ev, lab, binding, &["--async"], "tck-long-running go")?;
         let id = id_of(&started);
-        let run = ev.run(&[
-            "-a",
-            &lab.open.url,
-            "--transport",
+        let run = ev.run(&on_json(
+            lab,
             binding,
-            "-o",
-            "json",
-            "--timeout",
-            "60s",
-            "task",
-            "push-config",
-            "receive",
-            &id,
-        ]);
+            &["--timeout", "60s", "task", "push-config", "receive", &id],
+        ));
         ok(&run, &format!("{binding} receive"))?;
         let received = jsonl(&run, "receive")?;
         let last = received.last().cloned().unwrap_or_default();
