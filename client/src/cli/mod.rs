@@ -8,11 +8,13 @@
 //! `--transport` says otherwise; without one, *local mode* spawns the agent
 //! executable over stdio, as the user, with no credentials.
 
+mod card;
 mod card_ref;
 mod chat;
 mod companions;
 mod debug;
 mod dotenv;
+mod download;
 pub mod failure;
 pub mod generation;
 mod login;
@@ -98,7 +100,7 @@ pub fn command() -> Command {
                 .help("Print the version and exit"),
         )
         .args(settings::args());
-    let mut grafts = vec![("card", standard::card_get_command())];
+    let mut grafts = vec![("card", card::get_command())];
     grafts.extend(
         standard::task_commands()
             .into_iter()
@@ -331,11 +333,11 @@ async fn run(
     };
     let outcome = match (path.as_slice(), method, params) {
         (["send"], _, _) => standard::send(&ctx, &target, sub).await,
-        (["card", "get"], _, _) => standard::card_get(&ctx, &target, sub).await,
+        (["card", "get"], _, _) => card::get(&ctx, &target, sub).await,
         (["task", "get"], _, _) => standard::task_get(&ctx, &target, sub).await,
         (["task", "cancel"], _, _) => standard::task_cancel(&ctx, &target, sub).await,
         (["task", "subscribe"], _, _) => standard::task_subscribe(&ctx, &target, sub).await,
-        (["task", "download"], _, _) => standard::task_download(&ctx, &target, sub).await,
+        (["task", "download"], _, _) => download::task_download(&ctx, &target, sub).await,
         (["task", "push-config", webhook::COMMAND], _, _) => webhook::run(&ctx, &target, sub).await,
         (["chat"], _, _) => chat::run(&ctx, &target, sub).await,
         (["conformance"], _, _) => companions::conformance(settings, output, debug, &target, sub).await,
@@ -473,7 +475,7 @@ async fn call(
         .flatten()
         .copied()
         .unwrap_or(false);
-    let is_task_page = method.result_type == "ListTasksResponse";
+    let is_task_page = method.name == <a2a::methods::markers::ListTasks as Method>::NAME;
     if follow {
         ctx.output
             .line(&result, |out, value, _| text::generic(out, value));

@@ -1,5 +1,6 @@
 //! The commands the A2A CLI standard fixes (a2a-cli §10): `send`, `task get`,
-//! `task cancel`, `task subscribe`, `task download` and `card get`. Their
+//! `task cancel` and `task subscribe` here, `task download` and `card get`
+//! in modules of their own. Their
 //! flags are the standard's, not derived from the params schemas; each
 //! calls the generated method its Appendix A names, and its JSON output is
 //! that method's own result type (Appendix B).
@@ -13,9 +14,7 @@ use super::wait::{class_of, StreamEnd, Waiter};
 use super::{debug::Debug, parts};
 use crate::generation::EventSource;
 use crate::http::StateClass;
-use a2a::methods::markers::{
-    CancelTask, GetExtendedAgentCard, GetTask, SendMessage, SendStreamingMessage, SubscribeToTask,
-};
+use a2a::methods::markers::{CancelTask, GetTask, SendMessage, SendStreamingMessage, SubscribeToTask};
 use a2a::rpc::{Method, Transport};
 use a2a::types::Role;
 use clap::{Arg, ArgAction, ArgMatches, Command};
@@ -102,24 +101,6 @@ pub fn task_commands() -> Vec<Command> {
                     .help("Replace files that already exist"),
             ),
     ]
-}
-
-/// The `card get` command.
-pub fn card_get_command() -> Command {
-    Command::new("get")
-        .about("Fetch and show the agent's card: identity, capabilities, interfaces, security schemes, skills, signature")
-        .arg(
-            Arg::new("validate")
-                .long("validate")
-                .action(ArgAction::SetTrue)
-                .help("Check the card against the A2A AgentCard schema (a card that fails is an error)"),
-        )
-        .arg(
-            Arg::new("extended")
-                .long("extended")
-                .action(ArgAction::SetTrue)
-                .help("Fetch the authenticated extended card, with credentials a scheme of the public card takes"),
-        )
 }
 
 /// What a standard command runs with.
@@ -529,7 +510,11 @@ impl Ctx<'_> {
         }
     }
 
-    fn task_id(&self, matches: &ArgMatches, params: &mut Map<String, Value>) -> Result<String, Failure> {
+    pub(super) fn task_id(
+        &self,
+        matches: &ArgMatches,
+        params: &mut Map<String, Value>,
+    ) -> Result<String, Failure> {
         if let Some(id) = matches.get_one::<String>("id") {
             params.insert("id".into(), json!(id));
         } else if let Some(id) = self.settings.get(id::TASK_ID) {
@@ -665,327 +650,4 @@ pub async fn task_subscribe(ctx: &Ctx<'_>, target: &Target, matches: &ArgMatches
         output::stdout(&resume.finish());
     }
     Ok(())
-}
-
-/// A file name safe to write: no directory part, nothing hidden.
-fn safe_name(name: &str) -> String {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let cleaned: String = base
-        .chars()
-        .map(|c| if c.is_control() || c == ':' { '_' } else { c })
-        .collect();
-    let cleaned = cleaned.trim_start_matches('.').trim().to_string();
-    if cleaned.is_empty() {
-        "artifact".into()
-    } else {
-        cleaned
-    }
-}
-
-/// `task download`.
-pub async fn task_download(ctx: &Ctx<'_>, target: &Target, matches: &ArgMatches) -> Result<(), Failure> {
-    let mut params = Map::new();
-    let task_id = ctx.task_id(matches, &mut params)?;
-    let mut params = Value::Object(params);
-    target.with_tenant(GetTask::NAME, &mut params);
-    let task = target
-        .transport
-        .call(GetTask::NAME, params)
-        .await
-        .map_err(|e| ctx.fail(target, &e, target.sends_credentials))?;
-    let dir = std::path::PathBuf::from(matches.get_one::<String>("dir").map_or(".", String::as_str));
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Failure::local(Local::Internal, format!("cannot create {}: {e}", dir.display())))?;
-    let only: Vec<&String> = matches
-        .get_many::<String>("artifact")
-        .map(Iterator::collect)
-        .unwrap_or_default();
-    let force = matches.get_flag("force");
-    let http = reqwest::Client::builder()
-        .build()
-        .map_err(|e| Failure::local(Local::Internal, format!("HTTP client: {e}")))?;
-    let mut written = Vec::new();
-    for artifact in task["artifacts"].as_array().into_iter().flatten() {
-        let artifact_id = artifact["artifactId"].as_str().unwrap_or("artifact");
-        if !only.is_empty() && !only.iter().any(|o| o.as_str() == artifact_id) {
-            continue;
-        }
-        let stem = safe_name(artifact["name"].as_str().unwrap_or(artifact_id));
-        let count = artifact["parts"].as_array().map_or(0, Vec::len);
-        for (index, part) in artifact["parts"].as_array().into_iter().flatten().enumerate() {
-            let numbered = |ext: &str| {
-                if count > 1 {
-                    format!("{stem}-{}.{ext}", index + 1)
-                } else {
-                    format!("{stem}.{ext}")
-                }
-            };
-            let (name, bytes) = if let Some(text) = part["text"].as_str() {
-                (numbered("txt"), text.as_bytes().to_vec())
-            } else if let Some(raw) = part["raw"].as_str() {
-                let bytes = parts::decode(raw).ok_or_else(|| {
-                    Failure::local(
-                        Local::Internal,
-                        format!("artifact {artifact_id}: its file is not valid base64"),
-                    )
-                })?;
-                (
-                    part["filename"]
-                        .as_str()
-                        .map_or_else(|| numbered("bin"), safe_name),
-                    bytes,
-                )
-            } else if let Some(url) = part["url"].as_str() {
-                // Fetched without any credential: the URL is the agent's to give, not to trust.
-                let response = http
-                    .get(url)
-                    .send()
-                    .await
-                    .and_then(reqwest::Response::error_for_status)
-                    .map_err(|e| {
-                        Failure::local(
-                            Local::Unreachable,
-                            format!("artifact {artifact_id}: cannot fetch {url}: {e}"),
-                        )
-                    })?;
-                let bytes = response.bytes().await.map_err(|e| {
-                    Failure::local(
-                        Local::Unreachable,
-                        format!("artifact {artifact_id}: reading {url}: {e}"),
-                    )
-                })?;
-                (
-                    part["filename"]
-                        .as_str()
-                        .map_or_else(|| numbered("bin"), safe_name),
-                    bytes.to_vec(),
-                )
-            } else if let Some(data) = part.get("data") {
-                (
-                    numbered("json"),
-                    serde_json::to_vec_pretty(data).unwrap_or_default(),
-                )
-            } else {
-                continue;
-            };
-            let path = dir.join(&name);
-            if path.exists() && !force {
-                return Err(Failure::usage(format!(
-                    "{} exists: pass --force to replace it, or --dir",
-                    path.display()
-                )));
-            }
-            std::fs::write(&path, &bytes).map_err(|e| {
-                Failure::local(Local::Internal, format!("cannot write {}: {e}", path.display()))
-            })?;
-            written.push(json!({
-                "artifactId": artifact_id,
-                "path": path.display().to_string(),
-                "bytes": bytes.len(),
-                "mediaType": part["mediaType"],
-            }));
-        }
-    }
-    let report = json!({
-        "taskId": task["id"],
-        "contextId": task["contextId"],
-        "state": task.pointer("/status/state"),
-        "files": written,
-    });
-    ctx.output.document(&report, |out, value, _| {
-        out.field(label::TASK_ID, value["taskId"].as_str().unwrap_or(""));
-        out.field(label::CONTEXT_ID, value["contextId"].as_str().unwrap_or(""));
-        out.field(label::STATE, value["state"].as_str().unwrap_or(""));
-        for file in value["files"].as_array().into_iter().flatten() {
-            out.field("Saved", file["path"].as_str().unwrap_or(""));
-            out.field(label::FILE_SIZE, &format!("{} bytes", file["bytes"]));
-        }
-    });
-    if written.is_empty() {
-        output::warn(&format!("task {task_id} has no artifact to save"));
-    }
-    Ok(())
-}
-
-/// The signature status of a card (§10.1): verified, unverifiable or absent.
-pub fn signature_status(card: &Value, trusted: Option<&crate::TrustedKeys>) -> (String, bool) {
-    let signed = card
-        .get("signatures")
-        .and_then(Value::as_array)
-        .is_some_and(|s| !s.is_empty());
-    if !signed {
-        return ("absent (the card is not signed)".into(), true);
-    }
-    match trusted {
-        None => ("unverifiable (no trusted keys: --trusted-keys JWKS)".into(), true),
-        Some(keys) => match keys.verify(card) {
-            Ok(kids) => (format!("verified (signed by {})", kids.join(", ")), true),
-            Err(why) => (format!("unverifiable ({why})"), false),
-        },
-    }
-}
-
-/// `card get`.
-pub async fn card_get(ctx: &Ctx<'_>, target: &Target, matches: &ArgMatches) -> Result<(), Failure> {
-    let trusted = match ctx.settings.get(id::TRUSTED_KEYS) {
-        Some(path) => Some(
-            crate::TrustedKeys::load(std::path::Path::new(path))
-                .map_err(|why| Failure::usage(format!("--trusted-keys: {why}")))?,
-        ),
-        None => None,
-    };
-    let mut card = target.card.clone();
-    if matches.get_flag("extended") {
-        if !target.allows(GetExtendedAgentCard::NAME) {
-            return Err(Failure::local(
-                Local::Usage,
-                "the agent's card declares no extended card (capabilities.extendedAgentCard)",
-            ));
-        }
-        if target.interface.is_some() && !target.sends_credentials {
-            let mut failure = Failure::local(
-                Local::CredentialsMissing,
-                "the extended card is fetched only with credentials a security scheme of the public card accepts",
-            );
-            if let Some(hint) = target.auth_hint() {
-                failure = failure.hint(hint);
-            }
-            return Err(failure);
-        }
-        let mut params = json!({});
-        target.with_tenant(GetExtendedAgentCard::NAME, &mut params);
-        card = target
-            .transport
-            .call(GetExtendedAgentCard::NAME, params)
-            .await
-            .map_err(|e| ctx.fail(target, &e, target.sends_credentials))?;
-    }
-    if matches.get_flag("validate") {
-        let schema = crate::schema::standalone("AgentCard");
-        let validator = jsonschema::validator_for(&schema)
-            .map_err(|e| Failure::local(Local::Internal, format!("the AgentCard schema: {e}")))?;
-        let errors: Vec<String> = validator
-            .iter_errors(&card)
-            .take(5)
-            .map(|e| format!("{} at {}", e, e.instance_path()))
-            .collect();
-        if !errors.is_empty() {
-            return Err(Failure::local(
-                Local::CardInvalid,
-                format!(
-                    "the Agent Card does not match the A2A AgentCard schema: {}",
-                    errors.join("; ")
-                ),
-            ));
-        }
-        eprintln!("valid: the card matches the A2A AgentCard schema");
-    }
-    let (signature, ok) = signature_status(&card, trusted.as_ref());
-    if !ok {
-        output::warn(&format!("signature {signature}"));
-    }
-    let location = target
-        .card_location
-        .clone()
-        .unwrap_or_else(|| "local agent (stdio)".into());
-    let interface = target.interface.clone();
-    ctx.output.document(&card, |out, card, verbose| {
-        render_card(out, card, verbose, &location, interface.as_ref(), &signature)
-    });
-    Ok(())
-}
-
-fn render_card(
-    out: &mut Text,
-    card: &Value,
-    verbose: bool,
-    location: &str,
-    chosen: Option<&super::target::Interface>,
-    signature: &str,
-) {
-    let str_of = |v: &Value| v.as_str().unwrap_or("").to_string();
-    out.field("Name", &str_of(&card["name"]));
-    out.field_opt("Description", card["description"].as_str());
-    out.field_opt("Version", card["version"].as_str());
-    out.field_opt(
-        "Provider",
-        card.pointer("/provider/organization").and_then(Value::as_str),
-    );
-    out.field("Card", location);
-    for interface in card["supportedInterfaces"].as_array().into_iter().flatten() {
-        let mut line = format!(
-            "{} {} (A2A {})",
-            str_of(&interface["protocolBinding"]),
-            str_of(&interface["url"]),
-            str_of(&interface["protocolVersion"])
-        );
-        if let Some(tenant) = interface["tenant"].as_str().filter(|t| !t.is_empty()) {
-            line.push_str(&format!(" tenant {tenant}"));
-        }
-        out.field("Interface", &line);
-    }
-    if let Some(chosen) = chosen {
-        out.field(
-            "Selected Interface",
-            &format!("{} {} (A2A {})", chosen.binding, chosen.url, chosen.version),
-        );
-    }
-    let capability = |name: &str| {
-        card.pointer(&format!("/capabilities/{name}"))
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-            .to_string()
-    };
-    out.field("Streaming", &capability("streaming"));
-    out.field("Push Notifications", &capability("pushNotifications"));
-    out.field("Extended Card", &capability("extendedAgentCard"));
-    for extension in card
-        .pointer("/capabilities/extensions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let required = if extension["required"].as_bool() == Some(true) {
-            " (required)"
-        } else {
-            ""
-        };
-        out.field("Extension", &format!("{}{required}", str_of(&extension["uri"])));
-    }
-    for (name, scheme) in super::target::schemes(card) {
-        out.field("Security Scheme", &format!("{name}: {}", scheme.describe()));
-    }
-    for skill in card["skills"].as_array().into_iter().flatten() {
-        out.field(
-            "Skill",
-            &format!("{} ({})", str_of(&skill["id"]), str_of(&skill["name"])),
-        );
-        if verbose {
-            out.field_opt("Skill Description", skill["description"].as_str());
-        }
-    }
-    out.field("Signature", signature);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_safe() {
-        assert_eq!(safe_name("../../etc/passwd"), "passwd");
-        assert_eq!(safe_name(".hidden"), "hidden");
-        assert_eq!(safe_name(""), "artifact");
-        assert_eq!(safe_name("a\u{1b}b:c"), "a_b_c");
-    }
-
-    #[test]
-    fn signature_statuses() {
-        assert_eq!(
-            signature_status(&json!({}), None).0,
-            "absent (the card is not signed)"
-        );
-        let signed = json!({"signatures": [{"protected": "x", "signature": "y"}]});
-        assert!(signature_status(&signed, None).0.starts_with("unverifiable"));
-    }
 }
