@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use a2a::{
     AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Artifact, Message, Part,
-    PartContent, Role, StreamResponse, TaskArtifactUpdateEvent, TaskState, TaskStatus,
+    PartContent, Role, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
     TaskStatusUpdateEvent, TRANSPORT_PROTOCOL_GRPC, TRANSPORT_PROTOCOL_HTTP_JSON,
     TRANSPORT_PROTOCOL_JSONRPC,
 };
@@ -120,16 +120,37 @@ impl Events {
 
 struct TckExecutor;
 
+/// The task as this turn starts: the stored one with the new message in its
+/// history (the SDK passes a blocking send the snapshot it made, message
+/// included; a stream the task as stored before this turn, or none).
+fn task_snapshot(ctx: &ExecutorContext) -> Task {
+    let mut task = ctx.stored_task.clone().unwrap_or_else(|| Task {
+        id: ctx.task_id.clone(),
+        context_id: ctx.context_id.clone(),
+        status: TaskStatus { state: TaskState::Submitted, message: None, timestamp: Some(chrono::Utc::now()) },
+        artifacts: None,
+        history: None,
+        metadata: None,
+    });
+    if let Some(message) = &ctx.message {
+        let history = task.history.get_or_insert_with(Vec::new);
+        if !history.iter().any(|m| m.message_id == message.message_id) {
+            history.push(message.clone());
+        }
+    }
+    task
+}
+
 async fn run(ctx: ExecutorContext, ev: Events) {
     use TaskState::*;
-    let opened_by = ctx
-        .stored_task
-        .as_ref()
-        .and_then(|t| t.history.as_ref())
-        .and_then(|h| h.first())
-        .map(|m| behaviour_of(Some(m)))
-        .unwrap_or("");
     let message = ctx.message.as_ref();
+    let task = task_snapshot(&ctx);
+    // A continuation: the task's history starts with an earlier message.
+    let opened_by = match task.history.as_deref() {
+        Some([first, ..]) if message.is_some_and(|m| m.message_id != first.message_id) => behaviour_of(Some(first)),
+        _ => "",
+    };
+    let fresh = opened_by.is_empty() && ctx.stored_task.as_ref().is_none_or(|t| t.history.as_ref().is_none_or(|h| h.len() <= 1));
     let behaviour = if opened_by == "tck-multi-turn" { opened_by } else { behaviour_of(message) };
     let file = |content| Part {
         content,
@@ -137,8 +158,13 @@ async fn run(ctx: ExecutorContext, ev: Events) {
         media_type: Some("text/plain".into()),
         metadata: None,
     };
+    // A task's events start with the task itself (§3.1.2: a stream begins
+    // with the Task); the SDK leaves that first event to the executor.
+    if !(behaviour == "tck-message-response" && fresh) {
+        ev.send(StreamResponse::Task(task.clone())).await;
+    }
     match behaviour {
-        "tck-message-response" if ctx.stored_task.is_none() => {
+        "tck-message-response" if fresh => {
             let reply = Message {
                 context_id: Some(ctx.context_id.clone()),
                 ..Message::new(Role::Agent, vec![Part::text("Direct message response")])
