@@ -8,8 +8,13 @@
 //!   notifications, the extended card): a case whose method needs one the card
 //!   does not declare ("false or not present", §3.3.4) expects the schema's
 //!   "not supported" error for it instead of a result.
+//! - The versions it speaks: the A2A protocol versions of its interfaces
+//!   (`supportedInterfaces[].protocolVersion`) and the extension's minor
+//!   versions (the extension's `params.versions`). A case relying on a member
+//!   or method newer than all of them (`x-since` / `since`) does not apply: a
+//!   1.0 agent is never judged on what a 1.1 draft adds ([`Reach`]).
 
-use a2a::rpc::declared;
+use a2a::rpc::{declared, Version};
 use a2a::{capabilities, Contract, MethodDescriptor};
 use serde::Serialize;
 use serde_json::Value;
@@ -77,6 +82,12 @@ pub struct Applicability {
     pub extension_declared: bool,
     /// Every capability of the schemas, and whether the card declares it.
     pub capabilities: BTreeMap<&'static str, bool>,
+    /// The A2A protocol versions the card's interfaces speak (the released
+    /// one when it lists none).
+    pub protocol_versions: Vec<String>,
+    /// The extension's minor versions the card declares (every version the
+    /// schema knows when it names none, or when the extension is forced).
+    pub extension_versions: Vec<String>,
     /// The card, or why there is none.
     #[serde(skip)]
     pub card: Result<Value, String>,
@@ -91,6 +102,8 @@ impl Applicability {
             contract_reason: "every case".into(),
             extension_declared: true,
             capabilities: capabilities::ALL.iter().map(|c| (c.name, true)).collect(),
+            protocol_versions: owned(Contract::A2a.versions()),
+            extension_versions: owned(Contract::Cleveragents.versions()),
             card: Err("no agent".into()),
         }
     }
@@ -130,11 +143,17 @@ impl Applicability {
         } else {
             Contract::A2a
         };
+        let (protocol_versions, extension_versions) = match &card {
+            Ok(card) => (protocol_versions(card), extension_versions(card)),
+            Err(_) => (Vec::new(), Vec::new()),
+        };
         Applicability {
             contract: contract.name(),
             contract_reason,
             extension_declared,
             capabilities,
+            protocol_versions: or_else(protocol_versions, || vec![released().to_string()]),
+            extension_versions: or_else(extension_versions, || owned(Contract::Cleveragents.versions())),
             card,
         }
     }
@@ -184,6 +203,112 @@ impl Applicability {
             .collect::<Vec<_>>()
             .join(", ")
     }
+
+    /// How a case of `contract` relying on what version `since` of it added
+    /// reaches the agent (`None`: what every version has).
+    pub fn reach(&self, contract: Contract, since: Option<&str>) -> Reach {
+        let Some(since) = since else {
+            return Reach::Released;
+        };
+        // A2A itself: a member newer than the released version is spoken at
+        // the oldest version the card offers that has it.
+        if let Some(released) = contract.released_protocol_version() {
+            if !newer(since, Some(released)) {
+                return Reach::Released;
+            }
+            let offered = self
+                .protocol_versions
+                .iter()
+                .filter(|v| !newer(since, Some(v)))
+                .min_by_key(|v| Version::parse(v));
+            return match offered {
+                Some(version) => Reach::Protocol(version.clone()),
+                None => Reach::Missing(format!(
+                    "A2A {since}, and the Agent Card's interfaces speak {}",
+                    self.protocol_versions.join(", ")
+                )),
+            };
+        }
+        // The extension: called at the agent's newest minor version, which must have it.
+        if self.extension_versions.iter().any(|v| !newer(since, Some(v))) {
+            Reach::Released
+        } else {
+            Reach::Missing(format!(
+                "extension version {since}, and the Agent Card declares {}",
+                self.extension_versions.join(", ")
+            ))
+        }
+    }
+}
+
+/// How a case reaches the agent, given the version whose members it relies on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// On the main session: what the released version (or every declared
+    /// extension version) has.
+    Released,
+    /// On a session at this A2A version, a draft the card offers.
+    Protocol(String),
+    /// Not at all: the card declares no version with it (the version asked for,
+    /// and what the card declares).
+    Missing(String),
+}
+
+/// The released A2A version: what an agent speaks without any draft.
+fn released() -> &'static str {
+    declared(Contract::A2a.released_protocol_version())
+}
+
+/// True when version `a` is newer than `b` (or `b` is unknown); text that is
+/// no version is never newer.
+fn newer(a: &str, b: Option<&str>) -> bool {
+    match (Version::parse(a), b.and_then(Version::parse)) {
+        (Some(a), Some(b)) => a > b,
+        (Some(_), None) => true,
+        (None, _) => false,
+    }
+}
+
+fn owned(list: &[&str]) -> Vec<String> {
+    list.iter().map(|v| v.to_string()).collect()
+}
+
+fn or_else(list: Vec<String>, default: impl FnOnce() -> Vec<String>) -> Vec<String> {
+    if list.is_empty() {
+        default()
+    } else {
+        list
+    }
+}
+
+/// The protocol versions of the card's interfaces, each once, in card order.
+fn protocol_versions(card: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let listed = card.get("supportedInterfaces").and_then(Value::as_array);
+    for v in listed
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["protocolVersion"].as_str())
+    {
+        if Version::parse(v).is_some() && !out.iter().any(|o| o == v) {
+            out.push(v.to_string());
+        }
+    }
+    out
+}
+
+/// The extension's minor versions the card declares in its `params.versions`.
+fn extension_versions(card: &Value) -> Vec<String> {
+    card.pointer("/capabilities/extensions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|e| e["uri"] == EXTENSION_URI)
+        .filter_map(|e| e.pointer("/params/versions").and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]
@@ -212,6 +337,44 @@ mod tests {
         let pure_a2a = Applicability::from_card(ContractChoice::A2a, Ok(ours));
         assert!(!pure_a2a.includes(Contract::Cleveragents));
         assert!(pure_a2a.includes(Contract::A2a));
+    }
+
+    #[test]
+    fn a_case_reaches_only_an_agent_declaring_the_version_it_relies_on() {
+        let interfaces = |versions: &[&str]| {
+            let list: Vec<Value> = versions
+                .iter()
+                .map(|v| json!({"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": v}))
+                .collect();
+            let ext = json!([{"uri": "urn:cleveragents:extensions:v1", "params": {"versions": ["1.1"]}}]);
+            let card = json!({"supportedInterfaces": list, "capabilities": {"extensions": ext}});
+            Applicability::from_card(ContractChoice::Auto, Ok(card))
+        };
+        let plain = interfaces(&["1.0"]);
+        assert_eq!(plain.protocol_versions, ["1.0"]);
+        assert_eq!(plain.reach(Contract::A2a, None), Reach::Released);
+        assert_eq!(plain.reach(Contract::A2a, Some("1.0")), Reach::Released);
+        assert_eq!(
+            plain.reach(Contract::A2a, Some("1.1")),
+            Reach::Missing("A2A 1.1, and the Agent Card's interfaces speak 1.0".into())
+        );
+        let drafted = interfaces(&["1.0", "0.3", "1.1"]);
+        assert_eq!(
+            drafted.reach(Contract::A2a, Some("1.1")),
+            Reach::Protocol("1.1".into())
+        );
+        assert_eq!(
+            drafted.reach(Contract::Cleveragents, Some("1.1")),
+            Reach::Released
+        );
+        assert_eq!(
+            drafted.reach(Contract::Cleveragents, Some("1.2")),
+            Reach::Missing("extension version 1.2, and the Agent Card declares 1.1".into())
+        );
+        // No card: the released version only, every extension version the schema knows.
+        let none = Applicability::from_card(ContractChoice::Cleveragents, Err("unreachable".into()));
+        assert_eq!(none.protocol_versions, ["1.0"]);
+        assert_eq!(none.reach(Contract::Cleveragents, Some("1.2")), Reach::Released);
     }
 
     #[test]

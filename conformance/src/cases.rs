@@ -22,6 +22,10 @@
 //! Plus per contract an unknown method (→ method not found) and the bad
 //! envelopes of group `envelope` (→ parse error / invalid request).
 //!
+//! A case relying on a member a newer version added (`x-since: 1.1` on
+//! `currentGeneration`) records that version ([`Case::since`]): it applies
+//! only to an agent whose card declares it, and is sent at that version.
+//!
 //! Every case carries the [`Requirement`] it holds the agent to
 //! ([`crate::rules`]) and the capability it depends on. What applies comes from
 //! the Agent Card ([`Applicability`]): the extension's methods only when the
@@ -96,6 +100,10 @@ pub struct Case {
     pub message: Message,
     /// Extension minor version to call at (`None`: the agent's newest).
     pub ext_version: Option<String>,
+    /// The version of the method's contract that added what the case relies
+    /// on (the method's `since`, a member's `x-since`), when it names one: the
+    /// case applies only to an agent declaring it (see [`crate::card::Reach`]).
+    pub since: Option<String>,
     pub expect: Expect,
     /// What the case holds the agent to.
     pub requirement: Requirement,
@@ -225,6 +233,7 @@ fn method_case(
             params,
         },
         ext_version: None,
+        since: d.since.map(str::to_string),
         on_fixture: matches!(expect, Expect::SuccessOrDeclared | Expect::ValidOrRejected),
         expect,
         requirement,
@@ -264,11 +273,14 @@ fn method_cases(
 
 /// One invalid mutation of an example's params: its id suffix
 /// (`missing/<field>`, `wrong-type/<field>`, `bad-enum/<path>`), the params,
-/// and whether it removes a required field (a weaker rule than a wrong value).
+/// whether it removes a required field (a weaker rule than a wrong value), and
+/// the newest `x-since` of the members it touches (a member a version added
+/// is that version's to check: an older agent rightly ignores it).
 pub(crate) struct Mutation {
     pub id: String,
     pub params: Value,
     pub missing: bool,
+    pub since: Option<String>,
 }
 
 /// The invalid mutations of `base` (an example's params) that the params
@@ -287,10 +299,12 @@ pub(crate) fn mutations(s: &Schemas, def: &Value, base: &Value) -> Vec<Mutation>
         if let Some(obj) = params.as_object_mut() {
             obj.remove(*field);
         }
+        let prop = def.get("properties").and_then(|p| p.get(*field));
         out.push(Mutation {
             id: format!("missing/{field}"),
             params,
             missing: true,
+            since: prop.and_then(|p| since_of(s, p)),
         });
     }
     if let Some(props) = def.get("properties").and_then(Value::as_object) {
@@ -306,12 +320,13 @@ pub(crate) fn mutations(s: &Schemas, def: &Value, base: &Value) -> Vec<Mutation>
                 id: format!("wrong-type/{field}"),
                 params,
                 missing: false,
+                since: since_of(s, prop),
             });
         }
     }
     let mut enum_paths = Vec::new();
     find_enum_paths(s, def, base, &mut Vec::new(), &mut enum_paths, 0);
-    for path in enum_paths {
+    for EnumPath { path, since } in enum_paths {
         let mut params = base.clone();
         if let Some(slot) = pointer_mut(&mut params, &path) {
             *slot = json!("NOT_A_DECLARED_VALUE");
@@ -319,6 +334,7 @@ pub(crate) fn mutations(s: &Schemas, def: &Value, base: &Value) -> Vec<Mutation>
                 id: format!("bad-enum/{}", path.join(".")),
                 params,
                 missing: false,
+                since,
             });
         }
     }
@@ -335,13 +351,9 @@ fn negative_cases(s: &Schemas, d: &'static MethodDescriptor, def: &Value, base: 
         } else {
             rules::invalid_input(d.contract)
         };
-        out.push(method_case(
-            d,
-            mutation.id,
-            Some(mutation.params),
-            invalid(),
-            requirement,
-        ));
+        let mut case = method_case(d, mutation.id, Some(mutation.params), invalid(), requirement);
+        case.since = newest(case.since.take(), mutation.since);
+        out.push(case);
     }
     // `params` that is not an object violates the request envelope's schema;
     // answering it as invalid request or invalid params are both fair.
@@ -451,13 +463,40 @@ fn wrong_type_value(prop: &Value) -> Option<Value> {
     }
 }
 
+/// The version that added a member: its `x-since`, on the property or on
+/// the definition it refers to.
+fn since_of(s: &Schemas, prop: &Value) -> Option<String> {
+    let own = prop.get("x-since").and_then(Value::as_str);
+    let referred = s.resolve(prop).get("x-since").and_then(Value::as_str);
+    newest(own.map(str::to_string), referred.map(str::to_string))
+}
+
+/// The newer of two versions (either may be absent).
+fn newest(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if Version::parse(&b) > Version::parse(&a) {
+            b
+        } else {
+            a
+        }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// An enum-typed value's place in an example, and the newest `x-since` of
+/// the members on the way to it.
+struct EnumPath {
+    path: Vec<String>,
+    since: Option<String>,
+}
+
 /// Paths (object keys / array indexes) in `value` whose schema is an enum.
 fn find_enum_paths(
     s: &Schemas,
     schema: &Value,
     value: &Value,
-    path: &mut Vec<String>,
-    out: &mut Vec<Vec<String>>,
+    path: &mut Vec<(String, Option<String>)>,
+    out: &mut Vec<EnumPath>,
     depth: usize,
 ) {
     if depth > 6 {
@@ -465,7 +504,12 @@ fn find_enum_paths(
     }
     let schema = s.resolve(schema);
     if schema.get("enum").is_some() && value.is_string() {
-        out.push(path.clone());
+        out.push(EnumPath {
+            path: path.iter().map(|(key, _)| key.clone()).collect(),
+            since: path
+                .iter()
+                .fold(None, |acc, (_, since)| newest(acc, since.clone())),
+        });
         return;
     }
     match value {
@@ -475,7 +519,7 @@ fn find_enum_paths(
             };
             for (k, v) in map {
                 if let Some(p) = props.get(k) {
-                    path.push(k.clone());
+                    path.push((k.clone(), since_of(s, p)));
                     find_enum_paths(s, p, v, path, out, depth + 1);
                     path.pop();
                 }
@@ -483,7 +527,7 @@ fn find_enum_paths(
         }
         Value::Array(items) => {
             if let (Some(first), Some(item_schema)) = (items.first(), schema.get("items")) {
-                path.push("0".into());
+                path.push(("0".into(), None));
                 find_enum_paths(s, item_schema, first, path, out, depth + 1);
                 path.pop();
             }
@@ -512,15 +556,22 @@ fn versioning_cases(s: &Schemas, app: &Applicability, out: &mut Vec<Case>) {
                 params: Some(json!({})),
             },
             ext_version: None,
+            since: None,
             expect: Expect::Error(contract.method_not_found()),
             requirement: rules::unknown_method(*contract),
             capability: None,
             on_fixture: false,
         });
     }
-    // Methods newer than the oldest extension version are invisible to its clients.
+    // Methods newer than the oldest extension version the agent serves are
+    // invisible to that version's clients.
     for d in dispatched().filter(|d| app.includes(d.contract)) {
-        let (Some(since), Some(oldest)) = (d.since, d.contract.versions().first()) else {
+        let served: Vec<&str> = match d.contract.released_protocol_version() {
+            None => app.extension_versions.iter().map(String::as_str).collect(),
+            Some(_) => d.contract.versions().to_vec(),
+        };
+        let oldest = served.iter().copied().min_by_key(|v| Version::parse(v));
+        let (Some(since), Some(oldest)) = (d.since, oldest) else {
             continue;
         };
         // A method as old as the oldest served version, or older, is seen by every client.
@@ -542,6 +593,7 @@ fn versioning_cases(s: &Schemas, app: &Applicability, out: &mut Vec<Case>) {
                 params,
             },
             ext_version: Some(oldest.to_string()),
+            since: None,
             expect: Expect::Error(d.contract.method_not_found()),
             requirement: rules::hidden_method(d.contract),
             capability: app.capability_of(d),
@@ -563,6 +615,7 @@ fn envelope_cases(out: &mut Vec<Case>) {
             expect_id,
         },
         ext_version: None,
+        since: None,
         expect: Expect::EnvelopeError(code),
         requirement: rules::envelope(),
         capability: None,
@@ -657,6 +710,42 @@ mod tests {
             send.expect,
             Expect::Error(ErrorKind::from_reason("a2a-protocol.org", "INVALID_PARAMS").expect("registry"))
         );
+    }
+
+    #[test]
+    fn a_case_on_a_draft_member_records_the_version_that_added_it() {
+        let cases = derive(&["messaging".to_string()], &Applicability::everything());
+        let since = |id: &str| {
+            let case = cases.iter().find(|c| c.id == id);
+            case.unwrap_or_else(|| panic!("{id} is derived")).since.clone()
+        };
+        // `currentGeneration` is `x-since: 1.1` in the schema; `historyLength` is 1.0's.
+        assert_eq!(
+            since("GetTask/wrong-type/currentGeneration").as_deref(),
+            Some("1.1")
+        );
+        assert_eq!(since("GetTask/wrong-type/historyLength"), None);
+        assert_eq!(since("GetTask/missing/id"), None);
+        assert_eq!(since("SendMessage/bad-enum/message.role"), None);
+    }
+
+    #[test]
+    fn a_newer_extension_method_is_probed_only_at_an_older_version_the_card_declares() {
+        let card = |versions: Value| {
+            let ext = json!([{"uri": "urn:cleveragents:extensions:v1", "params": {"versions": versions}}]);
+            let card = json!({"capabilities": {"extensions": ext}});
+            Applicability::from_card(crate::card::ContractChoice::Auto, Ok(card))
+        };
+        let hidden = |app: &Applicability| {
+            let cases = derive(&["versioning".to_string()], app);
+            cases
+                .iter()
+                .filter(|c| c.id.starts_with("versioning/hidden-in-"))
+                .count()
+        };
+        assert!(hidden(&card(json!(["1.1", "1.2"]))) > 0);
+        // An agent serving 1.2 alone has no older clients to hide methods from.
+        assert_eq!(hidden(&card(json!(["1.2"]))), 0);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! exercise real state; see [`crate::cases::Expect::SuccessOrDeclared`] for
 //! what is accepted when an example's ids still name nothing.
 
-use crate::card::{Applicability, ContractChoice};
+use crate::card::{Applicability, ContractChoice, Reach};
 use crate::cases::{self, Case, Message};
 use crate::check::{self, check_result};
 use crate::extension::Extension;
@@ -232,7 +232,7 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
     } else {
         Fixture::default()
     };
-    let (ran, not_applicable) = run_cases(connector, &main, &fixture, &cases).await;
+    let (ran, not_applicable, unversioned) = run_cases(connector, &main, &fixture, &cases, &app).await;
     results.extend(ran);
     if options.groups.iter().any(|g| g == "scenarios") {
         results.extend(scenarios::run_all(&main, &app).await);
@@ -252,6 +252,10 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
         ));
     }
     let mut not_applicable = not_applicable;
+    if !unversioned.is_empty() {
+        notes.push(version_note(&unversioned));
+        not_applicable.extend(unversioned.into_values().flatten());
+    }
     if options.groups.iter().any(|g| g == cases::V0_3_GROUP) {
         let ran = v0_3::run(connector, &main, &app).await;
         results.extend(ran.results);
@@ -272,19 +276,84 @@ pub async fn run(connector: &dyn Connector, options: &RunOptions) -> Report {
     report
 }
 
-/// Runs the derived cases, opening sessions at other extension versions on
-/// first use; the results, and the ids of the cases the binding has no form for.
+/// A session a case is sent on beside the main one: at another extension
+/// version, or at a draft A2A version whose members the case relies on.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Side {
+    Extension(String),
+    Protocol(String),
+}
+
+impl Side {
+    /// The side `case` needs, if any (`Err`: the agent declares no version
+    /// with what it relies on, and why).
+    fn of(case: &Case, app: &Applicability) -> Result<Option<Side>, String> {
+        let contract = case.method.map_or(a2a::Contract::A2a, |d| d.contract);
+        match app.reach(contract, case.since.as_deref()) {
+            Reach::Missing(why) => Err(why),
+            Reach::Protocol(version) => Ok(Some(Side::Protocol(version))),
+            Reach::Released => Ok(case.ext_version.clone().map(Side::Extension)),
+        }
+    }
+
+    fn activation(&self) -> Activation<'_> {
+        match self {
+            Side::Extension(v) => Activation::Extension(Some(v)),
+            Side::Protocol(v) => Activation::Draft(v),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Side::Extension(v) => format!("extension version {v}"),
+            Side::Protocol(v) => format!("A2A {v}"),
+        }
+    }
+}
+
+/// The note on the cases left out because the agent declares no version
+/// with what they rely on, one line per version.
+fn version_note(unversioned: &BTreeMap<String, Vec<String>>) -> String {
+    let lines: Vec<String> = unversioned
+        .iter()
+        .map(|(why, ids)| match ids.len() {
+            1 => format!("1 case relies on {why}: {}", ids[0]),
+            n => format!("{n} cases rely on {why}: {}", ids.join(", ")),
+        })
+        .collect();
+    format!(
+        "cases on members or methods of versions the agent does not declare were not run: {}",
+        lines.join("; ")
+    )
+}
+
+/// The derived cases' results, the ids of the cases the binding has no form
+/// for, and those of the cases relying on a version the agent does not
+/// declare (by what they rely on).
+type CasesRun = (Vec<CaseResult>, Vec<String>, BTreeMap<String, Vec<String>>);
+
+/// Runs the derived cases, opening sessions at other extension versions and
+/// draft A2A versions on first use.
 async fn run_cases(
     connector: &dyn Connector,
     main: &Session,
     fixture: &Fixture,
     cases: &[Case],
-) -> (Vec<CaseResult>, Vec<String>) {
-    let mut versioned: BTreeMap<String, Result<Session, String>> = BTreeMap::new();
+    app: &Applicability,
+) -> CasesRun {
+    let mut sides: BTreeMap<Side, Result<Session, String>> = BTreeMap::new();
     let mut results = Vec::new();
     let mut not_applicable = Vec::new();
+    let mut unversioned: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for case in cases {
         let t0 = Instant::now();
+        let side = match Side::of(case, app) {
+            Ok(side) => side,
+            Err(why) => {
+                unversioned.entry(why).or_default().push(case.id.clone());
+                continue;
+            }
+        };
         let message = match &case.message {
             Message::Request { method, params } => Message::Request {
                 method: method.clone(),
@@ -296,20 +365,17 @@ async fn run_cases(
             not_applicable.push(case.id.clone());
             continue;
         }
-        let answer = match &case.ext_version {
+        let answer = match side {
             None => main.send(&message).await,
-            Some(v) => {
-                if !versioned.contains_key(v) {
-                    let opened = connector
-                        .connect(Activation::Extension(Some(v)))
-                        .await
-                        .map(Session::new);
-                    versioned.insert(v.clone(), opened);
+            Some(side) => {
+                if !sides.contains_key(&side) {
+                    let opened = connector.connect(side.activation()).await.map(Session::new);
+                    sides.insert(side.clone(), opened);
                 }
-                match versioned.get(v) {
+                match sides.get(&side) {
                     Some(Ok(session)) => session.send(&message).await,
                     Some(Err(e)) => {
-                        Answer::Broken(format!("cannot open a session at extension version {v}: {e}"))
+                        Answer::Broken(format!("cannot open a session at {}: {e}", side.describe()))
                     }
                     None => Answer::Broken("no session".into()),
                 }
@@ -318,5 +384,5 @@ async fn run_cases(
         let verdict = check::judge(case.method, &case.expect, &answer);
         results.push(CaseResult::from_case(case, &verdict, &answer, t0.elapsed()));
     }
-    (results, not_applicable)
+    (results, not_applicable, unversioned)
 }
