@@ -107,8 +107,36 @@ export interface SseEvent {
   readonly data: string;
 }
 
+/**
+ * The chunks of a body: a `ReadableStream` is read through its reader, as
+ * every browser can (not all make the stream itself async-iterable), and
+ * cancelled when the reading stops before its end.
+ */
+async function* chunksOf(body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  if (!("getReader" in body)) {
+    yield* body;
+    return;
+  }
+  const reader = body.getReader();
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        finished = true;
+        return;
+      }
+      yield value;
+    }
+  } finally {
+    // A reader that stops early closes the connection rather than leave it open.
+    if (!finished) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
 /** The events of an SSE body, as they arrive (spec: the `text/event-stream` format). */
-export async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+export async function* sseEvents(body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   let buffer = "";
   let id: string | undefined;
@@ -120,7 +148,7 @@ export async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerato
     data = [];
     return out;
   };
-  for await (const chunk of body) {
+  for await (const chunk of chunksOf(body)) {
     buffer += decoder.decode(chunk, { stream: true });
     let newline: number;
     while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
