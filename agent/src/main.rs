@@ -8,8 +8,11 @@
 //!   [--data-dir DIR] [--config FILE.json] [--executor default|tck] [--memory]
 //!   [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR]
 //!   [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process]
-//!   [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy]
+//!   [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy] [--console]
 //! ```
+//!
+//! `--console` (or `http.console` in the config file) serves the web console
+//! at `/console` on the HTTP listener.
 //!
 //! In local mode the process a client spawns is a front for the data
 //! directory's background agent, which it starts when none runs and which
@@ -136,7 +139,7 @@ enum Mode {
 }
 
 fn usage() -> &'static str {
-    "usage: cleveragents-agent (--stdio | --listen ADDR | --stop) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR] [--draft-version 1.1] [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy]"
+    "usage: cleveragents-agent (--stdio | --listen ADDR | --stop) [--data-dir DIR] [--config FILE] [--executor default|tck] [--memory] [--database-url postgres://USER@HOST:PORT/DB] [--listen-v0-3 ADDR] [--draft-version 1.1] [--admin-key] [--insecure-no-auth] [--idle-timeout-ms N] [--in-process] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy] [--console]"
 }
 
 fn parse_executor(name: &str) -> Result<ExecutorKind, String> {
@@ -162,6 +165,8 @@ struct Args {
     admin_key: bool,
     /// Serve anonymous callers on a non-loopback address.
     insecure_no_auth: bool,
+    /// Serve the web console (`http.console`).
+    console: bool,
     /// A second address, for A2A 0.3 clients (`http.v0_3_listen`).
     listen_v0_3: Option<String>,
     /// Draft A2A versions to serve (`a2a.draft_versions`).
@@ -245,6 +250,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         memory: false,
         admin_key: false,
         insecure_no_auth: false,
+        console: false,
         draft_versions: std::env::var("CLEVERAGENTS_DRAFT_VERSIONS")
             .unwrap_or_default()
             .split(',')
@@ -295,6 +301,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--memory" => args.memory = true,
             "--admin-key" => args.admin_key = true,
             "--insecure-no-auth" => args.insecure_no_auth = true,
+            "--console" => args.console = true,
             "--tls-cert" => args.tls_cert = Some(PathBuf::from(value("--tls-cert")?)),
             "--tls-key" => args.tls_key = Some(PathBuf::from(value("--tls-key")?)),
             "--behind-tls-proxy" => args.behind_tls_proxy = true,
@@ -389,6 +396,7 @@ fn settle(args: Args, file: FileConfig, config_text: &[u8]) -> Result<Settings, 
     let mut server_config = file.server;
     server_config.a2a.draft_versions = drafts.clone();
     server_config.auth.insecure_no_auth |= args.insecure_no_auth;
+    server_config.http.console |= args.console;
     server_config.http.behind_tls_proxy |= args.behind_tls_proxy;
     match (args.tls_cert, args.tls_key) {
         (Some(cert_file), Some(key_file)) => {

@@ -207,6 +207,11 @@ pub struct HttpConfig {
     /// Addresses (`10.0.0.5`) and networks (`10.0.0.0/8`, `fd00::/8`) whose
     /// `X-Forwarded-Proto` is believed, with `behind_tls_proxy`.
     pub trusted_proxies: Vec<String>,
+    /// Serve the web console at `/console` (default off): a page built on
+    /// the TypeScript client that shows the card, tasks, plans and domain
+    /// events, with its assets compiled into the binary. It calls the agent
+    /// as any client does, with the credentials its user enters.
+    pub console: bool,
 }
 
 /// The listener's certificate: re-read when either file changes.
@@ -235,6 +240,7 @@ impl Default for HttpConfig {
             tls: None,
             behind_tls_proxy: false,
             trusted_proxies: Vec::new(),
+            console: false,
         }
     }
 }
@@ -265,13 +271,18 @@ impl HttpConfig {
     }
 }
 
-/// CORS. Empty `allowed_origins` turns CORS off (no CORS headers at all).
+/// CORS for pages of other origins. Empty `allowed_origins` lets no other
+/// origin in: a browser request from one is refused with a bare 403 (pages
+/// of the agent's own origin, and clients that are not browsers, send no
+/// foreign `Origin` and are served as ever).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CorsConfig {
-    /// Exact origins (`https://app.example.com`), or `*` for any.
+    /// Exact origins (`https://app.example.com`: scheme, host and port, no
+    /// path), or `*` for any (not with `allow_credentials`).
     pub allowed_origins: Vec<String>,
-    /// Send `Access-Control-Allow-Credentials: true` (and echo the origin instead of `*`).
+    /// Send `Access-Control-Allow-Credentials: true`, for pages that send
+    /// cookies or TLS client certificates; needs the origins listed.
     pub allow_credentials: bool,
     /// `Access-Control-Max-Age` of preflight answers, in seconds.
     pub max_age_secs: u64,

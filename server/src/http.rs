@@ -16,15 +16,15 @@
 use crate::auth::{Authenticator, ClientCertificate, RequestCredentials};
 use crate::body::ResponseBody;
 use crate::card::{self, Binding};
-use crate::config::{ApiKeyLocation, ServerConfig};
+use crate::config::ServerConfig;
 use crate::error::ServerError;
-use crate::negotiate::{self, Dialect, A2A_EXTENSIONS_HEADER, A2A_VERSION_HEADER, EXTENSION_VERSION_HEADER};
+use crate::negotiate::{self, Dialect, A2A_VERSION_HEADER};
 use crate::pipeline::Pipeline;
 use crate::signing::CardSigner;
 use crate::tls::Tls;
 use a2a::rpc::Dispatch;
 use bytes::Bytes;
-use http::header::{self, HeaderMap, HeaderValue};
+use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -38,12 +38,15 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+mod console;
+mod cors;
 mod exchange;
 mod forwarded;
 mod grpc;
 mod metrics;
 mod rest;
 mod rpc;
+use cors::{Cors, OriginCheck};
 use exchange::StreamSlots;
 use forwarded::TrustedProxies;
 pub use metrics::METRICS_PATH;
@@ -99,6 +102,8 @@ struct HttpState {
     tls: Option<Tls>,
     /// With `http.behind_tls_proxy`: whose word on the client's scheme counts.
     proxies: Option<TrustedProxies>,
+    /// Which browser origins may read the answers.
+    cors: Cors,
 }
 
 impl HttpServer {
@@ -118,6 +123,7 @@ impl HttpServer {
             )));
         }
         let auth = Authenticator::from_config(&config.auth)?;
+        let cors = Cors::from_config(&config.cors, &config.auth)?;
         config.check_tls()?;
         config.check_exposure(config.http.listen)?;
         let proxies = config
@@ -203,6 +209,7 @@ impl HttpServer {
             shutdown: CancellationToken::new(),
             tls,
             proxies,
+            cors,
             config,
         };
         Ok(HttpServer {
@@ -548,7 +555,6 @@ impl HttpState {
         peer: SocketAddr,
         address: Address,
     ) -> Response<ResponseBody> {
-        let origin = request.headers().get(header::ORIGIN).cloned();
         if let Some(proxies) = &self.proxies {
             if !proxies.came_over_https(peer.ip(), request.headers()) {
                 return plain(
@@ -556,6 +562,20 @@ impl HttpState {
                     "this agent serves requests that reach it through its TLS-terminating proxy over https\n",
                 );
             }
+        }
+        let origin = self.cors.check(request.headers());
+        if origin == OriginCheck::Refused {
+            let mut response = Response::new(ResponseBody::empty());
+            *response.status_mut() = StatusCode::FORBIDDEN;
+            return response;
+        }
+        if Cors::is_preflight(request.method(), request.headers()) {
+            let mut response = Response::new(ResponseBody::empty());
+            *response.status_mut() = StatusCode::NO_CONTENT;
+            if let OriginCheck::Allowed { allow } = origin {
+                self.cors.preflight_headers(allow, response.headers_mut());
+            }
+            return response;
         }
         if self.config.http.grpc && self::grpc::is_grpc(&request) {
             return self.grpc(request).await;
@@ -567,11 +587,18 @@ impl HttpState {
             .flatten()
             .map(str::to_string);
         let mut response = match (request.method(), path) {
-            (&Method::OPTIONS, _) => self.preflight(origin.as_ref()),
+            (&Method::OPTIONS, _) => {
+                let mut response = Response::new(ResponseBody::empty());
+                *response.status_mut() = StatusCode::NO_CONTENT;
+                response
+            }
             (&Method::GET | &Method::HEAD, "/.well-known/agent-card.json" | "/.well-known/agent.json") => {
                 self.card(&request, address)
             }
             (&Method::GET | &Method::HEAD, OPENRPC_PATH) => openrpc(),
+            (&Method::GET | &Method::HEAD, p) if self.config.http.console && console::is_console_path(p) => {
+                console::asset(p)
+            }
             (&Method::GET | &Method::HEAD, METRICS_PATH) => self.metrics(&request),
             (&Method::POST, p) if p == self.config.http.path => self.rpc(request).await,
             _ if rest_route.is_some() => self.rest(request, rest_route.unwrap_or_default()).await,
@@ -584,7 +611,9 @@ impl HttpState {
             }
             _ => plain(StatusCode::NOT_FOUND, "not found\n"),
         };
-        self.cors(origin.as_ref(), response.headers_mut());
+        if let OriginCheck::Allowed { allow } = origin {
+            self.cors.response_headers(allow, response.headers_mut());
+        }
         response
     }
 
@@ -592,71 +621,6 @@ impl HttpState {
     fn rest_route<'p>(&self, path: &'p str) -> Option<&'p str> {
         let rest = path.strip_prefix(self.config.http.rest_prefix()?)?;
         rest.starts_with('/').then_some(rest)
-    }
-
-    fn allowed_origin(&self, origin: Option<&HeaderValue>) -> Option<HeaderValue> {
-        let cors = &self.config.cors;
-        let origin = origin?;
-        let text = origin.to_str().ok()?;
-        if cors.allowed_origins.iter().any(|o| o == text) {
-            Some(origin.clone())
-        } else if cors.allowed_origins.iter().any(|o| o == "*") {
-            // With credentials, `*` is not allowed by browsers: echo the origin.
-            Some(if cors.allow_credentials {
-                origin.clone()
-            } else {
-                HeaderValue::from_static("*")
-            })
-        } else {
-            None
-        }
-    }
-
-    fn cors(&self, origin: Option<&HeaderValue>, headers: &mut HeaderMap) {
-        let Some(allowed) = self.allowed_origin(origin) else {
-            return;
-        };
-        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, allowed);
-        headers.append(header::VARY, HeaderValue::from_static("Origin"));
-        let exposed = format!(
-            "{A2A_VERSION_HEADER}, {A2A_EXTENSIONS_HEADER}, {EXTENSION_VERSION_HEADER}, WWW-Authenticate"
-        );
-        if let Ok(exposed) = HeaderValue::from_str(&exposed) {
-            headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, exposed);
-        }
-        if self.config.cors.allow_credentials {
-            headers.insert(
-                header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
-                HeaderValue::from_static("true"),
-            );
-        }
-    }
-
-    fn preflight(&self, origin: Option<&HeaderValue>) -> Response<ResponseBody> {
-        let mut response = Response::new(ResponseBody::empty());
-        *response.status_mut() = StatusCode::NO_CONTENT;
-        if self.allowed_origin(origin).is_some() {
-            let headers = response.headers_mut();
-            headers.insert(
-                header::ACCESS_CONTROL_ALLOW_METHODS,
-                HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
-            );
-            let mut allow_headers = format!(
-                "Content-Type, Authorization, Last-Event-ID, {A2A_VERSION_HEADER}, {A2A_EXTENSIONS_HEADER}, {EXTENSION_VERSION_HEADER}"
-            );
-            // A key in the query string or a cookie needs no header of its own.
-            if self.config.auth.api_key_location == ApiKeyLocation::Header {
-                allow_headers.push_str(", ");
-                allow_headers.push_str(&self.config.auth.api_key_name);
-            }
-            if let Ok(value) = HeaderValue::from_str(&allow_headers) {
-                headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, value);
-            }
-            if let Ok(value) = HeaderValue::from_str(&self.config.cors.max_age_secs.to_string()) {
-                headers.insert(header::ACCESS_CONTROL_MAX_AGE, value);
-            }
-        }
-        response
     }
 }
 

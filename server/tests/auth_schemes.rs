@@ -453,7 +453,7 @@ async fn the_card_declares_where_the_key_goes_in_both_forms() {
         // Browsers are told they may send the key's header, when it is one.
         let preflight = send_raw(
             server.addr,
-            b"OPTIONS / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nOrigin: https://app.test\r\n\r\n",
+            b"OPTIONS / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nOrigin: https://app.test\r\nAccess-Control-Request-Method: POST\r\n\r\n",
         )
         .await
         .into_full()
