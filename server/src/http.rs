@@ -611,8 +611,16 @@ impl HttpState {
             }
             _ => plain(StatusCode::NOT_FOUND, "not found\n"),
         };
-        if let OriginCheck::Allowed { allow } = origin {
-            self.cors.response_headers(allow, response.headers_mut());
+        match origin {
+            OriginCheck::Allowed { allow } => self.cors.response_headers(allow, response.headers_mut()),
+            // A cache must not hand this answer, without CORS headers, to a
+            // page of another origin (nor one with them to this page).
+            _ if self.cors.is_enabled() => {
+                response
+                    .headers_mut()
+                    .append(header::VARY, HeaderValue::from_static("Origin"));
+            }
+            _ => {}
         }
         response
     }

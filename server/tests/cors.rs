@@ -345,3 +345,33 @@ async fn an_origin_that_is_not_one_stops_the_server_from_starting() {
         assert!(error.to_string().contains("is not an origin"), "{error}");
     }
 }
+
+#[tokio::test]
+async fn with_origins_listed_every_answer_varies_by_origin() {
+    // A page of the agent's origin fetches the card (no CORS headers); a
+    // cache must not hand that answer to a listed page of another origin.
+    let (dispatch, _) = test_router();
+    let server = start_http(config_for(&[APP], false), dispatch).await;
+    let own = send_raw(
+        server.addr,
+        &raw(
+            "GET",
+            "/.well-known/agent-card.json",
+            &[("A2A-Version", "1.0")],
+            b"",
+        ),
+    )
+    .await
+    .into_full()
+    .await;
+    assert_eq!(own.status, 200);
+    assert_eq!(own.header("access-control-allow-origin"), None);
+    assert_eq!(own.header_values("vary"), vec!["A2A-Version", "Origin"]);
+    server.stop().await;
+
+    let (dispatch, _) = test_router();
+    let server = start_http(loopback_config(), dispatch).await;
+    let own = get(server.addr, "/.well-known/agent-card.json").await;
+    assert_eq!(own.header_values("vary"), vec!["A2A-Version"]);
+    server.stop().await;
+}

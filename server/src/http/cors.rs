@@ -86,6 +86,12 @@ impl Cors {
         })
     }
 
+    /// Whether any other origin may read answers: then every answer varies
+    /// by `Origin`, those without CORS headers too.
+    pub(super) fn is_enabled(&self) -> bool {
+        self.any_origin || !self.origins.is_empty()
+    }
+
     /// Judges the request's `Origin` against its `Host` and the policy.
     pub(super) fn check(&self, headers: &HeaderMap) -> OriginCheck {
         let Some(origin) = headers.get(header::ORIGIN) else {
