@@ -1323,18 +1323,24 @@ var HttpTransport = class _HttpTransport {
   constructor(options) {
     this.options = options;
     this.binding = options.binding ?? "JSONRPC";
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
   /**
    * A transport of `binding` to the agent at `baseUrl`: at the URL its
    * public Agent Card declares for the binding.
    */
   static async fromAgentCard(baseUrl, binding, options = {}) {
-    const fetcher = options.fetch ?? globalThis.fetch;
-    const response = await fetcher(new URL("/.well-known/agent-card.json", baseUrl), {
-      headers: { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION, accept: JSON_TYPE },
-      signal: AbortSignal.timeout(options.timeoutMs ?? 3e4)
-    });
+    const fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const cardUrl = new URL("/.well-known/agent-card.json", baseUrl);
+    let response;
+    try {
+      response = await fetcher(cardUrl, {
+        headers: { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION, accept: JSON_TYPE },
+        signal: AbortSignal.timeout(options.timeoutMs ?? 3e4)
+      });
+    } catch (cause) {
+      throw new TransportError(`agent card: GET ${cardUrl.href}: ${describe(cause)}`, { cause });
+    }
     if (!response.ok) throw new TransportError(`agent card: HTTP ${response.status}`);
     const card = await response.json();
     const declared = card.supportedInterfaces.find(

@@ -76,7 +76,9 @@ export class HttpTransport implements Transport {
   constructor(options: HttpTransportOptions) {
     this.options = options;
     this.binding = options.binding ?? "JSONRPC";
-    this.fetch = options.fetch ?? globalThis.fetch;
+    // Called as a method of the transport, a browser's own fetch throws
+    // "Illegal invocation": it must be called on the global object.
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
   /**
@@ -88,11 +90,18 @@ export class HttpTransport implements Transport {
     binding: HttpBinding,
     options: Omit<HttpTransportOptions, "url" | "binding"> = {},
   ): Promise<{ transport: HttpTransport; card: AgentCard }> {
-    const fetcher = options.fetch ?? globalThis.fetch;
-    const response = await fetcher(new URL("/.well-known/agent-card.json", baseUrl), {
-      headers: { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION, accept: JSON_TYPE },
-      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
-    });
+    const fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const cardUrl = new URL("/.well-known/agent-card.json", baseUrl);
+    let response: Response;
+    try {
+      response = await fetcher(cardUrl, {
+        headers: { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION, accept: JSON_TYPE },
+        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+      });
+    } catch (cause) {
+      // A browser says no more than "Failed to fetch" of a refused origin, too.
+      throw new TransportError(`agent card: GET ${cardUrl.href}: ${describe(cause)}`, { cause });
+    }
     if (!response.ok) throw new TransportError(`agent card: HTTP ${response.status}`);
     const card = (await response.json()) as AgentCard;
     const declared = card.supportedInterfaces.find(
