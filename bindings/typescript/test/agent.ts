@@ -21,9 +21,12 @@ export interface ServerAgent {
   stop(): Promise<void>;
 }
 
-/** Starts `cleveragents-agent --listen 127.0.0.1:0 --memory` and waits (at most 30 s) for its address. */
-export async function startServer(): Promise<ServerAgent> {
-  const child: ChildProcess = spawn(AGENT, ["--listen", "127.0.0.1:0", "--memory"], {
+/**
+ * Starts `cleveragents-agent --listen 127.0.0.1:0 --memory` (with `extraArgs`)
+ * and waits (at most 30 s) for its address.
+ */
+export async function startServer(extraArgs: readonly string[] = []): Promise<ServerAgent> {
+  const child: ChildProcess = spawn(AGENT, ["--listen", "127.0.0.1:0", "--memory", ...extraArgs], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
