@@ -147,6 +147,17 @@ function recordWire(entry) {
   if (!$("view-wire").hidden) renderWire();
 }
 
+/** The JSON-RPC method a request body names, if it is one. */
+function rpcMethodOf(body) {
+  if (typeof body !== "string") return undefined;
+  try {
+    const method = JSON.parse(body).method;
+    return typeof method === "string" ? method : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** fetch, recording each exchange for the wire pane (a stream's events as they arrive). */
 async function wireFetch(input, init = {}) {
   const request = new Request(input, init);
@@ -156,6 +167,7 @@ async function wireFetch(input, init = {}) {
     url: request.url,
     requestHeaders: maskHeaders(request.headers),
     requestBody: typeof init.body === "string" ? init.body : "",
+    rpcMethod: rpcMethodOf(init.body),
     status: "…",
     responseBody: "",
   };
@@ -196,7 +208,7 @@ function renderWire() {
       h(
         "li",
         {},
-        h("div", { class: "mono" }, `${e.at}  ${e.method} ${e.url}  → ${e.status}`),
+        h("div", { class: "mono" }, `${e.at}  ${e.method} ${e.url}${e.rpcMethod === undefined ? "" : ` ${e.rpcMethod}`}  → ${e.status}`),
         h("details", {}, h("summary", {}, "request"), json(e.requestHeaders), h("pre", {}, e.requestBody)),
         h("details", { open: e.responseBody.length < 2000 }, h("summary", {}, "answer"), h("pre", {}, e.responseBody)),
       ),
@@ -637,6 +649,8 @@ async function refreshPlan(planId) {
   ]);
   if (status === undefined) return undefined;
   const plan = status.plan;
+  // The list shows the state the detail shows.
+  document.querySelector(`#plan-list [data-plan="${CSS.escape(planId)}"] .badge`)?.replaceWith(badge(plan.state));
   fill(
     $("plan-detail"),
     h("h2", {}, plan.title ?? `${plan.action} on ${plan.project}`),

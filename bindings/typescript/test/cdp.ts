@@ -237,12 +237,14 @@ export class Page {
     }
   }
 
-  /** Types one key (`Enter`, `Tab`) or character into the focused element. */
+  /** Types one key (`Enter`, `Tab`, `Escape`, arrows) or character into the focused element. */
   async press(key: string): Promise<void> {
     const named: { [key: string]: { code: string; keyCode: number } } = {
       Enter: { code: "Enter", keyCode: 13 },
       Tab: { code: "Tab", keyCode: 9 },
       Escape: { code: "Escape", keyCode: 27 },
+      ArrowRight: { code: "ArrowRight", keyCode: 39 },
+      ArrowLeft: { code: "ArrowLeft", keyCode: 37 },
     };
     const info = named[key];
     const base = info === undefined ? { key, text: key } : { key, code: info.code, windowsVirtualKeyCode: info.keyCode, ...(key === "Enter" ? { text: "\r" } : {}) };
