@@ -185,3 +185,57 @@ describe("the console in Chromium", () => {
     await shot("wire");
   });
 });
+
+describe("the console with an API key", () => {
+  const KEY = "console-test-key-4f1c";
+  let browser: Browser;
+  let agent: ServerAgent;
+
+  before(async () => {
+    agent = await startBrowserAgent([], {
+      auth: {
+        api_keys: [{ secret: KEY, subject: "console-user" }],
+        principals: [{ subject: "console-user", namespaces: { default: "admin" } }],
+      },
+    });
+    browser = await Browser.launch();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await agent?.stop();
+  });
+
+  it("asks for the key once and keeps it in the page's memory only", { timeout: 120_000 }, async () => {
+    const page = await browser.newPage(1280, 800);
+    await page.goto(new URL("/console#tasks", agent.url).toString());
+    await page.waitFor("document.body.dataset.ready === 'true'", "the console to load the card");
+    // The public card loads; the task list needs the key.
+    await page.evaluate("document.querySelector('#task-filter button').click()");
+    await page.waitFor("!document.getElementById('alert').hidden", "the authentication error");
+    assert.equal(await page.evaluate("document.querySelector('#alert .title').textContent"), "Listing tasks failed");
+    assert.match(
+      await page.evaluate<string>("document.getElementById('alert-text').textContent"),
+      /code -32002 · reason AUTH_REQUIRED · urn:cleveragents:extensions:v1 · HTTP 401Enter an API key or a bearer token above\.$/,
+    );
+    await page.screenshot(`${SCREENSHOTS}console-auth-required.png`);
+
+    await page.evaluate("document.getElementById('scheme').value = 'apiKey'; document.getElementById('secret').focus()");
+    await page.type(KEY);
+    await page.press("Enter");
+    assert.equal(await page.evaluate("document.getElementById('credential-state').textContent"), "API key in use (X-API-Key)");
+    assert.equal(await page.evaluate("document.getElementById('secret').value"), "");
+    await page.evaluate("document.querySelector('#task-filter button').click()");
+    await page.waitFor("document.querySelector('#task-list p')?.textContent === 'No task matches.'", "the task list");
+    assert.equal(await page.evaluate("document.getElementById('alert').hidden"), true);
+    // Nowhere but in memory: no storage, no cookie, no URL; masked on the wire.
+    const kept = await page.evaluate<string>(
+      `JSON.stringify([localStorage.length, sessionStorage.length, document.cookie, location.href.includes(${JSON.stringify(KEY)})])`,
+    );
+    assert.equal(kept, "[0,0,\"\",false]");
+    await page.evaluate("document.getElementById('tab-wire').click()");
+    const wire = await page.evaluate<string>("document.getElementById('wire').textContent");
+    assert.ok(!wire.includes(KEY), "the wire pane shows the key");
+    assert.match(wire, /"x-api-key": "•••"/);
+  });
+});
