@@ -83,6 +83,30 @@ describe("the browser entry in Chromium", () => {
     });
   }
 
+  it("sends an API key as a header from a listed origin, preflighted", { timeout: 120_000 }, async () => {
+    const key = "page-key-7d2e";
+    const keyed = await startBrowserAgent([listed.origin], {
+      auth: {
+        api_keys: [{ secret: key, subject: "page-user" }],
+        principals: [{ subject: "page-user", namespaces: { default: "admin" } }],
+      },
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${listed.origin}/`);
+      const call = (headers: object): Promise<string> =>
+        page.evaluate<string>(
+          `contractPage.runPage(${JSON.stringify(keyed.url)}, "JSONRPC", ${JSON.stringify(headers)})` +
+            `.then((r) => r.health, (e) => e.name + " " + (e.reason ?? "") + " " + (e.httpStatus ?? ""))`,
+        );
+      assert.equal(await call({}), "ExtAuthRequiredError AUTH_REQUIRED 401");
+      assert.equal(await call({ "X-API-Key": key }), "HEALTH_STATUS_HEALTHY");
+      assert.ok(page.requests.includes(`OPTIONS ${keyed.url}`), page.requests.join("\n"));
+    } finally {
+      await keyed.stop();
+    }
+  });
+
   it("gives a page of an unlisted origin nothing", { timeout: 120_000 }, async () => {
     const page = await browser.newPage();
     await page.goto(`${unlisted.origin}/`);
