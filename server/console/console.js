@@ -468,6 +468,8 @@ async function listTasks(event) {
 }
 
 function renderTask(task) {
+  // The list shows the state the detail shows.
+  document.querySelector(`#task-list [data-task="${CSS.escape(task.id)}"] .badge`)?.replaceWith(badge(task.status?.state));
   const history = task.history ?? [];
   const artifacts = task.artifacts ?? [];
   fill(

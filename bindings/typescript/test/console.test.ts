@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { ExtensionClient, HttpTransport } from "../src/index.js";
-import type { ServerAgent } from "./agent.js";
+import { eventually, type ServerAgent } from "./agent.js";
 import { Browser, type Page } from "./cdp.js";
 import { SCREENSHOTS, startBrowserAgent } from "./pages.js";
 
@@ -34,6 +34,32 @@ describe("the console in Chromium", () => {
     await browser?.close();
     await agent?.stop();
   });
+
+  /** A plan of an approval step and a write, executed: its task waits for the approval. */
+  async function startPlan(): Promise<{ plan: { id: string }; taskId: string }> {
+    const project = `site-${randomUUID().slice(0, 8)}`;
+    const profile = `careful-${randomUUID().slice(0, 8)}`;
+    const action = `notes-${randomUUID().slice(0, 8)}`;
+    await client.registryProjectsAdd({
+      project: { name: project, files: [{ path: "README.md", mediaType: "text/markdown", text: "# Site\n" }] },
+    });
+    await client.registryAutomationProfilesAdd({
+      automationProfile: { name: profile, approvalMode: "APPROVAL_MODE_MANUAL", budget: { maxFilesChanged: 5 } },
+    });
+    await client.registryActionsAdd({
+      action: {
+        name: action,
+        automationProfile: profile,
+        steps: [
+          { id: "approve", name: "Approve", tool: "approval", arguments: { question: "Write notes for {{version}}?" } },
+          { id: "write", name: "Write", tool: "write-file", arguments: { path: "NOTES.md", content: "Release {{version}}\n" } },
+        ],
+      },
+    });
+    const plan = await client.planUse({ action, project, inputs: { version: "1.0" } });
+    const { taskId } = await client.planExecute({ planId: plan.id });
+    return { plan, taskId };
+  }
 
   const click = (selector: string): Promise<void> =>
     page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
@@ -96,27 +122,7 @@ describe("the console in Chromium", () => {
   });
 
   it("approves a plan's prompt and sees the plan finish", { timeout: 120_000 }, async () => {
-    const project = `site-${randomUUID().slice(0, 8)}`;
-    const profile = `careful-${randomUUID().slice(0, 8)}`;
-    const action = `notes-${randomUUID().slice(0, 8)}`;
-    await client.registryProjectsAdd({
-      project: { name: project, files: [{ path: "README.md", mediaType: "text/markdown", text: "# Site\n" }] },
-    });
-    await client.registryAutomationProfilesAdd({
-      automationProfile: { name: profile, approvalMode: "APPROVAL_MODE_MANUAL", budget: { maxFilesChanged: 5 } },
-    });
-    await client.registryActionsAdd({
-      action: {
-        name: action,
-        automationProfile: profile,
-        steps: [
-          { id: "approve", name: "Approve", tool: "approval", arguments: { question: "Write notes for {{version}}?" } },
-          { id: "write", name: "Write", tool: "write-file", arguments: { path: "NOTES.md", content: "Release {{version}}\n" } },
-        ],
-      },
-    });
-    const plan = await client.planUse({ action, project, inputs: { version: "1.0" } });
-    await client.planExecute({ planId: plan.id });
+    const { plan } = await startPlan();
 
     await click("#tab-plans");
     await page.waitFor(`document.querySelector('[data-plan="${plan.id}"]')`, "the plan in the list");
@@ -144,6 +150,30 @@ describe("the console in Chromium", () => {
     await page.resize(1280, 800);
   });
 
+  it("keeps an open task's status live", { timeout: 120_000 }, async () => {
+    const { plan, taskId } = await startPlan();
+    await eventually("the approval prompt", 60_000, async () => {
+      const status = await client.planStatus({ planId: plan.id });
+      return status.pendingPrompt;
+    });
+    await click("#tab-tasks");
+    await page.evaluate("document.getElementById('task-id').value = ''; document.getElementById('task-id').focus()");
+    await page.type(taskId);
+    await page.press("Enter");
+    await page.waitFor("document.querySelector('#task-status [data-state=\"TASK_STATE_INPUT_REQUIRED\"]')", "the task waiting for input");
+    const status = await client.planStatus({ planId: plan.id });
+    const promptId = status.pendingPrompt?.promptId;
+    assert.ok(promptId !== undefined);
+    await page.evaluate("document.querySelector('#task-filter button').click()");
+    await page.waitFor(`document.querySelector('[data-task="${taskId}"] .badge')`, "the task in the list");
+    // Approved by another client: the open task follows without a reload.
+    await client.planPrompt({ planId: plan.id, promptId, decision: "PROMPT_DECISION_APPROVE" });
+    await page.waitFor("document.querySelector('#task-status [data-state=\"TASK_STATE_COMPLETED\"]')", "the task's live completion");
+    assert.equal(await page.evaluate(`document.querySelector('[data-task="${taskId}"] .badge').dataset.state`), "TASK_STATE_COMPLETED");
+    assert.match(await text("#task-detail"), /Artifacts \([1-9]\d*\)/);
+    await shot("task-live");
+  });
+
   it("follows the namespace's domain events with a filter", { timeout: 120_000 }, async () => {
     await click("#tab-events");
     await page.evaluate("document.getElementById('event-type').value = 'session.message'");
@@ -167,7 +197,7 @@ describe("the console in Chromium", () => {
 
   it("shows an agent error readably", { timeout: 120_000 }, async () => {
     await click("#tab-tasks");
-    await page.evaluate("document.getElementById('task-id').focus()");
+    await page.evaluate("document.getElementById('task-id').value = ''; document.getElementById('task-id').focus()");
     await page.type("no-such-task");
     await page.press("Enter");
     await page.waitFor("!document.getElementById('alert').hidden", "the error");
