@@ -298,13 +298,98 @@ function canonical(value) {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
 }
 
+// The canonical form leaves out what the proto's presence rules call unset
+// (spec §8.4.1), read from the schemas the OpenRPC document carries: the
+// same rules as the contract's Rust signing module.
+
+/** The schema a `$ref` names, or the schema itself. */
+function resolveSchema(schema, schemas) {
+  let current = schema;
+  for (let i = 0; i < 8 && typeof current?.$ref === "string"; i++) {
+    current = schemas[current.$ref.split("/").pop()] ?? current;
+  }
+  return current ?? {};
+}
+
+function isDefault(value) {
+  if (value === null) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === "object") return Object.keys(value).length === 0;
+  return value === false || value === "" || value === 0;
+}
+
+/** A required member, one of explicit presence, or a message stays even at its default. */
+function keptWhenDefault(property, target, required) {
+  const isMessage =
+    target.properties !== undefined ||
+    target.oneOf !== undefined ||
+    (target.type === "object" && (typeof target.additionalProperties !== "object" || target.additionalProperties === null));
+  return required || property["x-presence"] === "explicit" || isMessage;
+}
+
+/** `value` without what `schema` calls unset, recursively (a copy). */
+function prune(value, schema, schemas) {
+  const target = resolveSchema(schema, schemas);
+  if (Array.isArray(value)) return target.items === undefined ? value : value.map((item) => prune(item, target.items, schemas));
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(target.oneOf)) {
+    const keys = Object.keys(value);
+    const arm = target.oneOf.find((a) => a.properties !== undefined && keys.length > 0 && keys.every((k) => k in a.properties));
+    if (arm !== undefined) return pruneMembers(value, arm, schemas);
+  }
+  if (target.properties !== undefined) return pruneMembers(value, target, schemas);
+  if (typeof target.additionalProperties === "object" && target.additionalProperties !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, prune(v, target.additionalProperties, schemas)]));
+  }
+  return value;
+}
+
+function pruneMembers(object, schema, schemas) {
+  const required = schema.required ?? [];
+  const out = {};
+  for (const [name, member] of Object.entries(object)) {
+    const property = schema.properties[name];
+    if (property === undefined) {
+      out[name] = member; // a member the schema does not name is kept as received
+      continue;
+    }
+    const target = resolveSchema(property, schemas);
+    const pruned = prune(member, target, schemas);
+    const keep = keptWhenDefault(property, target, required.includes(name)) ? pruned !== null : !isDefault(pruned);
+    if (keep) out[name] = pruned;
+  }
+  return out;
+}
+
+/** The bytes a card signature covers: the card without `signatures`, pruned, in RFC 8785 form. */
+async function canonicalCard(card) {
+  await loadOpenRpc();
+  const schemas = openrpc?.components?.schemas ?? {};
+  const { signatures: _, ...unsigned } = card;
+  const pruned = schemas.AgentCard === undefined ? unsigned : prune(unsigned, schemas.AgentCard, schemas);
+  return new TextEncoder().encode(canonical(pruned));
+}
+
 const ALGORITHMS = {
   ES256: { import: { name: "ECDSA", namedCurve: "P-256" }, verify: { name: "ECDSA", hash: "SHA-256" } },
   RS256: { import: { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, verify: { name: "RSASSA-PKCS1-v1_5" } },
 };
 
-/** What a signature of the card says: verified, failing, or why it cannot be checked here. */
-async function signatureStatus(card, signature) {
+/** The JWK Set the user pasted as the keys they trust, or undefined. */
+function trustedKeys() {
+  const text = $("trusted-keys")?.value.trim() ?? "";
+  if (text === "") return undefined;
+  const set = JSON.parse(text);
+  if (!Array.isArray(set.keys)) throw new Error("a JWK Set has a `keys` array");
+  return set.keys;
+}
+
+/**
+ * What a signature of the card says against the keys the user trusts:
+ * verified, failing, or why it is not checked. A key named by the card
+ * itself (`jku`) proves nothing on its own, so none is fetched.
+ */
+async function signatureStatus(card, signature, keys) {
   let header;
   try {
     header = JSON.parse(new TextDecoder().decode(b64urlBytes(signature.protected)));
@@ -312,22 +397,19 @@ async function signatureStatus(card, signature) {
     return { header: {}, verdict: "unreadable protected header", tone: "state-bad" };
   }
   const algorithm = ALGORITHMS[header.alg];
-  if (header.jku === undefined) return { header, verdict: "not checked: the signature names no key set (jku)", tone: "state-warn" };
-  if (algorithm === undefined) return { header, verdict: `not checked: ${header.alg} needs a shared secret`, tone: "state-warn" };
+  if (algorithm === undefined) return { header, verdict: `not checked: ${header.alg} is not ES256 or RS256`, tone: "state-warn" };
+  if (keys === undefined) return { header, verdict: "not checked: no trusted keys given", tone: "state-warn" };
+  const jwk = keys.find((k) => k.kid === header.kid);
+  if (jwk === undefined) return { header, verdict: `unverified: no trusted key ${header.kid}`, tone: "state-bad" };
   try {
-    const response = await wireFetch(header.jku, { headers: { accept: "application/json" } });
-    const jwks = await response.json();
-    const jwk = (jwks.keys ?? []).find((k) => k.kid === header.kid);
-    if (jwk === undefined) return { header, verdict: `not verified: no key ${header.kid} at ${header.jku}`, tone: "state-bad" };
     const key = await crypto.subtle.importKey("jwk", jwk, algorithm.import, false, ["verify"]);
-    const { signatures: _, ...unsigned } = card;
-    const input = `${signature.protected}.${b64url(new TextEncoder().encode(canonical(unsigned)))}`;
+    const input = `${signature.protected}.${b64url(await canonicalCard(card))}`;
     const ok = await crypto.subtle.verify(algorithm.verify, key, b64urlBytes(signature.signature), new TextEncoder().encode(input));
     return ok
       ? { header, verdict: "verified", tone: "state-ok" }
-      : { header, verdict: "does NOT verify against its key", tone: "state-bad" };
+      : { header, verdict: "does NOT verify", tone: "state-bad" };
   } catch (error) {
-    return { header, verdict: `not checked: ${error.message}`, tone: "state-warn" };
+    return { header, verdict: `unverified: ${error.message}`, tone: "state-bad" };
   }
 }
 
@@ -346,19 +428,34 @@ async function loadCard() {
   await renderCard(card);
 }
 
-async function renderCard(card) {
+/** The card's signatures, each with what the trusted keys say of it. */
+async function signatureList(card) {
   const signatures = card.signatures ?? [];
-  const statuses = await Promise.all(signatures.map((s) => signatureStatus(card, s)));
-  const signatureBox =
-    signatures.length === 0
-      ? h("p", { id: "signature-status" }, badge("UNSIGNED"), " The card carries no signature.")
-      : h(
-          "ul",
-          { id: "signature-status" },
-          statuses.map(({ header, verdict, tone }) =>
-            h("li", {}, h("span", { class: `badge ${tone}` }, verdict), ` ${header.alg ?? "?"} key ${header.kid ?? "?"}`),
-          ),
-        );
+  if (signatures.length === 0) return h("p", { id: "signature-status" }, badge("UNSIGNED"), " The card carries no signature.");
+  let keys;
+  try {
+    keys = trustedKeys();
+  } catch (error) {
+    showError("Reading the trusted keys", error);
+  }
+  const statuses = await Promise.all(signatures.map((s) => signatureStatus(card, s, keys)));
+  return h(
+    "ul",
+    { id: "signature-status" },
+    statuses.map(({ header, verdict, tone }) =>
+      h("li", { "data-kid": header.kid }, h("span", { class: `badge ${tone}` }, verdict), ` ${header.alg ?? "?"} key ${header.kid ?? "?"}`),
+    ),
+  );
+}
+
+async function checkSignatures() {
+  clearError();
+  $("signature-status").replaceWith(await signatureList(state.card));
+}
+
+async function renderCard(card) {
+  const signatureBox = await signatureList(card);
+  const signed = (card.signatures ?? []).length > 0;
   const skills = card.skills ?? [];
   fill(
     $("card"),
@@ -381,6 +478,16 @@ async function renderCard(card) {
         ),
         h("h3", {}, "Signature"),
         signatureBox,
+        signed
+          ? h(
+              "details",
+              {},
+              h("summary", {}, "Check against keys you trust"),
+              h("label", { for: "trusted-keys" }, "Trusted public keys (a JWK Set)"),
+              h("textarea", { id: "trusted-keys", rows: 4, placeholder: '{"keys": [...]}' }),
+              h("button", { type: "button", id: "check-signatures", onclick: () => void checkSignatures() }, "Check"),
+            )
+          : undefined,
       ),
       h(
         "div",
@@ -401,7 +508,8 @@ async function renderCard(card) {
 
 let openrpc;
 
-async function loadMethods() {
+/** The agent's OpenRPC document (its methods and schemas), fetched once. */
+async function loadOpenRpc() {
   if (openrpc === undefined) {
     openrpc = await attempt("Loading the OpenRPC document", async () => {
       const response = await wireFetch("/openrpc.json", { headers: { accept: "application/json" } });
@@ -409,6 +517,11 @@ async function loadMethods() {
       return response.json();
     });
   }
+  return openrpc;
+}
+
+async function loadMethods() {
+  await loadOpenRpc();
   renderMethods();
 }
 

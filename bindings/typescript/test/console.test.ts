@@ -8,11 +8,18 @@
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { ExtensionClient, HttpTransport } from "../src/index.js";
 import { eventually, type ServerAgent } from "./agent.js";
 import { Browser, type Page } from "./cdp.js";
 import { SCREENSHOTS, startBrowserAgent } from "./pages.js";
+
+/** A test key of the server crate's (server/tests/keys). */
+function keyFile(name: string): string {
+  return fileURLToPath(new URL(`../../../../server/tests/keys/${name}`, import.meta.url));
+}
 
 describe("the console in Chromium", () => {
   let browser: Browser;
@@ -21,7 +28,14 @@ describe("the console in Chromium", () => {
   let page: Page;
 
   before(async () => {
-    agent = await startBrowserAgent([]);
+    agent = await startBrowserAgent([], {
+      agent: {
+        card_signing_keys: [
+          { kid: "test-es256", algorithm: "ES256", private_key_file: keyFile("es256.pem") },
+          { kid: "test-rs256", algorithm: "RS256", private_key_file: keyFile("rs256.pem") },
+        ],
+      },
+    });
     browser = await Browser.launch();
     client = new ExtensionClient((await HttpTransport.fromAgentCard(agent.url, "JSONRPC")).transport);
     page = await browser.newPage(1280, 800);
@@ -67,11 +81,29 @@ describe("the console in Chromium", () => {
     page.evaluate(`document.querySelector(${JSON.stringify(selector)})?.textContent ?? ""`);
   const shot = (name: string): Promise<void> => page.screenshot(`${SCREENSHOTS}console-${name}.png`);
 
-  it("shows the Agent Card with its signature status", { timeout: 120_000 }, async () => {
+  it("shows the Agent Card and checks its signatures against trusted keys", { timeout: 120_000 }, async () => {
     const { card } = await HttpTransport.fromAgentCard(agent.url, "JSONRPC");
     assert.equal(await text("#agent-name"), card.name);
     assert.equal(await text("#agent-version"), `v${card.version}`);
-    assert.equal(await text("#signature-status"), "unsigned The card carries no signature.");
+    const verdicts = (): Promise<string[]> =>
+      page.evaluate("[...document.querySelectorAll('#signature-status li')].map((li) => li.textContent)");
+    assert.deepEqual(await verdicts(), [
+      "not checked: no trusted keys given ES256 key test-es256",
+      "not checked: no trusted keys given RS256 key test-rs256",
+    ]);
+    const check = async (jwks: string): Promise<void> => {
+      await page.evaluate(`document.querySelector('#card details').open = true; document.getElementById('trusted-keys').value = ${JSON.stringify(jwks)}`);
+      const before = JSON.stringify(await verdicts());
+      await click("#check-signatures");
+      await page.waitFor(`JSON.stringify([...document.querySelectorAll('#signature-status li')].map((li) => li.textContent)) !== ${JSON.stringify(before)}`, "the check");
+    };
+    await check(await readFile(keyFile("impostor.jwks.json"), "utf8"));
+    assert.deepEqual(await verdicts(), [
+      "does NOT verify ES256 key test-es256",
+      "unverified: no trusted key test-rs256 RS256 key test-rs256",
+    ]);
+    await check(await readFile(keyFile("card-signers.jwks.json"), "utf8"));
+    assert.deepEqual(await verdicts(), ["verified ES256 key test-es256", "verified RS256 key test-rs256"]);
     const interfaces = await page.evaluate<string[]>(
       "[...document.querySelectorAll('#card li strong')].slice(0, 4).map((e) => e.textContent)",
     );
@@ -240,6 +272,7 @@ describe("the console with an API key", () => {
     const page = await browser.newPage(1280, 800);
     await page.goto(new URL("/console#tasks", agent.url).toString());
     await page.waitFor("document.body.dataset.ready === 'true'", "the console to load the card");
+    assert.equal(await page.evaluate("document.getElementById('signature-status').textContent"), "unsigned The card carries no signature.");
     // The public card loads; the task list needs the key.
     await page.evaluate("document.querySelector('#task-filter button').click()");
     await page.waitFor("!document.getElementById('alert').hidden", "the authentication error");
