@@ -235,6 +235,8 @@ function apiKeyHeader(card) {
 function connect() {
   for (const controller of state.live.values()) controller.abort();
   state.live.clear();
+  $("event-follow").textContent = "Follow";
+  $("event-state").textContent = "stopped";
   const declared = state.card?.supportedInterfaces?.find((i) => i.protocolBinding === "JSONRPC");
   const path = declared === undefined ? "/" : new URL(declared.url).pathname;
   const headers = state.credential === undefined ? {} : { [state.credential.header]: state.credential.value };
