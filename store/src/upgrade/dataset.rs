@@ -6,6 +6,7 @@
 //! through that version's API whatever its record types were.
 
 use crate::{Commit, DocWrite, EventRow, Expect, Fanout, TaskRow, TaskWrite};
+use a2a::types::{Role, TaskState};
 use serde_json::{json, Value};
 
 /// The namespaces the data set writes in.
@@ -18,7 +19,7 @@ pub const COLLECTIONS: &[&str] = &["action", "actor", "plan", "push_config", "se
 /// The collection of push configurations: key `taskId/configId`.
 pub const PUSH_COLLECTION: &str = "push_config";
 
-fn message(id: &str, role: &str, task: &str, ctx: &str, text: &str) -> Value {
+fn message(id: &str, role: Role, task: &str, ctx: &str, text: &str) -> Value {
     json!({ "messageId": id, "role": role, "taskId": task, "contextId": ctx, "parts": [{ "text": text }] })
 }
 
@@ -57,16 +58,10 @@ fn row(ns: &str, id: &str, ctx: &str, state: &str, ts: &str, last_seq: u64, body
 /// configurations (used only by stores that have a push outbox).
 pub fn dataset() -> Vec<Value> {
     let ts = |s: u32| format!("2026-11-30T10:00:{s:02}.000Z");
-    let ask = message(
-        "m-1",
-        "ROLE_USER",
-        "t-done",
-        "ctx-a",
-        "Summarise the design notes",
-    );
+    let ask = message("m-1", Role::User, "t-done", "ctx-a", "Summarise the design notes");
     let answer = message(
         "m-2",
-        "ROLE_AGENT",
+        Role::Agent,
         "t-done",
         "ctx-a",
         "Three decisions, one open question.",
@@ -75,21 +70,19 @@ pub fn dataset() -> Vec<Value> {
         "artifactId": "a-1", "name": "summary.md",
         "parts": [{ "text": "# Summary\n- one store API\n" }, { "data": { "words": 6 } }],
     });
-    let submitted = json!({ "id": "t-done", "contextId": "ctx-a", "status": status("TASK_STATE_SUBMITTED", &ts(1)), "history": [ask] });
+    let submitted = json!({ "id": "t-done", "contextId": "ctx-a", "status": status(&TaskState::Submitted.to_string(), &ts(1)), "history": [ask] });
     let done = json!({
-        "id": "t-done", "contextId": "ctx-a", "status": status("TASK_STATE_COMPLETED", &ts(4)),
+        "id": "t-done", "contextId": "ctx-a", "status": status(&TaskState::Completed.to_string(), &ts(4)),
         "history": [ask, answer], "artifacts": [artifact], "metadata": { "origin": "fixture" },
     });
-    let approve = message("m-3", "ROLE_AGENT", "t-input", "ctx-a", "Approve the plan p-1?");
+    let approve = message("m-3", Role::Agent, "t-input", "ctx-a", "Approve the plan p-1?");
     let waiting = json!({
         "id": "t-input", "contextId": "ctx-a",
-        "status": { "state": "TASK_STATE_INPUT_REQUIRED", "timestamp": ts(6), "message": approve },
-        "history": [message("m-4", "ROLE_USER", "t-input", "ctx-a", "Run plan p-1")],
+        "status": { "state": &TaskState::InputRequired.to_string(), "timestamp": ts(6), "message": approve },
+        "history": [message("m-4", Role::User, "t-input", "ctx-a", "Run plan p-1")],
     });
-    let working =
-        json!({ "id": "t-work", "contextId": "ctx-b", "status": status("TASK_STATE_WORKING", &ts(8)) });
-    let canceled =
-        json!({ "id": "t-team", "contextId": "ctx-c", "status": status("TASK_STATE_CANCELED", &ts(10)) });
+    let working = json!({ "id": "t-work", "contextId": "ctx-b", "status": status(&TaskState::Working.to_string(), &ts(8)) });
+    let canceled = json!({ "id": "t-team", "contextId": "ctx-c", "status": status(&TaskState::Canceled.to_string(), &ts(10)) });
     vec![
         json!({ "docs": [
             put("actor", "default", "reviewer", json!("absent"), json!({ "name": "reviewer", "model": "echo" })),
@@ -104,20 +97,20 @@ pub fn dataset() -> Vec<Value> {
             put("actor", "default", "retired", json!({ "version": 1 }), Value::Null),
         ] }),
         json!({
-            "task": task_write(row("default", "t-done", "ctx-a", "TASK_STATE_SUBMITTED", &ts(1), 1, submitted.clone()), true, 0,
+            "task": task_write(row("default", "t-done", "ctx-a", &TaskState::Submitted.to_string(), &ts(1), 1, submitted.clone()), true, 0,
                 vec![event(1, json!({ "task": submitted }))]),
             "docs": [put("sessions", "default", "ctx-a", json!("absent"), json!({ "contextId": "ctx-a", "tasks": 1 }))],
         }),
-        json!({ "task": task_write(row("default", "t-done", "ctx-a", "TASK_STATE_COMPLETED", &ts(4), 4, done), false, 1, vec![
-            event(2, status_event("t-done", "ctx-a", "TASK_STATE_WORKING", &ts(2))),
+        json!({ "task": task_write(row("default", "t-done", "ctx-a", &TaskState::Completed.to_string(), &ts(4), 4, done), false, 1, vec![
+            event(2, status_event("t-done", "ctx-a", &TaskState::Working.to_string(), &ts(2))),
             event(3, json!({ "artifactUpdate": { "taskId": "t-done", "contextId": "ctx-a", "artifact": artifact, "lastChunk": true } })),
-            event(4, status_event("t-done", "ctx-a", "TASK_STATE_COMPLETED", &ts(4))),
+            event(4, status_event("t-done", "ctx-a", &TaskState::Completed.to_string(), &ts(4))),
         ]) }),
         json!({
-            "task": task_write(row("default", "t-input", "ctx-a", "TASK_STATE_INPUT_REQUIRED", &ts(6), 2, waiting.clone()), true, 0, vec![
+            "task": task_write(row("default", "t-input", "ctx-a", &TaskState::InputRequired.to_string(), &ts(6), 2, waiting.clone()), true, 0, vec![
                 event(1, json!({ "task": waiting })),
                 event(2, json!({ "statusUpdate": { "taskId": "t-input", "contextId": "ctx-a",
-                    "status": { "state": "TASK_STATE_INPUT_REQUIRED", "timestamp": ts(6), "message": approve },
+                    "status": { "state": &TaskState::InputRequired.to_string(), "timestamp": ts(6), "message": approve },
                     "metadata": { "urn:cleveragents:extensions:v1": { "event": "plan.phase_changed" } } } })),
             ]),
             "docs": [
@@ -131,9 +124,9 @@ pub fn dataset() -> Vec<Value> {
         // The push configurations of t-work, written with the task: its
         // events owe deliveries to both.
         json!({
-            "task": task_write(row("default", "t-work", "ctx-b", "TASK_STATE_WORKING", &ts(8), 2, working.clone()), true, 0, vec![
+            "task": task_write(row("default", "t-work", "ctx-b", &TaskState::Working.to_string(), &ts(8), 2, working.clone()), true, 0, vec![
                 event(1, json!({ "task": working })),
-                event(2, status_event("t-work", "ctx-b", "TASK_STATE_WORKING", &ts(8))),
+                event(2, status_event("t-work", "ctx-b", &TaskState::Working.to_string(), &ts(8))),
             ]),
             "fanout": "t-work/",
             "docs": [
@@ -141,9 +134,9 @@ pub fn dataset() -> Vec<Value> {
                 put(PUSH_COLLECTION, "default", "t-work/hook-2", json!("absent"), json!({ "id": "hook-2", "taskId": "t-work", "url": "https://hooks.example/two" })),
             ],
         }),
-        json!({ "task": task_write(row("team", "t-team", "ctx-c", "TASK_STATE_CANCELED", &ts(10), 2, canceled.clone()), true, 0, vec![
+        json!({ "task": task_write(row("team", "t-team", "ctx-c", &TaskState::Canceled.to_string(), &ts(10), 2, canceled.clone()), true, 0, vec![
             event(1, json!({ "task": canceled })),
-            event(2, status_event("t-team", "ctx-c", "TASK_STATE_CANCELED", &ts(10))),
+            event(2, status_event("t-team", "ctx-c", &TaskState::Canceled.to_string(), &ts(10))),
         ]) }),
     ]
 }

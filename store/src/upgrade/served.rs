@@ -7,16 +7,16 @@
 
 use super::dataset::{COLLECTIONS, NAMESPACES};
 use crate::{Store, TaskQuery, TaskRow};
-use a2a::types::{StreamResponse, Task};
+use a2a::types::{StreamResponse, Task, TaskState};
 use serde_json::{json, Map, Value};
 
 /// The task states a listing's totals are taken in.
-const STATES: &[&str] = &[
-    "TASK_STATE_SUBMITTED",
-    "TASK_STATE_WORKING",
-    "TASK_STATE_INPUT_REQUIRED",
-    "TASK_STATE_COMPLETED",
-    "TASK_STATE_CANCELED",
+const STATES: &[TaskState] = &[
+    TaskState::Submitted,
+    TaskState::Working,
+    TaskState::InputRequired,
+    TaskState::Completed,
+    TaskState::Canceled,
 ];
 
 fn encode<T: serde::Serialize>(value: &T) -> Value {
@@ -65,13 +65,14 @@ pub async fn served(store: &dyn Store) -> Value {
         for state in STATES {
             totals.insert(
                 state.to_string(),
-                json!(total(store, ns, None, Some(state)).await),
+                json!(total(store, ns, None, Some(&state.to_string())).await),
             );
         }
         for ctx in &contexts {
             totals.insert(ctx.clone(), json!(total(store, ns, Some(ctx), None).await));
             for state in STATES {
-                let n = total(store, ns, Some(ctx), Some(state)).await;
+                let state = state.to_string();
+                let n = total(store, ns, Some(ctx), Some(&state)).await;
                 totals.insert(format!("{ctx}/{state}"), json!(n));
             }
         }
