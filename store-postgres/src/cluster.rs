@@ -106,6 +106,62 @@ impl TestCluster {
         }
     }
 
+    /// Runs the SQL script `sql` (a plain `pg_dump`, say) with `psql` on
+    /// database `name`, stopping at the first error.
+    pub fn psql_script(&self, name: &str, sql: &str) -> Result<(), String> {
+        use std::io::Write;
+        let mut child = Command::new(self.bin.join("psql"))
+            .args([
+                "-X",
+                "-q",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-h",
+                "127.0.0.1",
+                "-U",
+                "postgres",
+            ])
+            .args(["-p", &self.port.to_string(), "-d", name, "-f", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run psql: {e}"))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin
+                .write_all(sql.as_bytes())
+                .map_err(|e| format!("cannot feed psql: {e}"))?;
+        }
+        let out = child.wait_with_output().map_err(|e| format!("psql: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    /// A plain `pg_dump` of database `name`, without owners or privileges
+    /// (which name this cluster's roles, not the schema's).
+    pub fn pg_dump(&self, name: &str) -> Result<String, String> {
+        let out = Command::new(self.bin.join("pg_dump"))
+            .args([
+                "--no-owner",
+                "--no-privileges",
+                "-h",
+                "127.0.0.1",
+                "-U",
+                "postgres",
+            ])
+            .args(["-p", &self.port.to_string(), "-d", name])
+            .output()
+            .map_err(|e| format!("cannot run pg_dump: {e}"))?;
+        if out.status.success() {
+            String::from_utf8(out.stdout).map_err(|e| format!("pg_dump: {e}"))
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
     fn start() -> Result<TestCluster, String> {
         let bin = server_binaries()?;
         let owner = cluster_owner()?;

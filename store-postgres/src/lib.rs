@@ -6,7 +6,9 @@
 //! - [`pool`](pool.rs): the read connections;
 //! - [`counts`](counts.rs): what the store has done, counted;
 //! - [`gather`](gather.rs): concurrent task reads gathered into one query;
-//! - [`schema`](schema.rs): the numbered migrations;
+//! - [`schema`](schema.rs): the numbered migrations (and `upgrade.rs`, the
+//!   tests that open a database of every older schema version, from
+//!   `fixtures/`);
 //! - [`writer`](writer.rs): group commit, durable before any caller is answered;
 //! - [`group`](group.rs): a group of commits in one round trip;
 //! - [`sql`](sql.rs): the statements of a commit, lenient and strict;
@@ -36,6 +38,8 @@ mod schema;
 mod sql;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upgrade;
 mod writer;
 
 use a2a::rpc::RawJson;

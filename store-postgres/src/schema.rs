@@ -17,7 +17,7 @@ pub(super) const EVENTS_CHANNEL: &str = "cleveragents_task_events";
 const MIGRATION_LOCK: i64 = 0x636c_6576_6572;
 
 /// Migrations in order.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     "
     CREATE TABLE tasks (
         id         TEXT PRIMARY KEY,
@@ -153,6 +153,34 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX tasks_by_context ON tasks(namespace, context_id, rank);
     CREATE INDEX tasks_by_state ON tasks(namespace, state, rank);
     CREATE INDEX tasks_by_context_state ON tasks(namespace, context_id, state, rank);
+",
+    "
+    -- Migration 7 first kept the counts with statement triggers (and one
+    -- form of it made no context_counts); it was rewritten in place once
+    -- the statements kept them, so a database migrated by its first form
+    -- counted every change twice, in the trigger and in the statement (the
+    -- upgrade fixture of schema 7 showed it). The triggers and their
+    -- function go, and the counts are taken again from the tasks, under
+    -- EVENT_ORDER_LOCK like every change of them.
+    SELECT pg_advisory_xact_lock(109317209878386);
+    DROP TRIGGER IF EXISTS tasks_counted_on_insert ON tasks;
+    DROP TRIGGER IF EXISTS tasks_counted_on_update ON tasks;
+    DROP TRIGGER IF EXISTS tasks_counted_on_delete ON tasks;
+    DROP FUNCTION IF EXISTS cleveragents_count_tasks();
+    CREATE TABLE IF NOT EXISTS context_counts (
+        namespace  TEXT COLLATE \"C\" NOT NULL,
+        context_id TEXT COLLATE \"C\" NOT NULL,
+        state      TEXT COLLATE \"C\" NOT NULL,
+        n          BIGINT NOT NULL,
+        PRIMARY KEY (namespace, context_id, state)
+    );
+    DELETE FROM namespace_counts;
+    DELETE FROM context_counts;
+    INSERT INTO context_counts SELECT namespace, context_id, state, COUNT(*) FROM tasks
+        WHERE (namespace, context_id) IN
+            (SELECT namespace, context_id FROM tasks GROUP BY 1, 2 HAVING COUNT(*) >= 2)
+        GROUP BY 1, 2, 3;
+    INSERT INTO namespace_counts SELECT namespace, state, COUNT(*) FROM tasks GROUP BY 1, 2;
 ",
 ];
 

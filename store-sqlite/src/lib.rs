@@ -12,6 +12,8 @@ mod recent;
 mod rows;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upgrade;
 mod writer;
 
 use a2a::rpc::RawJson;

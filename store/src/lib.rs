@@ -43,6 +43,8 @@ pub mod timestamp;
 
 #[cfg(any(test, feature = "suite"))]
 pub mod suite;
+#[cfg(any(test, feature = "suite"))]
+pub mod upgrade;
 
 use a2a::rpc::RawJson;
 use a2a::types::{StreamResponse, Task};

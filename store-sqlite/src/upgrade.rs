@@ -1,0 +1,118 @@
+#![cfg(test)]
+//! Upgrades keep data: the store of every schema version SQLite has had,
+//! as the code of that version wrote it (`fixtures/schema-N/store.sql`, a
+//! dump of its database), opened by today's store, serves what that version
+//! served (`expected.json`) and takes new writes. A new migration needs its
+//! fixture (`scripts/store-fixture sqlite`), or
+//! `every_migration_has_its_fixture` fails. The ignored
+//! `write_upgrade_fixture` is the generator the script runs.
+
+use crate::{SqliteStore, MIGRATIONS};
+use std::path::{Path, PathBuf};
+use store::upgrade;
+
+/// The fixtures directory of this crate.
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Opens, with today's store, the database the dump of schema `version`
+/// describes, and checks it serves what that version served, then writes.
+async fn upgrade_keeps_data(name: &str) {
+    let version = schema_of(name);
+    let fixture = fixtures().join(name);
+    let dir = name;
+    let read = |file: &str| {
+        std::fs::read_to_string(fixture.join(file)).unwrap_or_else(|e| panic!("fixture {dir}/{file}: {e}"))
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    {
+        let conn = rusqlite::Connection::open(&path).expect("a new database");
+        conn.execute_batch(&read("store.sql")).expect("the dump loads");
+        let found: u32 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .expect("user_version");
+        assert_eq!(found, version, "the dump's schema version");
+    }
+    let expected = read("expected.json");
+    {
+        let store = SqliteStore::open(&path).expect("today's store opens and migrates it");
+        upgrade::check(&store, &expected).await;
+        upgrade::writes_continue(&store).await;
+    }
+    let conn = rusqlite::Connection::open(&path).expect("raw open");
+    let now: u32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .expect("user_version");
+    assert_eq!(now as usize, MIGRATIONS.len(), "migrated to the newest schema");
+}
+
+/// The schema version of fixture `name`: `schema-N`, or `schema-N-VARIANT`
+/// for a second form version N had (a migration once rewritten in place).
+fn schema_of(name: &str) -> u32 {
+    let rest = name.strip_prefix("schema-").unwrap_or(name);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("fixture {name}: not schema-N or schema-N-VARIANT"))
+}
+
+/// One test per fixture, and the list of the versions they cover.
+macro_rules! fixture_tests {
+    ($($test:ident => $name:literal),* $(,)?) => {
+        $(
+            #[tokio::test]
+            async fn $test() {
+                upgrade_keeps_data($name).await;
+            }
+        )*
+        const TESTED: &[&str] = &[$($name),*];
+    };
+}
+
+fixture_tests! {
+    schema_1_upgrades_keeping_data => "schema-1",
+    schema_2_upgrades_keeping_data => "schema-2",
+    schema_3_upgrades_keeping_data => "schema-3",
+    schema_4_upgrades_keeping_data => "schema-4",
+    schema_5_upgrades_keeping_data => "schema-5",
+    schema_6_upgrades_keeping_data => "schema-6",
+    schema_6_first_form_upgrades_keeping_data => "schema-6-first-form",
+    schema_7_upgrades_keeping_data => "schema-7",
+}
+
+#[test]
+fn every_migration_has_its_fixture() {
+    let mut found: Vec<String> = std::fs::read_dir(fixtures())
+        .expect("the fixtures directory")
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort_by_key(|name| (schema_of(name), name.clone()));
+    let every: Vec<String> = (1..=MIGRATIONS.len()).map(|v| format!("schema-{v}")).collect();
+    let plain: Vec<String> = found.iter().filter(|n| every.contains(n)).cloned().collect();
+    assert_eq!(
+        plain, every,
+        "one fixture per schema version (scripts/store-fixture sqlite)"
+    );
+    let mut tested: Vec<String> = TESTED.iter().map(|n| n.to_string()).collect();
+    tested.sort_by_key(|name| (schema_of(name), name.clone()));
+    assert_eq!(tested, found, "one test per fixture (fixture_tests! above)");
+}
+
+/// Writes the data set with this version's store into
+/// `$STORE_FIXTURE_OUT/store.db` and what the store serves of it into
+/// `$STORE_FIXTURE_OUT/expected.json`; `scripts/store-fixture` turns the
+/// database into its dump.
+#[tokio::test]
+#[ignore = "the fixture generator, run by scripts/store-fixture"]
+async fn write_upgrade_fixture() {
+    let out = PathBuf::from(std::env::var("STORE_FIXTURE_OUT").expect("STORE_FIXTURE_OUT"));
+    let store = SqliteStore::open(&out.join("store.db")).expect("open");
+    upgrade::write(&store).await;
+    let served = upgrade::served(&store).await;
+    let text = serde_json::to_string_pretty(&served).expect("json");
+    std::fs::write(out.join("expected.json"), text + "\n").expect("write expected.json");
+}
