@@ -162,12 +162,51 @@ pub fn check_result(d: &MethodDescriptor, value: &Value) -> Result<(), String> {
         .map_err(|e| format!("{} result does not decode as `{}`: {e}", d.name, d.result_type))
 }
 
+/// Reads one (non-streaming) result: `Err` when it is not one of the method's,
+/// else the weaker rules it falls short of. A result whose definition has no
+/// member (`google.protobuf.Empty`) only confirms: the specification leaves a
+/// confirmation's form to the implementation (§3.1.10), so any value is one,
+/// while the proto's JSON form `{}` is what [`rules::confirmation`] asks for.
+pub fn read_result(d: &MethodDescriptor, value: &Value) -> Result<Vec<Violation>, String> {
+    match check_result(d, value) {
+        Ok(()) => Ok(Vec::new()),
+        Err(why) if confirms_only(d) => Ok(vec![Violation::of(rules::confirmation(d), why)]),
+        Err(why) => Err(why),
+    }
+}
+
+/// True when the method's result definition is an object with no member.
+fn confirms_only(d: &MethodDescriptor) -> bool {
+    schemas().definition(d.result_type).is_some_and(|definition| {
+        definition
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(serde_json::Map::is_empty)
+            && definition.get("additionalProperties") == Some(&Value::Bool(false))
+    })
+}
+
 pub fn kind_label(kind: ErrorKind) -> String {
     format!("{} {}@{}", kind.code(), kind.reason(), kind.domain())
 }
 
 /// Judges `answer` for a case on method `d` (if any) expecting `expect`.
 pub fn judge(d: Option<&MethodDescriptor>, expect: &Expect, answer: &Answer) -> Verdict {
+    judge_on(d, expect, answer, false)
+}
+
+/// [`judge`] over a binding that tells the JSON-RPC standard errors apart only
+/// by their status (`by_status`): there a standard error of the expected one's
+/// status is its form at the case's level, and naming the other one falls
+/// short of the ErrorInfo rule only.
+pub fn judge_on(d: Option<&MethodDescriptor>, expect: &Expect, answer: &Answer, by_status: bool) -> Verdict {
+    match (expect, by_status) {
+        (Expect::Error(want), true) => judge_error_by_status(d, *want, answer),
+        _ => judge_by_code(d, expect, answer),
+    }
+}
+
+fn judge_by_code(d: Option<&MethodDescriptor>, expect: &Expect, answer: &Answer) -> Verdict {
     match expect {
         Expect::Success | Expect::SuccessOrDeclared | Expect::ValidOrRejected => match d {
             Some(d) => judge_success(d, expect, answer),
@@ -183,7 +222,10 @@ pub fn judge(d: Option<&MethodDescriptor>, expect: &Expect, answer: &Answer) -> 
 /// error the method declares.
 fn judge_success(d: &MethodDescriptor, expect: &Expect, answer: &Answer) -> Verdict {
     match answer {
-        Answer::Result(v) if !d.streaming => Verdict::of(check_result(d, v).map(|_| "valid result".into())),
+        Answer::Result(v) if !d.streaming => match read_result(d, v) {
+            Ok(issues) => Verdict::pass("valid result").with(issues),
+            Err(why) => Verdict::fail(why),
+        },
         Answer::Stream { events, error: None } if d.streaming => {
             if events.is_empty() {
                 return Verdict::fail(format!("{} streamed no event", d.name));
@@ -267,6 +309,35 @@ fn judge_error(d: Option<&MethodDescriptor>, want: ErrorKind, answer: &Answer) -
             Verdict::pass(format!("error {}", kind_label(read.kind)))
         }
     })
+}
+
+/// [`judge_error`], where a standard error sharing the expected standard
+/// error's status stands for it.
+fn judge_error_by_status(d: Option<&MethodDescriptor>, want: ErrorKind, answer: &Answer) -> Verdict {
+    let verdict = judge_error(d, want, answer);
+    let Answer::Error(e) = answer else {
+        return verdict;
+    };
+    let contract = d.map_or(want.contract(), |d| d.contract);
+    let standard = rules::jsonrpc_errors(contract);
+    let got = match read_error(Some(contract), e) {
+        Ok(read) if read.kind != want => read,
+        _ => return verdict,
+    };
+    if !(standard.contains(&want)
+        && standard.contains(&got.kind)
+        && got.kind.http_status() == want.http_status())
+    {
+        return verdict;
+    }
+    let why = format!(
+        "expected error {}, got {}: the binding's status {} is both, its ErrorInfo names the other",
+        kind_label(want),
+        describe_error(e),
+        want.http_status()
+    );
+    Verdict::pass(format!("error {} by its status", kind_label(want)))
+        .with(vec![Violation::of(rules::error_reason(want), why)])
 }
 
 fn judge_any_error(d: Option<&MethodDescriptor>, kinds: &[ErrorKind], answer: &Answer) -> Verdict {
@@ -412,6 +483,62 @@ mod tests {
             verdict.violations[0].requirement,
             Some(Requirement::new(Level::Must, "urn:cleveragents:extensions:v1"))
         );
+    }
+
+    #[test]
+    fn a_confirmation_of_any_form_passes_and_only_the_empty_object_is_strict() {
+        let delete = a2a::find_method("DeleteTaskPushNotificationConfig").expect("in the table");
+        assert_eq!(
+            judge(Some(delete), &Expect::Success, &Answer::Result(json!({}))),
+            Verdict::pass("valid result")
+        );
+        let verdict = judge(Some(delete), &Expect::Success, &Answer::Result(Value::Null));
+        assert_eq!(
+            verdict
+                .violations
+                .iter()
+                .map(|v| v.requirement.clone())
+                .collect::<Vec<_>>(),
+            [Some(Requirement::new(Level::Strict, "A2A §3.1.10"))]
+        );
+        assert!(verdict.violations[0]
+            .why
+            .contains("null is not of type \"object\""));
+        // A method whose result has members is not confirmed by just anything.
+        let verdict = judge(Some(get_task()), &Expect::Success, &Answer::Result(Value::Null));
+        assert_eq!(verdict.violations[0].requirement, None);
+    }
+
+    #[test]
+    fn where_the_status_tells_errors_apart_a_standard_error_of_the_same_status_stands_for_another() {
+        let invalid_request =
+            serde_json::to_value(a2a::Error::from_kind(ErrorKind::InvalidRequest)).expect("encodes");
+        let want = Expect::Error(ErrorKind::InvalidParams);
+        let answer = Answer::Error(invalid_request);
+        // Over JSON-RPC the code tells them apart: the case's own requirement fails.
+        assert_eq!(
+            judge(Some(get_task()), &want, &answer).violations[0].requirement,
+            None
+        );
+        let verdict = judge_on(Some(get_task()), &want, &answer, true);
+        assert_eq!(
+            verdict
+                .violations
+                .iter()
+                .map(|v| v.requirement.clone())
+                .collect::<Vec<_>>(),
+            [Some(Requirement::new(Level::Strict, "A2A §9.5"))]
+        );
+        // An A2A error carries its ErrorInfo on every binding (§11.6): no stand-in.
+        let not_found =
+            serde_json::to_value(a2a::Error::from_kind(ErrorKind::TaskNotFound)).expect("encodes");
+        let verdict = judge_on(Some(get_task()), &want, &Answer::Error(not_found), true);
+        assert_eq!(verdict.violations[0].requirement, None);
+        // Nor does a standard error of another status.
+        let internal =
+            serde_json::to_value(a2a::Error::from_kind(ErrorKind::InternalError)).expect("encodes");
+        let verdict = judge_on(Some(get_task()), &want, &Answer::Error(internal), true);
+        assert_eq!(verdict.violations[0].requirement, None);
     }
 
     #[test]

@@ -262,6 +262,9 @@ impl Connector for GrpcConnector {
     fn speaks_v0_3(&self) -> bool {
         false
     }
+    fn errors_by_status(&self) -> bool {
+        true
+    }
     fn expresses(&self, message: &Message) -> bool {
         expressible(&message.text())
     }

@@ -12,12 +12,13 @@
 //! [`Answer::Broken`] saying so, and [`expressible`] tells which they are.
 
 use crate::cases::Message;
+use crate::rules;
 use crate::transport::{
     clip, http_client, sse_blocks, Activation, Answer, BoxFuture, Connector, Extra, HttpConnector,
     ServiceParameters, Transport,
 };
-use a2a::rpc::rest::{error_from_status_body, render_call, RenderedRequest};
-use a2a::ErrorKind;
+use a2a::rpc::rest::{error_from_status_body, render_call, HttpRoute, RenderedRequest};
+use a2a::{Contract, ErrorKind};
 use serde_json::{Map, Value};
 use std::time::Duration;
 
@@ -73,11 +74,29 @@ fn rest_request(message: &str) -> Result<RenderedRequest, String> {
     let method = method.as_str();
     match a2a::find_method(method) {
         Some(descriptor) if !descriptor.http.is_empty() => {
-            render_call(descriptor, &params).ok_or_else(|| {
+            let rendered = render_call(descriptor, &params).ok_or_else(|| {
                 format!(
                     "`{method}`: a path field is missing or not a string, or a query field not of its type"
                 )
-            })
+            })?;
+            // The routes of the same path with another verb are the same call
+            // (the specification's table and the proto disagree on one verb):
+            // a message is that call only if none of them would drop a field.
+            let mut same_call = descriptor.http.iter().filter(|route| {
+                descriptor.http.iter().any(|chosen| {
+                    chosen.verb == rendered.verb
+                        && chosen.path == route.path
+                        && chosen.match_path(&rendered.path).is_some()
+                })
+            });
+            let dropping = |route: &&HttpRoute| route.render(&params).is_none() || !route.carries(&params);
+            match same_call.find(dropping) {
+                Some(route) => Err(format!(
+                    "`{method}`: {} {} has no faithful place for every field given",
+                    route.verb, route.path
+                )),
+                None => Ok(rendered),
+            }
         }
         // An unknown method goes where the extension rule would route it: its
         // wire name as the path, the params as the body.
@@ -145,36 +164,63 @@ impl RestTransport {
             let (blocks, ids) = sse_blocks(&body);
             return (stream_answer(&blocks), ids);
         }
-        let value: Value = match serde_json::from_str(&body) {
-            Ok(v) => v,
-            Err(e) => {
-                return (
-                    Answer::Broken(format!("HTTP {status}: body is not JSON ({e}): {}", clip(&body))),
-                    vec![],
-                )
-            }
-        };
-        if (200..300).contains(&status) {
-            return (Answer::Result(value), vec![]);
-        }
-        (error_answer(status, &value), vec![])
+        (answer(status, &body), vec![])
     }
 }
 
-/// The wire error a `google.rpc.Status` body stands for, when it is one.
+/// The answer an HTTP status and body (not an SSE stream) stand for: a 2xx
+/// body is the result (an empty one `null`, a confirmation with nothing to
+/// say); anything else is an error ([`error_answer`]).
+fn answer(status: u16, body: &str) -> Answer {
+    let parsed = serde_json::from_str::<Value>(body);
+    if (200..300).contains(&status) {
+        return match parsed {
+            Ok(value) => Answer::Result(value),
+            Err(_) if body.trim().is_empty() => Answer::Result(Value::Null),
+            Err(e) => Answer::Broken(format!("HTTP {status}: body is not JSON ({e}): {}", clip(body))),
+        };
+    }
+    error_answer(status, parsed.ok().as_ref(), body)
+}
+
+/// The JSON-RPC standard error the binding answers with HTTP `status`: §11.6
+/// names A2A errors by their ErrorInfo, the others by status alone. Of the
+/// standard errors sharing `400`, invalid params: over HTTP+JSON a request's
+/// params are all there is of it.
+fn standard_error_of_status(status: u16) -> Option<ErrorKind> {
+    rules::jsonrpc_errors(Contract::A2a)
+        .into_iter()
+        .rev()
+        .find(|kind| kind.http_status() == status)
+}
+
+/// The wire error a `google.rpc.Status` body stands for, when it is one: the
+/// error its ErrorInfo names, else the standard error of its `code`.
 fn status_error(value: &Value) -> Option<Value> {
-    value.get("error")?.get("code")?;
-    serde_json::to_value(error_from_status_body(value, ErrorKind::InternalError)).ok()
+    let code = value.get("error")?.get("code")?;
+    let fallback = code
+        .as_u64()
+        .and_then(|c| u16::try_from(c).ok())
+        .and_then(standard_error_of_status)
+        .unwrap_or(ErrorKind::InternalError);
+    serde_json::to_value(error_from_status_body(value, fallback)).ok()
 }
 
 /// An error answer: the Status body as the wire error, if the HTTP status is
-/// the one the registry gives its error.
-fn error_answer(status: u16, value: &Value) -> Answer {
-    let Some(error) = status_error(value) else {
-        return Answer::Broken(format!(
-            "HTTP {status} without a google.rpc.Status body: {}",
-            clip(&value.to_string())
-        ));
+/// the one the registry gives its error. Without a Status body, the standard
+/// error of the status (no ErrorInfo, so short of its rule) when there is one.
+fn error_answer(status: u16, value: Option<&Value>, body: &str) -> Answer {
+    let Some(error) = value.and_then(status_error) else {
+        let bare = format!("HTTP {status} without a google.rpc.Status body: {}", clip(body));
+        // Without ErrorInfo, as the agent sent none: the judge holds that to its rule.
+        let error = standard_error_of_status(status).map(|kind| a2a::Error {
+            data: None,
+            ..a2a::Error::new(kind, bare.clone())
+        });
+        return match error {
+            Some(error) => serde_json::to_value(error).map_or(Answer::Broken(bare), Answer::Error),
+            None => Answer::Broken(bare),
+        };
     };
     let want = serde_json::from_value::<a2a::rpc::Error>(error.clone())
         .ok()
@@ -271,6 +317,9 @@ impl Connector for RestConnector {
     fn speaks_v0_3(&self) -> bool {
         false
     }
+    fn errors_by_status(&self) -> bool {
+        true
+    }
     fn expresses(&self, message: &Message) -> bool {
         expressible(&message.text())
     }
@@ -303,19 +352,57 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}"#
         ));
         assert!(!expressible("[1]"));
+        // A GET has no place for a field outside its path and query.
+        assert!(!expressible(
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t","metadata":{}}}"#
+        ));
+        // SubscribeToTask is POST in the specification's table and GET in the
+        // proto: a field only the POST body could carry is neither's call.
+        assert!(expressible(
+            r#"{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{"id":"t"}}"#
+        ));
+        assert!(!expressible(
+            r#"{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{"id":"t","tenant":true}}"#
+        ));
+        // A POST carries what its path does not in its body.
+        assert!(expressible(
+            r#"{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"t","tenant":true}}"#
+        ));
     }
 
     #[test]
     fn a_status_body_is_the_wire_error_only_with_the_registrys_http_status() {
         let body = serde_json::json!({"error": {"code": 404, "status": "NOT_FOUND", "message": "gone", "details": [
             {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}]}});
-        match error_answer(404, &body) {
+        match error_answer(404, Some(&body), "") {
             Answer::Error(e) => assert_eq!(
                 (e["code"].clone(), e["message"].clone()),
                 (serde_json::json!(-32001), serde_json::json!("gone"))
             ),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(error_answer(400, &body), Answer::Broken(_)));
+        assert!(matches!(error_answer(400, Some(&body), ""), Answer::Broken(_)));
+    }
+
+    #[test]
+    fn an_error_status_without_a_status_body_is_the_standard_error_of_that_status() {
+        let Answer::Error(e) = answer(404, "Not Found") else {
+            panic!("a bare 404 is an error")
+        };
+        assert_eq!(
+            (e["code"].clone(), e["message"].clone(), e.get("data")),
+            (
+                serde_json::json!(-32601),
+                serde_json::json!("HTTP 404 without a google.rpc.Status body: Not Found"),
+                None
+            )
+        );
+        let Answer::Error(e) = answer(400, r#"{"error":{"code":400,"message":"bad"}}"#) else {
+            panic!("a Status body is an error")
+        };
+        assert_eq!(e["code"], serde_json::json!(-32602));
+        assert!(matches!(answer(302, ""), Answer::Broken(_)));
+        assert_eq!(answer(200, ""), Answer::Result(Value::Null));
+        assert!(matches!(answer(200, "<html>"), Answer::Broken(_)));
     }
 }

@@ -68,6 +68,13 @@ pub fn operation(d: &MethodDescriptor) -> Requirement {
     of_contract(d.contract, Level::Must, d.spec_section.unwrap_or("3.1"))
 }
 
+/// A result that only confirms (its definition, `google.protobuf.Empty`, has
+/// no member) is `{}`, the proto's JSON form: the operation's section leaves
+/// the confirmation's form to the implementation, so this rule is strict.
+pub fn confirmation(d: &MethodDescriptor) -> Requirement {
+    of_contract(d.contract, Level::Strict, d.spec_section.unwrap_or("3.1"))
+}
+
 /// A method needing a capability the Agent Card does not declare answers the
 /// capability's "not supported" error (§3.3.4).
 pub fn capability_off(capability: &str) -> Requirement {

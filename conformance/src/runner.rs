@@ -381,7 +381,7 @@ async fn run_cases(
                 }
             }
         };
-        let verdict = check::judge(case.method, &case.expect, &answer);
+        let verdict = check::judge_on(case.method, &case.expect, &answer, connector.errors_by_status());
         results.push(CaseResult::from_case(case, &verdict, &answer, t0.elapsed()));
     }
     (results, not_applicable, unversioned)

@@ -217,6 +217,13 @@ pub trait Connector: Send + Sync {
     fn expresses(&self, _message: &crate::cases::Message) -> bool {
         true
     }
+    /// True when the binding tells the JSON-RPC standard errors apart only by
+    /// a status they share (HTTP+JSON: `400` for both invalid request and
+    /// invalid params, §11.6; gRPC: `INVALID_ARGUMENT`), so either is the
+    /// other's form there.
+    fn errors_by_status(&self) -> bool {
+        false
+    }
     /// True when the runner can speak A2A 0.3 over this binding (JSON-RPC over
     /// HTTP and stdio; the HTTP+JSON binding of 0.3 has routes of its own).
     fn speaks_v0_3(&self) -> bool {

@@ -95,6 +95,18 @@ impl HttpRoute {
             .count()
     }
 
+    /// True when a request on this route carries every field of `params`: in
+    /// its path, its query or its body. A route without a body drops the rest.
+    pub fn carries(&self, params: &Map<String, Value>) -> bool {
+        self.body
+            || params.keys().all(|name| {
+                self.query.iter().any(|field| field.name == name)
+                    || segments(self.path)
+                        .iter()
+                        .any(|s| split_placeholder(s).is_some_and(|(_, field, _)| field == name))
+            })
+    }
+
     /// Reads this route's query fields from `query` into `params`. Integers and
     /// booleans that do not parse stay text, so decoding the params reports them
     /// as the field's wrong type; unknown parameters are ignored.

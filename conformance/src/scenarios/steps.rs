@@ -4,7 +4,7 @@
 //! collected as an issue of the scenario, and the scenario goes on.
 
 use crate::card::Applicability;
-use crate::check::{check_result, kind_label, read_error};
+use crate::check::{kind_label, read_error, read_result};
 use crate::session::{unique, Session};
 use crate::transport::{describe_error, Answer};
 use crate::verdict::Violation;
@@ -47,6 +47,16 @@ impl<'a> Steps<'a> {
         self.app.declares(capability)
     }
 
+    /// Keeps the weaker rules an answer of `method` fell short of, each once.
+    fn note(&mut self, method: &str, issues: Vec<Violation>) {
+        for issue in issues {
+            let why = format!("{method}: {}", issue.why);
+            if !self.issues.iter().any(|i| i.why == why) {
+                self.issues.push(Violation { why, ..issue });
+            }
+        }
+    }
+
     /// Reads `error` (an answer of method `d`), keeping its issues.
     fn read(&mut self, d: &MethodDescriptor, error: &Value) -> Step<ErrorKind> {
         let read = match read_error(Some(d.contract), error) {
@@ -60,12 +70,7 @@ impl<'a> Steps<'a> {
                 return Err(why);
             }
         };
-        for issue in read.issues {
-            let why = format!("{}: {}", d.name, issue.why);
-            if !self.issues.iter().any(|i| i.why == why) {
-                self.issues.push(Violation { why, ..issue });
-            }
-        }
+        self.note(d.name, read.issues);
         Ok(read.kind)
     }
 
@@ -74,7 +79,8 @@ impl<'a> Steps<'a> {
         let d = method(name)?;
         match self.session.call(name, params).await {
             Answer::Result(v) => {
-                check_result(d, &v)?;
+                let issues = read_result(d, &v)?;
+                self.note(name, issues);
                 Ok(v)
             }
             Answer::Error(e) => {
