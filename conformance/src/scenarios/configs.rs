@@ -41,14 +41,9 @@ pub async fn push_config_crud(s: &mut Steps<'_>) -> Step<String> {
             "ListTaskPushNotificationConfigs does not list {config_id}"
         ));
     }
-    let deleted = s
-        .ok(markers::DeleteTaskPushNotificationConfig::NAME, config.clone())
+    // Any confirmation passes; `ok` holds a form other than `{}` to its strict rule.
+    s.ok(markers::DeleteTaskPushNotificationConfig::NAME, config.clone())
         .await?;
-    equal(
-        markers::DeleteTaskPushNotificationConfig::NAME,
-        &deleted,
-        &json!({}),
-    )?;
     let after = s
         .declared_err(markers::GetTaskPushNotificationConfig::NAME, config)
         .await?;
