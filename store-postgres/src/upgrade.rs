@@ -41,7 +41,7 @@ async fn schema_version(url: &str) -> i32 {
 /// with today's store, and checks it serves what that version served, then
 /// writes.
 async fn upgrade_keeps_data(name: &str) {
-    let version = schema_of(name);
+    let version = upgrade::schema_of(name);
     let fixture = fixtures().join(name);
     let dir = name;
     let read = |file: &str| {
@@ -52,7 +52,11 @@ async fn upgrade_keeps_data(name: &str) {
     cluster
         .psql_script(database(&url), &read("dump.sql"))
         .unwrap_or_else(|e| panic!("the dump restores: {e}"));
-    assert_eq!(schema_version(&url).await, version, "the dump's schema version");
+    assert_eq!(
+        schema_version(&url).await,
+        i32::try_from(version).expect("a schema version"),
+        "the dump's schema version"
+    );
     let expected = read("expected.json");
     {
         let store = PgStore::open(&url)
@@ -68,30 +72,7 @@ async fn upgrade_keeps_data(name: &str) {
     );
 }
 
-/// The schema version of fixture `name`: `schema-N`, or `schema-N-VARIANT`
-/// for a second form version N had (a migration once rewritten in place).
-fn schema_of(name: &str) -> i32 {
-    let rest = name.strip_prefix("schema-").unwrap_or(name);
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits
-        .parse()
-        .unwrap_or_else(|_| panic!("fixture {name}: not schema-N or schema-N-VARIANT"))
-}
-
-/// One test per fixture, and the list of the versions they cover.
-macro_rules! fixture_tests {
-    ($($test:ident => $name:literal),* $(,)?) => {
-        $(
-            #[tokio::test]
-            async fn $test() {
-                upgrade_keeps_data($name).await;
-            }
-        )*
-        const TESTED: &[&str] = &[$($name),*];
-    };
-}
-
-fixture_tests! {
+store::fixture_tests! {
     schema_1_upgrades_keeping_data => "schema-1",
     schema_2_upgrades_keeping_data => "schema-2",
     schema_3_upgrades_keeping_data => "schema-3",
@@ -112,22 +93,7 @@ fn the_recount_holds_the_event_order_lock() {
 
 #[test]
 fn every_migration_has_its_fixture() {
-    let mut found: Vec<String> = std::fs::read_dir(fixtures())
-        .expect("the fixtures directory")
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.path().is_dir())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect();
-    found.sort_by_key(|name| (schema_of(name), name.clone()));
-    let every: Vec<String> = (1..=MIGRATIONS.len()).map(|v| format!("schema-{v}")).collect();
-    let plain: Vec<String> = found.iter().filter(|n| every.contains(n)).cloned().collect();
-    assert_eq!(
-        plain, every,
-        "one fixture per schema version (scripts/store-fixture postgres)"
-    );
-    let mut tested: Vec<String> = TESTED.iter().map(|n| n.to_string()).collect();
-    tested.sort_by_key(|name| (schema_of(name), name.clone()));
-    assert_eq!(tested, found, "one test per fixture (fixture_tests! above)");
+    upgrade::assert_every_migration_has_its_fixture(&fixtures(), MIGRATIONS.len(), TESTED, "postgres");
 }
 
 /// Writes the data set with this version's store into a fresh database,

@@ -19,7 +19,7 @@ fn fixtures() -> PathBuf {
 /// Opens, with today's store, the database the dump of schema `version`
 /// describes, and checks it serves what that version served, then writes.
 async fn upgrade_keeps_data(name: &str) {
-    let version = schema_of(name);
+    let version = upgrade::schema_of(name);
     let fixture = fixtures().join(name);
     let dir = name;
     let read = |file: &str| {
@@ -48,30 +48,7 @@ async fn upgrade_keeps_data(name: &str) {
     assert_eq!(now as usize, MIGRATIONS.len(), "migrated to the newest schema");
 }
 
-/// The schema version of fixture `name`: `schema-N`, or `schema-N-VARIANT`
-/// for a second form version N had (a migration once rewritten in place).
-fn schema_of(name: &str) -> u32 {
-    let rest = name.strip_prefix("schema-").unwrap_or(name);
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits
-        .parse()
-        .unwrap_or_else(|_| panic!("fixture {name}: not schema-N or schema-N-VARIANT"))
-}
-
-/// One test per fixture, and the list of the versions they cover.
-macro_rules! fixture_tests {
-    ($($test:ident => $name:literal),* $(,)?) => {
-        $(
-            #[tokio::test]
-            async fn $test() {
-                upgrade_keeps_data($name).await;
-            }
-        )*
-        const TESTED: &[&str] = &[$($name),*];
-    };
-}
-
-fixture_tests! {
+store::fixture_tests! {
     schema_1_upgrades_keeping_data => "schema-1",
     schema_2_upgrades_keeping_data => "schema-2",
     schema_3_upgrades_keeping_data => "schema-3",
@@ -84,22 +61,7 @@ fixture_tests! {
 
 #[test]
 fn every_migration_has_its_fixture() {
-    let mut found: Vec<String> = std::fs::read_dir(fixtures())
-        .expect("the fixtures directory")
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.path().is_dir())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect();
-    found.sort_by_key(|name| (schema_of(name), name.clone()));
-    let every: Vec<String> = (1..=MIGRATIONS.len()).map(|v| format!("schema-{v}")).collect();
-    let plain: Vec<String> = found.iter().filter(|n| every.contains(n)).cloned().collect();
-    assert_eq!(
-        plain, every,
-        "one fixture per schema version (scripts/store-fixture sqlite)"
-    );
-    let mut tested: Vec<String> = TESTED.iter().map(|n| n.to_string()).collect();
-    tested.sort_by_key(|name| (schema_of(name), name.clone()));
-    assert_eq!(tested, found, "one test per fixture (fixture_tests! above)");
+    upgrade::assert_every_migration_has_its_fixture(&fixtures(), MIGRATIONS.len(), TESTED, "sqlite");
 }
 
 /// Writes the data set with this version's store into

@@ -19,6 +19,61 @@ use crate::{Commit, DocWrite, EventRow, Expect, Fanout, Store, TaskQuery, TaskRo
 use a2a::types::{StreamResponse, TaskState};
 use serde_json::{json, Value};
 
+/// The schema version of fixture `name`: `schema-N`, or `schema-N-VARIANT`
+/// for a second form version N had (a migration once rewritten in place).
+pub fn schema_of(name: &str) -> u32 {
+    let rest = name.strip_prefix("schema-").unwrap_or(name);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("fixture {name}: not schema-N or schema-N-VARIANT"))
+}
+
+/// Asserts a backend keeps one fixture per schema version under `dir` (of
+/// `migrations`; variants besides) and one test per fixture (`tested`, the
+/// names [`fixture_tests!`](crate::fixture_tests) lists); `backend` names
+/// the argument of `scripts/store-fixture` that writes a missing one.
+pub fn assert_every_migration_has_its_fixture(
+    dir: &std::path::Path,
+    migrations: usize,
+    tested: &[&str],
+    backend: &str,
+) {
+    let by_version = |names: &mut Vec<String>| names.sort_by_key(|name| (schema_of(name), name.clone()));
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .expect("the fixtures directory")
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    by_version(&mut found);
+    let every: Vec<String> = (1..=migrations).map(|v| format!("schema-{v}")).collect();
+    let plain: Vec<String> = found.iter().filter(|n| every.contains(n)).cloned().collect();
+    assert_eq!(
+        plain, every,
+        "one fixture per schema version (scripts/store-fixture {backend})"
+    );
+    let mut tests: Vec<String> = tested.iter().map(|n| n.to_string()).collect();
+    by_version(&mut tests);
+    assert_eq!(tests, found, "one test per fixture (fixture_tests!)");
+}
+
+/// One `#[tokio::test]` per fixture, each calling the backend's
+/// `upgrade_keeps_data(name)`, and `const TESTED` listing the fixtures they
+/// cover for [`assert_every_migration_has_its_fixture`].
+#[macro_export]
+macro_rules! fixture_tests {
+    ($($test:ident => $name:literal),* $(,)?) => {
+        $(
+            #[tokio::test]
+            async fn $test() {
+                upgrade_keeps_data($name).await;
+            }
+        )*
+        const TESTED: &[&str] = &[$($name),*];
+    };
+}
+
 /// Writes the data set into `store`, commit by commit.
 pub async fn write(store: &dyn Store) {
     for (i, spec) in dataset().iter().enumerate() {
