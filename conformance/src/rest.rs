@@ -17,7 +17,7 @@ use crate::transport::{
     clip, http_client, sse_blocks, Activation, Answer, BoxFuture, Connector, Extra, HttpConnector,
     ServiceParameters, Transport,
 };
-use a2a::rpc::rest::{error_from_status_body, render_call, HttpRoute, RenderedRequest};
+use a2a::rpc::rest::{error_from_status_body, render_call, RenderedRequest};
 use a2a::{Contract, ErrorKind};
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -82,15 +82,17 @@ fn rest_request(message: &str) -> Result<RenderedRequest, String> {
             // The routes of the same path with another verb are the same call
             // (the specification's table and the proto disagree on one verb):
             // a message is that call only if none of them would drop a field.
-            let mut same_call = descriptor.http.iter().filter(|route| {
-                descriptor.http.iter().any(|chosen| {
-                    chosen.verb == rendered.verb
-                        && chosen.path == route.path
-                        && chosen.match_path(&rendered.path).is_some()
-                })
-            });
-            let dropping = |route: &&HttpRoute| route.render(&params).is_none() || !route.carries(&params);
-            match same_call.find(dropping) {
+            let template = descriptor
+                .http
+                .iter()
+                .find(|route| route.verb == rendered.verb && route.match_path(&rendered.path).is_some())
+                .map(|route| route.path);
+            let unfaithful = descriptor
+                .http
+                .iter()
+                .filter(|route| Some(route.path) == template)
+                .find(|route| route.render(&params).is_none() || !route.carries(&params));
+            match unfaithful {
                 Some(route) => Err(format!(
                     "`{method}`: {} {} has no faithful place for every field given",
                     route.verb, route.path
