@@ -136,9 +136,18 @@ fn listed_tasks(addr: &str) -> BTreeSet<String> {
         if !token.is_empty() {
             params["pageToken"] = json!(token);
         }
-        let Outcome::Ok(page) = wire::call(addr, "ListTasks", params.clone()) else {
-            panic!("ListTasks {params} on an agent with every fault over");
-        };
+        // A connection the database's restart broke fails one call more.
+        let page = (0..10)
+            .find_map(|attempt| {
+                if attempt > 0 {
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                match wire::call(addr, "ListTasks", params.clone()) {
+                    Outcome::Ok(page) => Some(page),
+                    _ => None,
+                }
+            })
+            .unwrap_or_else(|| panic!("ListTasks {params} on an agent with every fault over"));
         ids.extend(
             page["tasks"]
                 .as_array()
