@@ -4,9 +4,11 @@
 //! exactly that point (by [`Interposed`]), so the race is the same every run.
 
 use a2a::rpc::CallContext;
-use a2a::types::{Message, Part, PartContent, Role};
+use a2a::types::{
+    Message, Part, PartContent, Role, StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent,
+};
 use a2a::Router;
-use app::store::{Commit, CommitDone, InlineStore, MemoryStore, TaskRow, TaskWrite};
+use app::store::{Commit, CommitDone, EventRow, InlineStore, MemoryStore, TaskRow, TaskWrite};
 use app::{App, AppConfig, ExecutorKind};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -193,4 +195,127 @@ async fn a_conditional_reply_after_another_agents_message_still_matches() {
     let task = reply_beaten_by_the_other_agent(&router, &store, &id, configuration).await;
     // The reply's status event and the executor's: two generations on.
     assert_eq!(task["generation"].as_i64(), Some(generation + 2), "{task}");
+}
+
+/// A memory store that, once armed with a task's id, lets the next commit
+/// that updates that task through and then commits the other agent's
+/// cancel of it: the task ends between this agent's reply and the
+/// subscription the reply answers from.
+struct CanceledAfter {
+    inner: MemoryStore,
+    armed: Mutex<Option<String>>,
+}
+
+impl CanceledAfter {
+    /// The other agent's cancel: the task as stored, CANCELED, with its event.
+    fn other_agents_cancel(&self, namespace: &str, id: &str) -> Commit {
+        let Ok(Some(row)) = self.inner.get_task(namespace, id) else {
+            panic!("the armed task {id} is not stored");
+        };
+        let mut task = row.body;
+        task.status = TaskStatus {
+            state: TaskState::Canceled,
+            message: None,
+            timestamp: Some("2026-01-01T00:00:00.000Z".into()),
+        };
+        let event = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone().unwrap_or_default(),
+            status: task.status.clone(),
+            generation: None,
+            metadata: None,
+        });
+        Commit {
+            task: Some(TaskWrite {
+                row: TaskRow::new(namespace, task, row.last_seq + 1),
+                create: false,
+                expected_last_seq: row.last_seq,
+                expected_rank: Some(row.rank),
+                events: vec![EventRow {
+                    seq: row.last_seq + 1,
+                    body: event,
+                }],
+            }),
+            ..Commit::default()
+        }
+    }
+}
+
+impl Around for CanceledAfter {
+    fn inner(&self) -> &MemoryStore {
+        &self.inner
+    }
+    fn submit(&self, commit: Commit, done: CommitDone) {
+        let updated = commit.task.as_ref().filter(|tw| !tw.create).map(|tw| &tw.row);
+        let due = {
+            let mut armed = self.armed.lock().expect("armed");
+            match updated {
+                Some(row) if armed.as_deref() == Some(row.id.as_str()) => {
+                    armed.take().map(|_| (row.namespace.clone(), row.id.clone()))
+                }
+                _ => None,
+            }
+        };
+        self.inner.submit(commit, done);
+        if let Some((namespace, id)) = due {
+            let cancel = self.other_agents_cancel(&namespace, &id);
+            self.inner.submit(
+                cancel,
+                Box::new(|outcome| assert!(outcome.is_ok(), "the other agent's cancel: {outcome:?}")),
+            );
+        }
+    }
+}
+
+/// A reply committed just before another agent cancels the task is taken:
+/// its sender is answered with the task as it ended, the reply in its
+/// history, never with an error that says the message was refused.
+#[tokio::test]
+async fn a_reply_taken_just_before_another_agents_cancel_is_answered_with_the_canceled_task() {
+    let store = Arc::new(Wrapped(CanceledAfter {
+        inner: MemoryStore::new(),
+        armed: Mutex::new(None),
+    }));
+    let config = AppConfig {
+        executor: ExecutorKind::Tck,
+        ..Default::default()
+    };
+    let router = Router::new(App::with_store(store.clone(), config));
+    let opened = call(
+        &router,
+        "SendMessage",
+        message("tck-multi-turn-1", "tck-multi-turn first", None, json!({})),
+    )
+    .await
+    .expect("the first message");
+    let id = opened["task"]["id"].as_str().expect("a task id").to_string();
+    *store.0.armed.lock().expect("armed") = Some(id.clone());
+    let replied = call(
+        &router,
+        "SendMessage",
+        message("second", "second", Some(&id), json!({})),
+    )
+    .await
+    .expect("the reply is taken, so it is not refused");
+    assert_eq!(
+        replied["task"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{replied}"
+    );
+    assert_eq!(sent_ids(&replied["task"]), ["tck-multi-turn-1", "second"]);
+    let task = call(&router, "GetTask", json!({ "id": id }))
+        .await
+        .expect("the task");
+    assert_eq!(task["status"]["state"], "TASK_STATE_CANCELED");
+    assert_eq!(sent_ids(&task), ["tck-multi-turn-1", "second"]);
+}
+
+/// The ids of the user's messages of a task's history, in order.
+fn sent_ids(task: &Value) -> Vec<String> {
+    task["history"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "ROLE_USER")
+        .filter_map(|m| m["messageId"].as_str().map(str::to_string))
+        .collect()
 }

@@ -31,7 +31,7 @@ pub struct TestCluster {
     data: PathBuf,
     port: u16,
     // Held open for the life of the process: closing it stops the cluster.
-    _watchdog: Mutex<(Child, ChildStdin)>,
+    watchdog: Mutex<(Child, ChildStdin)>,
 }
 
 /// The process's one cluster, started on first use.
@@ -81,6 +81,38 @@ impl TestCluster {
     pub fn server_pid(&self) -> Option<u32> {
         let text = std::fs::read_to_string(self.data.join("postmaster.pid")).ok()?;
         text.lines().next()?.trim().parse().ok()
+    }
+
+    /// Shuts the server down at once (an immediate shutdown: no checkpoint,
+    /// every connection cut, as in a crash) and starts it again on the same
+    /// data, which recovers from its write-ahead log; returns once the new
+    /// server accepts connections. For tests of what clients of the
+    /// database survive.
+    pub fn restart_immediately(&self) -> Result<(), String> {
+        use std::io::Write;
+        let before = self.server_pid();
+        {
+            let mut watchdog = self
+                .watchdog
+                .lock()
+                .map_err(|_| "the cluster's shell is poisoned")?;
+            let stdin = &mut watchdog.1;
+            stdin
+                .write_all(b"restart\n")
+                .and_then(|()| stdin.flush())
+                .map_err(|e| format!("cannot reach the cluster's shell: {e}"))?;
+        }
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            match self.server_pid() {
+                Some(pid) if Some(pid) != before => break,
+                _ if Instant::now() > deadline => {
+                    return Err(format!("the server did not start again within {START_TIMEOUT:?}"))
+                }
+                _ => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        self.wait_ready()
     }
 
     /// Runs one SQL command with `psql` on the `postgres` database.
@@ -202,7 +234,7 @@ impl TestCluster {
             bin,
             data,
             port,
-            _watchdog: Mutex::new(watchdog),
+            watchdog: Mutex::new(watchdog),
         };
         cluster.wait_ready()?;
         Ok(cluster)
@@ -322,15 +354,24 @@ fn watchdog(
     owner: Option<(u32, u32)>,
 ) -> Result<(Child, ChildStdin), String> {
     let script = r#"
-        "$1/postgres" -D "$2" -p "$4" -k "$3" -c listen_addresses=127.0.0.1 \
-            -c fsync=on -c synchronous_commit=on -c max_connections=200 \
-            -c shared_buffers=32MB -c log_min_messages=fatal > "$3/server.log" 2>&1 &
-        server=$!
-        dir=$3
+        bin=$1 data=$2 dir=$3 port=$4
+        start() {
+            "$bin/postgres" -D "$data" -p "$port" -k "$dir" -c listen_addresses=127.0.0.1 \
+                -c fsync=on -c synchronous_commit=on -c max_connections=200 \
+                -c shared_buffers=32MB -c log_min_messages=fatal >> "$dir/server.log" 2>&1 &
+            server=$!
+        }
         stop() { kill -QUIT "$server" 2> /dev/null; wait "$server" 2> /dev/null; rm -rf "$dir"; exit 0; }
         trap stop TERM INT HUP
+        start
         echo started
-        read -r _ || true
+        # Each line asks for an immediate shutdown (SIGQUIT: no checkpoint,
+        # as in a crash) and a start on the same data, which recovers.
+        while read -r _; do
+            kill -QUIT "$server" 2> /dev/null
+            wait "$server" 2> /dev/null
+            start
+        done
         stop
     "#;
     let mut command = Command::new("sh");

@@ -301,7 +301,8 @@ impl TaskService {
                 .await?
             }
         };
-        if run {
+        // A continued task that ended before the run could start needs none.
+        if run && opened.settled.is_none() {
             let exec = ExecRequest {
                 namespace: namespace.clone(),
                 message,
@@ -420,7 +421,25 @@ impl TaskService {
                     .await?
             }
         };
-        let (backlog, rx) = self.engine.subscribe(namespace, id, None).await?;
+        let subscribed = self.engine.subscribe(namespace, id, None).await;
+        let (backlog, rx) = match subscribed {
+            Ok(subscription) => subscription,
+            Err(refused) => {
+                // The message is taken: a change committed since (a cancel
+                // through another agent, say) may have ended the task, which
+                // then is the answer, not the refusal of its subscription.
+                let row = self.engine.load_task(namespace, id).await?;
+                if !is_terminal(row.body.status.state) {
+                    return Err(refused);
+                }
+                let snapshot = Event::with_seq(row.last_seq, StreamResponse::Task(row.body.clone()));
+                return Ok(Opened {
+                    backlog: VecDeque::from([snapshot]),
+                    rx: None,
+                    settled: Some(row.answer()),
+                });
+            }
+        };
         if backlog.is_empty() {
             return Err(FAMILY.internal("no snapshot"));
         }

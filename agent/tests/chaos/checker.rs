@@ -1,0 +1,550 @@
+//! The checker: the whole history against what the agents hold once every
+//! fault has ended. For each task it proves what the project promises
+//! (DESIGN §5 and §6) and reports each violation with the operations on
+//! that task, in invocation order: the smallest history that shows it.
+//!
+//! - every acknowledged message is in its task's history exactly once, in
+//!   acknowledged order (a message acknowledged before another was sent
+//!   comes first), on every agent; a refused one is nowhere; one with no
+//!   answer is there at most once; no message appears that nobody sent;
+//! - every history a client read is a prefix of the final one, and holds
+//!   every message acknowledged before the read was sent;
+//! - every acknowledged task exists, on every agent;
+//! - each task's event log numbers its events 1..=n, no gap, no duplicate,
+//!   the same on every agent; every event a subscriber saw is the log's at
+//!   its id, a live stream skips none, and a resumed one continues right
+//!   after the id it resumed from;
+//! - no state follows a terminal one; a state a client saw terminal is the
+//!   final one; an acknowledged cancel means CANCELED.
+
+use crate::history::{Answer, Op, Request};
+use crate::wire::Outcome;
+use a2a::types::TaskState;
+use a2a::ErrorKind;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A task as every agent holds it at the end.
+pub struct Final {
+    /// GetTask's answer on each agent.
+    pub tasks: Vec<Value>,
+    /// The event log on each agent, as replayed: (id, event) in order.
+    pub logs: Vec<Vec<(Option<u64>, Value)>>,
+}
+
+/// One violation: what is wrong, and on which task.
+pub struct Anomaly {
+    pub task: String,
+    pub what: String,
+}
+
+/// The state an event announces, if it announces one.
+pub fn state_of(event: &Value) -> Option<String> {
+    event
+        .pointer("/statusUpdate/status/state")
+        .or_else(|| event.pointer("/task/status/state"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+pub fn is_terminal(state: &str) -> bool {
+    [
+        TaskState::Completed,
+        TaskState::Failed,
+        TaskState::Canceled,
+        TaskState::Rejected,
+    ]
+    .iter()
+    .any(|s| s.to_string() == state)
+}
+
+/// The ids of a task's user messages, in history order.
+pub fn user_messages(task: &Value) -> Vec<String> {
+    task["history"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "ROLE_USER")
+        .filter_map(|m| m["messageId"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The task a unary answer carries (SendMessage wraps it, GetTask is it).
+fn answered_task(op: &Op) -> Option<&Value> {
+    match op.outcome()? {
+        Outcome::Ok(result) => match op.request {
+            Request::Get { .. } => Some(result),
+            Request::Open { .. } | Request::Continue { .. } => result.get("task"),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn state(task: &Value) -> &str {
+    task.pointer("/status/state")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// True for the errors that refuse a call because the task has ended.
+fn claims_ended(code: i64) -> bool {
+    code == ErrorKind::UnsupportedOperation.code() || code == ErrorKind::TaskNotCancelable.code()
+}
+
+/// Checks the whole history against the final tasks (by id); `listed`
+/// holds every task id the agents list.
+pub fn check(ops: &[Op], finals: &BTreeMap<String, Final>, listed: &BTreeSet<String>) -> Vec<Anomaly> {
+    let mut anomalies = Vec::new();
+    let mut by_task: BTreeMap<&str, Vec<&Op>> = BTreeMap::new();
+    for op in ops {
+        if let Some(task) = op.task() {
+            by_task.entry(task).or_default().push(op);
+        }
+    }
+    // Where each message ended up, across every task.
+    let mut placed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (id, last) in finals {
+        for message in user_messages(&last.tasks[0]) {
+            placed.entry(message).or_default().push(id.clone());
+        }
+    }
+    let sent: BTreeMap<&str, &Op> = ops.iter().filter_map(|op| Some((op.message_id()?, op))).collect();
+    for (message, tasks) in &placed {
+        let task = tasks[0].clone();
+        match sent.get(message.as_str()) {
+            None => anomalies.push(Anomaly {
+                task,
+                what: format!("message {message} is in the history, yet nobody sent it"),
+            }),
+            Some(op) => {
+                if let Some(Outcome::Fail { code, .. }) = op.outcome() {
+                    anomalies.push(Anomaly {
+                        task: task.clone(),
+                        what: format!(
+                            "message {message} was refused (error {code}), yet it is in the history"
+                        ),
+                    });
+                }
+                if let Request::Continue { task: named, .. } = &op.request {
+                    if tasks.iter().any(|t| t != named) {
+                        anomalies.push(Anomaly {
+                            task: task.clone(),
+                            what: format!("message {message} continued task {named}, yet it is in {tasks:?}"),
+                        });
+                    }
+                }
+                if tasks.len() > 1 && !tasks.iter().skip(1).all(|t| *t == tasks[0]) {
+                    anomalies.push(Anomaly {
+                        task,
+                        what: format!("message {message} is in several tasks: {tasks:?}"),
+                    });
+                }
+            }
+        }
+    }
+    for op in ops {
+        if let (Request::Open { message_id }, true) = (&op.request, op.acknowledged()) {
+            let task = op.task().unwrap_or_default().to_string();
+            if !listed.contains(&task) || !finals.contains_key(&task) {
+                anomalies.push(Anomaly {
+                    task,
+                    what: format!("the task {message_id} opened was acknowledged, and is lost"),
+                });
+            }
+        }
+    }
+    for (task, last) in finals {
+        let ops = by_task.get(task.as_str()).cloned().unwrap_or_default();
+        for what in check_task(&ops, last) {
+            anomalies.push(Anomaly {
+                task: task.clone(),
+                what,
+            });
+        }
+    }
+    anomalies
+}
+
+/// The violations on one task.
+fn check_task(ops: &[&Op], last: &Final) -> Vec<String> {
+    let mut found = Vec::new();
+    let final_task = &last.tasks[0];
+    let final_state = state(final_task).to_string();
+    // Every agent holds the same task and the same log.
+    for (agent, task) in last.tasks.iter().enumerate().skip(1) {
+        if task != final_task {
+            found.push(format!("agent {agent} answers GetTask differently from agent 0"));
+        }
+    }
+    for (agent, log) in last.logs.iter().enumerate() {
+        let ids: Vec<Option<u64>> = log.iter().map(|(id, _)| *id).collect();
+        let expected: Vec<Option<u64>> = (1..=log.len() as u64).map(Some).collect();
+        if ids != expected {
+            found.push(format!(
+                "agent {agent}: the event log's ids are {ids:?}, not 1..={}",
+                log.len()
+            ));
+        }
+        if agent > 0 && *log != last.logs[0] {
+            found.push(format!("agent {agent}: the event log differs from agent 0's"));
+        }
+    }
+    let log: BTreeMap<u64, &Value> = last.logs[0]
+        .iter()
+        .filter_map(|(id, event)| Some(((*id)?, event)))
+        .collect();
+    // States: none after a terminal one; the last is GetTask's.
+    let mut states: Vec<(u64, String)> = Vec::new();
+    for (id, event) in &log {
+        let terminal_before = states.last().is_some_and(|(_, s)| is_terminal(s));
+        if terminal_before && (event.get("statusUpdate").is_some() || event.get("artifactUpdate").is_some()) {
+            found.push(format!(
+                "event {id} follows the terminal state {}: {event}",
+                states.last().map(|(_, s)| s.as_str()).unwrap_or_default()
+            ));
+        }
+        if let Some(state) = state_of(event) {
+            states.push((*id, state));
+        }
+    }
+    if let Some((id, logged)) = states.last() {
+        if *logged != final_state {
+            found.push(format!(
+                "the log ends in {logged} (event {id}), GetTask says {final_state}"
+            ));
+        }
+    }
+    let state_at = |at: u64| {
+        states
+            .iter()
+            .take_while(|(id, _)| *id <= at)
+            .last()
+            .map(|(_, s)| s.clone())
+    };
+    // Messages: once each, in acknowledged order; refused ones absent.
+    let history = user_messages(final_task);
+    let position = |message: &str| history.iter().position(|m| m == message);
+    let mut counted: BTreeMap<&str, usize> = BTreeMap::new();
+    for message in &history {
+        *counted.entry(message).or_default() += 1;
+    }
+    for (message, n) in &counted {
+        if *n > 1 {
+            found.push(format!("message {message} is in the history {n} times"));
+        }
+    }
+    let acked: Vec<&Op> = ops
+        .iter()
+        .copied()
+        .filter(|op| op.message_id().is_some() && op.acknowledged())
+        .collect();
+    for op in &acked {
+        let message = op.message_id().unwrap_or_default();
+        if position(message).is_none() {
+            found.push(format!(
+                "message {message} was acknowledged, and is not in the history"
+            ));
+        }
+    }
+    for a in &acked {
+        for b in &acked {
+            if a.returned < b.invoked {
+                let (ma, mb) = (
+                    a.message_id().unwrap_or_default(),
+                    b.message_id().unwrap_or_default(),
+                );
+                if let (Some(pa), Some(pb)) = (position(ma), position(mb)) {
+                    if pa > pb {
+                        found.push(format!(
+                            "message {ma} was acknowledged before {mb} was sent, yet comes after it"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    // What clients read: a prefix of the final history, holding what was
+    // acknowledged before; a terminal state for good.
+    for op in ops {
+        if let Some(task) = answered_task(op) {
+            let seen = user_messages(task);
+            if !history.starts_with(&seen) {
+                found.push(format!(
+                    "a client read the history {seen:?}, which the final history {history:?} does not start with"
+                ));
+            }
+            for earlier in &acked {
+                let message = earlier.message_id().unwrap_or_default();
+                if earlier.returned < op.invoked && !seen.iter().any(|m| m == message) {
+                    found.push(format!(
+                        "message {message} was acknowledged before a read that does not hold it"
+                    ));
+                }
+            }
+            let read = state(task);
+            if is_terminal(read) && read != final_state {
+                found.push(format!(
+                    "a client read the terminal state {read}, the task is now {final_state}"
+                ));
+            }
+        }
+        match (&op.request, op.outcome()) {
+            (Request::Cancel { .. }, Some(Outcome::Ok(result))) => {
+                let canceled = TaskState::Canceled.to_string();
+                if final_state != canceled {
+                    found.push(format!("a cancel was acknowledged, the task is {final_state}"));
+                }
+                if state(result) != canceled {
+                    found.push(format!(
+                        "a cancel was acknowledged with the state {}",
+                        state(result)
+                    ));
+                }
+            }
+            (_, Some(Outcome::Fail { code, message })) if *code == ErrorKind::TaskNotFound.code() => {
+                found.push(format!("an acknowledged task was not found ({message})"));
+            }
+            (Request::Continue { .. }, Some(Outcome::Fail { code, .. }))
+            | (Request::Cancel { .. }, Some(Outcome::Fail { code, .. }))
+                if claims_ended(*code) && !is_terminal(&final_state) =>
+            {
+                found.push(format!(
+                    "refused with error {code} as if the task had ended, yet it is {final_state}"
+                ));
+            }
+            _ => {}
+        }
+        if let Answer::Stream(stream) = &op.answer {
+            if let Some((code, message)) = &stream.refused {
+                if *code == ErrorKind::TaskNotFound.code() {
+                    found.push(format!("an acknowledged task was not found ({message})"));
+                } else if claims_ended(*code) && !is_terminal(&final_state) {
+                    found.push(format!(
+                        "a subscription was refused ({code} {message}), yet the task is {final_state}"
+                    ));
+                }
+            }
+            let after = match op.request {
+                Request::Subscribe { after, .. } => after,
+                _ => None,
+            };
+            let mut previous: Option<u64> = after;
+            for (index, (id, event)) in stream.events.iter().enumerate() {
+                let Some(id) = *id else {
+                    found.push(format!("a stream event without an id: {event}"));
+                    break;
+                };
+                let snapshot = index == 0 && after.is_none();
+                if let Some(previous) = previous {
+                    if id != previous + 1 {
+                        found.push(format!(
+                            "a stream delivered event {id} right after event {previous}"
+                        ));
+                    }
+                }
+                previous = Some(id);
+                if snapshot {
+                    let Some(task) = event.get("task") else {
+                        found.push(format!("a stream opened without the task: {event}"));
+                        continue;
+                    };
+                    if state_at(id).as_deref() != Some(state(task)) {
+                        found.push(format!(
+                            "a stream's snapshot at event {id} is {}, the log's state there is {:?}",
+                            state(task),
+                            state_at(id)
+                        ));
+                    }
+                    if !history.starts_with(&user_messages(task)) {
+                        found.push(
+                            "a stream's snapshot holds a history the final one does not start with".into(),
+                        );
+                    }
+                } else if log.get(&id).copied() != Some(event) {
+                    found.push(format!(
+                        "a stream delivered as event {id} {event}, the log holds {:?}",
+                        log.get(&id)
+                    ));
+                }
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The checker's own judgement, on small made-up histories.
+mod judged {
+    use super::{check, Final};
+    use crate::history::{Answer, Op, Request};
+    use crate::wire::Outcome;
+    use serde_json::{json, Value};
+    use std::collections::{BTreeMap, BTreeSet};
+
+    const TASK: &str = "t1";
+
+    fn task(state: &str, messages: &[&str]) -> Value {
+        let history: Vec<Value> = messages
+            .iter()
+            .map(|m| json!({"messageId": m, "role": "ROLE_USER", "parts": [{"text": "x"}]}))
+            .collect();
+        json!({"id": TASK, "contextId": "c1", "status": {"state": state}, "history": history})
+    }
+
+    fn status(state: &str) -> Value {
+        json!({"statusUpdate": {"taskId": TASK, "contextId": "c1", "status": {"state": state}}})
+    }
+
+    fn op(invoked: u64, returned: u64, request: Request, outcome: Outcome) -> Op {
+        Op {
+            client: 1,
+            agent: 0,
+            invoked,
+            returned,
+            request,
+            answer: Answer::Unary(outcome),
+        }
+    }
+
+    fn opened(state: &str) -> Op {
+        let request = Request::Open {
+            message_id: "m1".into(),
+        };
+        op(1, 2, request, Outcome::Ok(json!({"task": task(state, &["m1"])})))
+    }
+
+    fn reply(invoked: u64, returned: u64, message: &str, outcome: Outcome) -> Op {
+        let request = Request::Continue {
+            task: TASK.into(),
+            message_id: message.into(),
+        };
+        op(invoked, returned, request, outcome)
+    }
+
+    /// The anomalies of `ops` against a task ending as `last` with `log` on two agents.
+    fn judge(ops: &[Op], last: Value, log: Vec<Value>) -> Vec<String> {
+        let log: Vec<(Option<u64>, Value)> = log
+            .into_iter()
+            .enumerate()
+            .map(|(i, event)| (Some(i as u64 + 1), event))
+            .collect();
+        let finals = BTreeMap::from([(
+            TASK.to_string(),
+            Final {
+                tasks: vec![last.clone(), last],
+                logs: vec![log.clone(), log],
+            },
+        )]);
+        let listed = BTreeSet::from([TASK.to_string()]);
+        check(ops, &finals, &listed).into_iter().map(|a| a.what).collect()
+    }
+
+    fn waiting_log() -> Vec<Value> {
+        vec![
+            json!({"task": task("TASK_STATE_SUBMITTED", &["m1"])}),
+            status("TASK_STATE_INPUT_REQUIRED"),
+        ]
+    }
+
+    #[test]
+    fn a_history_as_acknowledged_has_no_anomaly() {
+        let ops = [
+            opened("TASK_STATE_INPUT_REQUIRED"),
+            reply(
+                3,
+                4,
+                "m2",
+                Outcome::Ok(json!({"task": task("TASK_STATE_INPUT_REQUIRED", &["m1", "m2"])})),
+            ),
+            reply(5, 6, "m3", Outcome::Unknown("cut".into())),
+        ];
+        let last = task("TASK_STATE_INPUT_REQUIRED", &["m1", "m2"]);
+        assert!(judge(&ops, last, waiting_log()).is_empty());
+    }
+
+    #[test]
+    fn an_acknowledged_message_lost_or_out_of_order_is_an_anomaly() {
+        let ops = [
+            opened("TASK_STATE_INPUT_REQUIRED"),
+            reply(
+                3,
+                4,
+                "m2",
+                Outcome::Ok(json!({"task": task("TASK_STATE_INPUT_REQUIRED", &["m1", "m2"])})),
+            ),
+            reply(
+                5,
+                6,
+                "m3",
+                Outcome::Ok(json!({"task": task("TASK_STATE_INPUT_REQUIRED", &["m1", "m2", "m3"])})),
+            ),
+        ];
+        let lost = judge(
+            &ops,
+            task("TASK_STATE_INPUT_REQUIRED", &["m1", "m3"]),
+            waiting_log(),
+        );
+        assert!(
+            lost.iter()
+                .any(|a| a.contains("m2 was acknowledged, and is not in the history")),
+            "{lost:?}"
+        );
+        let reordered = judge(
+            &ops,
+            task("TASK_STATE_INPUT_REQUIRED", &["m1", "m3", "m2"]),
+            waiting_log(),
+        );
+        assert!(
+            reordered.iter().any(|a| a.contains("comes after it")),
+            "{reordered:?}"
+        );
+    }
+
+    #[test]
+    fn a_refused_message_in_the_history_is_an_anomaly() {
+        let refused = Outcome::Fail {
+            code: -32004,
+            message: "terminal".into(),
+        };
+        let ops = [opened("TASK_STATE_INPUT_REQUIRED"), reply(3, 4, "m2", refused)];
+        let found = judge(
+            &ops,
+            task("TASK_STATE_INPUT_REQUIRED", &["m1", "m2"]),
+            waiting_log(),
+        );
+        assert!(found.iter().any(|a| a.contains("m2 was refused")), "{found:?}");
+    }
+
+    #[test]
+    fn a_state_after_a_terminal_one_is_an_anomaly() {
+        let ops = [opened("TASK_STATE_INPUT_REQUIRED")];
+        let mut log = waiting_log();
+        log.push(status("TASK_STATE_CANCELED"));
+        log.push(status("TASK_STATE_FAILED"));
+        let found = judge(&ops, task("TASK_STATE_FAILED", &["m1"]), log);
+        assert!(
+            found.iter().any(|a| a.contains("follows the terminal state")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn an_acknowledged_cancel_that_did_not_cancel_is_an_anomaly() {
+        let cancel = op(
+            3,
+            4,
+            Request::Cancel { task: TASK.into() },
+            Outcome::Ok(task("TASK_STATE_CANCELED", &["m1"])),
+        );
+        let ops = [opened("TASK_STATE_INPUT_REQUIRED"), cancel];
+        let mut log = waiting_log();
+        log.push(status("TASK_STATE_COMPLETED"));
+        let found = judge(&ops, task("TASK_STATE_COMPLETED", &["m1"]), log);
+        assert!(
+            found.iter().any(|a| a.contains("a cancel was acknowledged")),
+            "{found:?}"
+        );
+    }
+}

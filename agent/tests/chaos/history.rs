@@ -1,0 +1,202 @@
+//! The history of a run: every operation a client invoked, on which agent,
+//! and what it was told, stamped with a logical clock that orders
+//! invocations and returns as they happened across every client.
+
+use crate::wire::{Outcome, Stream};
+use serde_json::Value;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// What an operation asked for.
+#[derive(Clone, Debug)]
+pub enum Request {
+    /// A message opening a new task, of the behaviour its id names.
+    Open {
+        message_id: String,
+    },
+    /// A message continuing task `task`.
+    Continue {
+        task: String,
+        message_id: String,
+    },
+    Cancel {
+        task: String,
+    },
+    Get {
+        task: String,
+    },
+    /// A subscription (a resumption when `after` is given).
+    Subscribe {
+        task: String,
+        after: Option<u64>,
+    },
+}
+
+/// What the operation was told.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    Unary(Outcome),
+    Stream(Stream),
+}
+
+/// One operation of the history.
+#[derive(Clone, Debug)]
+pub struct Op {
+    pub client: u64,
+    pub agent: usize,
+    /// Logical times of the invocation and of the return.
+    pub invoked: u64,
+    pub returned: u64,
+    pub request: Request,
+    pub answer: Answer,
+}
+
+impl Op {
+    /// The task the operation named, or opened (as its answer says).
+    pub fn task(&self) -> Option<&str> {
+        match &self.request {
+            Request::Continue { task, .. }
+            | Request::Cancel { task }
+            | Request::Get { task }
+            | Request::Subscribe { task, .. } => Some(task),
+            Request::Open { .. } => match &self.answer {
+                Answer::Unary(Outcome::Ok(result)) => result.pointer("/task/id").and_then(Value::as_str),
+                _ => None,
+            },
+        }
+    }
+
+    /// The message the operation sent, if it sent one.
+    pub fn message_id(&self) -> Option<&str> {
+        match &self.request {
+            Request::Open { message_id } | Request::Continue { message_id, .. } => Some(message_id),
+            _ => None,
+        }
+    }
+
+    /// The unary outcome, if the operation was unary.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        match &self.answer {
+            Answer::Unary(outcome) => Some(outcome),
+            Answer::Stream(_) => None,
+        }
+    }
+
+    /// True when the client was told the operation took effect.
+    pub fn acknowledged(&self) -> bool {
+        match &self.answer {
+            Answer::Unary(outcome) => matches!(outcome, Outcome::Ok(_)),
+            Answer::Stream(stream) => stream.refused.is_none() && !stream.events.is_empty(),
+        }
+    }
+}
+
+/// A state as a short word (`TASK_STATE_INPUT_REQUIRED` → `input-required`).
+fn short_state(state: &str) -> String {
+    state
+        .trim_start_matches("TASK_STATE_")
+        .to_ascii_lowercase()
+        .replace('_', "-")
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "[{:>6}..{:<6}] client {} agent {}: ",
+            self.invoked, self.returned, self.client, self.agent
+        )?;
+        match &self.request {
+            Request::Open { message_id } => write!(f, "open {message_id}")?,
+            Request::Continue { task, message_id } => write!(f, "continue {task} with {message_id}")?,
+            Request::Cancel { task } => write!(f, "cancel {task}")?,
+            Request::Get { task } => write!(f, "get {task}")?,
+            Request::Subscribe { task, after: None } => write!(f, "subscribe {task}")?,
+            Request::Subscribe {
+                task,
+                after: Some(id),
+            } => write!(f, "resubscribe {task} after {id}")?,
+        }
+        write!(f, " -> ")?;
+        match &self.answer {
+            Answer::Unary(Outcome::Ok(result)) => {
+                let task = result.get("task").unwrap_or(result);
+                let state = task
+                    .pointer("/status/state")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
+                let history: Vec<&str> = task["history"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|m| m["role"] == "ROLE_USER")
+                    .filter_map(|m| m["messageId"].as_str())
+                    .collect();
+                write!(f, "ok {}", short_state(state))?;
+                if !history.is_empty() {
+                    write!(f, " history {history:?}")?;
+                }
+                Ok(())
+            }
+            Answer::Unary(Outcome::Fail { code, message }) => write!(f, "error {code} ({message})"),
+            Answer::Unary(Outcome::Unknown(why)) => write!(f, "unknown ({why})"),
+            Answer::Stream(stream) => {
+                if let Some((code, message)) = &stream.refused {
+                    return write!(f, "error {code} ({message})");
+                }
+                let ids: Vec<String> = stream
+                    .events
+                    .iter()
+                    .map(|(id, event)| {
+                        let id = id.map_or("-".to_string(), |id| id.to_string());
+                        match crate::checker::state_of(event) {
+                            Some(state) => format!("{id}:{}", short_state(&state)),
+                            None => id,
+                        }
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "events [{}]{}",
+                    ids.join(" "),
+                    if stream.ended { " end" } else { "" }
+                )
+            }
+        }
+    }
+}
+
+/// The history being recorded.
+#[derive(Default)]
+pub struct History {
+    clock: AtomicU64,
+    ops: Mutex<Vec<Op>>,
+}
+
+impl History {
+    /// The logical time of an invocation, taken before the request is sent.
+    pub fn invoke(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Records an operation as it returns.
+    pub fn record(&self, client: u64, agent: usize, invoked: u64, request: Request, answer: Answer) {
+        let returned = self.invoke();
+        self.ops.lock().expect("history").push(Op {
+            client,
+            agent,
+            invoked,
+            returned,
+            request,
+            answer,
+        });
+    }
+
+    /// Every operation, by invocation.
+    pub fn ops(&self) -> Vec<Op> {
+        let mut ops = self.ops.lock().expect("history").clone();
+        ops.sort_by_key(|op| op.invoked);
+        ops
+    }
+}

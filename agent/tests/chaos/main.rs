@@ -1,0 +1,326 @@
+//! A seeded history checker under faults: three agents on one PostgreSQL
+//! database (a throwaway cluster), concurrent clients running a random mix
+//! of A2A operations over HTTP on random agents, and a nemesis that SIGKILLs
+//! and restarts agents, SIGSTOPs and continues them, or shuts PostgreSQL
+//! down at once and restarts it. Every invocation and
+//! what its client was told is recorded; once the faults have stopped and
+//! every agent is up, the checker (`checker.rs`) proves the whole history
+//! against what the agents hold, and prints the operations of each task
+//! that breaks a guarantee. The run's last line:
+//! `chaos: N operations, M acknowledged, F faults, A anomalies`.
+//!
+//! The judgement never depends on speed: a call with no answer may have
+//! taken effect or not, and the run lasts at least until enough operations
+//! were acknowledged and enough faults injected, however slow the machine.
+//!
+//! The suite runs a short run with a fixed seed; `scripts/chaos` a long one.
+//! Settings: `CLEVERAGENTS_CHAOS_SECONDS` (default 12),
+//! `CLEVERAGENTS_CHAOS_SEED` (default 1), `CLEVERAGENTS_CHAOS_CLIENTS`
+//! (default 5), `CLEVERAGENTS_CHAOS_AGENTS` (default 3).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod checker;
+mod history;
+mod nemesis;
+mod wire;
+mod workload;
+
+use nemesis::{Agents, Faults};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use store_postgres::cluster::TestCluster;
+use wire::Outcome;
+use workload::Shared;
+
+/// How long a run lease lasts: short, so pauses outlast it and dead
+/// agents' runs are failed by the others within the run.
+const LEASE_MS: u64 = 1_500;
+/// The fewest acknowledged operations and faults a run ends with.
+const MIN_ACKNOWLEDGED: u64 = 60;
+const MIN_FAULTS: u64 = 4;
+/// A bound on a whole run, far beyond what a working agent needs, so a
+/// broken one fails the test instead of hanging it.
+const HANG_GUARD: Duration = Duration::from_secs(900);
+/// Tasks whose anomalies are printed in full.
+const PRINTED_TASKS: usize = 8;
+
+/// A small deterministic generator (xorshift), seeded per run.
+pub struct Rng(u64);
+
+impl Rng {
+    /// The generator of stream `stream` of a run seeded with `seed`.
+    pub fn new(seed: u64, stream: u64) -> Rng {
+        let mut state = seed ^ stream.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        if state == 0 {
+            state = 1;
+        }
+        let mut rng = Rng(state);
+        rng.below(2);
+        rng
+    }
+
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % bound.max(1)
+    }
+}
+
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name).ok()?.trim().parse().ok()
+}
+
+/// GetTask on `addr`: the task, or the error as a value (which no agent's
+/// task equals).
+fn get_task(addr: &str, id: &str) -> Value {
+    match wire::call(addr, "GetTask", json!({"id": id})) {
+        Outcome::Ok(task) => task,
+        Outcome::Fail { code, message } => json!({"error": code, "message": message}),
+        Outcome::Unknown(why) => json!({"unknown": why}),
+    }
+}
+
+/// A task's whole event log on `addr`: the snapshot's id says how far the
+/// log reaches now (a terminal task has no snapshot: its replay ends by
+/// itself), then the log is replayed from the start up to there.
+fn whole_log(addr: &str, id: &str) -> Vec<(Option<u64>, Value)> {
+    const WAIT: Duration = Duration::from_secs(60);
+    let head = wire::follow(addr, id, None, WAIT, &|s| !s.events.is_empty());
+    let reach = head.events.first().and_then(|(id, _)| *id);
+    if head.refused.is_none() && reach.is_none() {
+        return vec![(None, json!({"no log": head.not_connected}))];
+    }
+    let replay = wire::follow(addr, id, Some(0), WAIT, &|s| {
+        reach.is_some_and(|reach| s.events.last().and_then(|(id, _)| *id) >= Some(reach))
+    });
+    match replay.refused {
+        Some((code, message)) => vec![(None, json!({"error": code, "message": message}))],
+        None => replay.events,
+    }
+}
+
+/// Task `id` as every agent holds it, read again (boundedly) until every
+/// agent agrees, so a change committed between two reads is no anomaly.
+fn read_final(agents: &Agents, id: &str) -> checker::Final {
+    let mut last = None;
+    for _ in 0..6 {
+        let tasks: Vec<Value> = (0..agents.count())
+            .map(|i| get_task(&agents.addr(i), id))
+            .collect();
+        let logs: Vec<_> = (0..agents.count())
+            .map(|i| whole_log(&agents.addr(i), id))
+            .collect();
+        let again = get_task(&agents.addr(0), id);
+        let agreed = tasks.iter().all(|t| *t == again) && logs.iter().all(|l| *l == logs[0]);
+        last = Some(checker::Final { tasks, logs });
+        if agreed {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(LEASE_MS));
+    }
+    last.expect("read at least once")
+}
+
+/// Every task the agent at `addr` lists.
+fn listed_tasks(addr: &str) -> BTreeSet<String> {
+    let mut ids = BTreeSet::new();
+    let mut token = String::new();
+    loop {
+        let mut params = json!({"pageSize": 100, "historyLength": 0});
+        if !token.is_empty() {
+            params["pageToken"] = json!(token);
+        }
+        // A connection the database's restart broke fails one call more.
+        let page = (0..10)
+            .find_map(|attempt| {
+                if attempt > 0 {
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                match wire::call(addr, "ListTasks", params.clone()) {
+                    Outcome::Ok(page) => Some(page),
+                    _ => None,
+                }
+            })
+            .unwrap_or_else(|| panic!("ListTasks {params} on an agent with every fault over"));
+        ids.extend(
+            page["tasks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t["id"].as_str().map(str::to_string)),
+        );
+        token = page["nextPageToken"].as_str().unwrap_or_default().to_string();
+        if token.is_empty() {
+            return ids;
+        }
+    }
+}
+
+/// The summary of one run.
+struct Summary {
+    operations: usize,
+    acknowledged: usize,
+    /// Operations whose outcome the client was not told.
+    unknown: usize,
+    faults: BTreeMap<&'static str, u64>,
+    anomalies: usize,
+}
+
+fn run(seconds: u64, seed: u64, clients: u64, count: usize) -> Summary {
+    let url = TestCluster::fresh_database();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.json");
+    std::fs::write(&config, json!({"plans": {"lease_ms": LEASE_MS}}).to_string()).expect("config");
+    let args = vec![
+        "--database-url".to_string(),
+        url,
+        "--executor".to_string(),
+        "tck".to_string(),
+        "--config".to_string(),
+        config.to_str().expect("utf-8 path").to_string(),
+    ];
+    let agents = Arc::new(Agents::start(count, args, dir.path().to_path_buf()));
+    let shared = Arc::new(Shared::new(agents.clone(), seed));
+    let faults = Arc::new(Faults::default());
+    let (stop_faults, stop_clients) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let nemesis = {
+        let (agents, faults, stop) = (agents.clone(), faults.clone(), stop_faults.clone());
+        std::thread::spawn(move || nemesis::run(agents, faults, stop, Rng::new(seed, 0)))
+    };
+    let workers: Vec<_> = (1..=clients)
+        .map(|client| {
+            let (shared, stop) = (shared.clone(), stop_clients.clone());
+            std::thread::spawn(move || workload::client(shared, client, stop, Rng::new(seed, client)))
+        })
+        .collect();
+    let started = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let acknowledged = shared.history.ops().iter().filter(|op| op.acknowledged()).count() as u64;
+        let enough = acknowledged >= MIN_ACKNOWLEDGED && faults.total() >= MIN_FAULTS;
+        if started.elapsed() >= Duration::from_secs(seconds) && enough {
+            break;
+        }
+        assert!(
+            started.elapsed() < HANG_GUARD,
+            "after {HANG_GUARD:?}: {acknowledged} acknowledged, {} faults",
+            faults.total()
+        );
+    }
+    // The faults end first (every agent up again), then the clients.
+    stop_faults.store(true, Ordering::SeqCst);
+    nemesis.join().expect("the nemesis");
+    stop_clients.store(true, Ordering::SeqCst);
+    for worker in workers {
+        worker.join().expect("a client");
+    }
+    // Runs a dead or paused agent held are failed once their leases expire.
+    std::thread::sleep(Duration::from_millis(3 * LEASE_MS));
+    let ops = shared.history.ops();
+    let listed = listed_tasks(&agents.addr(0));
+    let mut ids: BTreeSet<String> = listed.clone();
+    ids.extend(ops.iter().filter_map(|op| op.task().map(str::to_string)));
+    let finals: BTreeMap<String, checker::Final> = ids
+        .into_iter()
+        .map(|id| {
+            let last = read_final(&agents, &id);
+            (id, last)
+        })
+        .collect();
+    let anomalies = checker::check(&ops, &finals, &listed);
+
+    report(&ops, &finals, &anomalies);
+    Summary {
+        operations: ops.len(),
+        acknowledged: ops.iter().filter(|op| op.acknowledged()).count(),
+        unknown: ops
+            .iter()
+            .filter(|op| matches!(op.outcome(), Some(Outcome::Unknown(_))))
+            .count(),
+        faults: faults.by_kind(),
+        anomalies: anomalies.len(),
+    }
+}
+
+/// Prints each anomaly, and for the first tasks the operations on them:
+/// the smallest history that shows what went wrong.
+fn report(ops: &[history::Op], finals: &BTreeMap<String, checker::Final>, anomalies: &[checker::Anomaly]) {
+    let mut by_task: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for anomaly in anomalies {
+        by_task
+            .entry(anomaly.task.as_str())
+            .or_default()
+            .push(anomaly.what.as_str());
+    }
+    for (printed, (task, whats)) in by_task.iter().enumerate() {
+        println!("chaos: anomaly on task {task}:");
+        for what in whats {
+            println!("  {what}");
+        }
+        if printed >= PRINTED_TASKS {
+            continue;
+        }
+        // The operations on the task, and those that sent its messages.
+        let messages: BTreeSet<String> = finals
+            .get(*task)
+            .map(|last| checker::user_messages(&last.tasks[0]).into_iter().collect())
+            .unwrap_or_default();
+        println!("  history:");
+        for op in ops {
+            let on_task = op.task() == Some(*task);
+            let sent_here = op.message_id().is_some_and(|m| messages.contains(m));
+            if on_task || sent_here {
+                println!("    {op}");
+            }
+        }
+        if let Some(last) = finals.get(*task) {
+            println!("  final: {}", last.tasks[0]);
+            let log: Vec<String> = last.logs[0]
+                .iter()
+                .map(|(id, event)| {
+                    let id = id.map_or("-".to_string(), |id| id.to_string());
+                    match checker::state_of(event) {
+                        Some(state) => format!("{id}:{state}"),
+                        None => id,
+                    }
+                })
+                .collect();
+            println!("  log: {}", log.join(" "));
+        }
+    }
+}
+
+#[test]
+fn a_seeded_history_under_faults_has_no_anomaly() {
+    let seconds = env_number("CLEVERAGENTS_CHAOS_SECONDS").unwrap_or(12);
+    let seed = env_number("CLEVERAGENTS_CHAOS_SEED").unwrap_or(1);
+    let clients = env_number("CLEVERAGENTS_CHAOS_CLIENTS").unwrap_or(5);
+    let count = env_number("CLEVERAGENTS_CHAOS_AGENTS").unwrap_or(3) as usize;
+    let started = Instant::now();
+    let summary = run(seconds, seed, clients, count);
+    let faults: Vec<String> = summary
+        .faults
+        .iter()
+        .map(|(kind, n)| format!("{n} {kind}"))
+        .collect();
+    let total: u64 = summary.faults.values().sum();
+    println!(
+        "chaos: postgres, {count} agents, {clients} clients, seed {seed}, {:.0?}, {} outcomes unknown; faults: {}",
+        started.elapsed(),
+        summary.unknown,
+        faults.join(", ")
+    );
+    println!(
+        "chaos: {} operations, {} acknowledged, {total} faults, {} anomalies",
+        summary.operations, summary.acknowledged, summary.anomalies
+    );
+    assert_eq!(summary.anomalies, 0, "anomalies (seed {seed}); see above");
+    assert!(summary.acknowledged as u64 >= MIN_ACKNOWLEDGED);
+    assert!(total >= MIN_FAULTS);
+}

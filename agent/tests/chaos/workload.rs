@@ -1,0 +1,199 @@
+//! The clients: each runs a seeded random mix of operations over HTTP on
+//! random agents (open a task, continue one, cancel, read, subscribe and
+//! resume from the last event id) and records each in the history.
+//!
+//! Tasks are opened with the TCK executor's behaviours: `tck-multi-turn`
+//! waits for input after every message until one starts with `done`;
+//! `tck-cancel` works until canceled; `tck-complete-task` completes at once.
+
+use crate::history::{Answer, History, Request};
+use crate::nemesis::Agents;
+use crate::wire::{self, Outcome};
+use crate::Rng;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The behaviours tasks are opened with, by weight.
+const BEHAVIOURS: &[(&str, u64)] = &[("tck-multi-turn", 6), ("tck-cancel", 2), ("tck-complete-task", 2)];
+
+/// How many of the newest tasks clients pick from: few enough that clients
+/// meet on the same tasks.
+const RECENT: usize = 12;
+
+/// A task some client was told about.
+#[derive(Clone)]
+struct Known {
+    id: String,
+    context_id: String,
+    behaviour: &'static str,
+}
+
+/// What the clients share: the history, the agents and the tasks opened so far.
+pub struct Shared {
+    pub history: History,
+    pub agents: Arc<Agents>,
+    tasks: Mutex<Vec<Known>>,
+    pub seed: u64,
+}
+
+impl Shared {
+    pub fn new(agents: Arc<Agents>, seed: u64) -> Shared {
+        Shared {
+            history: History::default(),
+            agents,
+            tasks: Mutex::new(Vec::new()),
+            seed,
+        }
+    }
+
+    fn pick_task(&self, rng: &mut Rng) -> Option<Known> {
+        let tasks = self.tasks.lock().expect("tasks");
+        let recent = &tasks[tasks.len().saturating_sub(RECENT)..];
+        (!recent.is_empty()).then(|| recent[rng.below(recent.len() as u64) as usize].clone())
+    }
+}
+
+fn message(message_id: &str, text: &str, task: Option<&Known>) -> Value {
+    let mut message = json!({"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": text}]});
+    if let Some(task) = task {
+        message["taskId"] = json!(task.id);
+        message["contextId"] = json!(task.context_id);
+    }
+    message
+}
+
+/// A pause after a call that found no agent or no database, as a client
+/// retrying would make, rather than a spin through failing calls.
+fn back_off(outcome: &Outcome) {
+    let failed = match outcome {
+        Outcome::Unknown(_) => true,
+        Outcome::Fail { code, .. } => *code == wire::NOT_CONNECTED,
+        Outcome::Ok(_) => false,
+    };
+    if failed {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// One client's operations until `stop` is set.
+pub fn client(shared: Arc<Shared>, client: u64, stop: Arc<AtomicBool>, mut rng: Rng) {
+    let mut n = 0u64;
+    while !stop.load(Ordering::SeqCst) {
+        n += 1;
+        let agent = rng.below(shared.agents.count() as u64) as usize;
+        let addr = shared.agents.addr(agent);
+        let history = &shared.history;
+        let tag = format!("s{}-c{client}-{n}", shared.seed);
+        let choice = rng.below(100);
+        let task = shared.pick_task(&mut rng);
+        match (choice, task) {
+            (0..=24, _) | (_, None) => {
+                let total: u64 = BEHAVIOURS.iter().map(|(_, w)| w).sum();
+                let mut pick = rng.below(total);
+                let behaviour = BEHAVIOURS
+                    .iter()
+                    .find(|(_, w)| {
+                        let hit = pick < *w;
+                        pick = pick.saturating_sub(*w);
+                        hit
+                    })
+                    .map_or("tck-multi-turn", |(b, _)| *b);
+                let message_id = format!("{behaviour}-{tag}");
+                let mut params = json!({"message": message(&message_id, "start", None)});
+                // A task working until canceled would hold a blocking call for ever.
+                if behaviour == "tck-cancel" {
+                    params["configuration"] = json!({"returnImmediately": true});
+                }
+                let invoked = history.invoke();
+                let outcome = wire::call(&addr, "SendMessage", params);
+                back_off(&outcome);
+                if let Outcome::Ok(result) = &outcome {
+                    let task = &result["task"];
+                    if let (Some(id), Some(context_id)) = (task["id"].as_str(), task["contextId"].as_str()) {
+                        shared.tasks.lock().expect("tasks").push(Known {
+                            id: id.to_string(),
+                            context_id: context_id.to_string(),
+                            behaviour,
+                        });
+                    }
+                }
+                history.record(
+                    client,
+                    agent,
+                    invoked,
+                    Request::Open { message_id },
+                    Answer::Unary(outcome),
+                );
+            }
+            (25..=49, Some(task)) => {
+                // A continuation names the task's behaviour too, so a task
+                // working until canceled goes on working.
+                let message_id = format!("{}-more-{tag}", task.behaviour);
+                let text = if rng.below(5) == 0 { "done" } else { "more" };
+                let mut params = json!({"message": message(&message_id, text, Some(&task))});
+                if task.behaviour == "tck-cancel" {
+                    params["configuration"] = json!({"returnImmediately": true});
+                }
+                let invoked = history.invoke();
+                let outcome = wire::call(&addr, "SendMessage", params);
+                back_off(&outcome);
+                let request = Request::Continue {
+                    task: task.id,
+                    message_id,
+                };
+                history.record(client, agent, invoked, request, Answer::Unary(outcome));
+            }
+            (50..=59, Some(task)) => {
+                let invoked = history.invoke();
+                let outcome = wire::call(&addr, "CancelTask", json!({"id": task.id}));
+                back_off(&outcome);
+                history.record(
+                    client,
+                    agent,
+                    invoked,
+                    Request::Cancel { task: task.id },
+                    Answer::Unary(outcome),
+                );
+            }
+            (60..=79, Some(task)) => {
+                let invoked = history.invoke();
+                let outcome = wire::call(&addr, "GetTask", json!({"id": task.id}));
+                back_off(&outcome);
+                history.record(
+                    client,
+                    agent,
+                    invoked,
+                    Request::Get { task: task.id },
+                    Answer::Unary(outcome),
+                );
+            }
+            (_, Some(task)) => {
+                let window = Duration::from_millis(200 + rng.below(1_500));
+                let invoked = history.invoke();
+                let stream = wire::subscribe(&addr, &task.id, None, window);
+                let last = stream.events.iter().rev().find_map(|(id, _)| *id);
+                let ended = stream.ended;
+                let request = Request::Subscribe {
+                    task: task.id.clone(),
+                    after: None,
+                };
+                history.record(client, agent, invoked, request, Answer::Stream(stream));
+                // Resumed on another agent, from the last event seen.
+                if let (Some(last), false) = (last, ended) {
+                    let agent = (agent + 1 + rng.below(shared.agents.count() as u64 - 1) as usize)
+                        % shared.agents.count();
+                    let addr = shared.agents.addr(agent);
+                    let invoked = history.invoke();
+                    let stream = wire::subscribe(&addr, &task.id, Some(last), window);
+                    let request = Request::Subscribe {
+                        task: task.id,
+                        after: Some(last),
+                    };
+                    history.record(client, agent, invoked, request, Answer::Stream(stream));
+                }
+            }
+        }
+    }
+}
