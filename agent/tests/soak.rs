@@ -18,6 +18,7 @@ use a2a::registry::{RegistryKindDescriptor, RegistryOperation, REGISTRY_KINDS};
 use a2a::rpc::Method;
 use a2a::types::{PlanState, TaskState};
 use common::http::{try_post, Reply};
+use common::seeded::{env_number, Rng};
 use common::ServerAgent;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -33,22 +34,6 @@ const ACKS_BEFORE_KILL: u64 = 20;
 const CALLS_PER_ROUND: u64 = 100_000;
 const PROJECT: &str = "soak-site";
 const ACTION: &str = "soak-notes";
-
-/// A small deterministic generator (xorshift), seeded per run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, bound: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % bound.max(1)
-    }
-}
-
-fn env_number(name: &str) -> Option<u64> {
-    std::env::var(name).ok()?.trim().parse().ok()
-}
 
 /// Everything the agent acknowledged, across every round.
 #[derive(Default)]

@@ -27,6 +27,8 @@ mod nemesis;
 mod wire;
 mod workload;
 
+use common::seeded::env_number;
+pub use common::seeded::Rng;
 use nemesis::{Agents, Faults};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -48,33 +50,6 @@ const MIN_FAULTS: u64 = 4;
 const HANG_GUARD: Duration = Duration::from_secs(900);
 /// Tasks whose anomalies are printed in full.
 const PRINTED_TASKS: usize = 8;
-
-/// A small deterministic generator (xorshift), seeded per run.
-pub struct Rng(u64);
-
-impl Rng {
-    /// The generator of stream `stream` of a run seeded with `seed`.
-    pub fn new(seed: u64, stream: u64) -> Rng {
-        let mut state = seed ^ stream.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        if state == 0 {
-            state = 1;
-        }
-        let mut rng = Rng(state);
-        rng.below(2);
-        rng
-    }
-
-    pub fn below(&mut self, bound: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % bound.max(1)
-    }
-}
-
-fn env_number(name: &str) -> Option<u64> {
-    std::env::var(name).ok()?.trim().parse().ok()
-}
 
 /// GetTask on `addr`: the task, or the error as a value (which no agent's
 /// task equals).

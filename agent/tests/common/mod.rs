@@ -5,6 +5,8 @@
 pub mod http;
 #[allow(dead_code)] // nor makes certificates
 pub mod pki;
+#[allow(dead_code)] // nor runs seeded
+pub mod seeded;
 #[allow(dead_code)] // nor receives webhooks
 pub mod webhook;
 
