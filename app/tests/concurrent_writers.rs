@@ -20,13 +20,35 @@ mod wrapped;
 /// The id of the message the other agent adds to the task's history.
 const OTHER_AGENTS_MESSAGE: &str = "from-the-other-agent";
 
+/// The task a wrapped store waits for: the next commit updating it fires
+/// the other agent's change, once.
+#[derive(Default)]
+struct Armed(Mutex<Option<String>>);
+
+impl Armed {
+    fn arm(&self, id: &str) {
+        *self.0.lock().expect("armed") = Some(id.to_string());
+    }
+
+    /// The namespace and id of the armed task when `commit` updates it,
+    /// disarming it.
+    fn fires_on(&self, commit: &Commit) -> Option<(String, String)> {
+        let row = commit.task.as_ref().filter(|tw| !tw.create).map(|tw| &tw.row)?;
+        let mut armed = self.0.lock().expect("armed");
+        if armed.as_deref() != Some(row.id.as_str()) {
+            return None;
+        }
+        armed.take().map(|_| (row.namespace.clone(), row.id.clone()))
+    }
+}
+
 /// A memory store that, once armed with a task's id, makes the other
 /// agent's change to it (a message added to its history, no event) just
 /// before the next commit that updates that task: this agent's reply, read
 /// before the other change and committed after it.
 struct Interposed {
     inner: MemoryStore,
-    armed: Mutex<Option<String>>,
+    armed: Armed,
     fired: Mutex<bool>,
 }
 
@@ -68,16 +90,8 @@ impl Around for Interposed {
         &self.inner
     }
     fn submit(&self, commit: Commit, done: CommitDone) {
-        let updated = commit.task.as_ref().filter(|tw| !tw.create).map(|tw| &tw.row);
-        let due = {
-            let mut armed = self.armed.lock().expect("armed");
-            match updated {
-                Some(row) if armed.as_deref() == Some(row.id.as_str()) => armed.take().map(|_| row),
-                _ => None,
-            }
-        };
-        if let Some(row) = due {
-            let other = self.other_agents_change(&row.namespace, &row.id);
+        if let Some((namespace, id)) = self.armed.fires_on(&commit) {
+            let other = self.other_agents_change(&namespace, &id);
             self.inner.submit(
                 other,
                 Box::new(|outcome| assert!(outcome.is_ok(), "the other agent's commit: {outcome:?}")),
@@ -119,7 +133,7 @@ fn history_ids(task: &Value) -> Vec<String> {
 async fn waiting_task() -> (Router<App>, Arc<Wrapped<Interposed>>, String) {
     let store = Arc::new(Wrapped(Interposed {
         inner: MemoryStore::new(),
-        armed: Mutex::new(None),
+        armed: Armed::default(),
         fired: Mutex::new(false),
     }));
     let config = AppConfig {
@@ -147,7 +161,7 @@ async fn reply_beaten_by_the_other_agent(
     id: &str,
     configuration: Value,
 ) -> Value {
-    *store.0.armed.lock().expect("armed") = Some(id.to_string());
+    store.0.armed.arm(id);
     let replied = call(
         router,
         "SendMessage",
@@ -203,7 +217,7 @@ async fn a_conditional_reply_after_another_agents_message_still_matches() {
 /// subscription the reply answers from.
 struct CanceledAfter {
     inner: MemoryStore,
-    armed: Mutex<Option<String>>,
+    armed: Armed,
 }
 
 impl CanceledAfter {
@@ -246,16 +260,7 @@ impl Around for CanceledAfter {
         &self.inner
     }
     fn submit(&self, commit: Commit, done: CommitDone) {
-        let updated = commit.task.as_ref().filter(|tw| !tw.create).map(|tw| &tw.row);
-        let due = {
-            let mut armed = self.armed.lock().expect("armed");
-            match updated {
-                Some(row) if armed.as_deref() == Some(row.id.as_str()) => {
-                    armed.take().map(|_| (row.namespace.clone(), row.id.clone()))
-                }
-                _ => None,
-            }
-        };
+        let due = self.armed.fires_on(&commit);
         self.inner.submit(commit, done);
         if let Some((namespace, id)) = due {
             let cancel = self.other_agents_cancel(&namespace, &id);
@@ -274,7 +279,7 @@ impl Around for CanceledAfter {
 async fn a_reply_taken_just_before_another_agents_cancel_is_answered_with_the_canceled_task() {
     let store = Arc::new(Wrapped(CanceledAfter {
         inner: MemoryStore::new(),
-        armed: Mutex::new(None),
+        armed: Armed::default(),
     }));
     let config = AppConfig {
         executor: ExecutorKind::Tck,
@@ -289,7 +294,7 @@ async fn a_reply_taken_just_before_another_agents_cancel_is_answered_with_the_ca
     .await
     .expect("the first message");
     let id = opened["task"]["id"].as_str().expect("a task id").to_string();
-    *store.0.armed.lock().expect("armed") = Some(id.clone());
+    store.0.armed.arm(&id);
     let replied = call(
         &router,
         "SendMessage",
