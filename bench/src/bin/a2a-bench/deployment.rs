@@ -28,6 +28,11 @@ impl HttpTarget {
             HttpTarget::Agent(store) => format!("agent/{}", store.name()),
         }
     }
+
+    /// The name of this target's rows over the gRPC binding.
+    pub fn grpc_name(self) -> String {
+        format!("{} gRPC", self.name())
+    }
 }
 
 /// The open-stream limit the agent is started with: above the connection

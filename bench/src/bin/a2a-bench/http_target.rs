@@ -80,7 +80,7 @@ async fn run_workload(
     };
     let (_conns, mut row) = measure(conns, workload, deployment, options, name).await?;
     if grpc {
-        row.target.push_str(" gRPC");
+        row.target = deployment.target.grpc_name();
     }
     if let Some((tasks, bytes)) = seeded {
         row.tasks_seeded = Some(tasks);

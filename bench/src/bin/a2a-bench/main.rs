@@ -2,11 +2,13 @@
 //! core (the bare floor, the agent on each store, and for stdio the echo pipe
 //! and the agent), drives every workload from this process pinned to the load
 //! core, and prints one markdown table with the ratios to the floor measured
-//! in the same run. `scripts/bench` builds everything and runs it.
+//! in the same run, then the project's performance goals beside what the
+//! run measured. `scripts/bench` builds everything and runs it.
 
 mod args;
 mod deployment;
 mod followers;
+mod goals;
 mod grpc;
 mod http;
 mod http_target;
@@ -141,8 +143,10 @@ fn main() {
         }
     };
     let facts = facts(&options);
+    let goals = goals::judge(&rows);
     if !rows.is_empty() {
         println!("{}", report::render(&facts, &rows));
+        println!("{}\n", goals::render(&goals));
     }
     if !followers.is_empty() {
         println!("{}", followers::render(&followers));
@@ -151,7 +155,7 @@ fn main() {
         println!("{}", report::render_scale(&scale));
     }
     if let Some(path) = &options.json {
-        if let Err(e) = std::fs::write(path, report::to_json(&facts, &rows, &followers, &scale)) {
+        if let Err(e) = std::fs::write(path, report::to_json(&facts, &rows, &goals, &followers, &scale)) {
             eprintln!("a2a-bench: cannot write {}: {e}", path.display());
             std::process::exit(1);
         }

@@ -7,6 +7,7 @@ use serde::Serialize;
 use std::fmt::Write;
 
 use crate::followers::FollowersRow;
+use crate::goals::Verdict;
 use crate::load::Tally;
 use crate::scale::ScaleRow;
 
@@ -118,7 +119,7 @@ impl Row {
     }
 
     /// Everything the request cost the server side: the servers' CPU and the database's.
-    fn total_cpu_us_per_req(&self) -> Option<f64> {
+    pub fn total_cpu_us_per_req(&self) -> Option<f64> {
         self.cpu_us_per_req
             .map(|us| us + self.database_cpu_us_per_req.unwrap_or(0.0))
     }
@@ -269,8 +270,14 @@ pub fn render_scale(rows: &[ScaleRow]) -> String {
 }
 
 /// The JSON file: the facts and every row, for comparing two runs.
-pub fn to_json(facts: &Facts, rows: &[Row], followers: &[FollowersRow], scale: &[ScaleRow]) -> String {
-    let report = serde_json::json!({ "facts": facts, "rows": rows, "followers": followers, "scale": scale });
+pub fn to_json(
+    facts: &Facts,
+    rows: &[Row],
+    goals: &[Verdict],
+    followers: &[FollowersRow],
+    scale: &[ScaleRow],
+) -> String {
+    let report = serde_json::json!({ "facts": facts, "rows": rows, "goals": goals, "followers": followers, "scale": scale });
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }
 

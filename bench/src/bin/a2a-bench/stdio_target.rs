@@ -22,6 +22,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The row of the local front to the background agent.
+pub const LOCAL: &str = "agent/local";
+
 /// Requests outstanding at once on the pipe.
 pub const WINDOW: usize = 16;
 
@@ -44,7 +47,7 @@ pub fn bench(options: &Options) -> Result<Vec<Row>, String> {
     )?;
     // What a local client really takes: a front, handing its pipes to the
     // data directory's background agent (SQLite), measured together.
-    let local = run_peer(options, "agent/local", false, &options.agent, &[], Peer::Local)?;
+    let local = run_peer(options, LOCAL, false, &options.agent, &[], Peer::Local)?;
     Ok(vec![echo, agent, local])
 }
 

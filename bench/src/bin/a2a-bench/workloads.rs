@@ -24,17 +24,18 @@ fn fresh_message_id() -> u64 {
 
 /// The names the table and `--workloads` use.
 pub const GET_TASK: &str = "get-task";
+pub const SEND_MESSAGE: &str = "send-message";
 pub const LIST_TASKS: &str = "list-tasks";
 pub const HTTP_WORKLOADS: &[&str] = &[
     GET_TASK,
-    "send-message",
+    SEND_MESSAGE,
     "send-streaming",
     LIST_TASKS,
     "registry-read",
 ];
 /// The workloads also run over the gRPC binding on every agent target (rows
 /// `agent/<store> gRPC`, against the same floor).
-pub const GRPC_WORKLOADS: &[&str] = &[GET_TASK, "send-message"];
+pub const GRPC_WORKLOADS: &[&str] = &[GET_TASK, SEND_MESSAGE];
 pub const STDIO_WORKLOAD: &str = "stdio";
 /// The scale run (see `scale.rs`): minutes long, so only when asked for.
 pub const SCALE_WORKLOAD: &str = "scale";

@@ -1,0 +1,392 @@
+//! The performance goals the project holds itself to, each printed beside
+//! what this run measured: met, not met, or not measured (a row it needs was
+//! not in the run). Every figure is a ratio between two rows of the same run
+//! (to the floor, or between two targets), so a noisy machine moves both
+//! sides alike; the p99 bounds are the only absolute ones.
+
+use crate::args::Store;
+use crate::deployment::HttpTarget;
+use crate::report::Row;
+use crate::workloads::{GET_TASK, SEND_MESSAGE, STDIO_WORKLOAD};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// The target of a row a goal reads.
+#[derive(Clone, Copy, Debug)]
+enum Subject {
+    /// The agent on `Store` over JSON-RPC.
+    JsonRpc(Store),
+    /// The agent on `Store` over the gRPC binding.
+    Grpc(Store),
+    /// The local front to the background agent, over stdio.
+    Local,
+}
+
+impl Subject {
+    /// The row's target name.
+    fn target(self) -> String {
+        match self {
+            Subject::JsonRpc(store) => HttpTarget::Agent(store).name(),
+            Subject::Grpc(store) => HttpTarget::Agent(store).grpc_name(),
+            Subject::Local => crate::stdio_target::LOCAL.to_string(),
+        }
+    }
+}
+
+/// What a goal reads off the rows.
+#[derive(Clone, Copy, Debug)]
+enum Measure {
+    /// The target's server-side CPU per request (agents and database) over the floor's.
+    CpuVsFloor { workload: &'static str, target: Subject },
+    /// The target's requests per second over the floor's.
+    RateVsFloor { workload: &'static str, target: Subject },
+    /// The target's p99 latency, in milliseconds.
+    P99Ms { workload: &'static str, target: Subject },
+    /// Server-side CPU per request of `target` over that of `baseline`, same workload.
+    CpuVsTarget {
+        workload: &'static str,
+        target: Subject,
+        baseline: Subject,
+    },
+}
+
+/// Which side of its bound a goal's figure must be on.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Bound {
+    AtMost(f64),
+    AtLeast(f64),
+}
+
+/// One goal: its name, what it reads and the bound the figure must meet.
+struct Goal {
+    name: &'static str,
+    measure: Measure,
+    bound: Bound,
+}
+
+const fn cpu(name: &'static str, workload: &'static str, target: Subject, at_most: f64) -> Goal {
+    Goal {
+        name,
+        measure: Measure::CpuVsFloor { workload, target },
+        bound: Bound::AtMost(at_most),
+    }
+}
+
+const fn p99(name: &'static str, workload: &'static str, target: Subject, at_most_ms: f64) -> Goal {
+    Goal {
+        name,
+        measure: Measure::P99Ms { workload, target },
+        bound: Bound::AtMost(at_most_ms),
+    }
+}
+
+const fn cpu_vs(
+    name: &'static str,
+    workload: &'static str,
+    target: Subject,
+    baseline: Subject,
+    at_most: f64,
+) -> Goal {
+    Goal {
+        name,
+        measure: Measure::CpuVsTarget {
+            workload,
+            target,
+            baseline,
+        },
+        bound: Bound::AtMost(at_most),
+    }
+}
+
+/// The goals, in the order they are printed.
+const GOALS: &[Goal] = &[
+    cpu(
+        "GetTask, memory: CPU × floor",
+        GET_TASK,
+        Subject::JsonRpc(Store::Memory),
+        1.1,
+    ),
+    cpu(
+        "GetTask, SQLite: CPU × floor",
+        GET_TASK,
+        Subject::JsonRpc(Store::Sqlite),
+        1.1,
+    ),
+    cpu(
+        "SendMessage, memory: CPU × floor",
+        SEND_MESSAGE,
+        Subject::JsonRpc(Store::Memory),
+        2.5,
+    ),
+    cpu(
+        "SendMessage, SQLite: CPU × floor",
+        SEND_MESSAGE,
+        Subject::JsonRpc(Store::Sqlite),
+        4.0,
+    ),
+    p99(
+        "SendMessage, SQLite: p99 ms",
+        SEND_MESSAGE,
+        Subject::JsonRpc(Store::Sqlite),
+        20.0,
+    ),
+    cpu(
+        "SendMessage, PostgreSQL: CPU (agent + database) × floor",
+        SEND_MESSAGE,
+        Subject::JsonRpc(Store::Postgres),
+        8.0,
+    ),
+    p99(
+        "SendMessage, PostgreSQL: p99 ms",
+        SEND_MESSAGE,
+        Subject::JsonRpc(Store::Postgres),
+        20.0,
+    ),
+    cpu_vs(
+        "SendMessage, PostgreSQL: CPU per request, two agents over one",
+        SEND_MESSAGE,
+        Subject::JsonRpc(Store::PostgresX2),
+        Subject::JsonRpc(Store::Postgres),
+        1.1,
+    ),
+    cpu_vs(
+        "GetTask, memory: CPU per request, gRPC over JSON-RPC",
+        GET_TASK,
+        Subject::Grpc(Store::Memory),
+        Subject::JsonRpc(Store::Memory),
+        1.3,
+    ),
+    cpu_vs(
+        "SendMessage, memory: CPU per request, gRPC over JSON-RPC",
+        SEND_MESSAGE,
+        Subject::Grpc(Store::Memory),
+        Subject::JsonRpc(Store::Memory),
+        1.3,
+    ),
+    Goal {
+        name: "stdio through the local front: req/s × echo pipe",
+        measure: Measure::RateVsFloor {
+            workload: STDIO_WORKLOAD,
+            target: Subject::Local,
+        },
+        bound: Bound::AtLeast(0.8),
+    },
+];
+
+/// A goal as this run judged it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Verdict {
+    pub goal: &'static str,
+    bound: Bound,
+    /// `None` when a row the goal reads was not measured (or had errors).
+    pub measured: Option<f64>,
+}
+
+impl Verdict {
+    /// `Some(true)` met, `Some(false)` not met, `None` not measured.
+    pub fn met(&self) -> Option<bool> {
+        self.measured.map(|value| match self.bound {
+            Bound::AtMost(limit) => value <= limit,
+            Bound::AtLeast(limit) => value >= limit,
+        })
+    }
+}
+
+/// The row of `workload` on `target`; a row with errors measured something
+/// else than the goal means, so it counts as not measured.
+fn row<'a>(rows: &'a [Row], workload: &str, target: Subject) -> Option<&'a Row> {
+    let target = target.target();
+    rows.iter()
+        .find(|r| r.workload == workload && r.target == target && r.errors == 0)
+}
+
+fn measure(rows: &[Row], measure: Measure) -> Option<f64> {
+    match measure {
+        Measure::CpuVsFloor { workload, target } => row(rows, workload, target)?.cpu_vs_floor,
+        Measure::RateVsFloor { workload, target } => row(rows, workload, target)?.req_per_s_vs_floor,
+        Measure::P99Ms { workload, target } => {
+            let row = row(rows, workload, target)?;
+            (row.latency.count > 0).then(|| row.latency.p99_us / 1000.0)
+        }
+        Measure::CpuVsTarget {
+            workload,
+            target,
+            baseline,
+        } => {
+            let ours = row(rows, workload, target)?.total_cpu_us_per_req()?;
+            let theirs = row(rows, workload, baseline)?.total_cpu_us_per_req()?;
+            (theirs > 0.0).then(|| ours / theirs)
+        }
+    }
+}
+
+/// Every goal judged on the rows of one run (ratios already filled).
+pub fn judge(rows: &[Row]) -> Vec<Verdict> {
+    GOALS
+        .iter()
+        .map(|goal| Verdict {
+            goal: goal.name,
+            bound: goal.bound,
+            measured: measure(rows, goal.measure),
+        })
+        .collect()
+}
+
+/// The goals table, and a last line counting them.
+pub fn render(verdicts: &[Verdict]) -> String {
+    let mut out = String::from(
+        "goals: each measured in this run\n\n| goal | measured | goal | |\n| --- | ---: | ---: | --- |\n",
+    );
+    for verdict in verdicts {
+        let (unit, limit, relation) = match (verdict.bound, verdict.goal.ends_with(" ms")) {
+            (Bound::AtMost(limit), true) => ("", limit, "≤"),
+            (Bound::AtMost(limit), false) => ("×", limit, "≤"),
+            (Bound::AtLeast(limit), _) => ("×", limit, "≥"),
+        };
+        let measured = verdict
+            .measured
+            .map_or_else(|| "–".to_string(), |v| format!("{v:.2}{unit}"));
+        let state = match verdict.met() {
+            Some(true) => "met",
+            Some(false) => "not met",
+            None => "not measured",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {measured} | {relation} {limit}{unit} | {state} |",
+            verdict.goal
+        );
+    }
+    let met = verdicts.iter().filter(|v| v.met() == Some(true)).count();
+    let unmeasured = verdicts.iter().filter(|v| v.met().is_none()).count();
+    let _ = write!(
+        out,
+        "\ngoals: {met} of {} met, {} not met, {unmeasured} not measured",
+        verdicts.len(),
+        verdicts.len() - met - unmeasured
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::Tally;
+    use crate::report::fill_ratios;
+    use bench::procfs::CpuSpent;
+    use std::time::Duration;
+
+    fn row(workload: &str, target: &str, server_us: u64, database_us: Option<u64>, errors: u64) -> Row {
+        let measured = Tally {
+            done: 1000,
+            errors,
+            error_samples: Vec::new(),
+            latencies_ns: vec![5_000_000; 1000],
+            elapsed: Duration::from_secs(1),
+        };
+        let mut row = Row::new(workload, target, target == "floor", &Tally::default(), measured);
+        row.set_cpu(CpuSpent {
+            servers: server_us,
+            database: database_us,
+            driver: 0,
+        });
+        row
+    }
+
+    fn verdict<'a>(verdicts: &'a [Verdict], goal: &str) -> &'a Verdict {
+        verdicts
+            .iter()
+            .find(|v| v.goal == goal)
+            .expect("a goal of that name")
+    }
+
+    #[test]
+    fn goals_are_judged_from_the_rows_of_one_run() {
+        let mut rows = vec![
+            row(GET_TASK, "floor", 10_000, None, 0),
+            row(
+                GET_TASK,
+                &Subject::JsonRpc(Store::Memory).target(),
+                11_000,
+                None,
+                0,
+            ),
+            row(GET_TASK, &Subject::Grpc(Store::Memory).target(), 15_000, None, 0),
+            row(SEND_MESSAGE, "floor", 10_000, None, 0),
+            row(
+                SEND_MESSAGE,
+                &Subject::JsonRpc(Store::Sqlite).target(),
+                41_000,
+                None,
+                0,
+            ),
+            row(
+                SEND_MESSAGE,
+                &Subject::JsonRpc(Store::Postgres).target(),
+                40_000,
+                Some(30_000),
+                0,
+            ),
+            row(
+                SEND_MESSAGE,
+                &Subject::JsonRpc(Store::PostgresX2).target(),
+                50_000,
+                Some(27_000),
+                0,
+            ),
+            // A row with errors measured something else: not measured.
+            row(
+                GET_TASK,
+                &Subject::JsonRpc(Store::Sqlite).target(),
+                10_000,
+                None,
+                3,
+            ),
+        ];
+        fill_ratios(&mut rows);
+        let verdicts = judge(&rows);
+        let memory = verdict(&verdicts, "GetTask, memory: CPU × floor");
+        assert_eq!((memory.measured, memory.met()), (Some(1.1), Some(true)));
+        let sqlite = verdict(&verdicts, "SendMessage, SQLite: CPU × floor");
+        assert_eq!((sqlite.measured, sqlite.met()), (Some(4.1), Some(false)));
+        // The database's CPU counts: (40 + 30) µs over the floor's 10.
+        let postgres = verdict(
+            &verdicts,
+            "SendMessage, PostgreSQL: CPU (agent + database) × floor",
+        );
+        assert_eq!(postgres.measured, Some(7.0));
+        // (50 + 27) over (40 + 30).
+        let two = verdict(
+            &verdicts,
+            "SendMessage, PostgreSQL: CPU per request, two agents over one",
+        );
+        assert_eq!((two.measured, two.met()), (Some(1.1), Some(true)));
+        let grpc = verdict(&verdicts, "GetTask, memory: CPU per request, gRPC over JSON-RPC");
+        assert_eq!(grpc.met(), Some(false));
+        let p99 = verdict(&verdicts, "SendMessage, SQLite: p99 ms");
+        assert_eq!((p99.measured, p99.met()), (Some(5.0), Some(true)));
+        assert_eq!(verdict(&verdicts, "GetTask, SQLite: CPU × floor").met(), None);
+        let stdio = verdict(&verdicts, "stdio through the local front: req/s × echo pipe");
+        assert_eq!(stdio.measured, None);
+
+        let table = render(&verdicts);
+        assert!(
+            table.contains("| SendMessage, SQLite: CPU × floor | 4.10× | ≤ 4× | not met |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| SendMessage, SQLite: p99 ms | 5.00 | ≤ 20 | met |"),
+            "{table}"
+        );
+        assert!(
+            table
+                .contains("| stdio through the local front: req/s × echo pipe | – | ≥ 0.8× | not measured |"),
+            "{table}"
+        );
+        assert!(
+            table.ends_with("goals: 5 of 11 met, 2 not met, 4 not measured"),
+            "{table}"
+        );
+    }
+}
