@@ -121,6 +121,19 @@ fn default_of(field: &prost_reflect::FieldDescriptor, kind: &Kind) -> Value {
 /// `what` says whose JSON it is, for the error when it does not fit: the
 /// caller's (`InvalidParams`) or the agent's own answer (`InternalError`).
 pub fn from_json(descriptor: &MessageDescriptor, json: &str, what: ErrorKind) -> Result<Vec<u8>, Error> {
+    if let Some(bytes) = crate::json_to_proto::encode(descriptor, json) {
+        return Ok(bytes);
+    }
+    reflective_from_json(descriptor, json, what)
+}
+
+/// [`from_json`] through a dynamic message: every message type, and the
+/// error that names what does not fit.
+pub(crate) fn reflective_from_json(
+    descriptor: &MessageDescriptor,
+    json: &str,
+    what: ErrorKind,
+) -> Result<Vec<u8>, Error> {
     let mut deserializer = serde_json::Deserializer::from_str(json);
     let options = DeserializeOptions::new().deny_unknown_fields(false);
     let message = DynamicMessage::deserialize_with_options(descriptor.clone(), &mut deserializer, &options)
