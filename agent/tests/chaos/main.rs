@@ -1,22 +1,26 @@
-//! A seeded history checker under faults: three agents on one PostgreSQL
-//! database (a throwaway cluster), concurrent clients running a random mix
-//! of A2A operations over HTTP on random agents, and a nemesis that SIGKILLs
-//! and restarts agents, SIGSTOPs and continues them, or shuts PostgreSQL
-//! down at once and restarts it. Every invocation and
-//! what its client was told is recorded; once the faults have stopped and
-//! every agent is up, the checker (`checker.rs`) proves the whole history
-//! against what the agents hold, and prints the operations of each task
-//! that breaks a guarantee. The run's last line:
-//! `chaos: N operations, M acknowledged, F faults, A anomalies`.
+//! A seeded history checker under faults, in two modes. In PostgreSQL
+//! mode, three agents share one database (a throwaway cluster), clients run
+//! a random mix of A2A operations over HTTP on random agents, and a nemesis
+//! SIGKILLs and restarts agents, SIGSTOPs and continues them, or shuts
+//! PostgreSQL down at once and restarts it. In local mode (`local.rs`),
+//! each client spawns a stdio front on one data directory, whose background
+//! agent on SQLite serves them all, and the nemesis kills or stops that
+//! agent, kills clients' fronts, or fills the disk. Every invocation and
+//! what its client was told is recorded; once the faults have stopped,
+//! the checker (`checker.rs`) proves the whole history against what the
+//! agents hold (in local mode, the one store, read through a fresh front),
+//! and prints the operations of each task that breaks a guarantee. The
+//! run's last line: `chaos: N operations, M acknowledged, F faults, A anomalies`.
 //!
 //! The judgement never depends on speed: a call with no answer may have
 //! taken effect or not, and the run lasts at least until enough operations
 //! were acknowledged and enough faults injected, however slow the machine.
 //!
-//! The suite runs a short run with a fixed seed; `scripts/chaos` a long one.
-//! Settings: `CLEVERAGENTS_CHAOS_SECONDS` (default 12),
-//! `CLEVERAGENTS_CHAOS_SEED` (default 1), `CLEVERAGENTS_CHAOS_CLIENTS`
-//! (default 5), `CLEVERAGENTS_CHAOS_AGENTS` (default 3).
+//! The suite runs a short run of each mode with a fixed seed;
+//! `scripts/chaos` a long one. Settings: `CLEVERAGENTS_CHAOS_SECONDS`
+//! (default 12 for PostgreSQL, 6 for local mode), `CLEVERAGENTS_CHAOS_SEED`
+//! (default 1), `CLEVERAGENTS_CHAOS_CLIENTS` (default 5),
+//! `CLEVERAGENTS_CHAOS_AGENTS` (PostgreSQL only; default 3).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -24,7 +28,9 @@ mod common;
 mod checker;
 mod client;
 mod history;
+mod local;
 mod nemesis;
+mod stdio;
 mod wire;
 mod workload;
 
@@ -157,6 +163,8 @@ struct Summary {
     acknowledged: usize,
     /// Operations whose outcome the client was not told.
     unknown: usize,
+    /// Of those, the calls a live agent never answered (given up on).
+    unanswered: usize,
     faults: BTreeMap<&'static str, u64>,
     anomalies: usize,
 }
@@ -221,6 +229,10 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
             .iter()
             .filter(|op| matches!(op.outcome(), Some(Outcome::Unknown(_))))
             .count(),
+        unanswered: ops
+            .iter()
+            .filter(|op| matches!(op.outcome(), Some(Outcome::Unknown(why)) if why.starts_with("no answer")))
+            .count(),
         faults: faults.by_kind(),
         anomalies: anomalies.len(),
     }
@@ -283,8 +295,12 @@ fn conclude(what: &str, seed: u64, started: Instant, summary: Summary) {
         .map(|(kind, n)| format!("{n} {kind}"))
         .collect();
     let total: u64 = summary.faults.values().sum();
+    let unanswered = match summary.unanswered {
+        0 => String::new(),
+        n => format!(" ({n} never answered)"),
+    };
     println!(
-        "chaos: {what}, seed {seed}, {:.0?}, {} outcomes unknown; faults: {}",
+        "chaos: {what}, seed {seed}, {:.0?}, {} outcomes unknown{unanswered}; faults: {}",
         started.elapsed(),
         summary.unknown,
         faults.join(", ")
@@ -329,5 +345,31 @@ fn a_seeded_history_under_faults_has_no_anomaly() {
     };
     let summary = run(mode, seconds, seed, clients);
     let what = format!("postgres, {count} agents, {clients} clients");
+    conclude(&what, seed, started, summary);
+}
+
+#[test]
+fn a_seeded_local_mode_history_under_faults_has_no_anomaly() {
+    let seconds = env_number("CLEVERAGENTS_CHAOS_SECONDS").unwrap_or(6);
+    let seed = env_number("CLEVERAGENTS_CHAOS_SEED").unwrap_or(1);
+    let clients = env_number("CLEVERAGENTS_CHAOS_CLIENTS").unwrap_or(5);
+    let started = Instant::now();
+    let dir = Arc::new(local::DataDir::create());
+    let mode = Mode {
+        client: {
+            let dir = dir.clone();
+            Box::new(move |n| Box::new(dir.client(n)))
+        },
+        nemesis: {
+            let dir = dir.clone();
+            Box::new(move |faults, stop, rng| local::nemesis(dir, faults, stop, rng))
+        },
+        // One agent at a time: a dead one's runs are failed as the next starts.
+        settle: Duration::ZERO,
+        // A call hung in the agent is given up on once the run is over.
+        stop_clients: dir.launch.over.clone(),
+    };
+    let summary = run(mode, seconds, seed, clients);
+    let what = format!("local, {clients} clients, {}", dir.describe());
     conclude(&what, seed, started, summary);
 }
