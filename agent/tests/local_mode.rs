@@ -5,7 +5,8 @@
 //! and the plan finished for the next client; tasks a dead agent left working
 //! failed, never left working; another user refused; idle exit; two
 //! extension minors at once; a server on the same directory serving local
-//! clients; `--stop`. No sleep synchronises anything: a test waits for an
+//! clients; fronts that waited while an agent started served together;
+//! `--stop`. No sleep synchronises anything: a test waits for an
 //! answer, an event, a process's exit or a lock.
 
 mod common;
@@ -699,4 +700,82 @@ fn a_session_from_a_file_is_relayed_over_the_socket() {
     let task_id = answers[1]["result"]["task"]["id"].clone();
     assert_eq!(client.result("GetTask", json!({"id": task_id}))["id"], task_id);
     assert!(client.close().success());
+}
+
+/// The fronts waiting in `run/start.lock` (its blocked `flock` waiters,
+/// as `/proc/locks` lists them).
+fn waiting_to_start(data: &Path) -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let inode = std::fs::metadata(data.join("run/start.lock"))
+        .expect("lock file")
+        .ino();
+    let locks = std::fs::read_to_string("/proc/locks").expect("/proc/locks");
+    locks
+        .lines()
+        .filter(|line| line.contains("->") && line.contains(&format!(":{inode} ")))
+        .count()
+}
+
+#[test]
+fn fronts_that_waited_for_an_agent_to_start_are_served_together() {
+    let (_dir, data) = data_dir();
+    std::fs::create_dir_all(data.join("run")).expect("run directory");
+    // As while another front starts the agent: the start lock is held.
+    let held = std::fs::File::create(data.join("run/start.lock")).expect("lock file");
+    rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive).expect("start lock");
+    let spawn = || {
+        Command::new(AGENT)
+            .arg("--stdio")
+            .arg("--data-dir")
+            .arg(&data)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("front starts")
+    };
+    let mut fronts = [spawn(), spawn()];
+    // Both found no agent and wait for the start lock.
+    let deadline = std::time::Instant::now() + HANG_GUARD;
+    while waiting_to_start(&data) < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fronts wait to start an agent"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // An agent comes up meanwhile (a server on the directory), and the
+    // lock is let go: each front finds the agent.
+    let data_arg = data.to_str().expect("utf-8 path");
+    let mut server = common::ServerAgent::start_with(&["--data-dir", data_arg]);
+    drop(held);
+    let (tx, answers) = mpsc::channel();
+    for front in &mut fronts {
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "1.0", "extensions": [],
+                       "clientInfo": {"name": "waited", "version": "1"}}});
+        let mut stdin = front.stdin.take().expect("stdin");
+        writeln!(stdin, "{initialize}").expect("front reads its stdin");
+        let stdout = front.stdout.take().expect("stdout");
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send((line, stdin));
+        });
+    }
+    // Both sessions are open at once: neither front keeps the other waiting
+    // for the end of its session.
+    let mut sessions = Vec::new();
+    for _ in 0..2 {
+        let (line, stdin) = answers.recv_timeout(HANG_GUARD).expect("a front answers");
+        let answer: Value = serde_json::from_str(&line).unwrap_or(json!({"no answer": line}));
+        assert_eq!(answer["result"]["protocolVersion"], "1.0", "{answer}");
+        sessions.push(stdin);
+    }
+    drop(sessions);
+    for front in &mut fronts {
+        assert!(front.wait().expect("the front exits").success());
+    }
+    assert!(server.terminate().success());
 }

@@ -46,7 +46,7 @@ impl Front {
                 Reach::Absent | Reach::Retiring => {}
             }
             let left = START_TIMEOUT.saturating_sub(begun.elapsed());
-            let Some(_starting) = lifecycle::lock_within(&self.run.start_lock, left)? else {
+            let Some(starting) = lifecycle::lock_within(&self.run.start_lock, left)? else {
                 return Err(format!(
                     "no background agent became reachable on {} within {} s (another client is starting one)",
                     self.run.socket.display(),
@@ -55,7 +55,12 @@ impl Front {
             };
             // Another front may have started one while this one waited.
             match self.connect()? {
-                Reach::Session(stream, handover) => return self.serve(stream, handover),
+                Reach::Session(stream, handover) => {
+                    // The lock guards starting an agent, not a session: the
+                    // fronts waiting behind this one connect now too.
+                    drop(starting);
+                    return self.serve(stream, handover);
+                }
                 Reach::Absent => {
                     lifecycle::start_background(&self.run, &self.exe, &self.background_args).map_err(
                         |e| {

@@ -44,6 +44,8 @@ pub enum Answer {
 #[derive(Clone, Debug)]
 pub struct Op {
     pub client: u64,
+    /// The agent it went to (in local mode 0: whichever background agent
+    /// ran then).
     pub agent: usize,
     /// Logical times of the invocation and of the return.
     pub invoked: u64,

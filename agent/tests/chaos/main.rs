@@ -1,32 +1,40 @@
-//! A seeded history checker under faults: three agents on one PostgreSQL
-//! database (a throwaway cluster), concurrent clients running a random mix
-//! of A2A operations over HTTP on random agents, and a nemesis that SIGKILLs
-//! and restarts agents, SIGSTOPs and continues them, or shuts PostgreSQL
-//! down at once and restarts it. Every invocation and
-//! what its client was told is recorded; once the faults have stopped and
-//! every agent is up, the checker (`checker.rs`) proves the whole history
-//! against what the agents hold, and prints the operations of each task
-//! that breaks a guarantee. The run's last line:
-//! `chaos: N operations, M acknowledged, F faults, A anomalies`.
+//! A seeded history checker under faults, in two modes. In PostgreSQL
+//! mode, three agents share one database (a throwaway cluster), clients run
+//! a random mix of A2A operations over HTTP on random agents, and a nemesis
+//! SIGKILLs and restarts agents, SIGSTOPs and continues them, or shuts
+//! PostgreSQL down at once and restarts it. In local mode (`local.rs`),
+//! each client spawns a stdio front on one data directory, whose background
+//! agent on SQLite serves them all, and the nemesis kills or stops that
+//! agent, kills clients' fronts, or fills the disk. Every invocation and
+//! what its client was told is recorded; once the faults have stopped,
+//! the checker (`checker.rs`) proves the whole history against what the
+//! agents hold (in local mode, the one store, read through a fresh front),
+//! and prints the operations of each task that breaks a guarantee. The
+//! run's last line: `chaos: N operations, M acknowledged, F faults, A anomalies`.
 //!
 //! The judgement never depends on speed: a call with no answer may have
 //! taken effect or not, and the run lasts at least until enough operations
 //! were acknowledged and enough faults injected, however slow the machine.
 //!
-//! The suite runs a short run with a fixed seed; `scripts/chaos` a long one.
-//! Settings: `CLEVERAGENTS_CHAOS_SECONDS` (default 12),
-//! `CLEVERAGENTS_CHAOS_SEED` (default 1), `CLEVERAGENTS_CHAOS_CLIENTS`
-//! (default 5), `CLEVERAGENTS_CHAOS_AGENTS` (default 3).
+//! The suite runs a short run of each mode with a fixed seed;
+//! `scripts/chaos` a long one. Settings: `CLEVERAGENTS_CHAOS_SECONDS`
+//! (default 12 for PostgreSQL, 6 for local mode), `CLEVERAGENTS_CHAOS_SEED`
+//! (default 1), `CLEVERAGENTS_CHAOS_CLIENTS` (default 5),
+//! `CLEVERAGENTS_CHAOS_AGENTS` (PostgreSQL only; default 3).
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod checker;
+mod client;
 mod history;
+mod local;
 mod nemesis;
+mod stdio;
 mod wire;
 mod workload;
 
+use client::{Client, Http};
 use common::seeded::env_number;
 pub use common::seeded::Rng;
 use nemesis::{Agents, Faults};
@@ -51,27 +59,42 @@ const HANG_GUARD: Duration = Duration::from_secs(900);
 /// Tasks whose anomalies are printed in full.
 const PRINTED_TASKS: usize = 8;
 
-/// GetTask on `addr`: the task, or the error as a value (which no agent's
-/// task equals).
-fn get_task(addr: &str, id: &str) -> Value {
-    match wire::call(addr, "GetTask", json!({"id": id})) {
+/// A nemesis: injects faults (counting them) until told to stop, drawing
+/// from its generator; every fault is over when it returns.
+type Nemesis = Box<dyn FnOnce(Arc<Faults>, Arc<AtomicBool>, Rng) + Send>;
+
+/// How a run's clients reach the agents, and what hurts them.
+struct Mode {
+    /// The client numbered `n`; number 0 makes the final reads.
+    client: Box<dyn Fn(u64) -> Box<dyn Client>>,
+    nemesis: Nemesis,
+    /// How long the final reads wait after the faults, for leases to expire.
+    settle: Duration,
+    /// Set once the clients are to stop.
+    stop_clients: Arc<AtomicBool>,
+}
+
+/// GetTask on agent `agent`: the task, or the error as a value (which no
+/// agent's task equals).
+fn get_task(reader: &mut dyn Client, agent: usize, id: &str) -> Value {
+    match reader.call(agent, "GetTask", json!({"id": id})) {
         Outcome::Ok(task) => task,
         Outcome::Fail { code, message } => json!({"error": code, "message": message}),
         Outcome::Unknown(why) => json!({"unknown": why}),
     }
 }
 
-/// A task's whole event log on `addr`: the snapshot's id says how far the
-/// log reaches now (a terminal task has no snapshot: its replay ends by
-/// itself), then the log is replayed from the start up to there.
-fn whole_log(addr: &str, id: &str) -> Vec<(Option<u64>, Value)> {
+/// A task's whole event log on agent `agent`: the snapshot's id says how
+/// far the log reaches now (a terminal task has no snapshot: its replay
+/// ends by itself), then the log is replayed from the start up to there.
+fn whole_log(reader: &mut dyn Client, agent: usize, id: &str) -> Vec<(Option<u64>, Value)> {
     const WAIT: Duration = Duration::from_secs(60);
-    let head = wire::follow(addr, id, None, WAIT, &|s| !s.events.is_empty());
+    let head = reader.follow(agent, id, None, WAIT, &|s| !s.events.is_empty());
     let reach = head.events.first().and_then(|(id, _)| *id);
     if head.refused.is_none() && reach.is_none() {
         return vec![(None, json!({"no log": head.not_connected}))];
     }
-    let replay = wire::follow(addr, id, Some(0), WAIT, &|s| {
+    let replay = reader.follow(agent, id, Some(0), WAIT, &|s| {
         reach.is_some_and(|reach| s.events.last().and_then(|(id, _)| *id) >= Some(reach))
     });
     match replay.refused {
@@ -82,16 +105,13 @@ fn whole_log(addr: &str, id: &str) -> Vec<(Option<u64>, Value)> {
 
 /// Task `id` as every agent holds it, read again (boundedly) until every
 /// agent agrees, so a change committed between two reads is no anomaly.
-fn read_final(agents: &Agents, id: &str) -> checker::Final {
+fn read_final(reader: &mut dyn Client, id: &str) -> checker::Final {
     let mut last = None;
     for _ in 0..6 {
-        let tasks: Vec<Value> = (0..agents.count())
-            .map(|i| get_task(&agents.addr(i), id))
-            .collect();
-        let logs: Vec<_> = (0..agents.count())
-            .map(|i| whole_log(&agents.addr(i), id))
-            .collect();
-        let again = get_task(&agents.addr(0), id);
+        let agents = 0..reader.agents();
+        let tasks: Vec<Value> = agents.clone().map(|i| get_task(reader, i, id)).collect();
+        let logs: Vec<_> = agents.map(|i| whole_log(reader, i, id)).collect();
+        let again = get_task(reader, 0, id);
         let agreed = tasks.iter().all(|t| *t == again) && logs.iter().all(|l| *l == logs[0]);
         last = Some(checker::Final { tasks, logs });
         if agreed {
@@ -102,8 +122,8 @@ fn read_final(agents: &Agents, id: &str) -> checker::Final {
     last.expect("read at least once")
 }
 
-/// Every task the agent at `addr` lists.
-fn listed_tasks(addr: &str) -> BTreeSet<String> {
+/// Every task agent 0 lists.
+fn listed_tasks(reader: &mut dyn Client) -> BTreeSet<String> {
     let mut ids = BTreeSet::new();
     let mut token = String::new();
     loop {
@@ -117,7 +137,7 @@ fn listed_tasks(addr: &str) -> BTreeSet<String> {
                 if attempt > 0 {
                     std::thread::sleep(Duration::from_millis(500));
                 }
-                match wire::call(addr, "ListTasks", params.clone()) {
+                match reader.call(0, "ListTasks", params.clone()) {
                     Outcome::Ok(page) => Some(page),
                     _ => None,
                 }
@@ -143,35 +163,24 @@ struct Summary {
     acknowledged: usize,
     /// Operations whose outcome the client was not told.
     unknown: usize,
+    /// Of those, the calls a live agent never answered (given up on).
+    unanswered: usize,
     faults: BTreeMap<&'static str, u64>,
     anomalies: usize,
 }
 
-fn run(seconds: u64, seed: u64, clients: u64, count: usize) -> Summary {
-    let url = TestCluster::fresh_database();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = dir.path().join("config.json");
-    std::fs::write(&config, json!({"plans": {"lease_ms": LEASE_MS}}).to_string()).expect("config");
-    let args = vec![
-        "--database-url".to_string(),
-        url,
-        "--executor".to_string(),
-        "tck".to_string(),
-        "--config".to_string(),
-        config.to_str().expect("utf-8 path").to_string(),
-    ];
-    let agents = Arc::new(Agents::start(count, args, dir.path().to_path_buf()));
-    let shared = Arc::new(Shared::new(agents.clone(), seed));
+fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
+    let shared = Arc::new(Shared::new(seed));
     let faults = Arc::new(Faults::default());
-    let (stop_faults, stop_clients) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let (stop_faults, stop_clients) = (Arc::new(AtomicBool::new(false)), mode.stop_clients.clone());
     let nemesis = {
-        let (agents, faults, stop) = (agents.clone(), faults.clone(), stop_faults.clone());
-        std::thread::spawn(move || nemesis::run(agents, faults, stop, Rng::new(seed, 0)))
+        let (nemesis, faults, stop) = (mode.nemesis, faults.clone(), stop_faults.clone());
+        std::thread::spawn(move || nemesis(faults, stop, Rng::new(seed, 0)))
     };
     let workers: Vec<_> = (1..=clients)
         .map(|client| {
-            let (shared, stop) = (shared.clone(), stop_clients.clone());
-            std::thread::spawn(move || workload::client(shared, client, stop, Rng::new(seed, client)))
+            let (shared, stop, to) = (shared.clone(), stop_clients.clone(), (mode.client)(client));
+            std::thread::spawn(move || workload::client(shared, to, client, stop, Rng::new(seed, client)))
         })
         .collect();
     let started = Instant::now();
@@ -196,18 +205,20 @@ fn run(seconds: u64, seed: u64, clients: u64, count: usize) -> Summary {
         worker.join().expect("a client");
     }
     // Runs a dead or paused agent held are failed once their leases expire.
-    std::thread::sleep(Duration::from_millis(3 * LEASE_MS));
+    std::thread::sleep(mode.settle);
     let ops = shared.history.ops();
-    let listed = listed_tasks(&agents.addr(0));
+    let mut reader = (mode.client)(0);
+    let listed = listed_tasks(reader.as_mut());
     let mut ids: BTreeSet<String> = listed.clone();
     ids.extend(ops.iter().filter_map(|op| op.task().map(str::to_string)));
     let finals: BTreeMap<String, checker::Final> = ids
         .into_iter()
         .map(|id| {
-            let last = read_final(&agents, &id);
+            let last = read_final(reader.as_mut(), &id);
             (id, last)
         })
         .collect();
+    drop(reader);
     let anomalies = checker::check(&ops, &finals, &listed);
 
     report(&ops, &finals, &anomalies);
@@ -217,6 +228,10 @@ fn run(seconds: u64, seed: u64, clients: u64, count: usize) -> Summary {
         unknown: ops
             .iter()
             .filter(|op| matches!(op.outcome(), Some(Outcome::Unknown(_))))
+            .count(),
+        unanswered: ops
+            .iter()
+            .filter(|op| matches!(op.outcome(), Some(Outcome::Unknown(why)) if why.starts_with("no answer")))
             .count(),
         faults: faults.by_kind(),
         anomalies: anomalies.len(),
@@ -271,22 +286,21 @@ fn report(ops: &[history::Op], finals: &BTreeMap<String, checker::Final>, anomal
     }
 }
 
-#[test]
-fn a_seeded_history_under_faults_has_no_anomaly() {
-    let seconds = env_number("CLEVERAGENTS_CHAOS_SECONDS").unwrap_or(12);
-    let seed = env_number("CLEVERAGENTS_CHAOS_SEED").unwrap_or(1);
-    let clients = env_number("CLEVERAGENTS_CHAOS_CLIENTS").unwrap_or(5);
-    let count = env_number("CLEVERAGENTS_CHAOS_AGENTS").unwrap_or(3) as usize;
-    let started = Instant::now();
-    let summary = run(seconds, seed, clients, count);
+/// Prints the summary's two lines (`what` describes the run) and fails
+/// on any anomaly.
+fn conclude(what: &str, seed: u64, started: Instant, summary: Summary) {
     let faults: Vec<String> = summary
         .faults
         .iter()
         .map(|(kind, n)| format!("{n} {kind}"))
         .collect();
     let total: u64 = summary.faults.values().sum();
+    let unanswered = match summary.unanswered {
+        0 => String::new(),
+        n => format!(" ({n} never answered)"),
+    };
     println!(
-        "chaos: postgres, {count} agents, {clients} clients, seed {seed}, {:.0?}, {} outcomes unknown; faults: {}",
+        "chaos: {what}, seed {seed}, {:.0?}, {} outcomes unknown{unanswered}; faults: {}",
         started.elapsed(),
         summary.unknown,
         faults.join(", ")
@@ -298,4 +312,64 @@ fn a_seeded_history_under_faults_has_no_anomaly() {
     assert_eq!(summary.anomalies, 0, "anomalies (seed {seed}); see above");
     assert!(summary.acknowledged as u64 >= MIN_ACKNOWLEDGED);
     assert!(total >= MIN_FAULTS);
+}
+
+#[test]
+fn a_seeded_history_under_faults_has_no_anomaly() {
+    let seconds = env_number("CLEVERAGENTS_CHAOS_SECONDS").unwrap_or(12);
+    let seed = env_number("CLEVERAGENTS_CHAOS_SEED").unwrap_or(1);
+    let clients = env_number("CLEVERAGENTS_CHAOS_CLIENTS").unwrap_or(5);
+    let count = env_number("CLEVERAGENTS_CHAOS_AGENTS").unwrap_or(3) as usize;
+    let started = Instant::now();
+    let url = TestCluster::fresh_database();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.json");
+    std::fs::write(&config, json!({"plans": {"lease_ms": LEASE_MS}}).to_string()).expect("config");
+    let args = vec![
+        "--database-url".to_string(),
+        url,
+        "--executor".to_string(),
+        "tck".to_string(),
+        "--config".to_string(),
+        config.to_str().expect("utf-8 path").to_string(),
+    ];
+    let agents = Arc::new(Agents::start(count, args, dir.path().to_path_buf()));
+    let mode = Mode {
+        client: {
+            let agents = agents.clone();
+            Box::new(move |_| Box::new(Http(agents.clone())))
+        },
+        nemesis: Box::new(move |faults, stop, rng| nemesis::run(agents, faults, stop, rng)),
+        settle: Duration::from_millis(3 * LEASE_MS),
+        stop_clients: Arc::new(AtomicBool::new(false)),
+    };
+    let summary = run(mode, seconds, seed, clients);
+    let what = format!("postgres, {count} agents, {clients} clients");
+    conclude(&what, seed, started, summary);
+}
+
+#[test]
+fn a_seeded_local_mode_history_under_faults_has_no_anomaly() {
+    let seconds = env_number("CLEVERAGENTS_CHAOS_SECONDS").unwrap_or(6);
+    let seed = env_number("CLEVERAGENTS_CHAOS_SEED").unwrap_or(1);
+    let clients = env_number("CLEVERAGENTS_CHAOS_CLIENTS").unwrap_or(5);
+    let started = Instant::now();
+    let dir = Arc::new(local::DataDir::create());
+    let mode = Mode {
+        client: {
+            let dir = dir.clone();
+            Box::new(move |n| Box::new(dir.client(n)))
+        },
+        nemesis: {
+            let dir = dir.clone();
+            Box::new(move |faults, stop, rng| local::nemesis(dir, faults, stop, rng))
+        },
+        // One agent at a time: a dead one's runs are failed as the next starts.
+        settle: Duration::ZERO,
+        // A call hung in the agent is given up on once the run is over.
+        stop_clients: dir.launch.over.clone(),
+    };
+    let summary = run(mode, seconds, seed, clients);
+    let what = format!("local, {clients} clients, {}", dir.describe());
+    conclude(&what, seed, started, summary);
 }

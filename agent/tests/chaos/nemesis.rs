@@ -86,12 +86,12 @@ pub const KILL: &str = "sigkill+restart";
 pub const STOP: &str = "sigstop+sigcont";
 pub const POSTGRES: &str = "postgres immediate restart";
 
-/// The faults injected so far, by kind.
+/// The faults injected so far, by kind (in either mode).
 #[derive(Default)]
 pub struct Faults(Mutex<BTreeMap<&'static str, u64>>);
 
 impl Faults {
-    fn count(&self, kind: &'static str) {
+    pub fn count(&self, kind: &'static str) {
         *self.0.lock().expect("faults").entry(kind).or_default() += 1;
     }
 

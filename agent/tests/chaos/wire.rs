@@ -119,12 +119,8 @@ pub struct Stream {
 }
 
 /// Follows task `task_id` on `addr` (resuming after `last_event_id`, if
-/// given) until the stream ends or `window` has passed.
-pub fn subscribe(addr: &str, task_id: &str, last_event_id: Option<u64>, window: Duration) -> Stream {
-    follow(addr, task_id, last_event_id, window, &|_| false)
-}
-
-/// [`subscribe`], dropping the stream as soon as `enough` holds of what it delivered.
+/// given) until the stream ends or `window` has passed, dropping it as soon
+/// as `enough` holds of what it delivered.
 pub fn follow(
     addr: &str,
     task_id: &str,

@@ -1,13 +1,14 @@
-//! The clients: each runs a seeded random mix of operations over HTTP on
-//! random agents (open a task, continue one, cancel, read, subscribe and
-//! resume from the last event id) and records each in the history.
+//! The clients: each runs a seeded random mix of operations (open a task,
+//! continue one, cancel, read, subscribe and resume from the last event id)
+//! through its [`Client`] (on random agents over HTTP, or through its front
+//! in local mode) and records each in the history.
 //!
 //! Tasks are opened with the TCK executor's behaviours: `tck-multi-turn`
 //! waits for input after every message until one starts with `done`;
 //! `tck-cancel` works until canceled; `tck-complete-task` completes at once.
 
+use crate::client::Client;
 use crate::history::{Answer, History, Request};
-use crate::nemesis::Agents;
 use crate::wire::{self, Outcome};
 use crate::Rng;
 use serde_json::{json, Value};
@@ -30,19 +31,17 @@ struct Known {
     behaviour: &'static str,
 }
 
-/// What the clients share: the history, the agents and the tasks opened so far.
+/// What the clients share: the history and the tasks opened so far.
 pub struct Shared {
     pub history: History,
-    pub agents: Arc<Agents>,
     tasks: Mutex<Vec<Known>>,
     pub seed: u64,
 }
 
 impl Shared {
-    pub fn new(agents: Arc<Agents>, seed: u64) -> Shared {
+    pub fn new(seed: u64) -> Shared {
         Shared {
             history: History::default(),
-            agents,
             tasks: Mutex::new(Vec::new()),
             seed,
         }
@@ -77,13 +76,19 @@ fn back_off(outcome: &Outcome) {
     }
 }
 
-/// One client's operations until `stop` is set.
-pub fn client(shared: Arc<Shared>, client: u64, stop: Arc<AtomicBool>, mut rng: Rng) {
+/// Client `client`'s operations through `to` until `stop` is set.
+pub fn client(
+    shared: Arc<Shared>,
+    mut to: Box<dyn Client>,
+    client: u64,
+    stop: Arc<AtomicBool>,
+    mut rng: Rng,
+) {
+    let agents = to.agents();
     let mut n = 0u64;
     while !stop.load(Ordering::SeqCst) {
         n += 1;
-        let agent = rng.below(shared.agents.count() as u64) as usize;
-        let addr = shared.agents.addr(agent);
+        let agent = rng.below(agents as u64) as usize;
         let history = &shared.history;
         let tag = format!("s{}-c{client}-{n}", shared.seed);
         let choice = rng.below(100);
@@ -107,7 +112,7 @@ pub fn client(shared: Arc<Shared>, client: u64, stop: Arc<AtomicBool>, mut rng: 
                     params["configuration"] = json!({"returnImmediately": true});
                 }
                 let invoked = history.invoke();
-                let outcome = wire::call(&addr, "SendMessage", params);
+                let outcome = to.call(agent, "SendMessage", params);
                 back_off(&outcome);
                 if let Outcome::Ok(result) = &outcome {
                     let task = &result["task"];
@@ -137,7 +142,7 @@ pub fn client(shared: Arc<Shared>, client: u64, stop: Arc<AtomicBool>, mut rng: 
                     params["configuration"] = json!({"returnImmediately": true});
                 }
                 let invoked = history.invoke();
-                let outcome = wire::call(&addr, "SendMessage", params);
+                let outcome = to.call(agent, "SendMessage", params);
                 back_off(&outcome);
                 let request = Request::Continue {
                     task: task.id,
@@ -147,7 +152,7 @@ pub fn client(shared: Arc<Shared>, client: u64, stop: Arc<AtomicBool>, mut rng: 
             }
             (50..=59, Some(task)) => {
                 let invoked = history.invoke();
-                let outcome = wire::call(&addr, "CancelTask", json!({"id": task.id}));
+                let outcome = to.call(agent, "CancelTask", json!({"id": task.id}));
                 back_off(&outcome);
                 history.record(
                     client,
@@ -159,7 +164,7 @@ pub fn client(shared: Arc<Shared>, client: u64, stop: Arc<AtomicBool>, mut rng: 
             }
             (60..=79, Some(task)) => {
                 let invoked = history.invoke();
-                let outcome = wire::call(&addr, "GetTask", json!({"id": task.id}));
+                let outcome = to.call(agent, "GetTask", json!({"id": task.id}));
                 back_off(&outcome);
                 history.record(
                     client,
@@ -172,7 +177,7 @@ pub fn client(shared: Arc<Shared>, client: u64, stop: Arc<AtomicBool>, mut rng: 
             (_, Some(task)) => {
                 let window = Duration::from_millis(200 + rng.below(1_500));
                 let invoked = history.invoke();
-                let stream = wire::subscribe(&addr, &task.id, None, window);
+                let stream = to.subscribe(agent, &task.id, None, window);
                 let last = stream.events.iter().rev().find_map(|(id, _)| *id);
                 let ended = stream.ended;
                 let request = Request::Subscribe {
@@ -180,13 +185,12 @@ pub fn client(shared: Arc<Shared>, client: u64, stop: Arc<AtomicBool>, mut rng: 
                     after: None,
                 };
                 history.record(client, agent, invoked, request, Answer::Stream(stream));
-                // Resumed on another agent, from the last event seen.
+                // Resumed on another agent (where there are several), from the
+                // last event seen.
                 if let (Some(last), false) = (last, ended) {
-                    let agent = (agent + 1 + rng.below(shared.agents.count() as u64 - 1) as usize)
-                        % shared.agents.count();
-                    let addr = shared.agents.addr(agent);
+                    let agent = (agent + 1 + rng.below(agents as u64 - 1) as usize) % agents;
                     let invoked = history.invoke();
-                    let stream = wire::subscribe(&addr, &task.id, Some(last), window);
+                    let stream = to.subscribe(agent, &task.id, Some(last), window);
                     let request = Request::Subscribe {
                         task: task.id,
                         after: Some(last),
