@@ -83,7 +83,8 @@ pub async fn demo_server(settings: &Settings, output: &Output, matches: &ArgMatc
         .get(id::AGENT)
         .map(PathBuf::from)
         .unwrap_or_else(super::default_agent);
-    let mut child = tokio::process::Command::new(&program)
+    let mut command = tokio::process::Command::new(&program);
+    command
         .args([
             "--memory",
             "--executor",
@@ -95,15 +96,16 @@ pub async fn demo_server(settings: &Settings, output: &Output, matches: &ArgMatc
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| {
-            Failure::local(
-                Local::Internal,
-                format!("cannot start the demo agent {}: {e}", program.display()),
-            )
-            .hint("install cleveragents-agent beside this program or on PATH, or pass --agent PATH")
-        })?;
+        .kill_on_drop(true);
+    ends_with_this_process(&mut command);
+    let mut terminate = terminate_signal()?;
+    let mut child = command.spawn().map_err(|e| {
+        Failure::local(
+            Local::Internal,
+            format!("cannot start the demo agent {}: {e}", program.display()),
+        )
+        .hint("install cleveragents-agent beside this program or on PATH, or pass --agent PATH")
+    })?;
     let stderr = child
         .stderr
         .take()
@@ -133,6 +135,10 @@ pub async fn demo_server(settings: &Settings, output: &Output, matches: &ArgMatc
                 let _ = child.kill().await;
                 return Ok(());
             }
+            _ = terminate.recv() => {
+                let _ = child.kill().await;
+                return Ok(());
+            }
         }
     }
     let status = child
@@ -146,6 +152,54 @@ pub async fn demo_server(settings: &Settings, output: &Output, matches: &ArgMatc
             Local::Internal,
             format!("the demo agent stopped: {status}"),
         ))
+    }
+}
+
+/// Ctrl-C and SIGTERM stop the demo agent with this command; on Linux the
+/// kernel also kills it if this process dies first (SIGKILL included), so
+/// no demo agent outlives the command that started it.
+#[cfg(target_os = "linux")]
+fn ends_with_this_process(command: &mut tokio::process::Command) {
+    use rustix::process::{getppid, set_parent_process_death_signal, Pid, Signal};
+    let parent = Pid::from_raw(std::process::id() as i32);
+    // SAFETY: the closure runs in the child between fork and exec and makes
+    // only async-signal-safe system calls (prctl, getppid), allocating nothing.
+    unsafe {
+        command.pre_exec(move || {
+            set_parent_process_death_signal(Some(Signal::KILL))?;
+            // This process may have died before the signal was asked for.
+            if getppid() != parent {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn ends_with_this_process(_command: &mut tokio::process::Command) {}
+
+/// A stream of the SIGTERMs this process receives (none where there is no such signal).
+#[cfg(unix)]
+fn terminate_signal() -> Result<tokio::signal::unix::Signal, Failure> {
+    use tokio::signal::unix::{signal, SignalKind};
+    signal(SignalKind::terminate())
+        .map_err(|e| Failure::local(Local::Internal, format!("cannot watch SIGTERM: {e}")))
+}
+
+#[cfg(not(unix))]
+fn terminate_signal() -> Result<NoSignal, Failure> {
+    Ok(NoSignal)
+}
+
+/// Where there is no SIGTERM: a signal that never comes.
+#[cfg(not(unix))]
+struct NoSignal;
+
+#[cfg(not(unix))]
+impl NoSignal {
+    async fn recv(&mut self) -> Option<()> {
+        std::future::pending().await
     }
 }
 

@@ -2417,6 +2417,25 @@ pub fn demo_server_001(_lab: &Lab) -> Outcome {
     let _ = child.kill();
     let _ = child.wait();
     outcome?;
+    // Killed outright, the command takes its demo agent with it: the port
+    // stops answering (the kernel's signal is asynchronous, so wait boundedly).
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let gone = (0..600).any(|_| {
+        let refused = std::net::TcpStream::connect(&addr).is_err();
+        if !refused {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        refused
+    });
+    ensure(
+        gone,
+        "the demo agent outlived `agents demo-server` killed with SIGKILL",
+    )?;
     ev.done()
 }
 
