@@ -214,9 +214,11 @@ impl FieldValue<'_, '_> {
             Cardinality::Repeated { packed: true } => {
                 let start = out.len();
                 put_nested(out, field.number, |out| {
-                    deserializer.deserialize_seq(PackedVisitor {
+                    deserializer.deserialize_seq(ItemsVisitor {
                         plans,
                         ty: field.ty,
+                        number: field.number,
+                        packed: true,
                         out,
                     })
                 })?;
@@ -226,10 +228,11 @@ impl FieldValue<'_, '_> {
                 }
                 Ok(())
             }
-            Cardinality::Repeated { packed: false } => deserializer.deserialize_seq(RepeatedVisitor {
+            Cardinality::Repeated { packed: false } => deserializer.deserialize_seq(ItemsVisitor {
                 plans,
                 ty: field.ty,
                 number: field.number,
+                packed: false,
                 out,
             }),
             Cardinality::Map { value } => deserializer.deserialize_map(MapVisitor {
@@ -242,14 +245,17 @@ impl FieldValue<'_, '_> {
     }
 }
 
-struct RepeatedVisitor<'p, 'o> {
+/// The items of a list: each its own field, or packed (written bare, in
+/// the one length-delimited field the caller opened).
+struct ItemsVisitor<'p, 'o> {
     plans: &'p Plans,
     ty: Type,
     number: u32,
+    packed: bool,
     out: &'o mut Vec<u8>,
 }
 
-impl<'de> Visitor<'de> for RepeatedVisitor<'_, '_> {
+impl<'de> Visitor<'de> for ItemsVisitor<'_, '_> {
     type Value = ();
     expecting!("a list");
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
@@ -261,33 +267,12 @@ impl<'de> Visitor<'de> for RepeatedVisitor<'_, '_> {
                 presence: true,
                 out: &mut *self.out,
             };
-            if seq.next_element_seed(item)?.is_none() {
-                return Ok(());
-            }
-        }
-    }
-}
-
-/// The items of a packed list, each written without its tag.
-struct PackedVisitor<'p, 'o> {
-    plans: &'p Plans,
-    ty: Type,
-    out: &'o mut Vec<u8>,
-}
-
-impl<'de> Visitor<'de> for PackedVisitor<'_, '_> {
-    type Value = ();
-    expecting!("a list");
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        loop {
-            let item = Typed {
-                plans: self.plans,
-                ty: self.ty,
-                number: 0,
-                presence: true,
-                out: &mut *self.out,
+            let more = if self.packed {
+                seq.next_element_seed(Untagged(item))?
+            } else {
+                seq.next_element_seed(item)?
             };
-            if seq.next_element_seed(Untagged(item))?.is_none() {
+            if more.is_none() {
                 return Ok(());
             }
         }
