@@ -42,6 +42,8 @@ use crate::tasks::TaskEngine;
 use a2a::rpc::{BoxFuture, Error};
 use a2a::types::{Artifact, Message, Part, PartContent, Role, Task, TaskState};
 use serde_json::{Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// One incoming message, as the executor sees it.
 #[derive(Clone, Debug)]
@@ -92,6 +94,9 @@ pub struct TaskHandle {
     pub namespace: String,
     pub task_id: String,
     pub context_id: String,
+    /// Set when a write through this handle (or a clone) failed: a run that
+    /// ends so may have left its task short of the status a caller waits for.
+    write_failed: Arc<AtomicBool>,
 }
 
 impl TaskHandle {
@@ -101,7 +106,21 @@ impl TaskHandle {
             namespace,
             task_id,
             context_id,
+            write_failed: Arc::default(),
         }
+    }
+
+    /// The flag a failed write through this handle (or a clone) sets.
+    pub(crate) fn write_failed(&self) -> Arc<AtomicBool> {
+        self.write_failed.clone()
+    }
+
+    /// `result`, noting a failure.
+    fn noted(&self, result: Result<Task, Error>) -> Result<Task, Error> {
+        if result.is_err() {
+            self.write_failed.store(true, Ordering::Relaxed);
+        }
+        result
     }
 
     /// An agent message in this task's context.
@@ -116,9 +135,11 @@ impl TaskHandle {
     /// Moves the task to `state`, with an optional agent text.
     pub async fn status(&self, state: TaskState, text: Option<&str>) -> Result<Task, Error> {
         let message = text.map(|t| self.agent_message(vec![text_part(t)]));
-        self.engine
+        let result = self
+            .engine
             .set_status(&self.namespace, &self.task_id, state, message, None)
-            .await
+            .await;
+        self.noted(result)
     }
 
     /// Moves the task through `steps` (state, optional agent text) in one
@@ -128,9 +149,11 @@ impl TaskHandle {
             .iter()
             .map(|(state, text)| (*state, text.map(|t| self.agent_message(vec![text_part(t)])), None))
             .collect();
-        self.engine
+        let result = self
+            .engine
             .set_statuses(&self.namespace, &self.task_id, steps)
-            .await
+            .await;
+        self.noted(result)
     }
 
     /// Moves the task to `state` with a message and event metadata.
@@ -140,9 +163,11 @@ impl TaskHandle {
         message: Option<Message>,
         metadata: Option<Map<String, Value>>,
     ) -> Result<Task, Error> {
-        self.engine
+        let result = self
+            .engine
             .set_status(&self.namespace, &self.task_id, state, message, metadata)
-            .await
+            .await;
+        self.noted(result)
     }
 
     /// Publishes an artifact (or a chunk of one).
@@ -153,7 +178,8 @@ impl TaskHandle {
         last_chunk: Option<bool>,
         metadata: Option<Map<String, Value>>,
     ) -> Result<Task, Error> {
-        self.engine
+        let result = self
+            .engine
             .add_artifact(
                 &self.namespace,
                 &self.task_id,
@@ -162,7 +188,8 @@ impl TaskHandle {
                 last_chunk,
                 metadata,
             )
-            .await
+            .await;
+        self.noted(result)
     }
 }
 

@@ -26,6 +26,7 @@ use a2a::ErrorKind;
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::oneshot;
 
 const FAMILY: Family = Family::A2a;
 
@@ -68,11 +69,13 @@ pub enum Sent {
 
 /// The stream of a task the send path opened or continued: its events so
 /// far (the first is the Task), the receiver of the later ones (none when
-/// the task was settled as it was created), and the task as it ended then.
+/// the task was settled as it was created), the task as it ended then, and
+/// word of the run the message started ending after a write of its failed.
 pub struct Opened {
     backlog: VecDeque<Event<StreamResponse>>,
     rx: Option<LiveEvents>,
     settled: Option<Task>,
+    run_failed: Option<oneshot::Receiver<()>>,
 }
 
 /// The write of the push config a new task's request carries, if any: stored
@@ -268,7 +271,7 @@ impl TaskService {
             Start::Settled(steps) => (steps, false),
         };
         let run_on = if run { existing.clone() } else { None };
-        let (task_id, opened) = match existing {
+        let (task_id, mut opened) = match existing {
             Some(task) => {
                 let if_generation = configuration.as_ref().and_then(|c| c.if_generation_match);
                 let opened = self
@@ -310,7 +313,9 @@ impl TaskService {
                 streaming,
                 metadata,
             };
-            self.spawn_run(exec, &namespace, &task_id, context_id);
+            let (failed, run_failed) = oneshot::channel();
+            opened.run_failed = Some(run_failed);
+            self.spawn_run(exec, &namespace, &task_id, context_id, failed);
         }
         Ok(Sent::Task {
             task_id,
@@ -437,6 +442,7 @@ impl TaskService {
                     backlog: VecDeque::from([snapshot]),
                     rx: None,
                     settled: Some(row.answer()),
+                    run_failed: None,
                 });
             }
         };
@@ -447,6 +453,7 @@ impl TaskService {
             backlog,
             rx: Some(rx.ok_or_else(|| FAMILY.internal("task ended"))?),
             settled: None,
+            run_failed: None,
         })
     }
 
@@ -499,19 +506,30 @@ impl TaskService {
             backlog: created.events.into(),
             rx: created.rx,
             settled: settles.then_some(created.task),
+            run_failed: None,
         };
         Ok((id, opened))
     }
 
     /// Runs the executor on the task in the background; the caller answers
-    /// from the task's events, not from the run.
-    fn spawn_run(&self, exec: ExecRequest, namespace: &str, task_id: &str, context_id: String) {
+    /// from the task's events, not from the run. `failed` hears when the run
+    /// ended after one of its writes failed (the store refused it, the disk
+    /// being full, say): the status a caller waits for may then never come.
+    fn spawn_run(
+        &self,
+        exec: ExecRequest,
+        namespace: &str,
+        task_id: &str,
+        context_id: String,
+        failed: oneshot::Sender<()>,
+    ) {
         let handle = TaskHandle::new(
             self.engine.clone(),
             namespace.to_string(),
             task_id.to_string(),
             context_id,
         );
+        let write_failed = handle.write_failed();
         let executor = self.executor.clone();
         let running = self.activity.begin();
         let leases = self.leases.clone();
@@ -522,6 +540,9 @@ impl TaskService {
             match leases {
                 Some(leases) => leases.hold_while(&namespace, &task_id, run).await,
                 None => run.await,
+            }
+            if write_failed.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = failed.send(());
             }
         });
     }
@@ -552,12 +573,8 @@ impl TaskService {
                         .iter()
                         .skip(1)
                         .any(|event| ends_stream(&event.data, true));
-                    if let (false, Some(mut rx)) = (ended, opened.rx) {
-                        while let Some(event) = rx.recv().await {
-                            if ends_stream(&event.data, true) {
-                                break;
-                            }
-                        }
+                    if let (false, Some(rx)) = (ended, opened.rx) {
+                        until_settled(rx, opened.run_failed).await;
                     }
                 }
                 let mut task = self.engine.load_task(&namespace, &task_id).await?.answer();
@@ -726,5 +743,29 @@ impl TaskService {
             at_first: true,
             done: false,
         }))
+    }
+}
+
+/// Waits on `rx` for a terminal or interrupted status; or, once `run_failed`
+/// says the run ended after a failed write, no longer: the task is then
+/// answered as it stands rather than waited on forever.
+async fn until_settled(mut rx: LiveEvents, mut run_failed: Option<oneshot::Receiver<()>>) {
+    loop {
+        tokio::select! {
+            // The events already there first: a run that settled the task
+            // and then failed a later write still answers with that status.
+            biased;
+            event = rx.recv() => match event {
+                Some(event) if !ends_stream(&event.data, true) => {}
+                _ => return,
+            },
+            failed = async { run_failed.as_mut().expect("only while waiting").await }, if run_failed.is_some() => {
+                match failed {
+                    Ok(()) => return,
+                    // The run ended with every write made: its events tell.
+                    Err(_) => run_failed = None,
+                }
+            }
+        }
     }
 }
