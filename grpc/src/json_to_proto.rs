@@ -25,28 +25,22 @@ macro_rules! expecting {
     };
 }
 
-mod plan;
 mod scalar;
 mod wire;
 mod wkt;
 
-use plan::{Cardinality, FieldPlan, Plans, Shape, Type};
+use crate::plan::{self, Cardinality, FieldPlan, Plans, Shape, Type};
 use prost_reflect::MessageDescriptor;
 use scalar::{decode_base64, read_scalar, write_scalar};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
-use std::sync::OnceLock;
 use wire::{put_bytes, put_nested, put_tag, tag_len, VARINT};
 use wkt::{EmptyVisitor, ListVisitor, StructVisitor, TimestampVisitor, ValueVisitor};
 
 /// The protobuf encoding of `json`, a message of type `descriptor`; `None`
 /// when this path does not cover it (see the module doc).
 pub fn encode(descriptor: &MessageDescriptor, json: &str) -> Option<Vec<u8>> {
-    let plans = PLANS.get_or_init(|| Plans::compile(descriptor.parent_pool()));
-    if plans.pool != *descriptor.parent_pool() {
-        return None;
-    }
-    let message = *plans.by_name.get(descriptor.full_name())?;
+    let (plans, message) = plan::of(descriptor)?;
     let mut out = Vec::with_capacity(json.len());
     let mut deserializer = serde_json::Deserializer::from_str(json);
     Body {
@@ -59,9 +53,6 @@ pub fn encode(descriptor: &MessageDescriptor, json: &str) -> Option<Vec<u8>> {
     deserializer.end().ok()?;
     Some(out)
 }
-
-/// The plans of the first pool this path is asked about (the contract's).
-static PLANS: OnceLock<Plans> = OnceLock::new();
 
 fn give_up<E: de::Error>() -> E {
     E::custom("not covered by the direct path")

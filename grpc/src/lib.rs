@@ -26,6 +26,10 @@
 pub mod answer;
 pub mod frame;
 mod json_to_proto;
+mod plan;
+mod proto_to_json;
+#[cfg(test)]
+mod random_json;
 mod rfc3339;
 pub mod sequence;
 pub mod service;

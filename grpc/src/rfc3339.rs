@@ -8,6 +8,11 @@
 const MIN_SECONDS: i64 = -62_135_596_800;
 const MAX_SECONDS: i64 = 253_402_300_799;
 
+/// Whether `seconds` since the Unix epoch is a second a `Timestamp` may hold.
+pub fn in_range(seconds: i64) -> bool {
+    (MIN_SECONDS..=MAX_SECONDS).contains(&seconds)
+}
+
 /// Seconds since the Unix epoch and nanoseconds, from `text`.
 pub fn parse(text: &str) -> Option<(i64, i32)> {
     let b = text.as_bytes();

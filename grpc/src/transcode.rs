@@ -26,6 +26,18 @@ fn options() -> SerializeOptions {
 /// The JSON of a protobuf `message` of type `descriptor`; a message that does
 /// not decode is the caller's parse error.
 pub fn to_json(descriptor: &MessageDescriptor, message: &[u8]) -> Result<Value, Error> {
+    let mut json = match crate::proto_to_json::decode(descriptor, message) {
+        Some(json) => json,
+        None => reflective_to_json(descriptor, message)?,
+    };
+    with_required_defaults(descriptor, &mut json);
+    integral_numbers(&mut json);
+    Ok(json)
+}
+
+/// The JSON of a message through a dynamic message: every message type, and
+/// the error that names what does not decode.
+pub(crate) fn reflective_to_json(descriptor: &MessageDescriptor, message: &[u8]) -> Result<Value, Error> {
     let decoded = DynamicMessage::decode(descriptor.clone(), message).map_err(|e| {
         Error::new(
             ErrorKind::ParseError,
@@ -34,11 +46,6 @@ pub fn to_json(descriptor: &MessageDescriptor, message: &[u8]) -> Result<Value, 
     })?;
     decoded
         .serialize_with_options(serde_json::value::Serializer, &options())
-        .map(|mut json| {
-            with_required_defaults(descriptor, &mut json);
-            integral_numbers(&mut json);
-            json
-        })
         .map_err(|e| {
             Error::new(
                 ErrorKind::InternalError,

@@ -1,20 +1,36 @@
-//! The plans the direct path reads JSON by: for every message type of a
-//! pool, how its JSON is read (an object of fields, or one of the well-known
-//! types' own forms) and, per field, its names, number, type and cardinality.
+//! The plans the direct transcoding paths (`json_to_proto`, `proto_to_json`)
+//! work by: for every message type of a pool, how its JSON reads (an object
+//! of fields, or one of the well-known types' own forms) and, per field, its
+//! names, number, type, presence and cardinality. Compiled once, for the
+//! first pool asked about (the contract's).
 
 use prost_reflect::{DescriptorPool, FieldDescriptor, Kind, MessageDescriptor};
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The plans of the first pool asked about.
+static PLANS: OnceLock<Plans> = OnceLock::new();
+
+/// The plans `descriptor` belongs to and its index in them; `None` for a
+/// message of another pool.
+pub(crate) fn of(descriptor: &MessageDescriptor) -> Option<(&'static Plans, usize)> {
+    let plans = PLANS.get_or_init(|| Plans::compile(descriptor.parent_pool()));
+    if plans.pool != *descriptor.parent_pool() {
+        return None;
+    }
+    Some((plans, *plans.by_name.get(descriptor.full_name())?))
+}
 
 /// The plans of every message and enum of one pool.
-pub(super) struct Plans {
-    pub(super) pool: DescriptorPool,
-    pub(super) messages: Vec<Shape>,
-    pub(super) enums: Vec<EnumPlan>,
-    pub(super) by_name: HashMap<String, usize>,
+pub(crate) struct Plans {
+    pub(crate) pool: DescriptorPool,
+    pub(crate) messages: Vec<Shape>,
+    pub(crate) enums: Vec<EnumPlan>,
+    pub(crate) by_name: HashMap<String, usize>,
 }
 
 /// How a message's JSON is read.
-pub(super) enum Shape {
+pub(crate) enum Shape {
     /// An object of the message's fields.
     Fields(Vec<FieldPlan>),
     Timestamp,
@@ -26,18 +42,18 @@ pub(super) enum Shape {
     Unsupported,
 }
 
-pub(super) struct FieldPlan {
-    pub(super) json_name: Box<str>,
-    pub(super) proto_name: Box<str>,
-    pub(super) number: u32,
+pub(crate) struct FieldPlan {
+    pub(crate) json_name: Box<str>,
+    pub(crate) proto_name: Box<str>,
+    pub(crate) number: u32,
     /// The field's oneof (its index in the message), of which JSON may give one member.
-    pub(super) oneof: Option<u32>,
-    pub(super) ty: Type,
-    pub(super) cardinality: Cardinality,
+    pub(crate) oneof: Option<u32>,
+    pub(crate) ty: Type,
+    pub(crate) cardinality: Cardinality,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Type {
+pub(crate) enum Type {
     Double,
     Float,
     Int32,
@@ -58,7 +74,7 @@ pub(super) enum Type {
 }
 
 #[derive(Clone, Copy)]
-pub(super) enum Cardinality {
+pub(crate) enum Cardinality {
     /// One value; `presence` says whether its default is written too.
     Single {
         presence: bool,
@@ -72,15 +88,15 @@ pub(super) enum Cardinality {
     },
 }
 
-pub(super) struct EnumPlan {
-    pub(super) values: Vec<(Box<str>, i32)>,
+pub(crate) struct EnumPlan {
+    pub(crate) values: Vec<(Box<str>, i32)>,
 }
 
 /// The most fields a message may have here (the duplicate check is a bit set).
-pub(super) const MAX_FIELDS: usize = 64;
+pub(crate) const MAX_FIELDS: usize = 64;
 
 impl Plans {
-    pub(super) fn compile(pool: &DescriptorPool) -> Plans {
+    fn compile(pool: &DescriptorPool) -> Plans {
         let by_name: HashMap<String, usize> = pool
             .all_messages()
             .enumerate()
