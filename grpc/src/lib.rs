@@ -10,9 +10,9 @@
 //! - [`service`]: the services and their rpcs, compiled once from the `.proto`
 //!   the generator wrote (`a2a::proto`), each rpc tied to the contract method
 //!   of the same name;
-//! - [`transcode`]: protobuf ⇄ JSON for an rpc's messages (JSON to protobuf
-//!   in one pass where `json_to_proto` covers the message, as it does every
-//!   message of the contract's protos);
+//! - [`transcode`]: protobuf ⇄ JSON for an rpc's messages (each way in one
+//!   pass where `json_to_proto` and `proto_to_json` cover the message, as
+//!   they do every message of the contract's protos; by reflection otherwise);
 //! - [`frame`]: gRPC's length-prefixed messages;
 //! - [`sequence`]: the event sequence a streamed message carries, to resume after;
 //! - [`status`]: `grpc-status`, `grpc-message` and `grpc-status-details-bin`

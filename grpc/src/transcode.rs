@@ -10,6 +10,12 @@
 //! so a value stored from a gRPC call is the one a JSON-RPC call stores. Unknown protobuf fields are kept by the decoder (proto3) and
 //! left out of the JSON; fields the contract's JSON has and the message does
 //! not (none, for the standard service) are left out of the protobuf.
+//!
+//! Both directions take the direct paths first (`json_to_proto`,
+//! `proto_to_json`: one pass, driven by plans compiled once per message
+//! type), and a dynamic message of prost-reflect for what those leave: a
+//! type they have no rule for, or input they do not take, whose error the
+//! reflective path names.
 
 use a2a::rpc::Error;
 use a2a::ErrorKind;
