@@ -20,7 +20,7 @@ usage: a2a-bench [options]
   --grpc on|off        also run get-task and send-message over the gRPC binding on every agent store,
                        rows `agent/<store> gRPC` against the same floor (default on)
   --connections N      keep-alive HTTP connections (default 64)
-  --requests N         requests per workload and target (default 20000)
+  --requests N         requests per workload and target (default 200000: short loops misread the floor)
   --seconds S          time limit per workload and target; the first of count and time ends a loop (default 10)
   --seed-tasks N       tasks stored before list-tasks (default 10000)
   --scale-tasks N      the size the scale run grows each store to (default 1000000)
@@ -113,7 +113,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
         workloads: all_workloads(),
         grpc: true,
         connections: 64,
-        requests: 20_000,
+        requests: 200_000,
         time: Duration::from_secs(10),
         seed_tasks: 10_000,
         scale_tasks: 1_000_000,
