@@ -48,6 +48,9 @@ pub(crate) struct FieldPlan {
     pub(crate) number: u32,
     /// The field's oneof (its index in the message), of which JSON may give one member.
     pub(crate) oneof: Option<u32>,
+    /// The field has no presence and the contract's schema requires it: its
+    /// JSON is written even at its default (see `transcode`).
+    pub(crate) required_default: bool,
     pub(crate) ty: Type,
     pub(crate) cardinality: Cardinality,
 }
@@ -143,7 +146,18 @@ fn shape(
     if message.fields().len() > MAX_FIELDS {
         return Shape::Unsupported;
     }
-    let fields: Option<Vec<FieldPlan>> = message.fields().map(|f| field(&f, messages, enums)).collect();
+    let required = a2a::schema::definition(message.name())
+        .and_then(|definition| definition.get("required"))
+        .and_then(serde_json::Value::as_array);
+    let fields: Option<Vec<FieldPlan>> = message
+        .fields()
+        .map(|f| {
+            let mut plan = field(&f, messages, enums)?;
+            let named = required.is_some_and(|names| names.iter().any(|n| n == f.json_name()));
+            plan.required_default = named && !f.supports_presence();
+            Some(plan)
+        })
+        .collect();
     fields.map_or(Shape::Unsupported, Shape::Fields)
 }
 
@@ -219,6 +233,7 @@ fn field(
         proto_name: field.name().into(),
         number: field.number(),
         oneof,
+        required_default: false,
         ty: value_ty,
         cardinality,
     })

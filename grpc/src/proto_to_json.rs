@@ -187,6 +187,17 @@ fn read_fields(plans: &Plans, fields: &[FieldPlan], bytes: &[u8]) -> Option<Valu
         };
         object.insert(field.json_name.to_string(), value);
     }
+    // What the contract requires is written even at its default.
+    for field in fields.iter().filter(|f| f.required_default) {
+        if !object.contains_key(&*field.json_name) {
+            let default = match field.cardinality {
+                Cardinality::Repeated { .. } => Value::Array(Vec::new()),
+                Cardinality::Map { .. } => Value::Object(Map::new()),
+                Cardinality::Single { .. } => default_of(plans, field.ty)?,
+            };
+            object.insert(field.json_name.to_string(), default);
+        }
+    }
     Some(Value::Object(object))
 }
 
@@ -219,9 +230,12 @@ fn scalar_wire(ty: Type) -> u32 {
     }
 }
 
-/// A float as ProtoJSON writes it: a number, or the name of a non-finite one.
+/// A float as ProtoJSON writes it: a number (an integral one as the integer
+/// it is, as the contract's JSON has it), or the name of a non-finite one.
 fn float(x: f64) -> Value {
-    if x.is_finite() {
+    if let Some(n) = integral(x) {
+        Value::from(n)
+    } else if x.is_finite() {
         serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
     } else if x.is_nan() {
         Value::String("NaN".into())
@@ -230,6 +244,13 @@ fn float(x: f64) -> Value {
     } else {
         Value::String("-Infinity".into())
     }
+}
+
+/// `x` as an integer, when it is one that a double holds exactly.
+fn integral(x: f64) -> Option<i64> {
+    /// 2^53: every integer below it is exact in a double.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    (x.fract() == 0.0 && x.abs() < EXACT).then_some(x as i64)
 }
 
 /// One value of type `ty`, sent with `wire`.
@@ -371,7 +392,10 @@ fn read_value(bytes: &[u8]) -> Option<Value> {
             (2, I64) => {
                 let x = f64::from_bits(reader.fixed64()?);
                 // A non-finite number has no JSON form: the reflective path decides.
-                Value::Number(serde_json::Number::from_f64(x)?)
+                match integral(x) {
+                    Some(n) => Value::from(n),
+                    None => Value::Number(serde_json::Number::from_f64(x)?),
+                }
             }
             (3, LEN) => Value::String(std::str::from_utf8(reader.delimited()?).ok()?.to_string()),
             (4, VARINT) => Value::Bool(reader.varint()? != 0),

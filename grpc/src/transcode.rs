@@ -32,17 +32,14 @@ fn options() -> SerializeOptions {
 /// The JSON of a protobuf `message` of type `descriptor`; a message that does
 /// not decode is the caller's parse error.
 pub fn to_json(descriptor: &MessageDescriptor, message: &[u8]) -> Result<Value, Error> {
-    let mut json = match crate::proto_to_json::decode(descriptor, message) {
-        Some(json) => json,
-        None => reflective_to_json(descriptor, message)?,
-    };
-    with_required_defaults(descriptor, &mut json);
-    integral_numbers(&mut json);
-    Ok(json)
+    match crate::proto_to_json::decode(descriptor, message) {
+        Some(json) => Ok(json),
+        None => reflective_to_json(descriptor, message),
+    }
 }
 
-/// The JSON of a message through a dynamic message: every message type, and
-/// the error that names what does not decode.
+/// [`to_json`] through a dynamic message: every message type, and the error
+/// that names what does not decode.
 pub(crate) fn reflective_to_json(descriptor: &MessageDescriptor, message: &[u8]) -> Result<Value, Error> {
     let decoded = DynamicMessage::decode(descriptor.clone(), message).map_err(|e| {
         Error::new(
@@ -52,6 +49,11 @@ pub(crate) fn reflective_to_json(descriptor: &MessageDescriptor, message: &[u8])
     })?;
     decoded
         .serialize_with_options(serde_json::value::Serializer, &options())
+        .map(|mut json| {
+            with_required_defaults(descriptor, &mut json);
+            integral_numbers(&mut json);
+            json
+        })
         .map_err(|e| {
             Error::new(
                 ErrorKind::InternalError,
@@ -61,8 +63,8 @@ pub(crate) fn reflective_to_json(descriptor: &MessageDescriptor, message: &[u8])
 }
 
 /// Writes into `json` (a message of type `descriptor`, and the messages in
-/// it) the defaults of the fields without presence its schema definition
-/// requires.
+/// it, a map's message values among them) the defaults of the fields without
+/// presence its schema definition requires.
 fn with_required_defaults(descriptor: &MessageDescriptor, json: &mut Value) {
     let Some(object) = json.as_object_mut() else {
         return;
@@ -73,6 +75,13 @@ fn with_required_defaults(descriptor: &MessageDescriptor, json: &mut Value) {
     for field in descriptor.fields() {
         let name = field.json_name();
         match (object.get_mut(name), field.kind()) {
+            (Some(Value::Object(entries)), Kind::Message(entry)) if field.is_map() => {
+                if let Kind::Message(inner) = entry.map_entry_value_field().kind() {
+                    for value in entries.values_mut() {
+                        with_required_defaults(&inner, value);
+                    }
+                }
+            }
             (Some(value), Kind::Message(inner)) if !field.is_map() => {
                 let items: Vec<&mut Value> = match value {
                     Value::Array(items) if field.is_list() => items.iter_mut().collect(),

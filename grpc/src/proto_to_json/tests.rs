@@ -83,8 +83,18 @@ fn fields_are_read_as_protobuf_writes_them() {
     // The last value of a field given twice.
     let bytes = [id << 3 | 2, 1, b'a', id << 3 | 2, 1, b'b'];
     assert_eq!(decode(&get, &bytes), Some(json!({"id": "b"})));
-    // An empty string (no presence) is left out.
-    assert_eq!(decode(&get, &[id << 3 | 2, 0]), Some(json!({})));
+    // An empty string (no presence) is left out, but for a field the
+    // contract requires (protobuf cannot tell it unset from empty).
+    let length_only = [length << 3, 3];
+    assert_eq!(
+        decode(&get, &length_only),
+        Some(json!({"id": "", "historyLength": 3}))
+    );
+    let list = pool
+        .get_message_by_name("lf.a2a.v1.ListTasksRequest")
+        .expect("ListTasksRequest");
+    let tenant = list.get_field_by_name("tenant").expect("tenant").number() as u8;
+    assert_eq!(decode(&list, &[tenant << 3 | 2, 0]), Some(json!({})));
     // Not UTF-8, a wrong wire type, a field number out of range, cut short:
     // the reflective path decides.
     for bytes in [
