@@ -26,15 +26,15 @@ macro_rules! expecting {
 }
 
 mod scalar;
-mod wire;
+
 mod wkt;
 
 use crate::plan::{self, Cardinality, FieldPlan, Plans, Shape, Type};
+use crate::protowire::{put_bytes, put_nested, put_tag, tag_len, VARINT};
 use prost_reflect::MessageDescriptor;
 use scalar::{decode_base64, read_scalar, write_scalar};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
-use wire::{put_bytes, put_nested, put_tag, tag_len, VARINT};
 use wkt::{EmptyVisitor, ListVisitor, StructVisitor, TimestampVisitor, ValueVisitor};
 
 /// The protobuf encoding of `json`, a message of type `descriptor`; `None`

@@ -28,6 +28,7 @@ pub mod frame;
 mod json_to_proto;
 mod plan;
 mod proto_to_json;
+mod protowire;
 #[cfg(test)]
 mod random_json;
 mod rfc3339;

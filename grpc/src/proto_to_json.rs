@@ -14,6 +14,7 @@
 //! decodes it or names the error.
 
 use crate::plan::{self, Cardinality, FieldPlan, Plans, Shape, Type};
+use crate::protowire::{I32, I64, LEN, VARINT};
 use base64::Engine as _;
 use prost_reflect::MessageDescriptor;
 use serde_json::{Map, Value};
@@ -24,12 +25,6 @@ pub fn decode(descriptor: &MessageDescriptor, bytes: &[u8]) -> Option<Value> {
     let (plans, message) = plan::of(descriptor)?;
     read_message(plans, message, bytes)
 }
-
-/// Protobuf wire types.
-const VARINT: u32 = 0;
-const I64: u32 = 1;
-const LEN: u32 = 2;
-const I32: u32 = 5;
 
 /// A cursor over a message's bytes.
 struct Reader<'b>(&'b [u8]);
@@ -247,7 +242,7 @@ fn float(x: f64) -> Value {
 }
 
 /// `x` as an integer, when it is one that a double holds exactly.
-fn integral(x: f64) -> Option<i64> {
+pub(crate) fn integral(x: f64) -> Option<i64> {
     /// 2^53: every integer below it is exact in a double.
     const EXACT: f64 = 9_007_199_254_740_992.0;
     (x.fract() == 0.0 && x.abs() < EXACT).then_some(x as i64)

@@ -106,15 +106,14 @@ fn with_required_defaults(descriptor: &MessageDescriptor, json: &mut Value) {
 /// `Value`) written as the integers they are, as the contract's JSON has them
 /// (`1`, not `1.0`); JSON does not tell the two apart, its readers may.
 fn integral_numbers(json: &mut Value) {
-    /// 2^53: every integer below it is exact in a double.
-    const EXACT: f64 = 9_007_199_254_740_992.0;
     match json {
         Value::Number(number) => {
-            if let Some(x) = number
+            if let Some(n) = number
                 .as_f64()
-                .filter(|x| number.is_f64() && x.fract() == 0.0 && x.abs() < EXACT)
+                .filter(|_| number.is_f64())
+                .and_then(crate::proto_to_json::integral)
             {
-                *json = Value::from(x as i64);
+                *json = Value::from(n);
             }
         }
         Value::Array(items) => items.iter_mut().for_each(integral_numbers),

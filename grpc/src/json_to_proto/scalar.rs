@@ -3,8 +3,8 @@
 //! number, and bytes as base64; each read into the wire form its type writes.
 
 use super::give_up;
-use super::wire::{put_varint, I32, I64, VARINT};
 use crate::plan::{EnumPlan, Plans, Type};
+use crate::protowire::{put_varint, I32, I64, VARINT};
 use base64::Engine as _;
 use serde::de::{self, Deserializer, Visitor};
 use std::fmt;

@@ -3,7 +3,7 @@
 //! array, `Empty` as `{}`.
 
 use super::give_up;
-use super::wire::{put_bytes, put_nested, put_tag, put_varint, I64, VARINT};
+use crate::protowire::{put_bytes, put_nested, put_tag, put_varint, I64, VARINT};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 

@@ -1,14 +1,14 @@
-//! Protobuf's wire format, as the direct path writes it: varints, tags,
-//! length-delimited fields, and nested messages whose length is written
-//! once their body is.
+//! Protobuf's wire format as both direct paths use it: the wire types, and
+//! the writer's varints, tags, length-delimited fields, and nested messages
+//! whose length is written once their body is.
 
 /// Protobuf wire types.
-pub(super) const VARINT: u32 = 0;
-pub(super) const I64: u32 = 1;
-pub(super) const LEN: u32 = 2;
-pub(super) const I32: u32 = 5;
+pub(crate) const VARINT: u32 = 0;
+pub(crate) const I64: u32 = 1;
+pub(crate) const LEN: u32 = 2;
+pub(crate) const I32: u32 = 5;
 
-pub(super) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
         value >>= 7;
@@ -16,11 +16,11 @@ pub(super) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
-pub(super) fn put_tag(out: &mut Vec<u8>, number: u32, wire: u32) {
+pub(crate) fn put_tag(out: &mut Vec<u8>, number: u32, wire: u32) {
     put_varint(out, (u64::from(number) << 3) | u64::from(wire));
 }
 
-pub(super) fn put_bytes(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
     put_tag(out, number, LEN);
     put_varint(out, bytes.len() as u64);
     out.extend_from_slice(bytes);
@@ -28,7 +28,7 @@ pub(super) fn put_bytes(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
 
 /// Writes field `number` as a length-delimited body that `write` appends:
 /// one byte is kept for the length (most bodies are short), widened after.
-pub(super) fn put_nested<E>(
+pub(crate) fn put_nested<E>(
     out: &mut Vec<u8>,
     number: u32,
     write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
@@ -49,7 +49,7 @@ pub(super) fn put_nested<E>(
 }
 
 /// The length of field `number`'s tag.
-pub(super) fn tag_len(number: u32) -> usize {
+pub(crate) fn tag_len(number: u32) -> usize {
     let mut tag = Vec::with_capacity(5);
     put_tag(&mut tag, number, LEN);
     tag.len()
