@@ -15,7 +15,8 @@
 //!   its id, a live stream skips none, and a resumed one continues right
 //!   after the id it resumed from;
 //! - no state follows a terminal one; a state a client saw terminal is the
-//!   final one; an acknowledged cancel means CANCELED.
+//!   final one; an acknowledged cancel means CANCELED;
+//! - registry updates with expected versions are linearizable (`registry.rs`).
 
 use crate::history::{Answer, Op, Request};
 use crate::wire::Outcome;
@@ -32,7 +33,7 @@ pub struct Final {
     pub logs: Vec<Vec<(Option<u64>, Value)>>,
 }
 
-/// One violation: what is wrong, and on which task.
+/// One violation: what is wrong, and on which task (or registry entry).
 pub struct Anomaly {
     pub task: String,
     pub what: String,
@@ -377,3 +378,4 @@ fn check_task(ops: &[&Op], last: &Final) -> Vec<String> {
 
 /// The checker's own judgement, on small made-up histories.
 mod judged;
+pub mod registry;

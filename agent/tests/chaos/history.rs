@@ -31,6 +31,37 @@ pub enum Request {
         task: String,
         after: Option<u64>,
     },
+    /// A registry entry (a skill) created with the description `tag`.
+    RegistryAdd {
+        name: String,
+        tag: String,
+    },
+    /// The entry's description replaced by `tag`, if its version is `expected`.
+    RegistryUpdate {
+        name: String,
+        expected: u64,
+        tag: String,
+    },
+    RegistryShow {
+        name: String,
+    },
+}
+
+impl Request {
+    /// The kind of operation, as the summary counts it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Request::Open { .. } => "open",
+            Request::Continue { .. } => "continue",
+            Request::Cancel { .. } => "cancel",
+            Request::Get { .. } => "get",
+            Request::Subscribe { after: None, .. } => "subscribe",
+            Request::Subscribe { after: Some(_), .. } => "resubscribe",
+            Request::RegistryAdd { .. } => "registry add",
+            Request::RegistryUpdate { .. } => "registry update",
+            Request::RegistryShow { .. } => "registry show",
+        }
+    }
 }
 
 /// What the operation was told.
@@ -66,6 +97,19 @@ impl Op {
                 Answer::Unary(Outcome::Ok(result)) => result.pointer("/task/id").and_then(Value::as_str),
                 _ => None,
             },
+            Request::RegistryAdd { .. } | Request::RegistryUpdate { .. } | Request::RegistryShow { .. } => {
+                None
+            }
+        }
+    }
+
+    /// The registry entry the operation named, if it named one.
+    pub fn entry(&self) -> Option<&str> {
+        match &self.request {
+            Request::RegistryAdd { name, .. }
+            | Request::RegistryUpdate { name, .. }
+            | Request::RegistryShow { name } => Some(name),
+            _ => None,
         }
     }
 
@@ -119,9 +163,17 @@ impl fmt::Display for Op {
                 task,
                 after: Some(id),
             } => write!(f, "resubscribe {task} after {id}")?,
+            Request::RegistryAdd { name, tag } => write!(f, "add {name} as {tag}")?,
+            Request::RegistryUpdate { name, expected, tag } => {
+                write!(f, "update {name} from version {expected} to {tag}")?
+            }
+            Request::RegistryShow { name } => write!(f, "show {name}")?,
         }
         write!(f, " -> ")?;
         match &self.answer {
+            Answer::Unary(Outcome::Ok(result)) if self.entry().is_some() => {
+                write!(f, "ok version {} {}", result["version"], result["description"])
+            }
             Answer::Unary(Outcome::Ok(result)) => {
                 let task = result.get("task").unwrap_or(result);
                 let state = task

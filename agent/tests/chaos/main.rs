@@ -84,6 +84,26 @@ fn get_task(reader: &mut dyn Client, agent: usize, id: &str) -> Value {
     }
 }
 
+/// Registry entry `name` as agent `agent` shows it, the error as a value;
+/// a call the database's restart broke is tried again.
+fn show_entry(reader: &mut dyn Client, agent: usize, name: &str) -> Value {
+    let params = json!({"name": name});
+    let mut last = Value::Null;
+    for attempt in 0..10 {
+        if attempt > 0 {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        match reader.call(agent, workload::SHOW, params.clone()) {
+            Outcome::Ok(entry) => return entry,
+            Outcome::Fail { code, message } if code != wire::NOT_CONNECTED => {
+                return json!({"error": code, "message": message})
+            }
+            other => last = json!({"unknown": format!("{other:?}")}),
+        }
+    }
+    last
+}
+
 /// A task's whole event log on agent `agent`: the snapshot's id says how
 /// far the log reaches now (a terminal task has no snapshot: its replay
 /// ends by itself), then the log is replayed from the start up to there.
@@ -166,6 +186,8 @@ struct Summary {
     /// Of those, the calls a live agent never answered (given up on).
     unanswered: usize,
     faults: BTreeMap<&'static str, u64>,
+    /// Operations by kind: (acknowledged, all).
+    kinds: BTreeMap<&'static str, (usize, usize)>,
     anomalies: usize,
 }
 
@@ -218,8 +240,17 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
             (id, last)
         })
         .collect();
+    let entries: BTreeMap<String, Vec<Value>> = workload::registry_entries(seed)
+        .map(|name| {
+            let shown = (0..reader.agents())
+                .map(|agent| show_entry(reader.as_mut(), agent, &name))
+                .collect();
+            (name, shown)
+        })
+        .collect();
     drop(reader);
-    let anomalies = checker::check(&ops, &finals, &listed);
+    let mut anomalies = checker::check(&ops, &finals, &listed);
+    anomalies.extend(checker::registry::check(&ops, &entries));
 
     report(&ops, &finals, &anomalies);
     Summary {
@@ -234,6 +265,12 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
             .filter(|op| matches!(op.outcome(), Some(Outcome::Unknown(why)) if why.starts_with("no answer")))
             .count(),
         faults: faults.by_kind(),
+        kinds: ops.iter().fold(BTreeMap::new(), |mut kinds, op| {
+            let counts = kinds.entry(op.request.kind()).or_insert((0, 0));
+            counts.0 += usize::from(op.acknowledged());
+            counts.1 += 1;
+            kinds
+        }),
         anomalies: anomalies.len(),
     }
 }
@@ -249,7 +286,12 @@ fn report(ops: &[history::Op], finals: &BTreeMap<String, checker::Final>, anomal
             .push(anomaly.what.as_str());
     }
     for (printed, (task, whats)) in by_task.iter().enumerate() {
-        println!("chaos: anomaly on task {task}:");
+        let subject = if finals.contains_key(*task) {
+            "task"
+        } else {
+            "registry entry"
+        };
+        println!("chaos: anomaly on {subject} {task}:");
         for what in whats {
             println!("  {what}");
         }
@@ -263,7 +305,7 @@ fn report(ops: &[history::Op], finals: &BTreeMap<String, checker::Final>, anomal
             .unwrap_or_default();
         println!("  history:");
         for op in ops {
-            let on_task = op.task() == Some(*task);
+            let on_task = op.task() == Some(*task) || op.entry() == Some(*task);
             let sent_here = op.message_id().is_some_and(|m| messages.contains(m));
             if on_task || sent_here {
                 println!("    {op}");
@@ -305,6 +347,12 @@ fn conclude(what: &str, seed: u64, started: Instant, summary: Summary) {
         summary.unknown,
         faults.join(", ")
     );
+    let kinds: Vec<String> = summary
+        .kinds
+        .iter()
+        .map(|(kind, (acked, all))| format!("{kind} {acked}/{all}"))
+        .collect();
+    println!("chaos: acknowledged/sent by kind: {}", kinds.join(", "));
     println!(
         "chaos: {} operations, {} acknowledged, {total} faults, {} anomalies",
         summary.operations, summary.acknowledged, summary.anomalies

@@ -1,5 +1,6 @@
 //! The clients: each runs a seeded random mix of operations (open a task,
-//! continue one, cancel, read, subscribe and resume from the last event id)
+//! continue one, cancel, read, subscribe and resume from the last event id;
+//! add, show and update registry entries with the version last read)
 //! through its [`Client`] (on random agents over HTTP, or through its front
 //! in local mode) and records each in the history.
 //!
@@ -12,6 +13,7 @@ use crate::history::{Answer, History, Request};
 use crate::wire::{self, Outcome};
 use crate::Rng;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -22,6 +24,21 @@ const BEHAVIOURS: &[(&str, u64)] = &[("tck-multi-turn", 6), ("tck-cancel", 2), (
 /// How many of the newest tasks clients pick from: few enough that clients
 /// meet on the same tasks.
 const RECENT: usize = 12;
+
+/// How many registry entries the clients contend on.
+const ENTRIES: u64 = 3;
+/// The share of operations (in percent) on the registry.
+const REGISTRY_SHARE: u64 = 15;
+
+/// The registry's methods the clients call (entries are skills).
+const ADD: &str = "_cleveragents/registry/skills/add";
+const UPDATE: &str = "_cleveragents/registry/skills/update";
+pub const SHOW: &str = "_cleveragents/registry/skills/show";
+
+/// The names of the registry entries a run with `seed` contends on.
+pub fn registry_entries(seed: u64) -> impl Iterator<Item = String> {
+    (0..ENTRIES).map(move |k| format!("chaos-{seed}-skill-{k}"))
+}
 
 /// A task some client was told about.
 #[derive(Clone)]
@@ -86,11 +103,27 @@ pub fn client(
 ) {
     let agents = to.agents();
     let mut n = 0u64;
+    // The version this client last read of each entry.
+    let mut versions: BTreeMap<String, u64> = BTreeMap::new();
     while !stop.load(Ordering::SeqCst) {
         n += 1;
         let agent = rng.below(agents as u64) as usize;
         let history = &shared.history;
         let tag = format!("s{}-c{client}-{n}", shared.seed);
+        if rng.below(100) < REGISTRY_SHARE {
+            let name = registry_entries(shared.seed)
+                .nth(rng.below(ENTRIES) as usize)
+                .expect("an entry");
+            let step = Registry {
+                history,
+                client,
+                agent,
+                name,
+                tag,
+            };
+            step.run(to.as_mut(), &mut versions, &mut rng);
+            continue;
+        }
         let choice = rng.below(100);
         let task = shared.pick_task(&mut rng);
         match (choice, task) {
@@ -199,5 +232,63 @@ pub fn client(
                 }
             }
         }
+    }
+}
+
+/// One registry operation of a client on entry `name`: a read, or a write
+/// from the version the client last read (an add when it knows none), its
+/// description the operation's unique tag.
+struct Registry<'a> {
+    history: &'a History,
+    client: u64,
+    agent: usize,
+    name: String,
+    tag: String,
+}
+
+impl Registry<'_> {
+    fn run(self, to: &mut dyn Client, versions: &mut BTreeMap<String, u64>, rng: &mut Rng) {
+        let known = versions.get(&self.name).copied();
+        let (method, params, request) = match known {
+            _ if rng.below(3) == 0 => (
+                SHOW,
+                json!({"name": self.name}),
+                Request::RegistryShow {
+                    name: self.name.clone(),
+                },
+            ),
+            None => (
+                ADD,
+                json!({"skill": {"name": self.name, "description": self.tag}}),
+                Request::RegistryAdd {
+                    name: self.name.clone(),
+                    tag: self.tag.clone(),
+                },
+            ),
+            Some(expected) => (
+                UPDATE,
+                json!({"expectedVersion": expected, "skill": {"name": self.name, "description": self.tag}}),
+                Request::RegistryUpdate {
+                    name: self.name.clone(),
+                    expected,
+                    tag: self.tag.clone(),
+                },
+            ),
+        };
+        let invoked = self.history.invoke();
+        let outcome = to.call(self.agent, method, params);
+        back_off(&outcome);
+        // What the client knows now: the version it was shown, or nothing
+        // (it reads again before it writes again).
+        match &outcome {
+            Outcome::Ok(entry) => match entry["version"].as_u64() {
+                Some(version) => versions.insert(self.name.clone(), version),
+                None => versions.remove(&self.name),
+            },
+            _ => versions.remove(&self.name),
+        };
+        let answer = Answer::Unary(outcome);
+        self.history
+            .record(self.client, self.agent, invoked, request, answer);
     }
 }
