@@ -61,6 +61,11 @@ impl TestCluster {
 
     /// Creates a new, empty database on this cluster: its connection URL.
     pub fn create_database(&self) -> Result<String, String> {
+        self.create_named_database().map(|name| self.url(&name))
+    }
+
+    /// Creates a new, empty database on this cluster: its name.
+    pub fn create_named_database(&self) -> Result<String, String> {
         let name = format!(
             "t{}_{}",
             std::process::id(),
@@ -68,12 +73,23 @@ impl TestCluster {
         );
         self.psql(&format!("CREATE DATABASE {name}"))
             .map_err(|e| format!("cannot create database {name}: {e}"))?;
-        Ok(self.url(&name))
+        Ok(name)
     }
 
     /// The URL of database `name` on this cluster.
     pub fn url(&self, name: &str) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+        self.url_through(self.port, name)
+    }
+
+    /// The URL of database `name` reached through loopback port `port`
+    /// (a proxy in front of this cluster).
+    pub fn url_through(&self, port: u16, name: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{port}/{name}")
+    }
+
+    /// The loopback port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// The process id of the server (the postmaster, parent of every backend),

@@ -1,8 +1,10 @@
 //! A seeded history checker under faults, in two modes. In PostgreSQL
-//! mode, three agents share one database (a throwaway cluster), clients run
-//! a random mix of A2A operations over HTTP on random agents, and a nemesis
-//! SIGKILLs and restarts agents, SIGSTOPs and continues them, or shuts
-//! PostgreSQL down at once and restarts it. In local mode (`local.rs`),
+//! mode, three agents share one database (a throwaway cluster), each through
+//! a proxy of its own, clients run a random mix of A2A and registry
+//! operations over HTTP on random agents, and a nemesis SIGKILLs and
+//! restarts agents, SIGSTOPs and continues them, cuts or slows an agent's
+//! connections to the database, or shuts PostgreSQL down at once and
+//! restarts it. In local mode (`local.rs`),
 //! each client spawns a stdio front on one data directory, whose background
 //! agent on SQLite serves them all, and the nemesis kills or stops that
 //! agent, kills clients' fronts, or fills the disk. Every invocation and
@@ -30,6 +32,7 @@ mod client;
 mod history;
 mod local;
 mod nemesis;
+mod proxy;
 mod stdio;
 mod wire;
 mod workload;
@@ -38,8 +41,10 @@ use client::{Client, Http};
 use common::seeded::env_number;
 pub use common::seeded::Rng;
 use nemesis::{Agents, Faults};
+use proxy::Proxy;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -369,25 +374,34 @@ fn a_seeded_history_under_faults_has_no_anomaly() {
     let clients = env_number("CLEVERAGENTS_CHAOS_CLIENTS").unwrap_or(5);
     let count = env_number("CLEVERAGENTS_CHAOS_AGENTS").unwrap_or(3) as usize;
     let started = Instant::now();
-    let url = TestCluster::fresh_database();
+    let cluster = TestCluster::shared();
+    let database = cluster.create_named_database().unwrap_or_else(|e| panic!("{e}"));
     let dir = tempfile::tempdir().expect("temp dir");
     let config = dir.path().join("config.json");
     std::fs::write(&config, json!({"plans": {"lease_ms": LEASE_MS}}).to_string()).expect("config");
-    let args = vec![
-        "--database-url".to_string(),
-        url,
-        "--executor".to_string(),
-        "tck".to_string(),
-        "--config".to_string(),
-        config.to_str().expect("utf-8 path").to_string(),
-    ];
-    let agents = Arc::new(Agents::start(count, args, dir.path().to_path_buf()));
+    // Each agent reaches the database through a proxy of its own.
+    let target = SocketAddr::from(([127, 0, 0, 1], cluster.port()));
+    let links: Vec<Proxy> = (0..count).map(|_| Proxy::start(target)).collect();
+    let args = links
+        .iter()
+        .map(|link| {
+            vec![
+                "--database-url".to_string(),
+                cluster.url_through(link.port(), &database),
+                "--executor".to_string(),
+                "tck".to_string(),
+                "--config".to_string(),
+                config.to_str().expect("utf-8 path").to_string(),
+            ]
+        })
+        .collect();
+    let agents = Arc::new(Agents::start(args, dir.path().to_path_buf()));
     let mode = Mode {
         client: {
             let agents = agents.clone();
             Box::new(move |_| Box::new(Http(agents.clone())))
         },
-        nemesis: Box::new(move |faults, stop, rng| nemesis::run(agents, faults, stop, rng)),
+        nemesis: Box::new(move |faults, stop, rng| nemesis::run(agents, links, faults, stop, rng)),
         settle: Duration::from_millis(3 * LEASE_MS),
         stop_clients: Arc::new(AtomicBool::new(false)),
     };

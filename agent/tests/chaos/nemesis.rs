@@ -1,9 +1,11 @@
 //! The agents under test and the nemesis that hurts them: real agent
-//! processes on one PostgreSQL database, each SIGKILLed and restarted, or
-//! SIGSTOPped and continued, and the database shut down at once and
-//! restarted, at seeded random moments.
+//! processes on one PostgreSQL database, each reaching it through its own
+//! proxy (`proxy.rs`); at seeded random moments an agent is SIGKILLed and
+//! restarted, or SIGSTOPped and continued, its connections to the database
+//! are cut or slowed, or the database is shut down at once and restarted.
 
 use crate::common::ServerAgent;
+use crate::proxy::Proxy;
 use crate::Rng;
 use rustix::process::{kill_process, Pid, Signal};
 use std::collections::BTreeMap;
@@ -23,17 +25,18 @@ struct Slot {
 pub struct Agents {
     slots: Vec<Mutex<Slot>>,
     addrs: RwLock<Vec<String>>,
-    args: Vec<String>,
+    /// Each agent's arguments.
+    args: Vec<Vec<String>>,
     logs: PathBuf,
 }
 
 impl Agents {
-    /// Starts `count` agents with `args`, each logging under `logs`.
-    pub fn start(count: usize, args: Vec<String>, logs: PathBuf) -> Agents {
+    /// Starts an agent with each of `args`, each logging under `logs`.
+    pub fn start(args: Vec<Vec<String>>, logs: PathBuf) -> Agents {
         let mut slots = Vec::new();
         let mut addrs = Vec::new();
-        for index in 0..count {
-            let agent = spawn(&args, &logs, index, 0);
+        for (index, args) in args.iter().enumerate() {
+            let agent = spawn(args, &logs, index, 0);
             addrs.push(agent.addr());
             slots.push(Mutex::new(Slot { agent, starts: 1 }));
         }
@@ -60,7 +63,7 @@ impl Agents {
         let mut slot = self.slots[index].lock().expect("slot");
         slot.agent.kill();
         std::thread::sleep(down);
-        let agent = spawn(&self.args, &self.logs, index, slot.starts);
+        let agent = spawn(&self.args[index], &self.logs, index, slot.starts);
         slot.starts += 1;
         self.addrs.write().expect("addresses")[index] = agent.addr();
         slot.agent = agent;
@@ -85,6 +88,8 @@ fn spawn(args: &[String], logs: &std::path::Path, index: usize, start: u32) -> S
 pub const KILL: &str = "sigkill+restart";
 pub const STOP: &str = "sigstop+sigcont";
 pub const POSTGRES: &str = "postgres immediate restart";
+pub const CUT: &str = "database link cut";
+pub const SLOW: &str = "database link slowed";
 
 /// The faults injected so far, by kind (in either mode).
 #[derive(Default)]
@@ -105,17 +110,26 @@ impl Faults {
 }
 
 /// Injects faults until `stop` is set: a quiet spell, then one fault on one
-/// agent, chosen by `rng`. Every fault has ended (the agent is up, continued
-/// or restarted) when this returns.
-pub fn run(agents: Arc<Agents>, faults: Arc<Faults>, stop: Arc<AtomicBool>, mut rng: Rng) {
+/// agent or its link to the database (`links`, one per agent), chosen by
+/// `rng`. Every fault has ended (the agent is up, continued or restarted,
+/// its link whole) when this returns.
+pub fn run(agents: Arc<Agents>, links: Vec<Proxy>, faults: Arc<Faults>, stop: Arc<AtomicBool>, mut rng: Rng) {
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(300 + rng.below(900)));
         if stop.load(Ordering::SeqCst) {
             break;
         }
         let index = rng.below(agents.count() as u64) as usize;
-        let kind = rng.below(5);
-        if kind < 2 {
+        let kind = rng.below(7);
+        if kind == 5 {
+            links[index].cut(Duration::from_millis(rng.below(2_000)));
+            faults.count(CUT);
+        } else if kind == 6 {
+            // Some spells outlast the run lease: the agent's renewals are late.
+            let delay = Duration::from_millis(20 + rng.below(300));
+            links[index].slow(delay, Duration::from_millis(500 + rng.below(2_500)));
+            faults.count(SLOW);
+        } else if kind < 2 {
             agents.kill_and_restart(index, Duration::from_millis(rng.below(800)));
             faults.count(KILL);
         } else if kind == 4 {
