@@ -16,7 +16,8 @@
 //!   after the id it resumed from;
 //! - no state follows a terminal one; a state a client saw terminal is the
 //!   final one; an acknowledged cancel means CANCELED;
-//! - registry updates with expected versions are linearizable (`registry.rs`).
+//! - registry updates with expected versions are linearizable (`registry.rs`);
+//! - push deliveries are the log's, at least once, in order (`push.rs`).
 
 use crate::history::{Answer, Op, Request};
 use crate::wire::Outcome;
@@ -145,7 +146,7 @@ pub fn check(ops: &[Op], finals: &BTreeMap<String, Final>, listed: &BTreeSet<Str
         }
     }
     for op in ops {
-        if let (Request::Open { message_id }, true) = (&op.request, op.acknowledged()) {
+        if let (Request::Open { message_id, .. }, true) = (&op.request, op.acknowledged()) {
             let task = op.task().unwrap_or_default().to_string();
             if !listed.contains(&task) || !finals.contains_key(&task) {
                 anomalies.push(Anomaly {
@@ -378,4 +379,5 @@ fn check_task(ops: &[&Op], last: &Final) -> Vec<String> {
 
 /// The checker's own judgement, on small made-up histories.
 mod judged;
+pub mod push;
 pub mod registry;

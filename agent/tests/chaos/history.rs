@@ -11,9 +11,11 @@ use std::sync::Mutex;
 /// What an operation asked for.
 #[derive(Clone, Debug)]
 pub enum Request {
-    /// A message opening a new task, of the behaviour its id names.
+    /// A message opening a new task, of the behaviour its id names, with
+    /// the chaos webhook registered in the same call when `hook` is set.
     Open {
         message_id: String,
+        hook: bool,
     },
     /// A message continuing task `task`.
     Continue {
@@ -30,6 +32,10 @@ pub enum Request {
     Subscribe {
         task: String,
         after: Option<u64>,
+    },
+    /// The chaos webhook registered for task `task`.
+    PushCreate {
+        task: String,
     },
     /// A registry entry (a skill) created with the description `tag`.
     RegistryAdd {
@@ -57,6 +63,7 @@ impl Request {
             Request::Get { .. } => "get",
             Request::Subscribe { after: None, .. } => "subscribe",
             Request::Subscribe { after: Some(_), .. } => "resubscribe",
+            Request::PushCreate { .. } => "push create",
             Request::RegistryAdd { .. } => "registry add",
             Request::RegistryUpdate { .. } => "registry update",
             Request::RegistryShow { .. } => "registry show",
@@ -92,7 +99,8 @@ impl Op {
             Request::Continue { task, .. }
             | Request::Cancel { task }
             | Request::Get { task }
-            | Request::Subscribe { task, .. } => Some(task),
+            | Request::Subscribe { task, .. }
+            | Request::PushCreate { task } => Some(task),
             Request::Open { .. } => match &self.answer {
                 Answer::Unary(Outcome::Ok(result)) => result.pointer("/task/id").and_then(Value::as_str),
                 _ => None,
@@ -116,7 +124,7 @@ impl Op {
     /// The message the operation sent, if it sent one.
     pub fn message_id(&self) -> Option<&str> {
         match &self.request {
-            Request::Open { message_id } | Request::Continue { message_id, .. } => Some(message_id),
+            Request::Open { message_id, .. } | Request::Continue { message_id, .. } => Some(message_id),
             _ => None,
         }
     }
@@ -154,7 +162,11 @@ impl fmt::Display for Op {
             self.invoked, self.returned, self.client, self.agent
         )?;
         match &self.request {
-            Request::Open { message_id } => write!(f, "open {message_id}")?,
+            Request::Open { message_id, hook } => write!(
+                f,
+                "open {message_id}{}",
+                if *hook { " with its webhook" } else { "" }
+            )?,
             Request::Continue { task, message_id } => write!(f, "continue {task} with {message_id}")?,
             Request::Cancel { task } => write!(f, "cancel {task}")?,
             Request::Get { task } => write!(f, "get {task}")?,
@@ -163,6 +175,7 @@ impl fmt::Display for Op {
                 task,
                 after: Some(id),
             } => write!(f, "resubscribe {task} after {id}")?,
+            Request::PushCreate { task } => write!(f, "register the webhook of {task}")?,
             Request::RegistryAdd { name, tag } => write!(f, "add {name} as {tag}")?,
             Request::RegistryUpdate { name, expected, tag } => {
                 write!(f, "update {name} from version {expected} to {tag}")?
@@ -171,6 +184,9 @@ impl fmt::Display for Op {
         }
         write!(f, " -> ")?;
         match &self.answer {
+            Answer::Unary(Outcome::Ok(result)) if matches!(self.request, Request::PushCreate { .. }) => {
+                write!(f, "ok {}", result["url"])
+            }
             Answer::Unary(Outcome::Ok(result)) if self.entry().is_some() => {
                 write!(f, "ok version {} {}", result["version"], result["description"])
             }

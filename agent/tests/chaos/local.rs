@@ -102,17 +102,23 @@ pub struct DataDir {
 
 impl DataDir {
     /// A fresh data directory (on a tmpfs of its own when one can be
-    /// mounted), served with the TCK executor.
-    pub fn create() -> DataDir {
+    /// mounted), served with the TCK executor and `settings` (a config file).
+    pub fn create(settings: serde_json::Value) -> DataDir {
         let root = tempfile::tempdir().expect("temp dir");
+        let config = root.path().join("config.json");
+        std::fs::write(&config, settings.to_string()).expect("config");
         let mount = root.path().join("disk");
         std::fs::create_dir(&mount).expect("mount point");
         let disk = Disk::mount(&mount);
         let path = mount.join("data");
-        let args = ["--stdio", "--executor", "tck", "--data-dir"]
+        let args = ["--stdio", "--executor", "tck", "--config"]
             .map(Into::into)
             .into_iter()
-            .chain([path.clone().into_os_string()])
+            .chain([
+                config.into_os_string(),
+                "--data-dir".into(),
+                path.clone().into_os_string(),
+            ])
             .collect();
         let launch = Arc::new(Launch {
             args,

@@ -40,6 +40,7 @@ mod workload;
 use client::{Client, Http};
 use common::seeded::env_number;
 pub use common::seeded::Rng;
+use common::webhook::{self, Mode as Answering, Post, Receiver};
 use nemesis::{Agents, Faults};
 use proxy::Proxy;
 use serde_json::{json, Value};
@@ -55,6 +56,12 @@ use workload::Shared;
 /// How long a run lease lasts: short, so pauses outlast it and dead
 /// agents' runs are failed by the others within the run.
 const LEASE_MS: u64 = 1_500;
+/// Push delivery as the agents are configured: to the loopback receiver,
+/// retried for as long as a run lasts, leases short enough that a killed
+/// or paused agent's deliveries are taken over within the run.
+static PUSH: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
+    || json!({"allow_list": ["127.0.0.1"], "max_attempts": 1000, "initial_backoff_ms": 20, "lease_ms": LEASE_MS}),
+);
 /// The fewest acknowledged operations and faults a run ends with.
 const MIN_ACKNOWLEDGED: u64 = 60;
 const MIN_FAULTS: u64 = 4;
@@ -77,6 +84,8 @@ struct Mode {
     settle: Duration,
     /// Set once the clients are to stop.
     stop_clients: Arc<AtomicBool>,
+    /// The receiver of the webhooks the clients register.
+    webhook: Receiver,
 }
 
 /// GetTask on agent `agent`: the task, or the error as a value (which no
@@ -89,16 +98,15 @@ fn get_task(reader: &mut dyn Client, agent: usize, id: &str) -> Value {
     }
 }
 
-/// Registry entry `name` as agent `agent` shows it, the error as a value;
-/// a call the database's restart broke is tried again.
-fn show_entry(reader: &mut dyn Client, agent: usize, name: &str) -> Value {
-    let params = json!({"name": name});
+/// A read of `method` on agent `agent`: the answer, or the error as a
+/// value; a call the database's restart broke is tried again.
+fn read(reader: &mut dyn Client, agent: usize, method: &str, params: Value) -> Value {
     let mut last = Value::Null;
     for attempt in 0..10 {
         if attempt > 0 {
             std::thread::sleep(Duration::from_millis(500));
         }
-        match reader.call(agent, workload::SHOW, params.clone()) {
+        match reader.call(agent, method, params.clone()) {
             Outcome::Ok(entry) => return entry,
             Outcome::Fail { code, message } if code != wire::NOT_CONNECTED => {
                 return json!({"error": code, "message": message})
@@ -147,6 +155,38 @@ fn read_final(reader: &mut dyn Client, id: &str) -> checker::Final {
     last.expect("read at least once")
 }
 
+/// What the webhook received, once every task that owes its webhook its
+/// last event has delivered it (or a bound has passed: the checker then
+/// reports what is missing); and how many tasks owed it.
+fn delivered(
+    webhook: &Receiver,
+    ops: &[history::Op],
+    logs: &BTreeMap<String, BTreeMap<u64, Value>>,
+) -> (Vec<Post>, usize) {
+    let mut by_task: BTreeMap<&str, Vec<&history::Op>> = BTreeMap::new();
+    for op in ops {
+        if let Some(task) = op.task() {
+            by_task.entry(task).or_default().push(op);
+        }
+    }
+    let owed: Vec<(&str, u64)> = by_task
+        .into_iter()
+        .filter(|(_, ops)| checker::push::owes_last_event(ops))
+        .filter_map(|(task, _)| Some((task, *logs.get(task)?.keys().last()?)))
+        .collect();
+    let deadline = Instant::now() + webhook::DELIVERY_WAIT;
+    loop {
+        let posts = webhook.posts();
+        let done = owed
+            .iter()
+            .all(|(task, last)| posts.iter().any(|p| p.task_id == *task && p.seq == *last));
+        if done || Instant::now() > deadline {
+            return (posts, owed.len());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// Every task agent 0 lists.
 fn listed_tasks(reader: &mut dyn Client) -> BTreeSet<String> {
     let mut ids = BTreeSet::new();
@@ -191,13 +231,16 @@ struct Summary {
     /// Of those, the calls a live agent never answered (given up on).
     unanswered: usize,
     faults: BTreeMap<&'static str, u64>,
+    /// Webhook deliveries received, the tasks they were for, and the tasks
+    /// that owed their webhook their last event.
+    deliveries: (usize, usize, usize),
     /// Operations by kind: (acknowledged, all).
     kinds: BTreeMap<&'static str, (usize, usize)>,
     anomalies: usize,
 }
 
 fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
-    let shared = Arc::new(Shared::new(seed));
+    let shared = Arc::new(Shared::new(seed, mode.webhook.url.clone()));
     let faults = Arc::new(Faults::default());
     let (stop_faults, stop_clients) = (Arc::new(AtomicBool::new(false)), mode.stop_clients.clone());
     let nemesis = {
@@ -247,15 +290,48 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
         .collect();
     let entries: BTreeMap<String, Vec<Value>> = workload::registry_entries(seed)
         .map(|name| {
+            let params = json!({"name": name});
             let shown = (0..reader.agents())
-                .map(|agent| show_entry(reader.as_mut(), agent, &name))
+                .map(|agent| read(reader.as_mut(), agent, workload::SHOW, params.clone()))
                 .collect();
             (name, shown)
         })
         .collect();
+    let registered: BTreeSet<&str> = ops
+        .iter()
+        .filter(|op| {
+            matches!(
+                op.request,
+                history::Request::PushCreate { .. } | history::Request::Open { hook: true, .. }
+            )
+        })
+        .filter_map(history::Op::task)
+        .collect();
+    let hooks: BTreeMap<String, Vec<Value>> = registered
+        .into_iter()
+        .map(|task| {
+            let params = json!({"taskId": task, "id": workload::HOOK});
+            let method = "GetTaskPushNotificationConfig";
+            let held = (0..reader.agents())
+                .map(|agent| read(reader.as_mut(), agent, method, params.clone()))
+                .collect();
+            (task.to_string(), held)
+        })
+        .collect();
     drop(reader);
+    let logs: BTreeMap<String, BTreeMap<u64, Value>> = finals
+        .iter()
+        .map(|(id, last)| {
+            let log = last.logs[0]
+                .iter()
+                .filter_map(|(n, event)| Some(((*n)?, event.clone())));
+            (id.clone(), log.collect())
+        })
+        .collect();
+    let (posts, owed) = delivered(&mode.webhook, &ops, &logs);
     let mut anomalies = checker::check(&ops, &finals, &listed);
     anomalies.extend(checker::registry::check(&ops, &entries));
+    anomalies.extend(checker::push::check(&ops, &posts, &logs, &hooks));
 
     report(&ops, &finals, &anomalies);
     Summary {
@@ -270,6 +346,11 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
             .filter(|op| matches!(op.outcome(), Some(Outcome::Unknown(why)) if why.starts_with("no answer")))
             .count(),
         faults: faults.by_kind(),
+        deliveries: (
+            posts.len(),
+            posts.iter().map(|p| &p.task_id).collect::<BTreeSet<_>>().len(),
+            owed,
+        ),
         kinds: ops.iter().fold(BTreeMap::new(), |mut kinds, op| {
             let counts = kinds.entry(op.request.kind()).or_insert((0, 0));
             counts.0 += usize::from(op.acknowledged());
@@ -358,6 +439,8 @@ fn conclude(what: &str, seed: u64, started: Instant, summary: Summary) {
         .map(|(kind, (acked, all))| format!("{kind} {acked}/{all}"))
         .collect();
     println!("chaos: acknowledged/sent by kind: {}", kinds.join(", "));
+    let (posts, tasks, owed) = summary.deliveries;
+    println!("chaos: {posts} webhook deliveries for {tasks} tasks ({owed} owed their last event)");
     println!(
         "chaos: {} operations, {} acknowledged, {total} faults, {} anomalies",
         summary.operations, summary.acknowledged, summary.anomalies
@@ -378,7 +461,8 @@ fn a_seeded_history_under_faults_has_no_anomaly() {
     let database = cluster.create_named_database().unwrap_or_else(|e| panic!("{e}"));
     let dir = tempfile::tempdir().expect("temp dir");
     let config = dir.path().join("config.json");
-    std::fs::write(&config, json!({"plans": {"lease_ms": LEASE_MS}}).to_string()).expect("config");
+    let settings = json!({"plans": {"lease_ms": LEASE_MS}, "push": PUSH.clone()});
+    std::fs::write(&config, settings.to_string()).expect("config");
     // Each agent reaches the database through a proxy of its own.
     let target = SocketAddr::from(([127, 0, 0, 1], cluster.port()));
     let links: Vec<Proxy> = (0..count).map(|_| Proxy::start(target)).collect();
@@ -404,6 +488,7 @@ fn a_seeded_history_under_faults_has_no_anomaly() {
         nemesis: Box::new(move |faults, stop, rng| nemesis::run(agents, links, faults, stop, rng)),
         settle: Duration::from_millis(3 * LEASE_MS),
         stop_clients: Arc::new(AtomicBool::new(false)),
+        webhook: Receiver::start(Answering::Accept),
     };
     let summary = run(mode, seconds, seed, clients);
     let what = format!("postgres, {count} agents, {clients} clients");
@@ -416,7 +501,7 @@ fn a_seeded_local_mode_history_under_faults_has_no_anomaly() {
     let seed = env_number("CLEVERAGENTS_CHAOS_SEED").unwrap_or(1);
     let clients = env_number("CLEVERAGENTS_CHAOS_CLIENTS").unwrap_or(5);
     let started = Instant::now();
-    let dir = Arc::new(local::DataDir::create());
+    let dir = Arc::new(local::DataDir::create(json!({"push": PUSH.clone()})));
     let mode = Mode {
         client: {
             let dir = dir.clone();
@@ -430,6 +515,7 @@ fn a_seeded_local_mode_history_under_faults_has_no_anomaly() {
         settle: Duration::ZERO,
         // A call hung in the agent is given up on once the run is over.
         stop_clients: dir.launch.over.clone(),
+        webhook: Receiver::start(Answering::Accept),
     };
     let summary = run(mode, seconds, seed, clients);
     let what = format!("local, {clients} clients, {}", dir.describe());

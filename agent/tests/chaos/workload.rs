@@ -1,6 +1,6 @@
 //! The clients: each runs a seeded random mix of operations (open a task,
-//! continue one, cancel, read, subscribe and resume from the last event id;
-//! add, show and update registry entries with the version last read)
+//! continue one, cancel, read, subscribe and resume from the last event id,
+//! register its webhook; add, show and update registry entries with the version last read)
 //! through its [`Client`] (on random agents over HTTP, or through its front
 //! in local mode) and records each in the history.
 //!
@@ -12,6 +12,7 @@ use crate::client::Client;
 use crate::history::{Answer, History, Request};
 use crate::wire::{self, Outcome};
 use crate::Rng;
+use a2a::ErrorKind;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,19 +49,26 @@ struct Known {
     behaviour: &'static str,
 }
 
-/// What the clients share: the history and the tasks opened so far.
+/// What the clients share: the history, the tasks opened so far, and the
+/// webhook receiver's URL.
 pub struct Shared {
     pub history: History,
     tasks: Mutex<Vec<Known>>,
     pub seed: u64,
+    webhook: String,
 }
 
+/// The id every webhook the clients register has: registering it again
+/// replaces it, so a task has at most one.
+pub const HOOK: &str = "chaos-hook";
+
 impl Shared {
-    pub fn new(seed: u64) -> Shared {
+    pub fn new(seed: u64, webhook: String) -> Shared {
         Shared {
             history: History::default(),
             tasks: Mutex::new(Vec::new()),
             seed,
+            webhook,
         }
     }
 
@@ -103,8 +111,8 @@ pub fn client(
 ) {
     let agents = to.agents();
     let mut n = 0u64;
-    // The version this client last read of each entry.
-    let mut versions: BTreeMap<String, u64> = BTreeMap::new();
+    // What this client knows of each entry.
+    let mut versions: BTreeMap<String, Option<u64>> = BTreeMap::new();
     while !stop.load(Ordering::SeqCst) {
         n += 1;
         let agent = rng.below(agents as u64) as usize;
@@ -140,9 +148,14 @@ pub fn client(
                     .map_or("tck-multi-turn", |(b, _)| *b);
                 let message_id = format!("{behaviour}-{tag}");
                 let mut params = json!({"message": message(&message_id, "start", None)});
+                let hook = rng.below(3) == 0;
+                if hook {
+                    params["configuration"]["taskPushNotificationConfig"] =
+                        json!({"id": HOOK, "url": shared.webhook, "token": "chaos"});
+                }
                 // A task working until canceled would hold a blocking call for ever.
                 if behaviour == "tck-cancel" {
-                    params["configuration"] = json!({"returnImmediately": true});
+                    params["configuration"]["returnImmediately"] = json!(true);
                 }
                 let invoked = history.invoke();
                 let outcome = to.call(agent, "SendMessage", params);
@@ -161,7 +174,7 @@ pub fn client(
                     client,
                     agent,
                     invoked,
-                    Request::Open { message_id },
+                    Request::Open { message_id, hook },
                     Answer::Unary(outcome),
                 );
             }
@@ -172,7 +185,7 @@ pub fn client(
                 let text = if rng.below(5) == 0 { "done" } else { "more" };
                 let mut params = json!({"message": message(&message_id, text, Some(&task))});
                 if task.behaviour == "tck-cancel" {
-                    params["configuration"] = json!({"returnImmediately": true});
+                    params["configuration"]["returnImmediately"] = json!(true);
                 }
                 let invoked = history.invoke();
                 let outcome = to.call(agent, "SendMessage", params);
@@ -195,7 +208,7 @@ pub fn client(
                     Answer::Unary(outcome),
                 );
             }
-            (60..=79, Some(task)) => {
+            (60..=74, Some(task)) => {
                 let invoked = history.invoke();
                 let outcome = to.call(agent, "GetTask", json!({"id": task.id}));
                 back_off(&outcome);
@@ -206,6 +219,14 @@ pub fn client(
                     Request::Get { task: task.id },
                     Answer::Unary(outcome),
                 );
+            }
+            (75..=79, Some(task)) => {
+                let params = json!({"taskId": task.id, "id": HOOK, "url": shared.webhook, "token": "chaos"});
+                let invoked = history.invoke();
+                let outcome = to.call(agent, "CreateTaskPushNotificationConfig", params);
+                back_off(&outcome);
+                let request = Request::PushCreate { task: task.id };
+                history.record(client, agent, invoked, request, Answer::Unary(outcome));
             }
             (_, Some(task)) => {
                 let window = Duration::from_millis(200 + rng.below(1_500));
@@ -247,16 +268,19 @@ struct Registry<'a> {
 }
 
 impl Registry<'_> {
-    fn run(self, to: &mut dyn Client, versions: &mut BTreeMap<String, u64>, rng: &mut Rng) {
+    /// `versions` holds, per entry, what the client knows: the version it
+    /// last read, or nothing yet though it exists; no key when it has not
+    /// seen the entry (so it adds it).
+    fn run(self, to: &mut dyn Client, versions: &mut BTreeMap<String, Option<u64>>, rng: &mut Rng) {
         let known = versions.get(&self.name).copied();
+        let show = (
+            SHOW,
+            json!({"name": self.name}),
+            Request::RegistryShow {
+                name: self.name.clone(),
+            },
+        );
         let (method, params, request) = match known {
-            _ if rng.below(3) == 0 => (
-                SHOW,
-                json!({"name": self.name}),
-                Request::RegistryShow {
-                    name: self.name.clone(),
-                },
-            ),
             None => (
                 ADD,
                 json!({"skill": {"name": self.name, "description": self.tag}}),
@@ -265,7 +289,7 @@ impl Registry<'_> {
                     tag: self.tag.clone(),
                 },
             ),
-            Some(expected) => (
+            Some(Some(expected)) if rng.below(3) > 0 => (
                 UPDATE,
                 json!({"expectedVersion": expected, "skill": {"name": self.name, "description": self.tag}}),
                 Request::RegistryUpdate {
@@ -274,19 +298,23 @@ impl Registry<'_> {
                     tag: self.tag.clone(),
                 },
             ),
+            Some(_) => show,
         };
         let invoked = self.history.invoke();
         let outcome = to.call(self.agent, method, params);
         back_off(&outcome);
-        // What the client knows now: the version it was shown, or nothing
-        // (it reads again before it writes again).
-        match &outcome {
-            Outcome::Ok(entry) => match entry["version"].as_u64() {
-                Some(version) => versions.insert(self.name.clone(), version),
-                None => versions.remove(&self.name),
-            },
-            _ => versions.remove(&self.name),
+        // What the client knows now: the version it was shown, or that the
+        // entry exists (it reads again before it writes again).
+        let told = match &outcome {
+            Outcome::Ok(entry) => entry["version"].as_u64(),
+            _ => None,
         };
+        let exists = told.is_some()
+            || known.is_some()
+            || matches!(&outcome, Outcome::Fail { code, .. } if *code == ErrorKind::ExtAlreadyExists.code());
+        if exists {
+            versions.insert(self.name.clone(), told);
+        }
         let answer = Answer::Unary(outcome);
         self.history
             .record(self.client, self.agent, invoked, request, answer);

@@ -35,6 +35,7 @@ fn op(invoked: u64, returned: u64, request: Request, outcome: Outcome) -> Op {
 fn opened(state: &str) -> Op {
     let request = Request::Open {
         message_id: "m1".into(),
+        hook: false,
     };
     op(1, 2, request, Outcome::Ok(json!({"task": task(state, &["m1"])})))
 }
