@@ -11,9 +11,13 @@
 //!   every message acknowledged before the read was sent;
 //! - every acknowledged task exists, on every agent;
 //! - each task's event log numbers its events 1..=n, no gap, no duplicate,
-//!   the same on every agent; every event a subscriber saw is the log's at
-//!   its id, a live stream skips none, and a resumed one continues right
+//!   the same on every agent, and each event's generation is its number
+//!   (GetTask's the last one's); every event a subscriber saw is the log's
+//!   at its id, a live stream skips none, and a resumed one continues right
 //!   after the id it resumed from;
+//! - a message sent on a generation condition and acknowledged was taken at
+//!   that generation: no two are taken at one generation of a task, and
+//!   the task it answers with is past it;
 //! - no state follows a terminal one; a state a client saw terminal is the
 //!   final one; an acknowledged cancel means CANCELED;
 //! - registry updates with expected versions are linearizable (`registry.rs`);
@@ -58,6 +62,18 @@ pub fn is_terminal(state: &str) -> bool {
     ]
     .iter()
     .any(|s| s.to_string() == state)
+}
+
+/// The generation an event (or a task) carries.
+pub fn generation_of(event: &Value) -> Option<u64> {
+    [
+        "/task/generation",
+        "/statusUpdate/generation",
+        "/artifactUpdate/generation",
+        "/generation",
+    ]
+    .iter()
+    .find_map(|pointer| event.pointer(pointer)?.as_u64())
 }
 
 /// The ids of a task's user messages, in history order.
@@ -196,6 +212,49 @@ fn check_task(ops: &[&Op], last: &Final) -> Vec<String> {
         .iter()
         .filter_map(|(id, event)| Some(((*id)?, event)))
         .collect();
+    // Generations: each event's is its place in the log.
+    for (id, event) in &log {
+        if generation_of(event) != Some(*id) {
+            found.push(format!(
+                "event {id} carries the generation {:?}",
+                generation_of(event)
+            ));
+        }
+    }
+    if let Some(last_id) = log.keys().last() {
+        if generation_of(final_task) != Some(*last_id) {
+            found.push(format!(
+                "GetTask says generation {:?}, the log ends at event {last_id}",
+                generation_of(final_task)
+            ));
+        }
+    }
+    // Conditional messages: one taken per generation, each moving the task on.
+    let mut taken: BTreeMap<u64, &str> = BTreeMap::new();
+    for op in ops {
+        let Request::Continue {
+            message_id,
+            if_generation: Some(generation),
+            ..
+        } = &op.request
+        else {
+            continue;
+        };
+        let Some(Outcome::Ok(result)) = op.outcome() else {
+            continue;
+        };
+        if let Some(other) = taken.insert(*generation, message_id) {
+            found.push(format!(
+                "messages {other} and {message_id} were both taken at generation {generation}"
+            ));
+        }
+        let answered = result.get("task").and_then(generation_of);
+        if answered.is_none_or(|answered| answered <= *generation) {
+            found.push(format!(
+                "message {message_id}, taken at generation {generation}, was answered at generation {answered:?}"
+            ));
+        }
+    }
     // States: none after a terminal one; the last is GetTask's.
     let mut states: Vec<(u64, String)> = Vec::new();
     for (id, event) in &log {

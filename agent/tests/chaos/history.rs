@@ -17,10 +17,12 @@ pub enum Request {
         message_id: String,
         hook: bool,
     },
-    /// A message continuing task `task`.
+    /// A message continuing task `task`, on the condition that the task's
+    /// generation is `if_generation` when it is given.
     Continue {
         task: String,
         message_id: String,
+        if_generation: Option<u64>,
     },
     Cancel {
         task: String,
@@ -58,7 +60,13 @@ impl Request {
     pub fn kind(&self) -> &'static str {
         match self {
             Request::Open { .. } => "open",
-            Request::Continue { .. } => "continue",
+            Request::Continue {
+                if_generation: None, ..
+            } => "continue",
+            Request::Continue {
+                if_generation: Some(_),
+                ..
+            } => "conditional continue",
             Request::Cancel { .. } => "cancel",
             Request::Get { .. } => "get",
             Request::Subscribe { after: None, .. } => "subscribe",
@@ -167,7 +175,16 @@ impl fmt::Display for Op {
                 "open {message_id}{}",
                 if *hook { " with its webhook" } else { "" }
             )?,
-            Request::Continue { task, message_id } => write!(f, "continue {task} with {message_id}")?,
+            Request::Continue {
+                task,
+                message_id,
+                if_generation,
+            } => {
+                write!(f, "continue {task} with {message_id}")?;
+                if let Some(generation) = if_generation {
+                    write!(f, " if at generation {generation}")?;
+                }
+            }
             Request::Cancel { task } => write!(f, "cancel {task}")?,
             Request::Get { task } => write!(f, "get {task}")?,
             Request::Subscribe { task, after: None } => write!(f, "subscribe {task}")?,

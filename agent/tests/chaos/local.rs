@@ -8,6 +8,7 @@
 
 use crate::nemesis::Faults;
 use crate::stdio::{Fronts, Launch, Local};
+use crate::wire;
 use crate::Rng;
 use rustix::process::{kill_process, Pid, Signal};
 use std::io::Write;
@@ -119,6 +120,7 @@ impl DataDir {
                 "--data-dir".into(),
                 path.clone().into_os_string(),
             ])
+            .chain(wire::DRAFT_SWITCH.map(Into::into))
             .collect();
         let launch = Arc::new(Launch {
             args,

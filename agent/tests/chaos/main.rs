@@ -158,22 +158,8 @@ fn read_final(reader: &mut dyn Client, id: &str) -> checker::Final {
 /// What the webhook received, once every task that owes its webhook its
 /// last event has delivered it (or a bound has passed: the checker then
 /// reports what is missing); and how many tasks owed it.
-fn delivered(
-    webhook: &Receiver,
-    ops: &[history::Op],
-    logs: &BTreeMap<String, BTreeMap<u64, Value>>,
-) -> (Vec<Post>, usize) {
-    let mut by_task: BTreeMap<&str, Vec<&history::Op>> = BTreeMap::new();
-    for op in ops {
-        if let Some(task) = op.task() {
-            by_task.entry(task).or_default().push(op);
-        }
-    }
-    let owed: Vec<(&str, u64)> = by_task
-        .into_iter()
-        .filter(|(_, ops)| checker::push::owes_last_event(ops))
-        .filter_map(|(task, _)| Some((task, *logs.get(task)?.keys().last()?)))
-        .collect();
+fn delivered(webhook: &Receiver, tasks: &checker::push::Tasks) -> (Vec<Post>, usize) {
+    let owed = tasks.owed();
     let deadline = Instant::now() + webhook::DELIVERY_WAIT;
     loop {
         let posts = webhook.posts();
@@ -297,17 +283,9 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
             (name, shown)
         })
         .collect();
-    let registered: BTreeSet<&str> = ops
-        .iter()
-        .filter(|op| {
-            matches!(
-                op.request,
-                history::Request::PushCreate { .. } | history::Request::Open { hook: true, .. }
-            )
-        })
-        .filter_map(history::Op::task)
-        .collect();
-    let hooks: BTreeMap<String, Vec<Value>> = registered
+    let pushed = checker::push::Tasks::new(&ops, &finals);
+    let hooks: BTreeMap<String, Vec<Value>> = pushed
+        .registered()
         .into_iter()
         .map(|task| {
             let params = json!({"taskId": task, "id": workload::HOOK});
@@ -319,19 +297,10 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
         })
         .collect();
     drop(reader);
-    let logs: BTreeMap<String, BTreeMap<u64, Value>> = finals
-        .iter()
-        .map(|(id, last)| {
-            let log = last.logs[0]
-                .iter()
-                .filter_map(|(n, event)| Some(((*n)?, event.clone())));
-            (id.clone(), log.collect())
-        })
-        .collect();
-    let (posts, owed) = delivered(&mode.webhook, &ops, &logs);
+    let (posts, owed) = delivered(&mode.webhook, &pushed);
     let mut anomalies = checker::check(&ops, &finals, &listed);
     anomalies.extend(checker::registry::check(&ops, &entries));
-    anomalies.extend(checker::push::check(&ops, &posts, &logs, &hooks));
+    anomalies.extend(checker::push::check(&pushed, &posts, &hooks));
 
     report(&ops, &finals, &anomalies);
     Summary {
@@ -477,6 +446,9 @@ fn a_seeded_history_under_faults_has_no_anomaly() {
                 "--config".to_string(),
                 config.to_str().expect("utf-8 path").to_string(),
             ]
+            .into_iter()
+            .chain(wire::DRAFT_SWITCH.map(str::to_string))
+            .collect()
         })
         .collect();
     let agents = Arc::new(Agents::start(args, dir.path().to_path_buf()));

@@ -12,7 +12,7 @@
 
 use crate::client::Client;
 use crate::common::AGENT;
-use crate::wire::{classify, Outcome, Stream, NOT_CONNECTED};
+use crate::wire::{self, classify, Outcome, Stream, NOT_CONNECTED};
 use rustix::process::{kill_process, Pid, Signal};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -129,7 +129,7 @@ impl Front {
             over: gives_up.then(|| launch.over.clone()),
             seen_over: None,
         };
-        let params = json!({"protocolVersion": "1.0", "extensions": [],
+        let params = json!({"protocolVersion": wire::VERSION, "extensions": [],
                             "clientInfo": {"name": "chaos", "version": "1"}});
         let answer = front.send("initialize", params).and_then(|id| {
             front

@@ -27,6 +27,14 @@ pub enum Outcome {
     Unknown(String),
 }
 
+/// The protocol version every client speaks: the 1.1 draft, so every
+/// event and task carries its generation and messages can be sent on a
+/// condition (the agents serve the draft).
+pub const VERSION: &str = "1.1";
+
+/// The agent's switch that serves it.
+pub const DRAFT_SWITCH: [&str; 2] = ["--draft-version", VERSION];
+
 /// JSON-RPC's internal error.
 const INTERNAL_ERROR: i64 = -32603;
 
@@ -35,7 +43,7 @@ pub const NOT_CONNECTED: i64 = 0;
 
 fn request(addr: &str, body: &[u8], last_event_id: Option<u64>) -> Vec<u8> {
     let mut head = format!(
-        "POST / HTTP/1.0\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: {}\r\n",
+        "POST / HTTP/1.0\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: {VERSION}\r\nContent-Length: {}\r\n",
         body.len()
     );
     if let Some(id) = last_event_id {

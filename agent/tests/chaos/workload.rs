@@ -111,6 +111,8 @@ pub fn client(
 ) {
     let agents = to.agents();
     let mut n = 0u64;
+    // The generation of each task as this client last saw it.
+    let mut generations: BTreeMap<String, u64> = BTreeMap::new();
     // What this client knows of each entry.
     let mut versions: BTreeMap<String, Option<u64>> = BTreeMap::new();
     while !stop.load(Ordering::SeqCst) {
@@ -160,6 +162,7 @@ pub fn client(
                 let invoked = history.invoke();
                 let outcome = to.call(agent, "SendMessage", params);
                 back_off(&outcome);
+                saw(&mut generations, &outcome, "/task");
                 if let Outcome::Ok(result) = &outcome {
                     let task = &result["task"];
                     if let (Some(id), Some(context_id)) = (task["id"].as_str(), task["contextId"].as_str()) {
@@ -187,12 +190,20 @@ pub fn client(
                 if task.behaviour == "tck-cancel" {
                     params["configuration"]["returnImmediately"] = json!(true);
                 }
+                // Half the messages are sent on the condition that the task
+                // is as this client last saw it.
+                let if_generation = generations.get(&task.id).copied().filter(|_| rng.below(2) == 0);
+                if let Some(generation) = if_generation {
+                    params["configuration"]["ifGenerationMatch"] = json!(generation);
+                }
                 let invoked = history.invoke();
                 let outcome = to.call(agent, "SendMessage", params);
                 back_off(&outcome);
+                saw(&mut generations, &outcome, "/task");
                 let request = Request::Continue {
                     task: task.id,
                     message_id,
+                    if_generation,
                 };
                 history.record(client, agent, invoked, request, Answer::Unary(outcome));
             }
@@ -212,6 +223,7 @@ pub fn client(
                 let invoked = history.invoke();
                 let outcome = to.call(agent, "GetTask", json!({"id": task.id}));
                 back_off(&outcome);
+                saw(&mut generations, &outcome, "");
                 history.record(
                     client,
                     agent,
@@ -253,6 +265,17 @@ pub fn client(
                 }
             }
         }
+    }
+}
+
+/// Notes the generation of the task an answer holds at `pointer`.
+fn saw(generations: &mut BTreeMap<String, u64>, outcome: &Outcome, pointer: &str) {
+    let Outcome::Ok(result) = outcome else { return };
+    let Some(task) = result.pointer(pointer) else {
+        return;
+    };
+    if let (Some(id), Some(generation)) = (task["id"].as_str(), task["generation"].as_u64()) {
+        generations.insert(id.to_string(), generation);
     }
 }
 

@@ -44,16 +44,25 @@ fn reply(invoked: u64, returned: u64, message: &str, outcome: Outcome) -> Op {
     let request = Request::Continue {
         task: TASK.into(),
         message_id: message.into(),
+        if_generation: None,
     };
     op(invoked, returned, request, outcome)
 }
 
-/// The anomalies of `ops` against a task ending as `last` with `log` on two agents.
-fn judge(ops: &[Op], last: Value, log: Vec<Value>) -> Vec<String> {
-    let log: Vec<(Option<u64>, Value)> = log
-        .into_iter()
-        .enumerate()
-        .map(|(i, event)| (Some(i as u64 + 1), event))
+/// The anomalies of `ops` against a task ending as `last` with `log` on two
+/// agents, each event's generation its number, the task's the last one's.
+fn judge(ops: &[Op], mut last: Value, log: Vec<Value>) -> Vec<String> {
+    last["generation"] = json!(log.len());
+    let log: Vec<(Option<u64>, Value)> = (1..)
+        .zip(log)
+        .map(|(n, mut event)| {
+            for member in ["task", "statusUpdate"] {
+                if let Some(inner) = event.get_mut(member) {
+                    inner["generation"] = json!(n);
+                }
+            }
+            (Some(n), event)
+        })
         .collect();
     let finals = BTreeMap::from([(
         TASK.to_string(),
@@ -169,6 +178,72 @@ fn an_acknowledged_cancel_that_did_not_cancel_is_an_anomaly() {
     let found = judge(&ops, task("TASK_STATE_COMPLETED", &["m1"]), log);
     assert!(
         found.iter().any(|a| a.contains("a cancel was acknowledged")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn two_conditional_messages_taken_at_one_generation_are_an_anomaly() {
+    let conditional = |invoked, returned, message: &str| Op {
+        request: Request::Continue {
+            task: TASK.into(),
+            message_id: message.into(),
+            if_generation: Some(2),
+        },
+        ..reply(
+            invoked,
+            returned,
+            message,
+            Outcome::Ok(json!({"task": {"generation": 3}})),
+        )
+    };
+    let ops = [
+        opened("TASK_STATE_INPUT_REQUIRED"),
+        conditional(3, 5, "m2"),
+        conditional(4, 6, "m3"),
+    ];
+    let mut log = waiting_log();
+    log.push(status("TASK_STATE_WORKING"));
+    log.push(status("TASK_STATE_INPUT_REQUIRED"));
+    let found = judge(&ops, task("TASK_STATE_INPUT_REQUIRED", &["m1", "m2", "m3"]), log);
+    assert!(
+        found
+            .iter()
+            .any(|a| a.contains("m2 and m3 were both taken at generation 2")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn an_event_whose_generation_is_not_its_number_is_an_anomaly() {
+    let ops = [opened("TASK_STATE_INPUT_REQUIRED")];
+    let finals = BTreeMap::from([(
+        TASK.to_string(),
+        Final {
+            tasks: vec![
+                json!({"id": TASK, "generation": 2, "status": {"state": "TASK_STATE_INPUT_REQUIRED"}, "history": [{"messageId": "m1", "role": "ROLE_USER"}]}),
+            ],
+            logs: vec![vec![
+                (
+                    Some(1),
+                    json!({"task": {"id": TASK, "generation": 1, "status": {"state": "TASK_STATE_SUBMITTED"}}}),
+                ),
+                (
+                    Some(2),
+                    json!({"statusUpdate": {"taskId": TASK, "generation": 3, "status": {"state": "TASK_STATE_INPUT_REQUIRED"}}}),
+                ),
+            ]],
+        },
+    )]);
+    let listed = BTreeSet::from([TASK.to_string()]);
+    let found: Vec<String> = check(&ops, &finals, &listed)
+        .into_iter()
+        .map(|a| a.what)
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|a| a.contains("event 2 carries the generation Some(3)")),
         "{found:?}"
     );
 }

@@ -4,7 +4,9 @@
 //!
 //! - what was delivered is the log's: the body of a POST carrying sequence
 //!   number `n` is event `n` of its task's log (so nothing follows a
-//!   terminal event, and nothing reaches a task without a webhook);
+//!   terminal event, and nothing reaches a task without a webhook), in the
+//!   released protocol version (a webhook negotiated none: no generation;
+//!   its sequence header carries the same number);
 //! - in order: the first delivery of each event comes after the first
 //!   delivery of every earlier one; a redelivery repeats an event's number;
 //! - at least once: the delivered numbers run without a gap, and once the
@@ -12,7 +14,7 @@
 //!   events was sent, the log's last event is delivered;
 //! - no acknowledged webhook is lost: every agent still has it.
 
-use super::Anomaly;
+use super::{user_messages, Anomaly, Final};
 use crate::common::webhook::Post;
 use crate::history::{Op, Request};
 use crate::wire::Outcome;
@@ -38,7 +40,7 @@ fn opened_with_hook(ops: &[&Op]) -> bool {
 /// log's last event: the task was opened with it, or one that appends
 /// events (a message or a cancel) was acknowledged, and sent after the
 /// webhook's creation was acknowledged.
-pub fn owes_last_event(ops: &[&Op]) -> bool {
+fn owes_last_event(ops: &[&Op]) -> bool {
     if opened_with_hook(ops) {
         return true;
     }
@@ -57,29 +59,74 @@ pub fn owes_last_event(ops: &[&Op]) -> bool {
     })
 }
 
-/// Checks the POSTs received (`posts`, in arrival order) against each
-/// task's final log (`logs`: id → event) and the webhook each agent still
-/// holds at the end (`hooks`: task → one answer per agent).
-pub fn check(
-    ops: &[Op],
-    posts: &[Post],
-    logs: &BTreeMap<String, BTreeMap<u64, Value>>,
-    hooks: &BTreeMap<String, Vec<Value>>,
-) -> Vec<Anomaly> {
-    let mut by_task: BTreeMap<&str, Vec<&Op>> = BTreeMap::new();
-    for op in ops {
-        if let Some(task) = op.task() {
-            by_task.entry(task).or_default().push(op);
+/// What the push check reads of a run: each task's final log by event
+/// number, and the operations on each task, an open counted on the task
+/// its message is in whether or not its client was answered (one that
+/// was not may still have registered the webhook).
+pub struct Tasks<'a> {
+    logs: BTreeMap<&'a str, BTreeMap<u64, &'a Value>>,
+    ops: BTreeMap<&'a str, Vec<&'a Op>>,
+}
+
+impl<'a> Tasks<'a> {
+    pub fn new(ops: &'a [Op], finals: &'a BTreeMap<String, Final>) -> Tasks<'a> {
+        let opened_in: BTreeMap<String, &str> = finals
+            .iter()
+            .filter_map(|(id, last)| Some((user_messages(&last.tasks[0]).into_iter().next()?, id.as_str())))
+            .collect();
+        let mut by_task: BTreeMap<&str, Vec<&Op>> = BTreeMap::new();
+        for op in ops {
+            let task = match &op.request {
+                Request::Open { message_id, .. } => opened_in.get(message_id).copied().or(op.task()),
+                _ => op.task(),
+            };
+            if let Some(task) = task {
+                by_task.entry(task).or_default().push(op);
+            }
         }
+        let logs = finals
+            .iter()
+            .map(|(id, last)| {
+                let log = last.logs[0].iter().filter_map(|(n, event)| Some(((*n)?, event)));
+                (id.as_str(), log.collect())
+            })
+            .collect();
+        Tasks { logs, ops: by_task }
     }
+
+    /// The tasks that owe their webhook their last event, with its number.
+    pub fn owed(&self) -> Vec<(&'a str, u64)> {
+        self.ops
+            .iter()
+            .filter(|(_, ops)| owes_last_event(ops))
+            .filter_map(|(task, _)| Some((*task, *self.logs.get(task)?.keys().last()?)))
+            .collect()
+    }
+
+    /// The tasks some operation registered (or tried to register) a webhook on.
+    pub fn registered(&self) -> Vec<&'a str> {
+        self.ops
+            .iter()
+            .filter(|(_, ops)| ops.iter().any(|op| registers(op)))
+            .map(|(task, _)| *task)
+            .collect()
+    }
+}
+
+/// Checks the POSTs received (`posts`, in arrival order) against each
+/// task's final log and the webhook each agent still holds at the end
+/// (`hooks`: task → one answer per agent).
+pub fn check(tasks: &Tasks, posts: &[Post], hooks: &BTreeMap<String, Vec<Value>>) -> Vec<Anomaly> {
+    let by_task = &tasks.ops;
+    let logs = &tasks.logs;
     let mut delivered: BTreeMap<&str, Vec<&Post>> = BTreeMap::new();
     for post in posts {
         delivered.entry(post.task_id.as_str()).or_default().push(post);
     }
-    let mut tasks: BTreeSet<&str> = delivered.keys().copied().collect();
-    tasks.extend(hooks.keys().map(String::as_str));
+    let mut checked: BTreeSet<&str> = delivered.keys().copied().collect();
+    checked.extend(hooks.keys().map(String::as_str));
     let mut anomalies = Vec::new();
-    for task in tasks {
+    for task in checked {
         let ops = by_task.get(task).cloned().unwrap_or_default();
         let posts = delivered.get(task).cloned().unwrap_or_default();
         let empty = BTreeMap::new();
@@ -95,8 +142,20 @@ pub fn check(
     anomalies
 }
 
+/// An event of the log (read in the draft) as the released version renders
+/// it: without the generations.
+fn released(event: &Value) -> Value {
+    let mut event = event.clone();
+    for member in ["task", "statusUpdate", "artifactUpdate"] {
+        if let Some(Value::Object(inner)) = event.get_mut(member) {
+            inner.remove("generation");
+        }
+    }
+    event
+}
+
 /// The violations on one task.
-fn check_task(ops: &[&Op], posts: &[&Post], log: &BTreeMap<u64, Value>, held: &[Value]) -> Vec<String> {
+fn check_task(ops: &[&Op], posts: &[&Post], log: &BTreeMap<u64, &Value>, held: &[Value]) -> Vec<String> {
     let mut found = Vec::new();
     if !posts.is_empty() && !ops.iter().any(|op| registers(op)) {
         found.push(format!(
@@ -105,7 +164,7 @@ fn check_task(ops: &[&Op], posts: &[&Post], log: &BTreeMap<u64, Value>, held: &[
         ));
     }
     for post in posts {
-        if log.get(&post.seq) != Some(&post.body) {
+        if log.get(&post.seq).map(|event| released(event)) != Some(post.body.clone()) {
             found.push(format!(
                 "delivered as event {} {}, the log holds {:?}",
                 post.seq,
@@ -190,8 +249,8 @@ mod judged {
         json!({"statusUpdate": {"taskId": TASK, "contextId": "c1", "status": {"state": format!("S{n}")}}})
     }
 
-    fn log(n: u64) -> BTreeMap<u64, Value> {
-        (1..=n).map(|i| (i, event(i))).collect()
+    fn log(n: u64) -> Vec<Value> {
+        (1..=n).map(event).collect()
     }
 
     fn post(seq: u64) -> Post {
@@ -219,11 +278,14 @@ mod judged {
         let reply = Request::Continue {
             task: TASK.into(),
             message_id: "m2".into(),
+            if_generation: None,
         };
         vec![op(1, 2, create), op(3, 4, reply)]
     }
 
-    fn judge(posts: &[Post], log: &BTreeMap<u64, Value>) -> Vec<String> {
+    fn judge(posts: &[Post], log: &[Value]) -> Vec<String> {
+        let log: BTreeMap<u64, &Value> = (1..).zip(log).collect();
+        let log = &log;
         let ops = history();
         let ops: Vec<&Op> = ops.iter().collect();
         let posts: Vec<&Post> = posts.iter().collect();
