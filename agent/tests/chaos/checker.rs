@@ -21,7 +21,9 @@
 //! - no state follows a terminal one; a state a client saw terminal is the
 //!   final one; an acknowledged cancel means CANCELED;
 //! - registry updates with expected versions are linearizable (`registry.rs`);
-//! - push deliveries are the log's, at least once, in order (`push.rs`).
+//! - push deliveries are the log's, at least once, in order (`push.rs`);
+//! - plans are executed once, their prompts answered once, and a cancel
+//!   is for good (`plans.rs`).
 
 use crate::history::{Answer, Op, Request};
 use crate::wire::Outcome;
@@ -438,5 +440,6 @@ fn check_task(ops: &[&Op], last: &Final) -> Vec<String> {
 
 /// The checker's own judgement, on small made-up histories.
 mod judged;
+pub mod plans;
 pub mod push;
 pub mod registry;

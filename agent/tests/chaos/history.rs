@@ -53,6 +53,23 @@ pub enum Request {
     RegistryShow {
         name: String,
     },
+    /// A plan made from the run's action (its id is in the answer).
+    PlanUse,
+    PlanExecute {
+        plan: String,
+    },
+    PlanStatus {
+        plan: String,
+    },
+    /// Prompt `prompt` of plan `plan` answered: approved, or rejected.
+    PlanPrompt {
+        plan: String,
+        prompt: String,
+        approve: bool,
+    },
+    PlanCancel {
+        plan: String,
+    },
 }
 
 impl Request {
@@ -75,6 +92,12 @@ impl Request {
             Request::RegistryAdd { .. } => "registry add",
             Request::RegistryUpdate { .. } => "registry update",
             Request::RegistryShow { .. } => "registry show",
+            Request::PlanUse => "plan use",
+            Request::PlanExecute { .. } => "plan execute",
+            Request::PlanStatus { .. } => "plan status",
+            Request::PlanPrompt { approve: true, .. } => "plan approve",
+            Request::PlanPrompt { approve: false, .. } => "plan reject",
+            Request::PlanCancel { .. } => "plan cancel",
         }
     }
 }
@@ -113,9 +136,22 @@ impl Op {
                 Answer::Unary(Outcome::Ok(result)) => result.pointer("/task/id").and_then(Value::as_str),
                 _ => None,
             },
-            Request::RegistryAdd { .. } | Request::RegistryUpdate { .. } | Request::RegistryShow { .. } => {
-                None
-            }
+            _ => None,
+        }
+    }
+
+    /// The plan the operation named, or made (as its answer says).
+    pub fn plan(&self) -> Option<&str> {
+        match &self.request {
+            Request::PlanExecute { plan }
+            | Request::PlanStatus { plan }
+            | Request::PlanPrompt { plan, .. }
+            | Request::PlanCancel { plan } => Some(plan),
+            Request::PlanUse => match &self.answer {
+                Answer::Unary(Outcome::Ok(plan)) => plan["id"].as_str(),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -198,11 +234,28 @@ impl fmt::Display for Op {
                 write!(f, "update {name} from version {expected} to {tag}")?
             }
             Request::RegistryShow { name } => write!(f, "show {name}")?,
+            Request::PlanUse => write!(f, "use the action")?,
+            Request::PlanExecute { plan } => write!(f, "execute plan {plan}")?,
+            Request::PlanStatus { plan } => write!(f, "status of plan {plan}")?,
+            Request::PlanPrompt {
+                plan,
+                prompt,
+                approve,
+            } => write!(
+                f,
+                "{} prompt {prompt} of plan {plan}",
+                if *approve { "approve" } else { "reject" }
+            )?,
+            Request::PlanCancel { plan } => write!(f, "cancel plan {plan}")?,
         }
         write!(f, " -> ")?;
         match &self.answer {
             Answer::Unary(Outcome::Ok(result)) if matches!(self.request, Request::PushCreate { .. }) => {
                 write!(f, "ok {}", result["url"])
+            }
+            Answer::Unary(Outcome::Ok(result)) if self.plan().is_some() => {
+                let plan = result.get("plan").unwrap_or(result);
+                write!(f, "ok {} {}", plan["id"], plan["state"])
             }
             Answer::Unary(Outcome::Ok(result)) if self.entry().is_some() => {
                 write!(f, "ok version {} {}", result["version"], result["description"])

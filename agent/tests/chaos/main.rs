@@ -229,6 +229,7 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
     let shared = Arc::new(Shared::new(seed, mode.webhook.url.clone()));
     let faults = Arc::new(Faults::default());
     let (stop_faults, stop_clients) = (Arc::new(AtomicBool::new(false)), mode.stop_clients.clone());
+    workload::prepare_plans((mode.client)(0).as_mut(), seed);
     let nemesis = {
         let (nemesis, faults, stop) = (mode.nemesis, faults.clone(), stop_faults.clone());
         std::thread::spawn(move || nemesis(faults, stop, Rng::new(seed, 0)))
@@ -283,6 +284,24 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
             (name, shown)
         })
         .collect();
+    let plan_ids: BTreeSet<&str> = ops.iter().filter_map(history::Op::plan).collect();
+    let plans: BTreeMap<String, Vec<Value>> = plan_ids
+        .into_iter()
+        .map(|plan| {
+            let params = json!({"planId": plan});
+            let shown = (0..reader.agents())
+                .map(|agent| {
+                    read(
+                        reader.as_mut(),
+                        agent,
+                        "_cleveragents/plan/status",
+                        params.clone(),
+                    )
+                })
+                .collect();
+            (plan.to_string(), shown)
+        })
+        .collect();
     let pushed = checker::push::Tasks::new(&ops, &finals);
     let hooks: BTreeMap<String, Vec<Value>> = pushed
         .registered()
@@ -301,8 +320,9 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
     let mut anomalies = checker::check(&ops, &finals, &listed);
     anomalies.extend(checker::registry::check(&ops, &entries));
     anomalies.extend(checker::push::check(&pushed, &posts, &hooks));
+    anomalies.extend(checker::plans::check(&ops, &plans));
 
-    report(&ops, &finals, &anomalies);
+    report(&ops, &finals, &plans, &anomalies);
     Summary {
         operations: ops.len(),
         acknowledged: ops.iter().filter(|op| op.acknowledged()).count(),
@@ -332,7 +352,12 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
 
 /// Prints each anomaly, and for the first tasks the operations on them:
 /// the smallest history that shows what went wrong.
-fn report(ops: &[history::Op], finals: &BTreeMap<String, checker::Final>, anomalies: &[checker::Anomaly]) {
+fn report(
+    ops: &[history::Op],
+    finals: &BTreeMap<String, checker::Final>,
+    plans: &BTreeMap<String, Vec<Value>>,
+    anomalies: &[checker::Anomaly],
+) {
     let mut by_task: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for anomaly in anomalies {
         by_task
@@ -343,6 +368,8 @@ fn report(ops: &[history::Op], finals: &BTreeMap<String, checker::Final>, anomal
     for (printed, (task, whats)) in by_task.iter().enumerate() {
         let subject = if finals.contains_key(*task) {
             "task"
+        } else if plans.contains_key(*task) {
+            "plan"
         } else {
             "registry entry"
         };
@@ -360,7 +387,7 @@ fn report(ops: &[history::Op], finals: &BTreeMap<String, checker::Final>, anomal
             .unwrap_or_default();
         println!("  history:");
         for op in ops {
-            let on_task = op.task() == Some(*task) || op.entry() == Some(*task);
+            let on_task = [op.task(), op.entry(), op.plan()].contains(&Some(*task));
             let sent_here = op.message_id().is_some_and(|m| messages.contains(m));
             if on_task || sent_here {
                 println!("    {op}");

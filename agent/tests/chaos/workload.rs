@@ -28,8 +28,9 @@ const RECENT: usize = 12;
 
 /// How many registry entries the clients contend on.
 const ENTRIES: u64 = 3;
-/// The share of operations (in percent) on the registry.
-const REGISTRY_SHARE: u64 = 15;
+/// The shares of operations (in percent) on the registry and on plans.
+const REGISTRY_SHARE: u64 = 12;
+const PLAN_SHARE: u64 = 8;
 
 /// The registry's methods the clients call (entries are skills).
 const ADD: &str = "_cleveragents/registry/skills/add";
@@ -54,6 +55,8 @@ struct Known {
 pub struct Shared {
     pub history: History,
     tasks: Mutex<Vec<Known>>,
+    /// The plans made so far.
+    plans: Mutex<Vec<String>>,
     pub seed: u64,
     webhook: String,
 }
@@ -67,6 +70,7 @@ impl Shared {
         Shared {
             history: History::default(),
             tasks: Mutex::new(Vec::new()),
+            plans: Mutex::new(Vec::new()),
             seed,
             webhook,
         }
@@ -132,6 +136,10 @@ pub fn client(
                 tag,
             };
             step.run(to.as_mut(), &mut versions, &mut rng);
+            continue;
+        }
+        if rng.below(100) < PLAN_SHARE {
+            plan_step(&shared, to.as_mut(), client, agent, &mut rng);
             continue;
         }
         let choice = rng.below(100);
@@ -341,5 +349,116 @@ impl Registry<'_> {
         let answer = Answer::Unary(outcome);
         self.history
             .record(self.client, self.agent, invoked, request, answer);
+    }
+}
+
+/// The registry entries plans are made from: a project, a profile that
+/// asks for approval, and an action whose first step asks for it and
+/// whose second writes a file. Made once, before the faults (a call that
+/// failed is made again; one that was done is answered "already exists").
+pub fn prepare_plans(to: &mut dyn Client, seed: u64) {
+    let name = format!("chaos-{seed}");
+    let entries = [
+        (
+            "_cleveragents/registry/projects/add",
+            json!({"project": {"name": name, "files": [{"path": "README.md", "mediaType": "text/markdown", "text": "# Chaos\n"}]}}),
+        ),
+        (
+            "_cleveragents/registry/automation-profiles/add",
+            json!({"automationProfile": {"name": name, "approvalMode": "APPROVAL_MODE_MANUAL", "budget": {"maxFilesChanged": 5}}}),
+        ),
+        (
+            "_cleveragents/registry/actions/add",
+            json!({"action": {"name": name, "automationProfile": name, "steps": [
+                {"id": "approve", "name": "Approve", "tool": "approval", "arguments": {"question": "Write it?"}},
+                {"id": "write", "name": "Write", "tool": "write-file", "arguments": {"path": "OUT.md", "content": "done\n"}}]}}),
+        ),
+    ];
+    for (method, params) in entries {
+        let mut tries = 0;
+        loop {
+            match to.call(0, method, params.clone()) {
+                Outcome::Ok(_) => break,
+                Outcome::Fail { code, .. } if code == ErrorKind::ExtAlreadyExists.code() => break,
+                failed if tries == 20 => panic!("{method} {params}: not made, the last try {failed:?}"),
+                _ => tries += 1,
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+}
+
+/// One plan operation: make a plan of the run's action, execute one, read
+/// one and answer the prompt it waits on (approve mostly), or cancel one.
+fn plan_step(shared: &Shared, to: &mut dyn Client, client: u64, agent: usize, rng: &mut Rng) {
+    let history = &shared.history;
+    let plan = {
+        let plans = shared.plans.lock().expect("plans");
+        let recent = &plans[plans.len().saturating_sub(RECENT)..];
+        (!recent.is_empty()).then(|| recent[rng.below(recent.len() as u64) as usize].clone())
+    };
+    let choice = rng.below(100);
+    let Some(plan) = plan.filter(|_| choice >= 20) else {
+        let name = format!("chaos-{}", shared.seed);
+        let invoked = history.invoke();
+        let outcome = to.call(
+            agent,
+            "_cleveragents/plan/use",
+            json!({"action": name, "project": name}),
+        );
+        back_off(&outcome);
+        if let Outcome::Ok(made) = &outcome {
+            if let Some(id) = made["id"].as_str() {
+                shared.plans.lock().expect("plans").push(id.to_string());
+            }
+        }
+        history.record(client, agent, invoked, Request::PlanUse, Answer::Unary(outcome));
+        return;
+    };
+    let params = json!({"planId": plan});
+    let (method, request) = match choice {
+        20..=44 => (
+            "_cleveragents/plan/execute",
+            Request::PlanExecute { plan: plan.clone() },
+        ),
+        45..=89 => (
+            "_cleveragents/plan/status",
+            Request::PlanStatus { plan: plan.clone() },
+        ),
+        _ => (
+            "_cleveragents/plan/cancel",
+            Request::PlanCancel { plan: plan.clone() },
+        ),
+    };
+    let invoked = history.invoke();
+    let outcome = to.call(agent, method, params);
+    back_off(&outcome);
+    let prompt = match &outcome {
+        Outcome::Ok(status) => status
+            .pointer("/pendingPrompt/promptId")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    };
+    history.record(client, agent, invoked, request, Answer::Unary(outcome));
+    // A prompt read is answered at once, on another agent where there are several.
+    if let Some(prompt) = prompt {
+        let agent = (agent + 1) % to.agents();
+        let approve = rng.below(5) > 0;
+        let decision = if approve {
+            "PROMPT_DECISION_APPROVE"
+        } else {
+            "PROMPT_DECISION_REJECT"
+        };
+        let params = json!({"planId": plan, "promptId": prompt, "decision": decision});
+        let invoked = history.invoke();
+        let outcome = to.call(agent, "_cleveragents/plan/prompt", params);
+        back_off(&outcome);
+        let request = Request::PlanPrompt {
+            plan,
+            prompt,
+            approve,
+        };
+        history.record(client, agent, invoked, request, Answer::Unary(outcome));
     }
 }
