@@ -312,6 +312,8 @@ impl fmt::Display for Op {
 pub struct History {
     clock: AtomicU64,
     ops: Mutex<Vec<Op>>,
+    /// How many of the operations were acknowledged.
+    acknowledged: AtomicU64,
 }
 
 impl History {
@@ -323,14 +325,24 @@ impl History {
     /// Records an operation as it returns.
     pub fn record(&self, client: u64, agent: usize, invoked: u64, request: Request, answer: Answer) {
         let returned = self.invoke();
-        self.ops.lock().expect("history").push(Op {
+        let op = Op {
             client,
             agent,
             invoked,
             returned,
             request,
             answer,
-        });
+        };
+        if op.acknowledged() {
+            self.acknowledged.fetch_add(1, Ordering::SeqCst);
+        }
+        self.ops.lock().expect("history").push(op);
+    }
+
+    /// How many operations were recorded, and how many acknowledged.
+    pub fn counts(&self) -> (u64, u64) {
+        let operations = self.ops.lock().expect("history").len() as u64;
+        (operations, self.acknowledged.load(Ordering::SeqCst))
     }
 
     /// Every operation, by invocation.

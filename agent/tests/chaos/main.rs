@@ -65,9 +65,11 @@ static PUSH: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
 /// The fewest acknowledged operations and faults a run ends with.
 const MIN_ACKNOWLEDGED: u64 = 60;
 const MIN_FAULTS: u64 = 4;
-/// A bound on a whole run, far beyond what a working agent needs, so a
-/// broken one fails the test instead of hanging it.
+/// A bound on how far a run may outlast its time, far beyond what a
+/// working agent needs, so a broken one fails the test instead of hanging it.
 const HANG_GUARD: Duration = Duration::from_secs(900);
+/// How often a run says how far it has come.
+const PROGRESS: Duration = Duration::from_secs(60);
 /// Tasks whose anomalies are printed in full.
 const PRINTED_TASKS: usize = 8;
 
@@ -241,16 +243,26 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
         })
         .collect();
     let started = Instant::now();
+    let mut said = Instant::now();
     loop {
         std::thread::sleep(Duration::from_millis(200));
-        let acknowledged = shared.history.ops().iter().filter(|op| op.acknowledged()).count() as u64;
+        let (operations, acknowledged) = shared.history.counts();
         let enough = acknowledged >= MIN_ACKNOWLEDGED && faults.total() >= MIN_FAULTS;
         if started.elapsed() >= Duration::from_secs(seconds) && enough {
             break;
         }
+        if said.elapsed() >= PROGRESS {
+            said = Instant::now();
+            println!(
+                "chaos: after {:.0?}: {operations} operations, {acknowledged} acknowledged, {} faults",
+                started.elapsed(),
+                faults.total()
+            );
+        }
         assert!(
-            started.elapsed() < HANG_GUARD,
-            "after {HANG_GUARD:?}: {acknowledged} acknowledged, {} faults",
+            started.elapsed() < Duration::from_secs(seconds) + HANG_GUARD,
+            "after {:?}: {acknowledged} acknowledged, {} faults",
+            started.elapsed(),
             faults.total()
         );
     }
