@@ -94,3 +94,53 @@ impl Leases {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Leases;
+    use crate::{DeliveryChange, DeliveryKey};
+
+    fn key(namespace: &str, task_id: &str, config_id: &str) -> DeliveryKey {
+        DeliveryKey {
+            namespace: namespace.into(),
+            task_id: task_id.into(),
+            config_id: config_id.into(),
+            seq: 1,
+        }
+    }
+
+    /// A dropped target frees only its own task's leases in its own namespace.
+    #[test]
+    fn a_dropped_target_frees_only_its_own_leases() {
+        let leases = Leases::default();
+        let keys = [
+            key("ns", "t1", "a"),
+            key("ns", "t1", "b"),
+            key("ns", "t2", "a"),
+            key("other", "t1", "a"),
+        ];
+        let taken = leases.take(keys.clone(), "me", 0, 100, 10).expect("taken");
+        assert_eq!(taken.len(), 4);
+        leases.release(&[DeliveryChange::DropTarget {
+            namespace: "ns".into(),
+            task_id: "t1".into(),
+            config_id: Some("a".into()),
+        }]);
+        let held: Vec<bool> = keys
+            .iter()
+            .map(|k| leases.holds(k, "me").expect("read"))
+            .collect();
+        assert_eq!(held, [false, true, true, true]);
+        // With no configuration named, every target of the task goes.
+        leases.release(&[DeliveryChange::DropTarget {
+            namespace: "ns".into(),
+            task_id: "t1".into(),
+            config_id: None,
+        }]);
+        let held: Vec<bool> = keys
+            .iter()
+            .map(|k| leases.holds(k, "me").expect("read"))
+            .collect();
+        assert_eq!(held, [false, false, true, true]);
+    }
+}

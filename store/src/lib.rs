@@ -684,3 +684,24 @@ impl<S: InlineStore> Store for S {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{prefix_end, MemoryStore, Store};
+
+    #[test]
+    fn a_prefix_ends_below_its_last_character_raised() {
+        assert_eq!(prefix_end("ab").as_deref(), Some("ac"));
+        assert_eq!(prefix_end("a/").as_deref(), Some("a0"));
+        // Past the surrogates, the next character that is one.
+        assert_eq!(prefix_end("x\u{d7ff}").as_deref(), Some("x\u{e000}"));
+        assert_eq!(prefix_end(""), None);
+        assert_eq!(prefix_end("\u{10ffff}"), None);
+    }
+
+    #[test]
+    fn a_store_names_its_backend() {
+        let store: &dyn Store = &MemoryStore::new();
+        assert_eq!(store.backend(), "memory");
+    }
+}

@@ -16,3 +16,32 @@ pub fn is_terminal(state: TaskState) -> bool {
 pub fn is_interrupted(state: TaskState) -> bool {
     matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{is_interrupted, is_terminal};
+    use a2a::types::TaskState;
+
+    /// Every state, each in the one class it belongs to (or neither).
+    #[test]
+    fn each_state_is_in_its_class() {
+        let classes = [
+            (TaskState::Unspecified, false, false),
+            (TaskState::Submitted, false, false),
+            (TaskState::Working, false, false),
+            (TaskState::InputRequired, false, true),
+            (TaskState::AuthRequired, false, true),
+            (TaskState::Completed, true, false),
+            (TaskState::Failed, true, false),
+            (TaskState::Canceled, true, false),
+            (TaskState::Rejected, true, false),
+        ];
+        for (state, terminal, interrupted) in classes {
+            assert_eq!(
+                (is_terminal(state), is_interrupted(state)),
+                (terminal, interrupted),
+                "{state}"
+            );
+        }
+    }
+}

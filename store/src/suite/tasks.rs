@@ -33,6 +33,19 @@ pub async fn task_create_update_and_events(store: &dyn Store) {
             found: Some(1)
         })
     );
+    // An update of a task that does not exist is refused, and creates nothing.
+    let mut missing = move_t1(TaskState::Working, "ghost", 0, &[1]);
+    if let Some(write) = missing.task.as_mut() {
+        write.row.id = "ghost".into();
+    }
+    assert_eq!(
+        store.commit(missing).await,
+        Err(StoreError::Conflict {
+            index: None,
+            found: None
+        })
+    );
+    assert_eq!(store.get_task("ns", "ghost").await, Ok(None));
     let update = move_t1(TaskState::Completed, "done", 1, &[2, 3]);
     assert!(store.commit(update.clone()).await.is_ok());
     // A stale writer (expects seq 1, the log is at 3) is refused.
@@ -177,6 +190,16 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
         .unwrap_or_default();
     assert_eq!(ids(&second), vec!["a"]);
     assert_eq!((second.total, second.more), (3, false));
+    // A page exactly as long as what is left has no more after it.
+    let whole = store
+        .list_tasks(&TaskQuery {
+            limit: 3,
+            ..query.clone()
+        })
+        .await
+        .unwrap_or_default();
+    assert_eq!(ids(&whole), vec!["c", "b", "a"]);
+    assert_eq!((whole.total, whole.more), (3, false));
     let by_ctx = store
         .list_tasks(&TaskQuery {
             context_id: Some("c1".into()),
@@ -344,12 +367,15 @@ pub async fn context_totals(store: &dyn Store, context: &str) -> StoreResult<(u6
 }
 
 pub async fn integrity_is_clean(store: &dyn Store) {
-    create(
-        store,
-        row("t", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
-    )
-    .await;
+    for id in ["t", "u"] {
+        create(
+            store,
+            row(id, "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+    }
     let report = store.check_integrity(true).await;
     assert_eq!(report.as_ref().map(|r| r.problems.clone()), Ok(vec![]));
-    assert_eq!(report.map(|r| r.checked_objects), Ok(1));
+    // Each task is counted once.
+    assert_eq!(report.map(|r| r.checked_objects), Ok(2));
 }
