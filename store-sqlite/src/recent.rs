@@ -180,6 +180,24 @@ mod tests {
     }
 
     #[test]
+    fn a_task_rewritten_often_still_goes_when_it_is_the_oldest() {
+        let recent = RecentBodies::default();
+        // Enough writes of one task that the queue drops its stale marks.
+        for n in 0..500 {
+            recent.apply(vec![written("ns", "t", &format!("{n}"))]);
+        }
+        let text = format!(r#""{}""#, "x".repeat(BUDGET / 4));
+        recent.apply((0..4).map(|n| written("ns", &format!("big{n}"), &text)).collect());
+        assert_eq!(got(&recent, "ns", "t"), None);
+        let kept = (0..4)
+            .filter(|n| got(&recent, "ns", &format!("big{n}")).is_some())
+            .count();
+        assert_eq!(kept, 3);
+        let inner = recent.inner.lock().expect("lock");
+        assert!(inner.bytes <= BUDGET);
+    }
+
+    #[test]
     fn rewriting_one_task_does_not_grow_the_queue() {
         let recent = RecentBodies::default();
         for n in 0..10_000 {

@@ -219,3 +219,42 @@ async fn sqlite_listings_read_the_rank_indexes_backwards_without_sorting() {
         "SEARCH tasks USING INDEX tasks_by_context (namespace=? AND context_id=? AND rank<?)"
     );
 }
+
+#[tokio::test]
+async fn sqlite_names_its_backend() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = SqliteStore::open(&dir.path().join("store.db")).expect("open");
+    let store: &dyn Store = &store;
+    assert_eq!(store.backend(), "sqlite");
+}
+
+/// The writer never checkpoints (its automatic checkpoint is off): the
+/// pages committed turns append to the WAL reach the database file only
+/// because the checkpoint thread is told of each turn. Waited for with a
+/// bound far beyond its period, so only a checkpoint that never comes fails.
+#[tokio::test]
+async fn sqlite_committed_turns_reach_the_database_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    let store = SqliteStore::open(&path).expect("open");
+    let size = || std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let before = size();
+    for n in 0..50 {
+        let id = format!("t{n}");
+        create(
+            &store,
+            row(&id, "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while size() <= before {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no checkpoint in 60 s: the database file is still {before} bytes"
+        );
+        // The writer and the checkpointer run on threads of their own.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(store);
+}
