@@ -556,3 +556,52 @@ async fn postgres_connections_run_without_jit() {
         .expect("the setting");
     assert_eq!(jit, "off");
 }
+
+#[tokio::test]
+async fn postgres_names_its_backend() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).await.expect("open");
+    let store: &dyn Store = &store;
+    assert_eq!(store.backend(), "postgres");
+}
+
+/// A group in which one commit fails is replayed one commit at a time, and
+/// the others' outcomes are what the group would have given: here, one
+/// deletion. The two are submitted before the test's (one-threaded)
+/// runtime lets the writer run, so they make one group.
+#[tokio::test]
+async fn postgres_a_replayed_group_reports_its_deletions() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).await.expect("open");
+    for id in ["x", "y"] {
+        create(
+            &store,
+            row(id, "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+    }
+    let before = store.counts().groups_replayed;
+    let again = Commit {
+        task: Some(TaskWrite {
+            row: row("x", "ns", "c", TaskState::Working, "2024-01-01T00:00:00.000Z"),
+            create: true,
+            expected_last_seq: 0,
+            expected_rank: None,
+            events: vec![],
+        }),
+        ..Commit::default()
+    };
+    let gone = Commit {
+        delete_tasks: vec![store::TaskDelete {
+            namespace: "ns".into(),
+            id: "y".into(),
+        }],
+        ..Commit::default()
+    };
+    let (refused, deleted) = (store.commit(again), store.commit(gone));
+    let (refused, deleted) = tokio::join!(refused, deleted);
+    assert!(matches!(refused, Err(StoreError::Conflict { .. })), "{refused:?}");
+    assert_eq!(deleted.map(|c| c.deleted_tasks), Ok(1));
+    assert_eq!(store.counts().groups_replayed, before + 1);
+    assert_eq!(store.get_task("ns", "y").await, Ok(None));
+}
