@@ -46,6 +46,38 @@ pub struct Anomaly {
     pub what: String,
 }
 
+/// The operations of a history by what `key` says each is on (a task, a
+/// registry entry, a plan), in invocation order.
+pub fn grouped<'a>(ops: &'a [Op], key: impl Fn(&'a Op) -> Option<&'a str>) -> BTreeMap<&'a str, Vec<&'a Op>> {
+    let mut by: BTreeMap<&str, Vec<&Op>> = BTreeMap::new();
+    for op in ops {
+        if let Some(subject) = key(op) {
+            by.entry(subject).or_default().push(op);
+        }
+    }
+    by
+}
+
+/// Each subject's violations, as `check` finds them from its operations
+/// (`by`) and what the agents hold of it at the end (`finals`).
+pub fn judge_each<T>(
+    finals: &BTreeMap<String, T>,
+    by: &BTreeMap<&str, Vec<&Op>>,
+    check: impl Fn(&[&Op], &T) -> Vec<String>,
+) -> Vec<Anomaly> {
+    let mut anomalies = Vec::new();
+    for (subject, last) in finals {
+        let ops = by.get(subject.as_str()).map(Vec::as_slice).unwrap_or_default();
+        for what in check(ops, last) {
+            anomalies.push(Anomaly {
+                task: subject.clone(),
+                what,
+            });
+        }
+    }
+    anomalies
+}
+
 /// The state an event announces, if it announces one.
 pub fn state_of(event: &Value) -> Option<String> {
     event
@@ -116,12 +148,7 @@ fn claims_ended(code: i64) -> bool {
 /// holds every task id the agents list.
 pub fn check(ops: &[Op], finals: &BTreeMap<String, Final>, listed: &BTreeSet<String>) -> Vec<Anomaly> {
     let mut anomalies = Vec::new();
-    let mut by_task: BTreeMap<&str, Vec<&Op>> = BTreeMap::new();
-    for op in ops {
-        if let Some(task) = op.task() {
-            by_task.entry(task).or_default().push(op);
-        }
-    }
+    let by_task = grouped(ops, Op::task);
     // Where each message ended up, across every task.
     let mut placed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (id, last) in finals {
@@ -174,15 +201,7 @@ pub fn check(ops: &[Op], finals: &BTreeMap<String, Final>, listed: &BTreeSet<Str
             }
         }
     }
-    for (task, last) in finals {
-        let ops = by_task.get(task.as_str()).cloned().unwrap_or_default();
-        for what in check_task(&ops, last) {
-            anomalies.push(Anomaly {
-                task: task.clone(),
-                what,
-            });
-        }
-    }
+    anomalies.extend(judge_each(finals, &by_task, check_task));
     anomalies
 }
 

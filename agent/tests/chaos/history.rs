@@ -124,6 +124,18 @@ pub struct Op {
 }
 
 impl Op {
+    /// A unary operation of client 1 on agent 0, for the checker's own tests.
+    pub fn unary(invoked: u64, returned: u64, request: Request, outcome: Outcome) -> Op {
+        Op {
+            client: 1,
+            agent: 0,
+            invoked,
+            returned,
+            request,
+            answer: Answer::Unary(outcome),
+        }
+    }
+
     /// The task the operation named, or opened (as its answer says).
     pub fn task(&self) -> Option<&str> {
         match &self.request {

@@ -2,7 +2,7 @@
 //! accepts and each guarantee it reports broken.
 
 use super::{check, Final};
-use crate::history::{Answer, Op, Request};
+use crate::history::{Op, Request};
 use crate::wire::Outcome;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,14 +22,7 @@ fn status(state: &str) -> Value {
 }
 
 fn op(invoked: u64, returned: u64, request: Request, outcome: Outcome) -> Op {
-    Op {
-        client: 1,
-        agent: 0,
-        invoked,
-        returned,
-        request,
-        answer: Answer::Unary(outcome),
-    }
+    Op::unary(invoked, returned, request, outcome)
 }
 
 fn opened(state: &str) -> Op {

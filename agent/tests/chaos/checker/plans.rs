@@ -12,7 +12,7 @@
 //!   plan CANCELLED, means the plan ends CANCELLED; an acknowledged
 //!   rejection means it ends FAILED (or CANCELLED after).
 
-use super::Anomaly;
+use super::{grouped, judge_each, Anomaly};
 use crate::history::{Op, Request};
 use crate::wire::Outcome;
 use serde_json::Value;
@@ -35,23 +35,7 @@ fn state(answer: &Value) -> &str {
 /// shows it at the end (`finals`: plan id → one status answer per agent,
 /// an error as a value).
 pub fn check(ops: &[Op], finals: &BTreeMap<String, Vec<Value>>) -> Vec<Anomaly> {
-    let mut by_plan: BTreeMap<&str, Vec<&Op>> = BTreeMap::new();
-    for op in ops {
-        if let Some(plan) = op.plan() {
-            by_plan.entry(plan).or_default().push(op);
-        }
-    }
-    let mut anomalies = Vec::new();
-    for (plan, last) in finals {
-        let ops = by_plan.get(plan.as_str()).cloned().unwrap_or_default();
-        for what in check_plan(&ops, last) {
-            anomalies.push(Anomaly {
-                task: plan.clone(),
-                what,
-            });
-        }
-    }
-    anomalies
+    judge_each(finals, &grouped(ops, Op::plan), |ops, last| check_plan(ops, last))
 }
 
 /// The violations on one plan.
@@ -133,7 +117,7 @@ fn check_plan(ops: &[&Op], last: &[Value]) -> Vec<String> {
 #[cfg(test)]
 mod judged {
     use super::check_plan;
-    use crate::history::{Answer, Op, Request};
+    use crate::history::{Op, Request};
     use crate::wire::Outcome;
     use serde_json::{json, Value};
 
@@ -144,14 +128,7 @@ mod judged {
     }
 
     fn op(invoked: u64, request: Request, outcome: Outcome) -> Op {
-        Op {
-            client: 1,
-            agent: 0,
-            invoked,
-            returned: invoked + 1,
-            request,
-            answer: Answer::Unary(outcome),
-        }
+        Op::unary(invoked, invoked + 1, request, outcome)
     }
 
     fn prompt(invoked: u64, approve: bool) -> Op {

@@ -238,7 +238,7 @@ fn check_task(ops: &[&Op], posts: &[&Post], log: &BTreeMap<u64, &Value>, held: &
 mod judged {
     use super::check_task;
     use crate::common::webhook::Post;
-    use crate::history::{Answer, Op, Request};
+    use crate::history::{Op, Request};
     use crate::wire::Outcome;
     use serde_json::{json, Value};
     use std::collections::BTreeMap;
@@ -263,14 +263,8 @@ mod judged {
     }
 
     fn op(invoked: u64, returned: u64, request: Request) -> Op {
-        Op {
-            client: 1,
-            agent: 0,
-            invoked,
-            returned,
-            request,
-            answer: Answer::Unary(Outcome::Ok(json!({"url": "http://hook", "task": {"id": TASK}}))),
-        }
+        let created = json!({"url": "http://hook", "task": {"id": TASK}});
+        Op::unary(invoked, returned, request, Outcome::Ok(created))
     }
 
     fn history() -> Vec<Op> {

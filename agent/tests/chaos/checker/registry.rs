@@ -18,7 +18,7 @@
 //!   only if something other than version `e` may have been stored at
 //!   some moment of the call; not found only if no add was acknowledged.
 
-use super::Anomaly;
+use super::{grouped, judge_each, Anomaly};
 use crate::history::{Op, Request};
 use crate::wire::Outcome;
 use a2a::ErrorKind;
@@ -61,23 +61,9 @@ impl Write<'_> {
 /// agent shows it at the end (`finals`: entry name → one answer per agent,
 /// an error as a value).
 pub fn check(ops: &[Op], finals: &BTreeMap<String, Vec<Value>>) -> Vec<Anomaly> {
-    let mut by_entry: BTreeMap<&str, Vec<&Op>> = BTreeMap::new();
-    for op in ops {
-        if let Some(name) = op.entry() {
-            by_entry.entry(name).or_default().push(op);
-        }
-    }
-    let mut anomalies = Vec::new();
-    for (name, last) in finals {
-        let ops = by_entry.get(name.as_str()).cloned().unwrap_or_default();
-        for what in check_entry(&ops, last) {
-            anomalies.push(Anomaly {
-                task: name.clone(),
-                what,
-            });
-        }
-    }
-    anomalies
+    judge_each(finals, &grouped(ops, Op::entry), |ops, last| {
+        check_entry(ops, last)
+    })
 }
 
 /// The violations on one entry.
@@ -217,7 +203,7 @@ fn check_entry(ops: &[&Op], last: &[Value]) -> Vec<String> {
 #[cfg(test)]
 mod judged {
     use super::check_entry;
-    use crate::history::{Answer, Op, Request};
+    use crate::history::{Op, Request};
     use crate::wire::Outcome;
     use a2a::ErrorKind;
     use serde_json::{json, Value};
@@ -229,14 +215,7 @@ mod judged {
     }
 
     fn op(invoked: u64, returned: u64, request: Request, outcome: Outcome) -> Op {
-        Op {
-            client: 1,
-            agent: 0,
-            invoked,
-            returned,
-            request,
-            answer: Answer::Unary(outcome),
-        }
+        Op::unary(invoked, returned, request, outcome)
     }
 
     fn add(invoked: u64, returned: u64, tag: &str, outcome: Outcome) -> Op {
