@@ -187,3 +187,34 @@ pub fn trim_history(task: &mut Task, history_length: Option<i32>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::artifact_change;
+    use a2a::types::{Artifact, Task};
+    use serde_json::json;
+
+    fn artifact(text: &str) -> Artifact {
+        serde_json::from_value(json!({"artifactId": "a", "parts": [{"text": text}]})).expect("an artifact")
+    }
+
+    fn texts(task: &Task) -> Vec<String> {
+        let parts = task.artifacts.iter().flat_map(|a| a.parts.iter());
+        parts
+            .map(|p| serde_json::to_value(p).expect("a part")["text"].to_string())
+            .collect()
+    }
+
+    /// An artifact sent again replaces the one of its id; appended, it extends it.
+    #[test]
+    fn an_artifact_is_replaced_unless_appended() {
+        let mut task: Task = serde_json::from_value(json!({
+            "id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}
+        }))
+        .expect("a task");
+        for (text, append) in [("one", false), ("two", false), ("three", true)] {
+            assert!(artifact_change(&mut task, artifact(text), append, None, None).is_ok());
+        }
+        assert_eq!(texts(&task), ["\"two\"", "\"three\""]);
+    }
+}

@@ -666,3 +666,6 @@ impl std::ops::DerefMut for Held<'_> {
         &mut self.live
     }
 }
+
+#[cfg(test)]
+mod tests;
