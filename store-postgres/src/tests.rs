@@ -605,3 +605,23 @@ async fn postgres_a_replayed_group_reports_its_deletions() {
     assert_eq!(store.counts().groups_replayed, before + 1);
     assert_eq!(store.get_task("ns", "y").await, Ok(None));
 }
+
+/// Reads of one task gathered into one query each get the task. They are
+/// all made before the test's (one-threaded) runtime lets the gatherer run.
+#[tokio::test]
+async fn postgres_gathered_reads_of_one_task_each_get_it() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).await.expect("open");
+    create(
+        &store,
+        row("t", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
+    )
+    .await;
+    let read = || store.get_task("ns", "t");
+    let (a, b, c, d) = tokio::join!(read(), read(), read(), read());
+    let found: Vec<bool> = [a, b, c, d]
+        .into_iter()
+        .map(|r| matches!(r, Ok(Some(_))))
+        .collect();
+    assert_eq!(found, [true; 4]);
+}

@@ -92,6 +92,11 @@ pub async fn list_docs_by_prefix_and_cursor(store: &dyn Store) {
         store.list_docs("c", "ns", "p/", Some("p/1"), 1).await.map(keys),
         Ok(vec!["p/2".into()])
     );
+    // A cursor below the prefix (other keys between them) starts at the prefix.
+    assert_eq!(
+        store.list_docs("c", "ns", "q/", Some("p/1"), 10).await.map(keys),
+        Ok(vec!["q/1".into()])
+    );
     assert_eq!(
         store.list_docs("c", "ns", "", None, 10).await.map(|d| d.len()),
         Ok(5)
