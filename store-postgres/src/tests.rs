@@ -567,13 +567,14 @@ async fn postgres_names_its_backend() {
 
 /// A group in which one commit fails is replayed one commit at a time, and
 /// the others' outcomes are what the group would have given: here, one
-/// deletion. The two are submitted before the test's (one-threaded)
-/// runtime lets the writer run, so they make one group.
+/// deletion and one task moved with an event. The three are submitted
+/// before the test's (one-threaded) runtime lets the writer run, so they
+/// make one group.
 #[tokio::test]
-async fn postgres_a_replayed_group_reports_its_deletions() {
+async fn postgres_a_replayed_group_keeps_the_others_deletions_and_events() {
     let url = crate::cluster::TestCluster::fresh_database();
     let store = PgStore::open(&url).await.expect("open");
-    for id in ["x", "y"] {
+    for id in ["x", "y", "z"] {
         create(
             &store,
             row(id, "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
@@ -598,12 +599,35 @@ async fn postgres_a_replayed_group_reports_its_deletions() {
         }],
         ..Commit::default()
     };
-    let (refused, deleted) = (store.commit(again), store.commit(gone));
-    let (refused, deleted) = tokio::join!(refused, deleted);
+    let event: a2a::types::StreamResponse = serde_json::from_value(serde_json::json!({"statusUpdate": {
+        "taskId": "z", "contextId": "c", "status": {"state": TaskState::Working}
+    }}))
+    .expect("an event");
+    let moved = Commit {
+        task: Some(TaskWrite {
+            row: row("z", "ns", "c", TaskState::Working, "2024-01-01T00:00:01.000Z"),
+            create: false,
+            expected_last_seq: 1,
+            expected_rank: None,
+            events: vec![store::EventRow {
+                seq: 2,
+                body: event.clone(),
+            }],
+        }),
+        ..Commit::default()
+    };
+    let (refused, deleted, moved) = (store.commit(again), store.commit(gone), store.commit(moved));
+    let (refused, deleted, moved) = tokio::join!(refused, deleted, moved);
     assert!(matches!(refused, Err(StoreError::Conflict { .. })), "{refused:?}");
     assert_eq!(deleted.map(|c| c.deleted_tasks), Ok(1));
+    assert!(moved.is_ok(), "{moved:?}");
     assert_eq!(store.counts().groups_replayed, before + 1);
     assert_eq!(store.get_task("ns", "y").await, Ok(None));
+    let events = store.events_after("ns", "z", 1).await.unwrap_or_default();
+    assert_eq!(
+        events.into_iter().map(|e| (e.seq, e.body)).collect::<Vec<_>>(),
+        [(2, event)]
+    );
 }
 
 /// Reads of one task gathered into one query each get the task. They are
