@@ -567,14 +567,15 @@ async fn postgres_names_its_backend() {
 
 /// A group in which one commit fails is replayed one commit at a time, and
 /// the others' outcomes are what the group would have given: here, one
-/// deletion and one task moved with an event. The three are submitted
-/// before the test's (one-threaded) runtime lets the writer run, so they
-/// make one group.
+/// deletion, and one task moved with an event that owes its two webhooks a
+/// delivery each. The three are submitted before the test's (one-threaded)
+/// runtime lets the writer run, so they make one group.
 #[tokio::test]
 async fn postgres_a_replayed_group_keeps_the_others_deletions_and_events() {
     let url = crate::cluster::TestCluster::fresh_database();
     let store = PgStore::open(&url).await.expect("open");
-    for id in ["x", "y", "z"] {
+    assert!(create_with_hooks(&store, "z").await.is_ok());
+    for id in ["x", "y"] {
         create(
             &store,
             row(id, "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
@@ -614,6 +615,10 @@ async fn postgres_a_replayed_group_keeps_the_others_deletions_and_events() {
                 body: event.clone(),
             }],
         }),
+        fanout: Some(store::Fanout {
+            coll: "hooks".into(),
+            prefix: "z/".into(),
+        }),
         ..Commit::default()
     };
     let (refused, deleted, moved) = (store.commit(again), store.commit(gone), store.commit(moved));
@@ -628,6 +633,8 @@ async fn postgres_a_replayed_group_keeps_the_others_deletions_and_events() {
         events.into_iter().map(|e| (e.seq, e.body)).collect::<Vec<_>>(),
         [(2, event)]
     );
+    // Events 1 and 2, each owed to both webhooks.
+    assert_eq!(store.pending_deliveries("ns", "z").await.map(|d| d.len()), Ok(4));
 }
 
 /// Reads of one task gathered into one query each get the task. They are
