@@ -14,6 +14,12 @@ store::store_suite!(suite, {
     (Box::new(store), None)
 });
 
+/// A store on a fresh database of the test cluster.
+async fn fresh_store() -> PgStore {
+    let url = crate::cluster::TestCluster::fresh_database();
+    PgStore::open(&url).await.expect("open")
+}
+
 #[tokio::test]
 async fn postgres_survives_reopen_and_migrates_once() {
     let url = crate::cluster::TestCluster::fresh_database();
@@ -559,8 +565,7 @@ async fn postgres_connections_run_without_jit() {
 
 #[tokio::test]
 async fn postgres_names_its_backend() {
-    let url = crate::cluster::TestCluster::fresh_database();
-    let store = PgStore::open(&url).await.expect("open");
+    let store = fresh_store().await;
     let store: &dyn Store = &store;
     assert_eq!(store.backend(), "postgres");
 }
@@ -572,8 +577,7 @@ async fn postgres_names_its_backend() {
 /// runtime lets the writer run, so they make one group.
 #[tokio::test]
 async fn postgres_a_replayed_group_keeps_the_others_deletions_and_events() {
-    let url = crate::cluster::TestCluster::fresh_database();
-    let store = PgStore::open(&url).await.expect("open");
+    let store = fresh_store().await;
     assert!(create_with_hooks(&store, "z").await.is_ok());
     for id in ["x", "y"] {
         create(
@@ -641,8 +645,7 @@ async fn postgres_a_replayed_group_keeps_the_others_deletions_and_events() {
 /// all made before the test's (one-threaded) runtime lets the gatherer run.
 #[tokio::test]
 async fn postgres_gathered_reads_of_one_task_each_get_it() {
-    let url = crate::cluster::TestCluster::fresh_database();
-    let store = PgStore::open(&url).await.expect("open");
+    let store = fresh_store().await;
     create(
         &store,
         row("t", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
