@@ -70,6 +70,98 @@ impl TaskEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::MemoryStore;
+    use crate::tasks::testing::{create, engine, move_to};
+    use a2a::types::TaskState;
+    use std::sync::Arc;
+    use tokio::time::Instant;
+
+    /// How long the caller is willing to wait in these tests: time is
+    /// paused, so a wait that runs out passes at once, and how much (virtual)
+    /// time passed tells a wait from an answer given at once.
+    const WITHIN: Duration = Duration::from_secs(3600);
+
+    /// An engine with task `t` of `ns` at generation 2 (WORKING).
+    async fn working() -> TaskEngine {
+        let engine = engine(&Arc::new(MemoryStore::new()));
+        create(&engine, "ns", "t").await;
+        move_to(&engine, "ns", "t", TaskState::Working).await;
+        engine
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_task_past_the_seen_generation_is_answered_at_once() {
+        let engine = working().await;
+        let start = Instant::now();
+        let row = engine
+            .await_generation("ns", "t", 1, WITHIN)
+            .await
+            .expect("the task");
+        assert_eq!((row.last_seq, start.elapsed()), (2, Duration::ZERO));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_finished_task_is_answered_at_once() {
+        let engine = working().await;
+        move_to(&engine, "ns", "t", TaskState::Completed).await;
+        let start = Instant::now();
+        let row = engine
+            .await_generation("ns", "t", 3, WITHIN)
+            .await
+            .expect("the task");
+        assert_eq!((row.last_seq, start.elapsed()), (3, Duration::ZERO));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_wait_ends_with_the_next_generation() {
+        let engine = working().await;
+        let start = Instant::now();
+        let mover = engine.clone();
+        let (row, ()) = tokio::join!(engine.await_generation("ns", "t", 2, WITHIN), async move {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            move_to(&mover, "ns", "t", TaskState::InputRequired).await;
+        });
+        let row = row.expect("the task");
+        assert_eq!(row.body.status.state, TaskState::InputRequired);
+        assert_eq!((row.last_seq, start.elapsed()), (3, Duration::from_secs(5)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_generation_claimed_ahead_of_the_task_is_waited_past() {
+        let engine = working().await;
+        let start = Instant::now();
+        let mover = engine.clone();
+        let (row, ()) = tokio::join!(engine.await_generation("ns", "t", 3, WITHIN), async move {
+            for state in [TaskState::InputRequired, TaskState::Working] {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                move_to(&mover, "ns", "t", state).await;
+            }
+        });
+        let row = row.expect("the task");
+        assert_eq!((row.last_seq, start.elapsed()), (4, Duration::from_secs(10)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unmoved_task_is_answered_as_it_stands_when_the_wait_ends() {
+        let engine = working().await;
+        let start = Instant::now();
+        let within = Duration::from_secs(7);
+        let row = engine
+            .await_generation("ns", "t", 2, within)
+            .await
+            .expect("the task");
+        assert_eq!((row.last_seq, start.elapsed()), (2, within));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_task_that_does_not_exist_is_not_found() {
+        let engine = working().await;
+        let answer = engine.await_generation("ns", "gone", 0, WITHIN).await;
+        assert_eq!(
+            answer.map(|row| row.id).map_err(|e| e.code),
+            Err(a2a::ErrorKind::TaskNotFound.code())
+        );
+    }
 
     #[test]
     fn patience_is_the_least_of_the_limits() {

@@ -16,6 +16,8 @@ pub mod media;
 mod runs;
 pub mod service;
 pub mod stream;
+#[cfg(test)]
+mod testing;
 
 pub use crate::lifecycle::{is_interrupted, is_terminal};
 pub use changes::{artifact_change, status_change, trim_history, Change};

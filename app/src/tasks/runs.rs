@@ -164,3 +164,6 @@ impl RunLeases {
         Ok(found)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,73 +1,42 @@
 //! The engine against an in-memory store: the slots of live tasks go when
 //! nothing uses them, a subscriber behind another agent's events gets them
-//! before this agent's, and an event owes each webhook of its task a
-//! delivery.
+//! before this agent's, on a catch-up and on a notice, and an event owes
+//! each webhook of its task a delivery.
 
-use super::TaskEngine;
-use crate::push::{self, PushConfig, PushDelivery};
-use crate::store::{Commit, DocWrite, Expect, InlineStore, MemoryStore, Store, StoreHandle};
-use crate::tasks::changes::{status_change, Change};
-use a2a::metrics::Metrics;
-use a2a::types::{Task, TaskState};
+use crate::push;
+use crate::store::{Appended, Commit, DocWrite, Expect, InlineStore, MemoryStore, Store};
+use crate::tasks::stream::LiveEvents;
+use crate::tasks::testing::{create, engine, move_to};
+use a2a::types::TaskState;
 use std::sync::Arc;
-
-/// An engine on `store`, as an agent of its own builds it.
-fn engine(store: Arc<MemoryStore>) -> TaskEngine {
-    let metrics = Arc::new(Metrics::default());
-    let db = StoreHandle::new(store.clone(), metrics.clone());
-    let push = Arc::new(PushDelivery::new(store, PushConfig::default(), metrics));
-    TaskEngine::new(db, push)
-}
-
-fn task(id: &str) -> Task {
-    serde_json::from_value(serde_json::json!({
-        "id": id, "contextId": "c", "status": {"state": TaskState::Submitted}
-    }))
-    .expect("a task")
-}
-
-/// Moves task `t` of `ns` to `state` through `engine`.
-async fn move_to(engine: &TaskEngine, state: TaskState) {
-    let moved = engine
-        .mutate("ns", "t", |task| status_change(task, state, None, None))
-        .await;
-    assert!(moved.is_ok(), "{moved:?}");
-}
+use std::time::Duration;
 
 #[tokio::test]
 async fn a_tasks_slot_goes_once_nothing_uses_it() {
-    let engine = engine(Arc::new(MemoryStore::new()));
-    let created = engine
-        .create_task_then("ns", task("t"), |_| Ok(Change { events: vec![] }), vec![], false)
-        .await;
-    assert!(created.is_ok());
-    drop(created);
-    move_to(&engine, TaskState::Working).await;
+    let engine = engine(&Arc::new(MemoryStore::new()));
+    create(&engine, "ns", "t").await;
+    move_to(&engine, "ns", "t", TaskState::Working).await;
     let subscription = engine.subscribe("ns", "t", None).await;
     assert!(subscription.is_ok());
     assert_eq!(engine.probe(), Ok(1));
     drop(subscription);
     // The subscriber gone, the next use of the task releases the slot.
-    move_to(&engine, TaskState::InputRequired).await;
+    move_to(&engine, "ns", "t", TaskState::InputRequired).await;
     assert_eq!(engine.probe(), Ok(0));
 }
 
 #[tokio::test]
 async fn a_subscriber_gets_another_agents_events_before_this_ones() {
     let store = Arc::new(MemoryStore::new());
-    let (here, there) = (engine(store.clone()), engine(store));
-    let created = here
-        .create_task_then("ns", task("t"), |_| Ok(Change { events: vec![] }), vec![], false)
-        .await;
-    assert!(created.is_ok());
-    drop(created);
+    let (here, there) = (engine(&store), engine(&store));
+    create(&here, "ns", "t").await;
     let (backlog, live) = here.subscribe("ns", "t", None).await.expect("subscribed");
     assert_eq!(backlog.iter().map(|e| e.seq).collect::<Vec<_>>(), [Some(1)]);
     let mut live = live.expect("a live task");
     // Another agent's event (no notice reaches this one: the memory store
     // sends none), then this agent's.
-    move_to(&there, TaskState::Working).await;
-    move_to(&here, TaskState::InputRequired).await;
+    move_to(&there, "ns", "t", TaskState::Working).await;
+    move_to(&here, "ns", "t", TaskState::InputRequired).await;
     let mut seen = Vec::new();
     while let Ok(event) = live.try_recv() {
         seen.push(event.seq);
@@ -78,11 +47,8 @@ async fn a_subscriber_gets_another_agents_events_before_this_ones() {
 #[tokio::test]
 async fn an_event_of_a_task_with_a_webhook_owes_it_a_delivery() {
     let store = Arc::new(MemoryStore::new());
-    let engine = engine(store.clone());
-    let created = engine
-        .create_task_then("ns", task("t"), |_| Ok(Change { events: vec![] }), vec![], false)
-        .await;
-    assert!(created.is_ok());
+    let engine = engine(&store);
+    create(&engine, "ns", "t").await;
     let hook = DocWrite::put(
         push::COLL,
         "ns",
@@ -98,6 +64,88 @@ async fn an_event_of_a_task_with_a_webhook_owes_it_a_delivery() {
         .await;
     assert!(registered.is_ok());
     assert_eq!(InlineStore::has_deliveries(&*store), Ok(false));
-    move_to(&engine, TaskState::Working).await;
+    move_to(&engine, "ns", "t", TaskState::Working).await;
     assert_eq!(InlineStore::has_deliveries(&*store), Ok(true));
+}
+
+/// Every event a subscriber has been given so far, by sequence number.
+fn given(live: &mut LiveEvents) -> Vec<Option<u64>> {
+    let mut seen = Vec::new();
+    while let Ok(event) = live.try_recv() {
+        seen.push(event.seq);
+    }
+    seen
+}
+
+#[tokio::test]
+async fn a_catch_up_gives_subscribers_what_they_have_not_had_once() {
+    let store = Arc::new(MemoryStore::new());
+    let (here, there) = (engine(&store), engine(&store));
+    create(&here, "ns", "t").await;
+    create(&here, "ns", "other").await;
+    let (_, live) = here.subscribe("ns", "t", None).await.expect("subscribed");
+    let mut live = live.expect("a live task");
+    move_to(&there, "ns", "t", TaskState::Working).await;
+    move_to(&there, "ns", "t", TaskState::InputRequired).await;
+    // A notice older than what the subscriber has spares the read.
+    here.catch_up("t", Some(1)).await;
+    assert_eq!(given(&mut live), []);
+    here.catch_up("t", Some(3)).await;
+    assert_eq!(given(&mut live), [Some(2), Some(3)]);
+    here.catch_up("t", None).await;
+    assert_eq!(given(&mut live), []);
+    // A task nobody here follows is not read, and leaves no slot.
+    here.catch_up("other", Some(1)).await;
+    assert_eq!(here.probe(), Ok(1));
+}
+
+/// Well inside the sweep's interval (500 ms).
+const SOON: Duration = Duration::from_millis(100);
+
+/// The next event's sequence number if it comes within [`SOON`].
+async fn next_soon(live: &mut LiveEvents) -> Option<Option<u64>> {
+    let next = tokio::time::timeout(SOON, live.recv()).await;
+    next.ok().flatten().map(|event| event.seq)
+}
+
+#[tokio::test(start_paused = true)]
+async fn notices_bring_other_agents_events_before_the_sweep() {
+    let store = Arc::new(MemoryStore::new());
+    let (here, there) = (engine(&store), engine(&store));
+    create(&here, "ns", "t").await;
+    let (_, live) = here.subscribe("ns", "t", None).await.expect("subscribed");
+    let mut live = live.expect("a live task");
+    // The memory store sends no notices: this test sends them, on a
+    // channel that holds one.
+    let (notify, notices) = tokio::sync::broadcast::channel(1);
+    let following = tokio::spawn(super::follow_others(
+        here.db.clone(),
+        here.push.clone(),
+        Arc::downgrade(&here.live),
+        notices,
+    ));
+    // The following starts with a sweep. Time is paused (only the timers
+    // move it), so what arrives within SOON of a notice, before the next
+    // sweep, was brought by the notice.
+    tokio::time::sleep(SOON).await;
+    move_to(&there, "ns", "t", TaskState::Working).await;
+    let sent = notify.send(Appended {
+        task_id: Some("t".into()),
+        last_seq: 2,
+    });
+    assert!(sent.is_ok());
+    assert_eq!(next_soon(&mut live).await, Some(Some(2)));
+    // Notices dropped (two sent into room for one): everything is read.
+    move_to(&there, "ns", "t", TaskState::InputRequired).await;
+    for task_id in ["x", "y"] {
+        let sent = notify.send(Appended {
+            task_id: Some(task_id.into()),
+            last_seq: 1,
+        });
+        assert!(sent.is_ok());
+    }
+    assert_eq!(next_soon(&mut live).await, Some(Some(3)));
+    // No more notices: the following ends.
+    drop(notify);
+    assert!(tokio::time::timeout(SOON, following).await.is_ok());
 }
