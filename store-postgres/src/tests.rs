@@ -3,6 +3,8 @@
 //! shows: several stores on one database (announcements, claims, readers
 //! while others commit), migrations, and the plans the listings get.
 
+mod faults;
+
 use crate::PgStore;
 use a2a::types::TaskState;
 use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row, two_contexts};

@@ -51,7 +51,7 @@ use tokio_postgres::Config;
 const MAX_BATCH: usize = 256;
 
 /// How often a commit that lost a deadlock to another agent is tried again.
-const RETRIES: usize = 3;
+pub(super) const RETRIES: usize = 3;
 
 type Job = (Commit, CommitDone);
 
