@@ -1,10 +1,12 @@
 //! The engine against an in-memory store: the slots of live tasks go when
 //! nothing uses them, a subscriber behind another agent's events gets them
-//! before this agent's, on a catch-up and on a notice, and an event owes
-//! each webhook of its task a delivery.
+//! before this agent's, on a catch-up and on a notice, documents are
+//! written with the task change that carries them, and an event owes each
+//! webhook of its task a delivery.
 
 use crate::push;
 use crate::store::{Appended, Commit, DocWrite, Expect, InlineStore, MemoryStore, Store};
+use crate::tasks::changes::{status_change, Change};
 use crate::tasks::stream::LiveEvents;
 use crate::tasks::testing::{create, engine, move_to};
 use a2a::types::TaskState;
@@ -49,16 +51,9 @@ async fn an_event_of_a_task_with_a_webhook_owes_it_a_delivery() {
     let store = Arc::new(MemoryStore::new());
     let engine = engine(&store);
     create(&engine, "ns", "t").await;
-    let hook = DocWrite::put(
-        push::COLL,
-        "ns",
-        &push::config_key("t", "h"),
-        Expect::Absent,
-        serde_json::json!({"url": "https://example.com/hook"}),
-    );
     let registered = store
         .commit(Commit {
-            docs: vec![hook],
+            docs: vec![webhook()],
             ..Commit::default()
         })
         .await;
@@ -148,4 +143,53 @@ async fn notices_bring_other_agents_events_before_the_sweep() {
     // No more notices: the following ends.
     drop(notify);
     assert!(tokio::time::timeout(SOON, following).await.is_ok());
+}
+
+/// A push configuration of task `t` of `ns`, to write in a commit.
+fn webhook() -> DocWrite {
+    DocWrite::put(
+        push::COLL,
+        "ns",
+        &push::config_key("t", "h"),
+        Expect::Absent,
+        serde_json::json!({"url": "https://example.com/hook"}),
+    )
+}
+
+#[tokio::test]
+async fn a_task_is_created_with_its_documents_and_owes_their_webhook_event_1() {
+    let store = Arc::new(MemoryStore::new());
+    let engine = engine(&store);
+    let task = serde_json::from_value(serde_json::json!({
+        "id": "t", "contextId": "c", "status": {"state": TaskState::Submitted}
+    }))
+    .expect("a task");
+    let created = engine
+        .create_task_then(
+            "ns",
+            task,
+            |_| Ok(Change { events: vec![] }),
+            vec![webhook()],
+            false,
+        )
+        .await;
+    assert!(created.is_ok());
+    let hook = InlineStore::get_doc(&*store, push::COLL, "ns", &push::config_key("t", "h"));
+    assert!(hook.is_ok_and(|doc| doc.is_some()));
+    assert_eq!(InlineStore::has_deliveries(&*store), Ok(true));
+}
+
+#[tokio::test]
+async fn a_change_writes_its_documents_with_it() {
+    let store = Arc::new(MemoryStore::new());
+    let engine = engine(&store);
+    create(&engine, "ns", "t").await;
+    let changed = engine
+        .mutate_with("ns", "t", vec![webhook()], |task| {
+            status_change(task, TaskState::Working, None, None)
+        })
+        .await;
+    assert!(changed.is_ok(), "{changed:?}");
+    let hook = InlineStore::get_doc(&*store, push::COLL, "ns", &push::config_key("t", "h"));
+    assert!(hook.is_ok_and(|doc| doc.is_some()));
 }
