@@ -8,7 +8,7 @@ mod faults;
 use crate::PgStore;
 use a2a::types::TaskState;
 use store::suite::{append, claim, context_totals, create, create_with_hooks, ordered, row, two_contexts};
-use store::{Appended, Commit, DeliveryKey, Store, StoreError, TaskQuery, TaskWrite};
+use store::{Appended, Commit, DeliveryKey, DocWrite, Expect, Store, StoreError, TaskQuery, TaskWrite};
 
 store::store_suite!(suite, {
     let url = crate::cluster::TestCluster::fresh_database();
@@ -660,4 +660,28 @@ async fn postgres_gathered_reads_of_one_task_each_get_it() {
         .map(|r| matches!(r, Ok(Some(_))))
         .collect();
     assert_eq!(found, [true; 4]);
+}
+
+#[tokio::test]
+async fn postgres_versioned_document_writes_stand_in_one_round_trip() {
+    let store = fresh_store().await;
+    let writes = [
+        DocWrite::put("c", "ns", "k", Expect::Absent, serde_json::json!(1)),
+        DocWrite::put("c", "ns", "k", Expect::Version(1), serde_json::json!(2)),
+        DocWrite::delete("c", "ns", "k", Expect::Version(2)),
+    ];
+    for write in writes {
+        let commit = Commit {
+            docs: vec![write],
+            ..Commit::default()
+        };
+        assert!(store.commit(commit).await.is_ok());
+    }
+    assert_eq!(store.get_doc("c", "ns", "k").await, Ok(None));
+    let counts = store.counts();
+    assert_eq!(
+        (counts.groups_whole, counts.groups_replayed),
+        (3, 0),
+        "{counts:?}"
+    );
 }
