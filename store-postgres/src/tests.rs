@@ -685,3 +685,56 @@ async fn postgres_versioned_document_writes_stand_in_one_round_trip() {
         "{counts:?}"
     );
 }
+
+#[tokio::test]
+async fn postgres_two_changes_of_one_task_in_one_group_stand_in_order() {
+    let store = fresh_store().await;
+    create(
+        &store,
+        row("t", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
+    )
+    .await;
+    let change = |seq: u64, state: TaskState| {
+        let event: a2a::types::StreamResponse = serde_json::from_value(serde_json::json!({"statusUpdate": {
+            "taskId": "t", "contextId": "c", "status": {"state": state}
+        }}))
+        .expect("an event");
+        Commit {
+            task: Some(TaskWrite {
+                row: row("t", "ns", "c", state, "2024-01-01T00:00:01.000Z"),
+                create: false,
+                expected_last_seq: seq - 1,
+                expected_rank: None,
+                events: vec![store::EventRow { seq, body: event }],
+            }),
+            ..Commit::default()
+        }
+    };
+    let before = store.counts();
+    // Both queued before the writer runs: one group.
+    let (first, second) = (
+        store.commit(change(2, TaskState::Working)),
+        store.commit(change(3, TaskState::Completed)),
+    );
+    let (first, second) = tokio::join!(first, second);
+    assert!(first.is_ok() && second.is_ok(), "{first:?} {second:?}");
+    let counts = store.counts();
+    assert_eq!(
+        (counts.groups_whole, counts.groups_replayed),
+        (before.groups_whole + 1, before.groups_replayed),
+        "{counts:?}"
+    );
+    let task = store.get_task("ns", "t").await.ok().flatten();
+    assert_eq!(
+        task.map(|t| (t.last_seq, t.state)),
+        Some((3, TaskState::Completed.to_string()))
+    );
+    let seqs: Vec<u64> = store
+        .events_after("ns", "t", 0)
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(seqs, [1, 2, 3]);
+}
