@@ -16,6 +16,12 @@ store::store_suite!(suite, {
     (Box::new(store), None)
 });
 
+/// How long a test waits for what must happen, however loaded the machine
+/// (a notice or a closed socket to cross loopback, say): well under the
+/// time cargo-mutants gives a test run, so a mutant that never gets there
+/// fails the test rather than timing it out.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// A store on a fresh database of the test cluster.
 async fn fresh_store() -> PgStore {
     let url = crate::cluster::TestCluster::fresh_database();
@@ -58,7 +64,7 @@ async fn postgres_announces_appended_events_to_every_store_on_the_database() {
         task_id: Some("t".into()),
         last_seq: 1,
     };
-    let heard = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+    let heard = tokio::time::timeout(PATIENCE, async {
         loop {
             match notices.recv().await {
                 Ok(notice) if notice == wanted => return Some(notice),
@@ -237,7 +243,7 @@ async fn postgres_namespace_readers_miss_nothing_while_agents_commit_concurrentl
     // Reads on from the last position seen while the agents commit: every
     // event must be seen exactly once, each task's in order.
     let wanted = AGENTS * (APPENDS as usize + 1);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + PATIENCE;
     let (mut seen, mut last) = (Vec::new(), 0);
     while seen.len() < wanted && std::time::Instant::now() < deadline {
         let page = reader

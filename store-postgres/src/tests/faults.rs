@@ -5,7 +5,7 @@
 //! and a task deletion waiting for the event order lock another writer
 //! holds.
 
-use super::raw_client;
+use super::{raw_client, PATIENCE};
 use crate::schema::EVENT_ORDER_LOCK;
 use crate::writer::RETRIES;
 use crate::PgStore;
@@ -13,12 +13,6 @@ use a2a::types::TaskState;
 use std::time::Duration;
 use store::suite::{create, row};
 use store::{Commit, DocWrite, Expect, Store, TaskDelete};
-
-/// How long a test waits for what must happen, however loaded the machine
-/// (for a closed loopback socket to be read, say): well under the time
-/// cargo-mutants gives a test run, so a mutant that never gets there fails
-/// the test rather than timing it out.
-const PATIENCE: Duration = Duration::from_secs(20);
 
 fn put(key: &str) -> Commit {
     Commit {
