@@ -216,8 +216,9 @@ struct Summary {
     acknowledged: usize,
     /// Operations whose outcome the client was not told.
     unknown: usize,
-    /// Of those, the calls a live agent never answered (given up on).
-    unanswered: usize,
+    /// Of those, the calls a live agent never answered (given up on), as
+    /// the history shows them.
+    unanswered: Vec<String>,
     faults: BTreeMap<&'static str, u64>,
     /// Webhook deliveries received, the tasks they were for, and the tasks
     /// that owed their webhook their last event.
@@ -345,7 +346,8 @@ fn run(mode: Mode, seconds: u64, seed: u64, clients: u64) -> Summary {
         unanswered: ops
             .iter()
             .filter(|op| matches!(op.outcome(), Some(Outcome::Unknown(why)) if why.starts_with("no answer")))
-            .count(),
+            .map(ToString::to_string)
+            .collect(),
         faults: faults.by_kind(),
         deliveries: (
             posts.len(),
@@ -431,7 +433,12 @@ fn conclude(what: &str, seed: u64, started: Instant, summary: Summary) {
         .map(|(kind, n)| format!("{n} {kind}"))
         .collect();
     let total: u64 = summary.faults.values().sum();
-    let unanswered = match summary.unanswered {
+    // Each call given up on, with what became of its front: the lead to
+    // follow if one was not the nemesis's doing.
+    for op in &summary.unanswered {
+        println!("chaos: never answered: {op}");
+    }
+    let unanswered = match summary.unanswered.len() {
         0 => String::new(),
         n => format!(" ({n} never answered)"),
     };
