@@ -1,9 +1,10 @@
 //! Faults only a real server can inject, each on a database of its own so
 //! the crate's other tests, sharing the cluster, never see them: a commit
-//! refused as a serialization failure (tried again, a bounded number of
-//! times) or for good (not tried again), the store's connections terminated by the server (opened again),
-//! and a task deletion waiting for the event order lock another writer
-//! holds.
+//! refused as a conflict (tried again, a bounded number of times) or for
+//! good (not tried again), the store's connections ended by the server
+//! (opened again), no connection to be had (each commit fails saying so,
+//! until one can be opened), and a task deletion waiting for the event
+//! order lock another writer holds.
 
 use super::{raw_client, PATIENCE};
 use crate::schema::EVENT_ORDER_LOCK;
@@ -188,4 +189,61 @@ async fn a_task_deletion_waits_for_the_event_order_lock() {
     let (store, deleted) = deleting.await.expect("the deletion ends");
     assert_eq!(deleted, Ok(()));
     assert_eq!(store.get_task("ns", "t").await, Ok(None));
+}
+
+/// Lets connections to database `name` be opened, or not (said from the
+/// cluster's own database: a session cannot shut out its own).
+async fn allow_connections(name: &str, allowed: bool) {
+    let admin = raw_client(&crate::cluster::TestCluster::shared().url("postgres")).await;
+    let sql = format!("ALTER DATABASE \"{name}\" WITH ALLOW_CONNECTIONS {allowed}");
+    admin.batch_execute(&sql).await.expect("the database altered");
+}
+
+#[tokio::test]
+async fn a_writer_that_cannot_reconnect_says_so_and_resumes_when_it_can() {
+    let url = crate::cluster::TestCluster::fresh_database();
+    let store = PgStore::open(&url).await.expect("open");
+    assert!(store.commit(put("before")).await.is_ok());
+    let client = raw_client(&url).await;
+    let name: String = client
+        .query_one("SELECT current_database()", &[])
+        .await
+        .expect("the name")
+        .get(0);
+    allow_connections(&name, false).await;
+    client
+        .batch_execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        .await
+        .expect("terminated");
+    // Once the writer has found its connection closed, each commit fails
+    // with why: no connection can be opened.
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let refused = store.commit(put(&format!("during {tries}"))).await.map(|_| ());
+        if refused
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("cannot reconnect"))
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "after {tries} tries: {refused:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    allow_connections(&name, true).await;
+    assert!(store.commit(put("after")).await.is_ok());
+    assert_eq!(
+        store
+            .get_doc("c", "ns", "after")
+            .await
+            .map(|d| d.map(|d| d.version)),
+        Ok(Some(1))
+    );
 }
