@@ -580,8 +580,9 @@ async fn postgres_names_its_backend() {
 
 /// A group in which one commit fails is replayed one commit at a time, and
 /// the others' outcomes are what the group would have given: here, one
-/// deletion, and one task moved with an event that owes its two webhooks a
-/// delivery each. The three are submitted before the test's (one-threaded)
+/// deletion, one of a task that is not there, one task moved with an event
+/// that owes its two webhooks a delivery each, and one of the webhooks
+/// dropped with what it was owed. The three are submitted before the test's (one-threaded)
 /// runtime lets the writer run, so they make one group.
 #[tokio::test]
 async fn postgres_a_replayed_group_keeps_the_others_deletions_and_events() {
@@ -633,11 +634,34 @@ async fn postgres_a_replayed_group_keeps_the_others_deletions_and_events() {
         }),
         ..Commit::default()
     };
-    let (refused, deleted, moved) = (store.commit(again), store.commit(gone), store.commit(moved));
-    let (refused, deleted, moved) = tokio::join!(refused, deleted, moved);
+    let nobody = Commit {
+        delete_tasks: vec![store::TaskDelete {
+            namespace: "ns".into(),
+            id: "nobody".into(),
+        }],
+        ..Commit::default()
+    };
+    let dropped = Commit {
+        deliveries: vec![store::DeliveryChange::DropTarget {
+            namespace: "ns".into(),
+            task_id: "z".into(),
+            config_id: Some("w1".into()),
+        }],
+        ..Commit::default()
+    };
+    let (refused, deleted, moved, nobody, dropped) = (
+        store.commit(again),
+        store.commit(gone),
+        store.commit(moved),
+        store.commit(nobody),
+        store.commit(dropped),
+    );
+    let (refused, deleted, moved, nobody, dropped) = tokio::join!(refused, deleted, moved, nobody, dropped);
     assert!(matches!(refused, Err(StoreError::Conflict { .. })), "{refused:?}");
     assert_eq!(deleted.map(|c| c.deleted_tasks), Ok(1));
     assert!(moved.is_ok(), "{moved:?}");
+    assert_eq!(nobody.map(|c| c.deleted_tasks), Ok(0));
+    assert!(dropped.is_ok(), "{dropped:?}");
     assert_eq!(store.counts().groups_replayed, before + 1);
     assert_eq!(store.get_task("ns", "y").await, Ok(None));
     let events = store.events_after("ns", "z", 1).await.unwrap_or_default();
@@ -645,8 +669,14 @@ async fn postgres_a_replayed_group_keeps_the_others_deletions_and_events() {
         events.into_iter().map(|e| (e.seq, e.body)).collect::<Vec<_>>(),
         [(2, event)]
     );
-    // Events 1 and 2, each owed to both webhooks.
-    assert_eq!(store.pending_deliveries("ns", "z").await.map(|d| d.len()), Ok(4));
+    // Events 1 and 2, each owed to both webhooks, then the first webhook
+    // dropped: what is left is owed to the second.
+    let pending = store.pending_deliveries("ns", "z").await.unwrap_or_default();
+    let owed: Vec<_> = pending
+        .iter()
+        .map(|d| (d.key.config_id.as_str(), d.key.seq))
+        .collect();
+    assert_eq!(owed, [("w2", 1), ("w2", 2)]);
 }
 
 /// Reads of one task gathered into one query each get the task. They are
