@@ -190,9 +190,151 @@ pub fn trim_history(task: &mut Task, history_length: Option<i32>) {
 
 #[cfg(test)]
 mod tests {
-    use super::artifact_change;
-    use a2a::types::{Artifact, Task};
-    use serde_json::json;
+    use super::{artifact_change, stamp_generation, stamp_seq, status_change, trim_history};
+    use crate::util::EXTENSION_URI;
+    use a2a::types::{Artifact, Message, StreamResponse, Task, TaskState};
+    use a2a::ErrorKind;
+    use serde_json::{json, Value};
+
+    fn working(history: &[&str], status_message: Option<&str>) -> Task {
+        let message = |id: &str| json!({"messageId": id, "role": "ROLE_AGENT", "parts": [{"text": id}]});
+        let mut status = json!({"state": "TASK_STATE_WORKING"});
+        if let Some(id) = status_message {
+            status["message"] = message(id);
+        }
+        serde_json::from_value(json!({
+            "id": "t", "contextId": "c", "status": status,
+            "history": history.iter().map(|id| message(id)).collect::<Vec<_>>()
+        }))
+        .expect("a task")
+    }
+
+    fn ids(task: &Task) -> Vec<&str> {
+        task.history.iter().map(|m| m.message_id.as_str()).collect()
+    }
+
+    fn agent_message(id: &str) -> Message {
+        serde_json::from_value(json!({"messageId": id, "role": "ROLE_AGENT", "parts": [{"text": "done"}]}))
+            .expect("a message")
+    }
+
+    /// A status message the next status supersedes joins the history, once:
+    /// not again when a reply that came while it stood put it there already.
+    #[test]
+    fn a_superseded_status_message_joins_the_history_once() {
+        let mut asked = working(&["u0"], Some("q1"));
+        let change = status_change(&mut asked, TaskState::Completed, Some(agent_message("a1")), None);
+        assert_eq!(change.map(|c| c.events.len()).ok(), Some(1));
+        assert_eq!(ids(&asked), ["u0", "q1"]);
+        let status = asked.status.message.as_ref().expect("the new status message");
+        assert_eq!(status.message_id, "a1");
+        assert_eq!(status.task_id.as_deref(), Some("t"));
+        assert_eq!(status.context_id.as_deref(), Some("c"));
+
+        let mut answered = working(&["u0", "q1", "u1"], Some("q1"));
+        assert!(status_change(&mut answered, TaskState::Completed, None, None).is_ok());
+        assert_eq!(ids(&answered), ["u0", "q1", "u1"]);
+
+        let mut silent = working(&["u0"], None);
+        assert!(status_change(&mut silent, TaskState::Completed, None, None).is_ok());
+        assert_eq!(ids(&silent), ["u0"]);
+
+        let refused = status_change(&mut silent, TaskState::Working, None, None).err();
+        assert_eq!(
+            refused.and_then(|e| e.kind::<ErrorKind>()),
+            Some(ErrorKind::UnsupportedOperation)
+        );
+        assert_eq!(silent.status.state, TaskState::Completed);
+    }
+
+    fn status_event(metadata: Value) -> StreamResponse {
+        let mut task = working(&[], None);
+        let metadata = metadata.as_object().cloned();
+        let change = status_change(&mut task, TaskState::Working, None, metadata).expect("a change");
+        change.events.into_iter().next().expect("one event")
+    }
+
+    fn artifact_event(metadata: Value) -> StreamResponse {
+        let mut task = working(&[], None);
+        let metadata = metadata.as_object().cloned();
+        let change = artifact_change(&mut task, artifact("x"), false, None, metadata).expect("a change");
+        change.events.into_iter().next().expect("one event")
+    }
+
+    /// Every task event goes out with its sequence number as its generation;
+    /// a message, which has none, goes out as it is.
+    #[test]
+    fn task_events_are_stamped_with_their_generation() {
+        let mut events = [
+            StreamResponse::Task(working(&[], None)),
+            status_event(json!({})),
+            artifact_event(json!({})),
+            StreamResponse::Message(agent_message("m")),
+        ];
+        for event in &mut events {
+            stamp_generation(event, 7);
+        }
+        let generations: Vec<Value> = events
+            .iter()
+            .map(|e| serde_json::to_value(e).expect("an event"))
+            .map(|v| {
+                v.as_object()
+                    .and_then(|o| o.values().next().cloned())
+                    .unwrap_or_default()
+            })
+            .map(|body| body["generation"].clone())
+            .collect();
+        assert_eq!(generations, [json!(7), json!(7), json!(7), Value::Null]);
+    }
+
+    /// A plan domain event in a status or artifact event's metadata gets the
+    /// event's sequence number; metadata carrying no `seq` is left alone.
+    #[test]
+    fn a_domain_event_gets_its_sequence_number() {
+        let domain = |seq: Option<u64>| {
+            let mut event = json!({"kind": "plan.step"});
+            if let Some(seq) = seq {
+                event["seq"] = json!(seq);
+            }
+            json!({ EXTENSION_URI: event, "other": {"seq": 0} })
+        };
+        let metadata = |event: &StreamResponse| match event {
+            StreamResponse::StatusUpdate(e) => Value::Object(e.metadata.clone().unwrap_or_default()),
+            StreamResponse::ArtifactUpdate(e) => Value::Object(e.metadata.clone().unwrap_or_default()),
+            _ => Value::Null,
+        };
+        for make in [status_event, artifact_event] {
+            let mut stamped = make(domain(Some(0)));
+            stamp_seq(&mut stamped, 12);
+            assert_eq!(
+                metadata(&stamped),
+                json!({ EXTENSION_URI: {"kind": "plan.step", "seq": 12}, "other": {"seq": 0} })
+            );
+            let mut unstamped = make(domain(None));
+            stamp_seq(&mut unstamped, 12);
+            assert_eq!(metadata(&unstamped), domain(None));
+        }
+    }
+
+    /// `historyLength` keeps the last n messages; none keeps all, 0 or less
+    /// keeps none.
+    #[test]
+    fn history_length_keeps_the_last_messages() {
+        let all = ["m1", "m2", "m3", "m4", "m5"];
+        for (length, kept) in [
+            (None, &all[..]),
+            (Some(7), &all[..]),
+            (Some(5), &all[..]),
+            (Some(2), &all[3..]),
+            (Some(1), &all[4..]),
+            (Some(0), &all[5..]),
+            (Some(-3), &all[5..]),
+        ] {
+            let mut task = working(&all, None);
+            trim_history(&mut task, length);
+            assert_eq!(ids(&task), kept, "historyLength {length:?}");
+        }
+    }
 
     fn artifact(text: &str) -> Artifact {
         serde_json::from_value(json!({"artifactId": "a", "parts": [{"text": text}]})).expect("an artifact")
