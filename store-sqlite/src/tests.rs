@@ -231,7 +231,8 @@ async fn sqlite_names_its_backend() {
 /// The writer never checkpoints (its automatic checkpoint is off): the
 /// pages committed turns append to the WAL reach the database file only
 /// because the checkpoint thread is told of each turn. Waited for with a
-/// bound far beyond its period, so only a checkpoint that never comes fails.
+/// bound far beyond its period (60 of them), so only a checkpoint that never
+/// comes fails, and fails before a harness that stops hung tests would.
 #[tokio::test]
 async fn sqlite_committed_turns_reach_the_database_file() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -247,14 +248,67 @@ async fn sqlite_committed_turns_reach_the_database_file() {
         )
         .await;
     }
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
     while size() <= before {
         assert!(
             std::time::Instant::now() < deadline,
-            "no checkpoint in 60 s: the database file is still {before} bytes"
+            "no checkpoint in 15 s: the database file is still {before} bytes"
         );
         // The writer and the checkpointer run on threads of their own.
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     drop(store);
+}
+
+/// Set in the subprocess that holds the database for the test below.
+const HOLD: &str = "CLEVERAGENTS_TEST_HOLD_SQLITE";
+
+/// A database another process holds (an agent already running on the same
+/// data directory) is refused by name, once the busy timeout shows it is not
+/// just being let go. The holder is this test binary run again: it opens the
+/// store, says so, and keeps it until its stdin closes.
+#[tokio::test]
+async fn sqlite_a_database_held_by_another_process_is_refused_by_name() {
+    use std::io::{BufRead, Write};
+    if let Ok(path) = std::env::var(HOLD) {
+        let store = SqliteStore::open(std::path::Path::new(&path)).expect("the holder opens");
+        // On a line of its own: the harness has begun one with the test's name.
+        println!("\nholding");
+        std::io::stdout().flush().expect("said");
+        let _ = std::io::stdin().read_line(&mut String::new());
+        drop(store);
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    drop(sqlite_with_one_task(&path).await);
+    let mut holder = std::process::Command::new(std::env::current_exe().expect("this test binary"))
+        .args([
+            "--exact",
+            "tests::sqlite_a_database_held_by_another_process_is_refused_by_name",
+        ])
+        .args(["--nocapture", "--test-threads=1"])
+        .env(HOLD, &path)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the holder starts");
+    let mut said = std::io::BufReader::new(holder.stdout.take().expect("its stdout")).lines();
+    let holding = said.by_ref().map_while(Result::ok).any(|line| line == "holding");
+    assert!(holding, "the holder never opened the store");
+    let refused = SqliteStore::open(&path).map(|_| ());
+    drop(holder.stdin.take());
+    // Read to its end: the holder still reports its test as it leaves.
+    said.for_each(drop);
+    assert!(holder.wait().is_ok_and(|status| status.success()));
+    match refused {
+        Err(StoreError::Backend(why)) => assert_eq!(why, "the database is in use by another process"),
+        other => panic!("expected the database in use, got {other:?}"),
+    }
+    // Let go, it opens with what it held.
+    let store = SqliteStore::open(&path).expect("reopen");
+    assert_eq!(
+        store.get_task("ns", "t").await.ok().flatten().map(|r| r.last_seq),
+        Some(1)
+    );
 }
