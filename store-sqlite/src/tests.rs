@@ -1,7 +1,8 @@
 #![cfg(test)]
 //! The behavioural suite on SQLite, and what only a file on disk shows:
 //! reopening, migrating an older store, a damaged row, leases that do not
-//! outlive their process.
+//! outlive their process, a database another process holds, a turn that
+//! cannot take the write lock, checkpoints.
 
 use crate::SqliteStore;
 use a2a::types::TaskState;
@@ -309,6 +310,65 @@ async fn sqlite_a_database_held_by_another_process_is_refused_by_name() {
     let store = SqliteStore::open(&path).expect("reopen");
     assert_eq!(
         store.get_task("ns", "t").await.ok().flatten().map(|r| r.last_seq),
+        Some(1)
+    );
+}
+
+/// A turn whose transaction cannot begin (another connection holds the
+/// write lock past the busy timeout) answers each of its commits with why,
+/// and writes nothing; once the lock is let go, the next turn lands.
+#[tokio::test]
+async fn sqlite_a_turn_that_cannot_begin_fails_each_commit_with_why() {
+    use store::{Commit, EventRow, TaskWrite};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("store.db");
+    let store = SqliteStore::open(&path).expect("open");
+    let commit = |id: &str| {
+        let row = row(id, "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z");
+        let body = a2a::types::StreamResponse::Task(row.body.clone());
+        Commit {
+            task: Some(TaskWrite {
+                row,
+                create: true,
+                expected_last_seq: 0,
+                expected_rank: None,
+                events: vec![EventRow { seq: 1, body }],
+            }),
+            ..Commit::default()
+        }
+    };
+    // In this process the file's lock is shared, so a connection of the
+    // test can take the write lock the writer needs.
+    let blocker = rusqlite::Connection::open_with_flags_and_vfs(
+        &path,
+        rusqlite::OpenFlags::default(),
+        crate::rows::EXCLUSIVE_VFS,
+    )
+    .expect("a second connection");
+    blocker.execute_batch("BEGIN IMMEDIATE").expect("the write lock");
+    let refused = store.commit(commit("t1")).await;
+    match refused {
+        Err(StoreError::Backend(why)) => assert_eq!(why, "database is locked"),
+        other => panic!("expected the turn's failure, got {other:?}"),
+    }
+    blocker.execute_batch("ROLLBACK").expect("the lock let go");
+    assert!(store.commit(commit("t2")).await.is_ok());
+    assert_eq!(
+        store
+            .get_task("ns", "t1")
+            .await
+            .ok()
+            .flatten()
+            .map(|r| r.last_seq),
+        None
+    );
+    assert_eq!(
+        store
+            .get_task("ns", "t2")
+            .await
+            .ok()
+            .flatten()
+            .map(|r| r.last_seq),
         Some(1)
     );
 }
