@@ -687,7 +687,7 @@ impl<S: InlineStore> Store for S {
 
 #[cfg(test)]
 mod tests {
-    use super::{prefix_end, MemoryStore, Store};
+    use super::{generation, prefix_end, MemoryStore, Store, StoreError, TaskRow};
 
     #[test]
     fn a_prefix_ends_below_its_last_character_raised() {
@@ -697,6 +697,35 @@ mod tests {
         assert_eq!(prefix_end("x\u{d7ff}").as_deref(), Some("x\u{e000}"));
         assert_eq!(prefix_end(""), None);
         assert_eq!(prefix_end("\u{10ffff}"), None);
+    }
+
+    /// A task is answered at the generation of its last event, the number
+    /// itself, saturating where the wire's integer ends.
+    #[test]
+    fn a_task_is_answered_at_the_generation_of_its_last_event() {
+        let task = serde_json::from_value(serde_json::json!({
+            "id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}
+        }))
+        .expect("a task");
+        let row = TaskRow::new("ns", task, 7);
+        assert_eq!(row.answer().generation, Some(7));
+        assert_eq!(generation(1), 1);
+        assert_eq!(generation(u64::MAX), i64::MAX);
+    }
+
+    /// A store's failure reads as what it is, for logs and internal errors.
+    #[test]
+    fn a_store_error_says_what_failed() {
+        let conflict = StoreError::Conflict {
+            index: Some(2),
+            found: None,
+        };
+        assert_eq!(
+            conflict.to_string(),
+            "version conflict (write Some(2), found None)"
+        );
+        let backend = StoreError::Backend("disk full".into());
+        assert_eq!(backend.to_string(), "storage failure: disk full");
     }
 
     #[test]
