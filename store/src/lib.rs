@@ -69,7 +69,8 @@ pub struct TaskRow {
     pub status_ts: String,
     /// Sequence number of the last event of this task.
     pub last_seq: u64,
-    /// Recency rank assigned by the store on every write: larger is newer.
+    /// Recency rank assigned by the store on every write: larger is newer,
+    /// and never below 1 (a listing's cursor of 0 or less is none it gave).
     pub rank: i64,
     pub body: Task,
 }

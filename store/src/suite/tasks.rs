@@ -190,6 +190,9 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
         .unwrap_or_default();
     assert_eq!(ids(&second), vec!["a"]);
     assert_eq!((second.total, second.more), (3, false));
+    // Ranks start above 0, so a cursor of 0 or less is none a store gave.
+    let ranks: Vec<i64> = first.rows.iter().chain(&second.rows).map(|r| r.rank).collect();
+    assert!(ranks.iter().all(|rank| *rank > 0), "{ranks:?}");
     // A page exactly as long as what is left has no more after it.
     let whole = store
         .list_tasks(&TaskQuery {
