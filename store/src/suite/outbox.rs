@@ -246,15 +246,22 @@ pub async fn outbox_rows_go_with_their_target_or_task(store: &dyn Store) {
     );
     assert!(store.commit(deliveries(vec![drop("u", None)])).await.is_ok());
     assert_eq!(pending(store, "ns", "u").await, vec![]);
-    let commit = Commit {
+    assert!(create_with_hooks(store, "v").await.is_ok());
+    let delete = |id: &str| Commit {
         delete_tasks: vec![TaskDelete {
             namespace: "ns".into(),
-            id: "t".into(),
+            id: id.into(),
         }],
         ..Commit::default()
     };
-    assert_eq!(store.commit(commit.clone()).await.map(|c| c.deleted_tasks), Ok(1));
+    assert_eq!(store.commit(delete("t")).await.map(|c| c.deleted_tasks), Ok(1));
     assert_eq!(pending(store, "ns", "t").await, vec![]);
+    // Only the deleted task's rows go: another task's stay owed.
+    assert_eq!(
+        pending(store, "ns", "v").await,
+        vec![("w1".into(), 1, 0), ("w2".into(), 1, 0)]
+    );
+    assert_eq!(store.commit(delete("v")).await.map(|c| c.deleted_tasks), Ok(1));
     assert_eq!(claim(store, "a", 1000, 2000).await, vec![]);
     // Every row gone: nothing is owed any more.
     assert_eq!(store.has_deliveries().await, Ok(false));
