@@ -96,6 +96,12 @@ impl Live {
     fn least_seen(&self) -> Option<u64> {
         self.subscribers.iter().map(|sub| sub.seen).min()
     }
+
+    /// The least sequence number all subscribers have had, when some
+    /// subscriber has not had every event before `seq`.
+    fn behind(&self, seq: u64) -> Option<u64> {
+        self.least_seen().filter(|seen| *seen < seq)
+    }
 }
 
 /// What a subscriber gets: the backlog, then (unless the task has ended)
@@ -440,7 +446,7 @@ impl TaskEngine {
         // A subscriber behind the events just committed (another agent
         // appended before them, and its notice is not handled yet) first
         // gets what it missed, from the store.
-        let behind = live.least_seen().filter(|seen| *seen < expected_last_seq);
+        let behind = live.behind(expected_last_seq);
         let missed = match behind {
             Some(seen) => self
                 .db
