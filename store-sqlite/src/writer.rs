@@ -388,16 +388,23 @@ impl Counter {
 /// the change of state and the body as stored.
 fn write_task(conn: &Connection, seqs: &mut Sequences, tw: &TaskWrite) -> StoreResult<(i64, Delta, RawJson)> {
     let rank = seqs.rank.next();
-    let stored: Option<(i64, i64, String, String)> = conn
-        .prepare_cached("SELECT last_seq, rank, namespace, state FROM tasks WHERE id = ?1")
+    let stored: Option<(i64, i64, String, String, String)> = conn
+        .prepare_cached("SELECT last_seq, rank, namespace, state, context_id FROM tasks WHERE id = ?1")
         .and_then(|mut stmt| {
-            stmt.query_row([&tw.row.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-                .optional()
+            stmt.query_row([&tw.row.id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .optional()
         })
         .map_err(backend)?;
-    let (found, stored_rank, from) = match stored {
-        Some((seq, rank, namespace, state)) => (Some(seq as u64), Some(rank), Some((namespace, state))),
-        None => (None, None, None),
+    let (found, stored_rank, from, from_context) = match stored {
+        Some((seq, rank, namespace, state, context)) => (
+            Some(seq as u64),
+            Some(rank),
+            Some((namespace, state)),
+            Some(context),
+        ),
+        None => (None, None, None, None),
     };
     let ok = match (tw.create, found) {
         (true, None) => true,
@@ -454,16 +461,25 @@ fn write_task(conn: &Connection, seqs: &mut Sequences, tw: &TaskWrite) -> StoreR
             .map_err(backend)?;
     }
     let context = (&tw.row.namespace, &tw.row.context_id);
-    match &from {
-        Some((_, state)) if *state == tw.row.state => {}
-        Some((_, state)) => {
+    let stayed = from.as_ref().map(|(namespace, _)| namespace) == Some(&tw.row.namespace)
+        && from_context.as_ref() == Some(&tw.row.context_id);
+    match (&from, &from_context) {
+        (Some((_, state)), _) if stayed && *state == tw.row.state => {}
+        (Some((_, state)), _) if stayed => {
             if counted(conn, context)? {
                 count_out(conn, context, state)?;
                 count_in(conn, context, &tw.row.state)?;
             }
         }
-        None if counted(conn, context)? => count_in(conn, context, &tw.row.state)?,
-        None => start_counting_if_shared(conn, context, &tw.row.id)?,
+        // Written under another context: out of the counts of the one it
+        // leaves, into those of the one it joins as a new task would be.
+        (Some((namespace, state)), Some(left)) => {
+            if counted(conn, (namespace, left))? {
+                count_out(conn, (namespace, left), state)?;
+            }
+            join_counts(conn, context, &tw.row.state, &tw.row.id)?;
+        }
+        _ => join_counts(conn, context, &tw.row.state, &tw.row.id)?,
     }
     let delta = Delta {
         namespace: tw.row.namespace.clone(),
@@ -471,6 +487,17 @@ fn write_task(conn: &Connection, seqs: &mut Sequences, tw: &TaskWrite) -> StoreR
         to: Some(tw.row.state.clone()),
     };
     Ok((rank, delta, body))
+}
+
+/// Task `id`, now in `state`, joins (namespace, context): counted in when
+/// the context has counts, else the context's counts start if it now holds
+/// another task.
+fn join_counts(conn: &Connection, context: (&String, &String), state: &str, id: &str) -> StoreResult<()> {
+    if counted(conn, context)? {
+        count_in(conn, context, state)
+    } else {
+        start_counting_if_shared(conn, context, id)
+    }
 }
 
 /// True when the (namespace, context) has counts: it holds two tasks or more.

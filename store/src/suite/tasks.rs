@@ -262,6 +262,13 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
         .await
         .is_ok());
     assert_eq!(context_totals(store, "c1").await, Ok((2, 1, 1)));
+    // A task written again under another context is listed under that one only.
+    assert!(store
+        .commit(move_task("b", "c1", TaskState::Completed, 1))
+        .await
+        .is_ok());
+    assert_eq!(context_totals(store, "c1").await, Ok((3, 1, 2)));
+    assert_eq!(context_totals(store, "c2").await, Ok((0, 0, 0)));
     assert_eq!(
         store.namespaces().await,
         Ok(vec!["ns".to_string(), "other".to_string()])
