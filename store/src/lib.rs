@@ -689,6 +689,7 @@ impl<S: InlineStore> Store for S {
 #[cfg(test)]
 mod tests {
     use super::{generation, prefix_end, MemoryStore, Store, StoreError, TaskRow};
+    use a2a::types::TaskState;
 
     #[test]
     fn a_prefix_ends_below_its_last_character_raised() {
@@ -727,6 +728,42 @@ mod tests {
         );
         let backend = StoreError::Backend("disk full".into());
         assert_eq!(backend.to_string(), "storage failure: disk full");
+    }
+
+    /// The memory store's integrity check finds a task whose row names
+    /// another last event than its log ends at: a write that appends no
+    /// event takes the row's `last_seq` as given.
+    #[tokio::test]
+    async fn a_row_naming_another_last_event_than_its_log_is_a_problem() {
+        use crate::suite::{create, row};
+        use crate::{Commit, TaskWrite};
+        let store = MemoryStore::new();
+        create(
+            &store,
+            row("t", "ns", "c", TaskState::Submitted, "2024-01-01T00:00:00.000Z"),
+        )
+        .await;
+        let clean = Store::check_integrity(&store, true).await.map(|i| i.problems);
+        assert_eq!(clean, Ok(vec![]));
+        let mut ahead = row("t", "ns", "c", TaskState::Working, "2024-01-01T00:00:01.000Z");
+        ahead.last_seq = 5;
+        let commit = Commit {
+            task: Some(TaskWrite {
+                row: ahead,
+                create: false,
+                expected_last_seq: 1,
+                expected_rank: None,
+                events: vec![],
+            }),
+            ..Commit::default()
+        };
+        assert!(Store::commit(&store, commit).await.is_ok());
+        let found = Store::check_integrity(&store, true).await;
+        assert_eq!(found.as_ref().map(|i| i.checked_objects), Ok(1));
+        assert_eq!(
+            found.map(|i| i.problems),
+            Ok(vec!["task t: last_seq 5 but log ends at 1".to_string()])
+        );
     }
 
     #[test]
