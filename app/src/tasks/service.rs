@@ -769,3 +769,6 @@ async fn until_settled(mut rx: LiveEvents, mut run_failed: Option<oneshot::Recei
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,51 @@
+//! The parts of the task service that are plain functions of a request:
+//! the push config a new task's request carries, as it is stored.
+
+use super::push_config_writes;
+use a2a::types::SendMessageConfiguration;
+use serde_json::{json, Value};
+
+/// The documents `push_config_writes` makes for task `t` of namespace `ns`
+/// from a request configuration, as (key, stored value).
+fn written(configuration: Value, tenant: Option<&str>) -> Vec<(String, Value)> {
+    let configuration: SendMessageConfiguration =
+        serde_json::from_value(configuration).expect("a configuration");
+    let docs = push_config_writes("ns", "t", Some(&configuration), tenant).expect("the writes");
+    docs.into_iter()
+        .map(|doc| {
+            assert_eq!(
+                (doc.coll.as_str(), doc.namespace.as_str()),
+                (crate::push::COLL, "ns")
+            );
+            (doc.key, doc.value.unwrap_or_default())
+        })
+        .collect()
+}
+
+/// A new task's push config is stored under the task, naming it and the
+/// call's tenant whatever the client put there, with the client's id, or
+/// one of its own when the client gave none or an empty one.
+#[test]
+fn a_new_tasks_push_config_is_stored_under_it() {
+    let given = json!({"taskPushNotificationConfig": {
+        "id": "mine", "taskId": "another", "url": "https://example.com/hook"
+    }});
+    let stored = written(given, Some("acme"));
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].0, "t/mine");
+    assert_eq!(stored[0].1["id"], "mine");
+    assert_eq!(stored[0].1["taskId"], "t");
+    assert_eq!(stored[0].1["tenant"], "acme");
+    assert_eq!(stored[0].1["url"], "https://example.com/hook");
+
+    for id in [json!(null), json!("")] {
+        let given = json!({"taskPushNotificationConfig": {"id": id, "url": "https://example.com/hook"}});
+        let stored = written(given, None);
+        let made = stored[0].1["id"].as_str().unwrap_or_default().to_string();
+        assert!(!made.is_empty(), "an id is made");
+        assert_eq!(stored[0].0, format!("t/{made}"));
+        assert_eq!(stored[0].1["taskId"], "t");
+        assert_eq!(stored[0].1.get("tenant"), None);
+    }
+    assert_eq!(written(json!({}), None), vec![]);
+}
