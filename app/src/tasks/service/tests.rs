@@ -1,8 +1,9 @@
-//! The parts of the task service that are plain functions of a request:
-//! the push config a new task's request carries, as it is stored.
+//! The parts of the task service that are plain functions: the push
+//! config a new task's request carries, as it is stored, and an executor's
+//! steps as status steps.
 
-use super::push_config_writes;
-use a2a::types::SendMessageConfiguration;
+use super::{push_config_writes, with_no_metadata};
+use a2a::types::{Message, SendMessageConfiguration, TaskState};
 use serde_json::{json, Value};
 
 /// The documents `push_config_writes` makes for task `t` of namespace `ns`
@@ -48,4 +49,29 @@ fn a_new_tasks_push_config_is_stored_under_it() {
         assert_eq!(stored[0].1.get("tenant"), None);
     }
     assert_eq!(written(json!({}), None), vec![]);
+}
+
+/// An executor's settled steps become status steps one for one, in order,
+/// each with its message and no event metadata.
+#[test]
+fn an_executors_steps_become_status_steps_in_order() {
+    let answer: Message = serde_json::from_value(json!({
+        "messageId": "a", "role": "ROLE_AGENT", "parts": [{"text": "done"}]
+    }))
+    .expect("a message");
+    let steps = with_no_metadata(vec![
+        (TaskState::Working, None),
+        (TaskState::Completed, Some(answer)),
+    ]);
+    let seen: Vec<(TaskState, Option<String>, bool)> = steps
+        .into_iter()
+        .map(|(state, message, metadata)| (state, message.map(|m| m.message_id), metadata.is_some()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (TaskState::Working, None, false),
+            (TaskState::Completed, Some("a".into()), false)
+        ]
+    );
 }
