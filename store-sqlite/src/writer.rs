@@ -461,8 +461,11 @@ fn write_task(conn: &Connection, seqs: &mut Sequences, tw: &TaskWrite) -> StoreR
             .map_err(backend)?;
     }
     let context = (&tw.row.namespace, &tw.row.context_id);
-    let stayed = from.as_ref().map(|(namespace, _)| namespace) == Some(&tw.row.namespace)
-        && from_context.as_ref() == Some(&tw.row.context_id);
+    let stayed = from
+        .as_ref()
+        .map(|(namespace, _)| namespace)
+        .zip(from_context.as_ref())
+        == Some(context);
     match (&from, &from_context) {
         (Some((_, state)), _) if stayed && *state == tw.row.state => {}
         (Some((_, state)), _) if stayed => {

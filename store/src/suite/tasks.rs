@@ -269,6 +269,13 @@ pub async fn list_tasks_newest_first_with_filters(store: &dyn Store) {
         .is_ok());
     assert_eq!(context_totals(store, "c1").await, Ok((3, 1, 2)));
     assert_eq!(context_totals(store, "c2").await, Ok((0, 0, 0)));
+    // And out of a context of several tasks, into an empty one.
+    assert!(store
+        .commit(move_task("a", "c2", TaskState::Completed, 1))
+        .await
+        .is_ok());
+    assert_eq!(context_totals(store, "c1").await, Ok((2, 1, 1)));
+    assert_eq!(context_totals(store, "c2").await, Ok((1, 0, 1)));
     assert_eq!(
         store.namespaces().await,
         Ok(vec!["ns".to_string(), "other".to_string()])
