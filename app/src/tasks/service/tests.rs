@@ -1,6 +1,7 @@
 //! The parts of the task service that are plain functions: the push
 //! config a new task's request carries, as it is stored, and an executor's
-//! steps as status steps.
+//! steps as status steps; and the tasks a process that ended left under
+//! way, failed and counted at start-up.
 
 use super::{push_config_writes, with_no_metadata};
 use a2a::types::{Message, SendMessageConfiguration, TaskState};
@@ -72,6 +73,49 @@ fn an_executors_steps_become_status_steps_in_order() {
         [
             (TaskState::Working, None, false),
             (TaskState::Completed, Some("a".into()), false)
+        ]
+    );
+}
+
+/// At start-up on a store only this process opens, every task an ended
+/// process left SUBMITTED or WORKING, in every namespace, is failed and
+/// counted; tasks that ended or wait on their client are left as they are.
+#[tokio::test]
+async fn tasks_an_ended_process_left_under_way_are_failed_and_counted() {
+    use crate::store::{InlineStore, MemoryStore};
+    use crate::tasks::testing::{create, engine, move_to};
+    use std::sync::Arc;
+    let store = Arc::new(MemoryStore::new());
+    let before = engine(&store);
+    let left = [
+        ("ns", "submitted", None),
+        ("ns", "working", Some(TaskState::Working)),
+        ("other", "elsewhere", Some(TaskState::Working)),
+        ("ns", "asking", Some(TaskState::InputRequired)),
+        ("ns", "done", Some(TaskState::Completed)),
+    ];
+    for (namespace, id, state) in left {
+        create(&before, namespace, id).await;
+        if let Some(state) = state {
+            move_to(&before, namespace, id, state).await;
+        }
+    }
+    let app = crate::App::with_store(store.clone(), crate::AppConfig::default());
+    let resumed = app.resume_work().await.map(|r| r.failed_tasks);
+    assert_eq!(resumed.ok(), Some(3));
+    let states: Vec<String> = left
+        .iter()
+        .map(|(namespace, id, _)| InlineStore::get_task(&*store, namespace, id))
+        .map(|row| row.ok().flatten().map(|row| row.state).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "TASK_STATE_FAILED",
+            "TASK_STATE_FAILED",
+            "TASK_STATE_FAILED",
+            "TASK_STATE_INPUT_REQUIRED",
+            "TASK_STATE_COMPLETED"
         ]
     );
 }
