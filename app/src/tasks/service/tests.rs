@@ -1,3 +1,4 @@
+#![cfg(test)]
 //! The parts of the task service that are plain functions: the push
 //! config a new task's request carries, as it is stored, and an executor's
 //! steps as status steps; and the tasks a process that ended left under
