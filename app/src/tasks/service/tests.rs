@@ -1,8 +1,9 @@
 #![cfg(test)]
 //! The parts of the task service that are plain functions: the push
 //! config a new task's request carries, as it is stored, and an executor's
-//! steps as status steps; and the tasks a process that ended left under
-//! way, failed and counted at start-up.
+//! steps as status steps; the tasks a process that ended left under way,
+//! failed and counted at start-up; and on a shared store, the sweep that
+//! fails a task whose run's agent died.
 
 use super::{push_config_writes, with_no_metadata};
 use a2a::types::{Message, SendMessageConfiguration, TaskState};
@@ -119,4 +120,42 @@ async fn tasks_an_ended_process_left_under_way_are_failed_and_counted() {
             "TASK_STATE_COMPLETED"
         ]
     );
+}
+
+/// On a store shared with other agents, the service's sweep fails a task
+/// whose run's lease has expired (its agent died mid-run), for as long as
+/// the runtime lives.
+#[tokio::test(start_paused = true)]
+async fn the_services_sweep_fails_a_task_whose_run_was_abandoned() {
+    use crate::store::{Commit, MemoryStore};
+    use crate::tasks::runs::{RunLeases, ABANDONED};
+    use crate::tasks::testing::{create, engine, handle, move_to};
+    use std::sync::Arc;
+    use std::time::Duration;
+    const LEASE: Duration = Duration::from_secs(3);
+    let store = Arc::new(MemoryStore::new());
+    let engine = engine(&store);
+    create(&engine, "ns", "t").await;
+    move_to(&engine, "ns", "t", TaskState::Working).await;
+    // The lease of an agent that died: it lasted no time at all.
+    let dead = RunLeases::new(handle(&store), Duration::ZERO).put("ns", "t");
+    let written = crate::store::Store::commit(
+        &*store,
+        Commit {
+            docs: dead.into_iter().collect(),
+            ..Commit::default()
+        },
+    )
+    .await;
+    assert!(written.is_ok(), "{written:?}");
+    let app = crate::App::with_store(store.clone(), crate::AppConfig::default());
+    let mut tasks = app.tasks.clone();
+    tasks.leases = Some(RunLeases::new(handle(&store), LEASE));
+    tasks.sweep_abandoned_runs();
+    // One sweep (a third of the lease) and then some, in paused time.
+    tokio::time::sleep(LEASE).await;
+    let task = engine.load_task("ns", "t").await.expect("the task").body;
+    assert_eq!(task.status.state, TaskState::Failed);
+    let said = task.status.message.map(|m| m.parts);
+    assert_eq!(said, Some(vec![crate::executor::text_part(ABANDONED)]));
 }
