@@ -1,6 +1,6 @@
 //! Snapshot tests of the generator on small fixture schemas that hold every
 //! shape it supports. Set `UPDATE_SNAPSHOTS=1` to rewrite the snapshots after an
-//! intended change, then review the diff.
+//! intended change, then review the diff. Writing the output is checked too.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -221,4 +221,23 @@ fn a_binding_name_makes_a_constant() {
         error,
         "mini.json: x-bindings.HttpJson: the name `+` makes no Rust constant of its own (``)"
     );
+}
+
+/// Writing the output puts every file in place and removes a generated file
+/// no longer produced, so nothing is stale afterwards.
+#[test]
+fn written_output_is_current_and_drops_what_is_no_longer_produced() {
+    let output = codegen::generate(&load(&["mini.json"])).expect("fixture generates");
+    let dir = std::env::temp_dir().join(format!("codegen-output-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    std::fs::write(dir.join("gone.rs"), "// no longer produced\n").expect("a stale file");
+    let stale = codegen::stale_files(&dir, &output).expect("compare");
+    assert!(stale.contains(&"gone.rs".to_string()), "{stale:?}");
+    assert_eq!(stale.len(), output.files.len() + 1);
+    codegen::write_output(&dir, &output).expect("written");
+    let stale = codegen::stale_files(&dir, &output).expect("compare");
+    assert_eq!(stale, Vec::<String>::new());
+    assert!(!dir.join("gone.rs").exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }
