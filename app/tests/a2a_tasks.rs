@@ -339,6 +339,9 @@ async fn list_tasks_paginates_newest_first_with_filters() {
         json!({ "pageSize": 0 }),
         json!({ "pageSize": 101 }),
         json!({ "pageToken": "zzz" }),
+        // Tokens are ranks, which start at 1: no page starts before 0.
+        json!({ "pageToken": "0" }),
+        json!({ "pageToken": "-3" }),
         json!({ "statusTimestampAfter": "soon" }),
     ] {
         assert_eq!(code(call(&router, &local(), "ListTasks", bad).await), -32602);
