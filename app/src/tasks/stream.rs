@@ -83,3 +83,38 @@ impl Stream for TaskEvents {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ends_stream;
+    use a2a::types::{StreamResponse, TaskState};
+    use serde_json::json;
+
+    /// A task snapshot and a status update end a stream alike: at a terminal
+    /// state always, at an interrupted one only for a stream told to stop
+    /// there; no other state, and no other kind of event, ends it.
+    #[test]
+    fn terminal_and_interrupted_states_end_a_stream() {
+        let event = |kind: &str, state: TaskState| -> StreamResponse {
+            let status = json!({"state": state});
+            let data = match kind {
+                "task" => json!({"task": {"id": "t", "contextId": "c", "status": status}}),
+                _ => json!({"statusUpdate": {"taskId": "t", "contextId": "c", "status": status}}),
+            };
+            serde_json::from_value(data).expect("an event")
+        };
+        for kind in ["task", "status"] {
+            let ends = |state, stop_when_interrupted| ends_stream(&event(kind, state), stop_when_interrupted);
+            assert!(ends(TaskState::Completed, false), "{kind}");
+            assert!(ends(TaskState::Canceled, true), "{kind}");
+            assert!(!ends(TaskState::Working, true), "{kind}");
+            assert!(ends(TaskState::InputRequired, true), "{kind}");
+            assert!(!ends(TaskState::InputRequired, false), "{kind}");
+        }
+        let artifact: StreamResponse = serde_json::from_value(json!({"artifactUpdate": {
+            "taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}
+        }}))
+        .expect("an event");
+        assert!(!ends_stream(&artifact, true));
+    }
+}
