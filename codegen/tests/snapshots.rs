@@ -80,6 +80,15 @@ fn dangling_reference_is_rejected() {
         error,
         "bundle: `ArchivePutParams` refers to unknown `#/definitions/Gone`"
     );
+    // Inside a list (a oneOf's choices) too.
+    let error = generation_error(|s| {
+        s[1].1["definitions"]["ArchivePutParams"]["properties"]["note"] =
+            serde_json::json!({"oneOf": [{"$ref": "mini.json#/definitions/Gone"}]})
+    });
+    assert_eq!(
+        error,
+        "bundle: `ArchivePutParams` refers to unknown `#/definitions/Gone`"
+    );
 }
 
 #[test]
