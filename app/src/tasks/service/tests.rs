@@ -59,7 +59,7 @@ fn a_new_tasks_push_config_is_stored_under_it() {
 #[test]
 fn an_executors_steps_become_status_steps_in_order() {
     let answer: Message = serde_json::from_value(json!({
-        "messageId": "a", "role": "ROLE_AGENT", "parts": [{"text": "done"}]
+        "messageId": "a", "role": a2a::types::Role::Agent, "parts": [{"text": "done"}]
     }))
     .expect("a message");
     let steps = with_no_metadata(vec![
@@ -110,16 +110,17 @@ async fn tasks_an_ended_process_left_under_way_are_failed_and_counted() {
         .map(|(namespace, id, _)| InlineStore::get_task(&*store, namespace, id))
         .map(|row| row.ok().flatten().map(|row| row.state).unwrap_or_default())
         .collect();
-    assert_eq!(
-        states,
-        [
-            "TASK_STATE_FAILED",
-            "TASK_STATE_FAILED",
-            "TASK_STATE_FAILED",
-            "TASK_STATE_INPUT_REQUIRED",
-            "TASK_STATE_COMPLETED"
-        ]
-    );
+    let expected: Vec<String> = [
+        TaskState::Failed,
+        TaskState::Failed,
+        TaskState::Failed,
+        TaskState::InputRequired,
+        TaskState::Completed,
+    ]
+    .iter()
+    .map(ToString::to_string)
+    .collect();
+    assert_eq!(states, expected);
 }
 
 /// On a store shared with other agents, the service's sweep fails a task
