@@ -11,12 +11,12 @@
 
 mod common;
 
-use a2a::rpc::{BoxFuture, CallContext, Dispatch, Outcome};
+use a2a::rpc::{BoxFuture, CallContext, Dispatch, Outcome, Params};
 use common::{
     app_dispatch, args, case, our_card, read_json, runner, scratch, serve_card, serve_http, serve_http_with,
     server_config, stdout, Recorder,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 use std::sync::Arc;
 
 /// The real application, with two shortfalls below MUST: an unknown method is
@@ -28,12 +28,14 @@ struct Lax {
 }
 
 impl Dispatch for Lax {
-    fn dispatch<'a>(
+    fn dispatch_params<'a>(
         &'a self,
         ctx: CallContext,
         method: &'a str,
-        params: Option<Value>,
+        params: Params,
     ) -> BoxFuture<'a, Outcome> {
+        // The params as a value, as this dispatcher reads them.
+        let params = params.into_json().ok().flatten();
         Box::pin(async move {
             if a2a::find_method(method).is_none() {
                 return Outcome::Single(Err(a2a::Error {

@@ -5,10 +5,10 @@
 
 mod common;
 
-use a2a::rpc::{BoxFuture, CallContext, Dispatch, Outcome};
+use a2a::rpc::{BoxFuture, CallContext, Dispatch, Outcome, Params};
 use a2a::ErrorKind;
 use common::{app_dispatch, args, read_json, runner, scratch, serve_http, BASELINE};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::sync::Arc;
 
 /// The real application, with three defects a conformant agent must not have.
@@ -17,12 +17,14 @@ struct Broken {
 }
 
 impl Dispatch for Broken {
-    fn dispatch<'a>(
+    fn dispatch_params<'a>(
         &'a self,
         ctx: CallContext,
         method: &'a str,
-        params: Option<Value>,
+        params: Params,
     ) -> BoxFuture<'a, Outcome> {
+        // The params as a value, as this dispatcher reads them.
+        let params = params.into_json().ok().flatten();
         Box::pin(async move {
             match method {
                 // A result of the wrong shape: a number where the task id goes.

@@ -65,9 +65,18 @@ mod authorize {
         }
     }
 
-    fn run(mut ctx: CallContext, method: &str, params: Value) -> Result<Option<String>, a2a::Error> {
+    /// The namespace a call resolves to: the same whether its params come as
+    /// a value or as the text JSON-RPC hands over.
+    fn run(ctx: CallContext, method: &str, params: Value) -> Result<Option<String>, a2a::Error> {
         let descriptor = a2a::find_method(method).expect("method");
-        authorize(&mut ctx, descriptor, Some(&params)).map(|()| ctx.namespace)
+        let mut by_value = ctx.clone();
+        let from_value =
+            authorize(&mut by_value, descriptor, &params.clone().into()).map(|()| by_value.namespace);
+        let text = serde_json::value::RawValue::from_string(params.to_string()).expect("JSON");
+        let mut by_text = ctx;
+        let from_text = authorize(&mut by_text, descriptor, &text.into()).map(|()| by_text.namespace);
+        assert_eq!(from_text, from_value, "{method} {params}");
+        from_text
     }
 
     #[test]
@@ -83,6 +92,11 @@ mod authorize {
         assert_eq!(
             run(ctx.clone(), "GetTask", json!({"id": "t"})),
             Ok(Some("team-a".into()))
+        );
+        // A name is read without the blanks around it.
+        assert_eq!(
+            run(alice(), "GetTask", json!({"id": "t", "tenant": " team-b "})),
+            Ok(Some("team-b".into()))
         );
         // A blank name names nothing.
         assert_eq!(

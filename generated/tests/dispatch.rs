@@ -348,3 +348,62 @@ async fn positional_params_are_invalid_params() {
         .unwrap_err();
     assert_eq!(error.kind(), Some(ErrorKind::ExtInvalidParams));
 }
+
+/// Params as their text, as JSON-RPC hands them over.
+fn text(params: &str) -> a2a::rpc::Params {
+    serde_json::value::RawValue::from_string(params.to_owned())
+        .expect("fixture JSON")
+        .into()
+}
+
+#[tokio::test]
+async fn params_sent_as_text_are_answered_as_params_sent_as_a_value() {
+    for (method, params) in [
+        ("GetTask", r#"{"id":"t1"}"#),
+        ("GetTask", r#"{"id":5}"#),
+        ("GetTask", r#"{"id":"t1","historyLength":"x"}"#),
+        ("GetTask", r#"{}"#),
+        ("GetTask", r#"["t1"]"#),
+        (
+            "SendMessage",
+            r#"{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":1}]}}"#,
+        ),
+        (
+            "SendMessage",
+            r#"{"message":{"messageId":"m","role":"ROLE_NOBODY","parts":[]}}"#,
+        ),
+        ("_cleveragents/plan/status", r#"{"planId":[]}"#),
+    ] {
+        let value: Value = serde_json::from_str(params).expect("fixture JSON");
+        let as_value = router()
+            .dispatch(CallContext::default(), method, Some(value))
+            .await
+            .into_single();
+        let as_text = router()
+            .dispatch(CallContext::default(), method, text(params))
+            .await
+            .into_single();
+        match (&as_value, &as_text) {
+            (Err(by_value), Err(by_text)) => {
+                assert_eq!(by_text.code, by_value.code, "{method} {params}");
+                assert_eq!(by_text.message, by_value.message, "{method} {params}");
+                assert_eq!(
+                    by_text.field_violations(),
+                    by_value.field_violations(),
+                    "{method} {params}"
+                );
+            }
+            _ => assert_eq!(as_text, as_value, "{method} {params}"),
+        }
+    }
+    // The field is named, and no position within the text is.
+    let error = router()
+        .dispatch(CallContext::default(), "GetTask", text(r#"{"id":5}"#))
+        .await
+        .into_single()
+        .unwrap_err();
+    assert_eq!(
+        error.message,
+        "Invalid params for `GetTask`: id: invalid type: integer `5`, expected a string"
+    );
+}

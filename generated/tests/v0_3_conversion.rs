@@ -80,7 +80,7 @@ fn every_0_3_example_goes_to_1_0_and_back_unchanged() {
         for example in examples_of(&document, method.name) {
             let params = (method.roundtrip_params)(example["params"].clone())
                 .unwrap_or_else(|e| panic!("{}: params do not decode: {e}", method.name));
-            let upgraded = (method.upgrade_params)(Some(params.clone()))
+            let upgraded = (method.upgrade_params)(params.clone().into())
                 .unwrap_or_else(|e| panic!("{}: params do not upgrade: {e:?}", method.name));
             (served.roundtrip_params)(upgraded.clone()).unwrap_or_else(|e| {
                 panic!(
@@ -132,7 +132,7 @@ fn every_1_0_example_of_a_served_method_goes_to_0_3_and_back() {
                     method.serves, method.params_type
                 )
             });
-            let back = (method.upgrade_params)(Some(downgraded)).expect("params upgrade");
+            let back = (method.upgrade_params)(downgraded.into()).expect("params upgrade");
             let expected = without_what_0_3_cannot_say(&with_the_0_3_default_config_id(&params));
             let expected = (served.roundtrip_params)(expected).expect("canonical");
             assert_eq!(back, expected, "{}: params changed", method.serves);
@@ -238,7 +238,7 @@ fn bad_0_3_params_are_invalid_params_naming_the_field() {
     let upgrade = a2a::v0_3::find_method("message/send")
         .expect("message/send")
         .upgrade_params;
-    let error = upgrade(Some(serde_json::json!({"message": {"messageId": "m", "role": "ROLE_USER", "kind": "message", "parts": []}})))
+    let error = upgrade(serde_json::json!({"message": {"messageId": "m", "role": "ROLE_USER", "kind": "message", "parts": []}}).into())
         .unwrap_err();
     assert_eq!(error.code, -32602);
     assert!(

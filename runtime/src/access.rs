@@ -20,14 +20,14 @@
 use crate::context::CallContext;
 use crate::error::Error;
 use crate::method::{Access, ContractFacts, MethodDescriptor};
-use serde_json::Value;
+use crate::params::Params;
 
 /// Resolves the namespace of a call of `descriptor` with `params` into `ctx`
 /// and checks the caller holds the role the method needs there.
 pub fn authorize<C: ContractFacts>(
     ctx: &mut CallContext,
     descriptor: &MethodDescriptor<C>,
-    params: Option<&Value>,
+    params: &Params,
 ) -> Result<(), Error> {
     if !descriptor.namespaced {
         return Ok(());
@@ -35,11 +35,11 @@ pub fn authorize<C: ContractFacts>(
     let contract = descriptor.contract;
     let named = contract
         .namespace_field()
-        .and_then(|field| params?.get(field)?.as_str())
-        .map(str::trim)
-        .filter(|ns| !ns.is_empty());
+        .and_then(|field| params.string_member(field))
+        .filter(|ns| !ns.trim().is_empty());
     let namespace = match named {
-        Some(ns) => ns.to_string(),
+        Some(ns) if ns.trim().len() == ns.len() => ns,
+        Some(ns) => ns.trim().to_string(),
         None => match ctx.default_namespace.clone() {
             Some(ns) => ns,
             None => contract.default_namespace().unwrap_or_default().to_string(),

@@ -5,6 +5,7 @@
 //! The generated dialect method table fills in [`DialectMethod`]s.
 
 use crate::error::Error;
+use crate::params::Params;
 use serde_json::Value;
 
 /// Everything the dialect's schema says about one of its methods, and the two
@@ -27,7 +28,7 @@ pub struct DialectMethod {
     pub description: &'static str,
     /// Decodes dialect params (absent: `{}`) and encodes them as the served
     /// method's params; a mismatch is invalid-params.
-    pub upgrade_params: fn(Option<Value>) -> Result<Value, Error>,
+    pub upgrade_params: fn(Params) -> Result<Value, Error>,
     /// Decodes the served method's result (or one event) and encodes it in the
     /// dialect; what the dialect cannot express is an internal error.
     pub downgrade_result: fn(Value) -> Result<Value, Error>,

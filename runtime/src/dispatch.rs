@@ -4,6 +4,7 @@
 
 use crate::context::CallContext;
 use crate::error::{Error, ErrorRegistry};
+use crate::params::Params;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -193,13 +194,24 @@ fn encode<T: Serialize>(value: &T, internal: impl ErrorRegistry) -> Result<RawJs
 /// A JSON-level dispatcher: what transports call. Implemented by the generated
 /// router.
 pub trait Dispatch: Send + Sync + 'static {
-    /// Calls `method` with `params` on behalf of the caller in `ctx`.
+    /// Calls `method` with `params` on behalf of the caller in `ctx`: the
+    /// params as the binding has them (JSON-RPC's as the text sent).
+    fn dispatch_params<'a>(
+        &'a self,
+        ctx: CallContext,
+        method: &'a str,
+        params: Params,
+    ) -> BoxFuture<'a, Outcome>;
+
+    /// Calls `method` with `params` given as a JSON value (`None`: absent).
     fn dispatch<'a>(
         &'a self,
         ctx: CallContext,
         method: &'a str,
         params: Option<Value>,
-    ) -> BoxFuture<'a, Outcome>;
+    ) -> BoxFuture<'a, Outcome> {
+        self.dispatch_params(ctx, method, Params::from(params))
+    }
 }
 
 /// Two dispatchers as one: the methods whose wire name starts with `prefix` go
@@ -230,28 +242,28 @@ impl<E, B> Prefixed<E, B> {
 }
 
 impl<E: Dispatch, B: Dispatch> Dispatch for Prefixed<E, B> {
-    fn dispatch<'a>(
+    fn dispatch_params<'a>(
         &'a self,
         ctx: CallContext,
         method: &'a str,
-        params: Option<Value>,
+        params: Params,
     ) -> BoxFuture<'a, Outcome> {
         if method.starts_with(self.prefix) {
-            self.extension.dispatch(ctx, method, params)
+            self.extension.dispatch_params(ctx, method, params)
         } else {
-            self.base.dispatch(ctx, method, params)
+            self.base.dispatch_params(ctx, method, params)
         }
     }
 }
 
 impl<D: Dispatch + ?Sized> Dispatch for std::sync::Arc<D> {
-    fn dispatch<'a>(
+    fn dispatch_params<'a>(
         &'a self,
         ctx: CallContext,
         method: &'a str,
-        params: Option<Value>,
+        params: Params,
     ) -> BoxFuture<'a, Outcome> {
-        (**self).dispatch(ctx, method, params)
+        (**self).dispatch_params(ctx, method, params)
     }
 }
 

@@ -12,6 +12,7 @@
 //! - [`protojson`]: serde helpers the generated types use for ProtoJSON;
 //! - [`context`]: versions, principals and the call context;
 //! - [`method`]: method descriptors, the method trait, params decoding;
+//! - [`params`]: a call's params as a binding hands them over: absent, as sent, or a value;
 //! - [`dialect`]: the method descriptor of an older protocol version served by the current one;
 //! - [`dispatch`]: outcomes, event streams and the JSON-level dispatcher trait;
 //! - [`client`]: the transport trait and typed calls over it;
@@ -36,6 +37,7 @@ pub mod envelope;
 pub mod error;
 pub mod local;
 pub mod method;
+pub mod params;
 pub mod protojson;
 pub mod rest;
 pub mod route;
@@ -52,6 +54,7 @@ pub use dispatch::{
 pub use envelope::{JsonRpcVersion, Notification, Request, RequestId, Response, JSONRPC_VERSION};
 pub use error::{Error, ErrorRegistry, BAD_REQUEST_TYPE, ERROR_INFO_TYPE};
 pub use method::{decode_named_params, decode_params, Access, ContractFacts, Method, MethodDescriptor};
+pub use params::Params;
 pub use protojson::{
     declared, exactly_one_content, proto_int, proto_int_opt, roundtrip, ConversionError, OneOfContent,
     ProtoEnumRepr,

@@ -3,6 +3,7 @@
 //! the type-level method marker; and the decoding of params against a method.
 
 use crate::error::{Error, ErrorRegistry};
+use crate::params::{without_position, Params};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -150,33 +151,43 @@ pub trait Method {
 /// invalid-params in the method's contract, with a BadRequest field violation.
 pub fn decode_params<T: DeserializeOwned>(
     descriptor: &MethodDescriptor<impl ContractFacts>,
-    params: Option<Value>,
+    params: impl Into<Params>,
 ) -> Result<T, Error> {
     decode_named_params(descriptor.name, descriptor.contract.invalid_params(), params)
 }
 
 /// Decodes the params of the method called `method` as [`decode_params`] does,
 /// answering a mismatch with `invalid_params` (of the caller's registry).
+/// Params sent as text are decoded from that text, with the same answers as
+/// from a value.
 pub fn decode_named_params<T: DeserializeOwned>(
     method: &str,
     invalid_params: impl ErrorRegistry,
-    params: Option<Value>,
+    params: impl Into<Params>,
 ) -> Result<T, Error> {
-    let value = params.unwrap_or_else(|| Value::Object(Map::new()));
     let kind = invalid_params;
+    let params = params.into();
     // Every method takes named params; serde would otherwise read an array
     // positionally into the struct's fields.
-    if !value.is_object() {
+    if !params.is_absent() && !params.is_object() {
         let description = "params must be a JSON object of named fields";
         return Err(
             Error::new(kind, format!("Invalid params for `{method}`: {description}"))
                 .with_field_violation("", description),
         );
     }
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let field = error.path().to_string();
+    let decoded = match params {
+        Params::Absent => serde_path_to_error::deserialize(Value::Object(Map::new()))
+            .map_err(|error| (error.path().to_string(), error.inner().to_string())),
+        Params::Value(value) => serde_path_to_error::deserialize(value)
+            .map_err(|error| (error.path().to_string(), error.inner().to_string())),
+        Params::Text(text) => {
+            serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text.get()))
+                .map_err(|error| (error.path().to_string(), without_position(error.inner())))
+        }
+    };
+    decoded.map_err(|(field, description)| {
         let field = if field == "." { String::new() } else { field };
-        let description = error.inner().to_string();
         let message = if field.is_empty() {
             format!("Invalid params for `{method}`: {description}")
         } else {

@@ -10,7 +10,7 @@
 use crate::auth::Authenticated;
 use crate::negotiate::Dialect;
 use crate::pipeline::Pipeline;
-use a2a::rpc::{to_raw, CallContext, Error, Event, MapStream, Outcome, RawJson};
+use a2a::rpc::{to_raw, CallContext, Error, Event, MapStream, Outcome, Params, RawJson};
 use a2a::{Contract, ErrorKind};
 use serde_json::Value;
 
@@ -21,7 +21,7 @@ pub(crate) async fn call_in(
     ctx: CallContext,
     caller: Option<&Authenticated>,
     method: &str,
-    params: Option<Value>,
+    params: Params,
 ) -> Outcome {
     match dialect {
         Dialect::V1(_) => pipeline.call(ctx, caller, method, params).await,
@@ -34,7 +34,7 @@ async fn call_v0_3(
     ctx: CallContext,
     caller: Option<&Authenticated>,
     method: &str,
-    params: Option<Value>,
+    params: Params,
 ) -> Outcome {
     let Some(descriptor) = a2a::v0_3::find_method(method) else {
         return Outcome::Single(Err(Error::method_not_found_in(Contract::A2a, method)));
@@ -44,7 +44,7 @@ async fn call_v0_3(
         Err(error) => return Outcome::Single(Err(error)),
     };
     let downgrade = descriptor.downgrade_result;
-    match pipeline.call(ctx, caller, descriptor.serves, Some(params)).await {
+    match pipeline.call(ctx, caller, descriptor.serves, params.into()).await {
         Outcome::Single(result) => Outcome::Single(result.and_then(|raw| convert(downgrade, &raw))),
         Outcome::Stream(events) => Outcome::Stream(Box::pin(MapStream::new(
             events,

@@ -8,7 +8,7 @@
 
 mod message;
 
-use a2a::rpc::{contract_of_name, Error, Notification, RequestId, Response, JSONRPC_VERSION};
+use a2a::rpc::{contract_of_name, Error, Notification, Params, RequestId, Response, JSONRPC_VERSION};
 use a2a::Contract;
 use message::Message;
 use serde::de::DeserializeOwned;
@@ -24,8 +24,8 @@ pub struct Request {
     pub request_id: Option<RequestId>,
     /// The wire name of the method called.
     pub method: String,
-    /// The params as sent; `None` when absent.
-    pub params: Option<Value>,
+    /// The params as sent (their text).
+    pub params: Params,
 }
 
 /// A message that is not a valid request, with the id to answer it under.
@@ -129,8 +129,8 @@ fn validate(message: Message) -> Result<Request, Box<Rejected>> {
         None => return Err(invalid(echo, "`method` is missing".into())),
     };
     let params = match members.params {
-        None => None,
-        Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
+        None => Params::Absent,
+        Some(text) if text.get().starts_with(['{', '[']) => Params::Text(text),
         Some(_) => {
             return Err(invalid(
                 echo,
@@ -258,7 +258,7 @@ mod tests {
         .unwrap();
         assert_eq!(request.method, "GetTask");
         assert_eq!(request.id, Some(json!("x")));
-        assert_eq!(request.params, None);
+        assert!(request.params.is_absent());
     }
 
     #[test]
@@ -273,6 +273,9 @@ mod tests {
         for message in [
             r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","extra":1e400}"#,
             r#"[{"jsonrpc":"2.0"}, 1e400]"#,
+            // Params are kept as their text, and read in full all the same.
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t","x":[-1e400]}}"#,
+            r#"{"params":{"metadata":{"1e999":1e999}},"jsonrpc":"2.0","id":1,"method":"GetTask"}"#,
         ] {
             let (id, code, text) = refused(message);
             assert_eq!((id, code), (Value::Null, -32700), "{message}");
@@ -321,7 +324,29 @@ mod tests {
         )
         .unwrap();
         assert_eq!(request.request_id, Some(RequestId::Integer(3)));
-        assert_eq!(request.params, Some(json!({"id": "t"})));
+        assert_eq!(request.params.into_json().unwrap(), Some(json!({"id": "t"})));
+    }
+
+    #[test]
+    fn params_are_an_object_or_an_array_kept_as_sent() {
+        for params in ["7", "\"x\"", "null", "true"] {
+            let (id, code, message) = refused(&format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"GetTask","params":{params}}}"#
+            ));
+            assert_eq!((id, code), (json!(4), -32600), "{params}");
+            assert_eq!(message, "`params` must be an object (or an array) when present");
+        }
+        for params in [r#"{ "id" : "t" }"#, r#"[1,{"a":[]}]"#] {
+            let request = parse(
+                format!(r#"{{"jsonrpc":"2.0","id":4,"method":"GetTask","params": {params} }}"#).as_bytes(),
+                8,
+            )
+            .unwrap();
+            match request.params {
+                Params::Text(text) => assert_eq!(text.get(), params),
+                other => panic!("{params}: read as {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::config::ServerConfig;
 use crate::error::ServerError;
 use crate::signing::CardSigner;
 use a2a::metrics::Metrics;
-use a2a::rpc::{decode_params, to_raw, BoxFuture, CallContext, Dispatch, Error, Outcome, RawJson};
+use a2a::rpc::{decode_params, to_raw, BoxFuture, CallContext, Dispatch, Error, Outcome, Params, RawJson};
 use a2a::types::GetExtendedAgentCardRequest;
 use a2a::{capabilities, find_method, ErrorKind};
 use serde_json::Value;
@@ -69,7 +69,7 @@ impl Pipeline {
         ctx: CallContext,
         caller: Option<&Authenticated>,
         method: &str,
-        params: Option<Value>,
+        params: Params,
     ) -> Outcome {
         let principal = caller.map(|c| c.principal.subject.as_str()).unwrap_or("");
         // The fields are evaluated only when the span is recorded: the id's
@@ -126,7 +126,7 @@ impl Pipeline {
 
     /// The call's checks, then the dispatcher's future for it (or its
     /// answer, when a check or the server itself answers).
-    fn run<'a>(&'a self, ctx: CallContext, method: &'a str, params: Option<Value>) -> BoxFuture<'a, Outcome> {
+    fn run<'a>(&'a self, ctx: CallContext, method: &'a str, params: Params) -> BoxFuture<'a, Outcome> {
         if method == a2a::openrpc::DISCOVER_METHOD {
             return Outcome::ready(openrpc_document());
         }
@@ -134,7 +134,7 @@ impl Pipeline {
         // router, which answers method-not-found exactly as the contract says.
         let descriptor = match find_method(method) {
             Some(d) if d.is_dispatched() && ctx.can_see(d) => d,
-            _ => return self.dispatch.dispatch(ctx, method, params),
+            _ => return self.dispatch.dispatch_params(ctx, method, params),
         };
         // A capability the card does not declare answers the schema's "not
         // supported" error for it (spec §3.3.4), before anything else runs.
@@ -167,7 +167,7 @@ impl Pipeline {
                     .ok_or_else(|| Error::from_kind(ErrorKind::ExtendedAgentCardNotConfigured)),
             );
         }
-        self.dispatch.dispatch(ctx, method, params)
+        self.dispatch.dispatch_params(ctx, method, params)
     }
 }
 

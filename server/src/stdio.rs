@@ -19,7 +19,7 @@ use crate::pipeline::Pipeline;
 use crate::signing::CardSigner;
 use a2a::methods::markers;
 use a2a::metrics::StreamTransport;
-use a2a::rpc::{decode_params, CallContext, Dispatch, Error, EventStream, Method, Outcome, RawJson};
+use a2a::rpc::{decode_params, CallContext, Dispatch, Error, EventStream, Method, Outcome, Params, RawJson};
 use a2a::types::{
     AgentCard, StdioActivatedExtension, StdioImplementationInfo, StdioInitializeParams,
     StdioInitializeResult, StdioStreamCancelParams, StdioStreamCancelResult, StdioStreamResumeParams,
@@ -307,7 +307,7 @@ fn id_key(id: &Value) -> String {
     serde_json::to_string(id).unwrap_or_default()
 }
 
-fn initialize(session: &Session, params: Option<Value>) -> Result<Value, Error> {
+fn initialize(session: &Session, params: Params) -> Result<Value, Error> {
     let descriptor = find_method(INITIALIZE).ok_or_else(|| a2a::rpc::method_not_found(INITIALIZE))?;
     let params: StdioInitializeParams = decode_params(descriptor, params)?;
     if session.negotiated.get().is_some() {
@@ -416,12 +416,12 @@ fn resume_request(dialect: Dialect, request: Request) -> Result<(Request, Option
         id,
         request_id,
         method: resume.method,
-        params: Some(Value::Object(resume.params)),
+        params: Params::Value(Value::Object(resume.params)),
     };
     Ok((request, Some(after)))
 }
 
-fn cancel_stream(session: &Session, params: Option<Value>) -> Result<Value, Error> {
+fn cancel_stream(session: &Session, params: Params) -> Result<Value, Error> {
     let descriptor = find_method(STREAM_CANCEL).ok_or_else(|| a2a::rpc::method_not_found(STREAM_CANCEL))?;
     let params: StdioStreamCancelParams = decode_params(descriptor, params)?;
     let id = serde_json::to_value(&params.request_id).unwrap_or(Value::Null);
@@ -450,8 +450,15 @@ async fn run_request(session: &Session, mut admitted: Admitted) {
 /// The W3C trace context a request carries in `params._meta` (`traceparent`,
 /// `tracestate`), taken out so the method's params are as its schema says.
 /// `_meta` goes when nothing else is left in it.
-fn take_trace_context(params: &mut Option<Value>) -> Option<telemetry::TraceContext> {
-    let object = params.as_mut()?.as_object_mut()?;
+fn take_trace_context(params: &mut Params) -> Option<telemetry::TraceContext> {
+    // Params sent without the member's name (spelled out or escaped) carry
+    // no trace context: their text is not decoded into a value to look.
+    if let Params::Text(text) = params {
+        if !text.get().contains(TRACE_META) && !text.get().contains("\\u") {
+            return None;
+        }
+    }
+    let object = params.json_mut().ok()??.as_object_mut()?;
     let meta = object.get_mut(TRACE_META)?.as_object_mut()?;
     let context = telemetry::TraceContext::from_carrier(|name| meta.get(name)?.as_str());
     meta.remove(telemetry::TRACEPARENT);

@@ -1,7 +1,7 @@
 //! The in-test agent: answers every method with its schema example, over stdio
 //! (this executable re-run with `CLIENT_E2E_AGENT` set) and over HTTP.
 
-use a2a::rpc::{BoxFuture, CallContext, Dispatch, Error, Event, Outcome};
+use a2a::rpc::{BoxFuture, CallContext, Dispatch, Error, Event, Outcome, Params};
 use a2a::{Contract, ErrorKind};
 use client::StdioConfig;
 use serde_json::{json, Value};
@@ -54,12 +54,14 @@ pub fn examples() -> &'static HashMap<String, Example> {
 struct ExampleAgent;
 
 impl Dispatch for ExampleAgent {
-    fn dispatch<'a>(
+    fn dispatch_params<'a>(
         &'a self,
         ctx: CallContext,
         method: &'a str,
-        params: Option<Value>,
+        params: Params,
     ) -> BoxFuture<'a, Outcome> {
+        // The params as a value, as this dispatcher reads them.
+        let params = params.into_json().ok().flatten();
         Box::pin(async move {
             let descriptor = match a2a::rpc::resolve(method, &ctx) {
                 Ok(d) => d,

@@ -61,7 +61,7 @@ pub fn emit(
         let upgrade_result_doc = doc(&format!("A `{name}` result (or event) → a `{serves}` one."));
         functions.push(quote! {
             #upgrade_doc
-            fn #upgrade(params: Option<serde_json::Value>) -> Result<serde_json::Value, crate::rpc::Error> {
+            fn #upgrade(params: crate::rpc::Params) -> Result<serde_json::Value, crate::rpc::Error> {
                 crate::#module_path::convert::upgrade_params::<super::types::#params, crate::types::#current_params>(#name, params)
             }
             #downgrade_doc

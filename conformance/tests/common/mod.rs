@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use a2a::rpc::{CallContext, Dispatch, Outcome};
+use a2a::rpc::{CallContext, Dispatch, Outcome, Params};
 use conformance::transport::{Activation, BoxFuture, Connector, StdioTransport, Transport};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -133,16 +133,16 @@ impl Recorder {
 }
 
 impl Dispatch for Recorder {
-    fn dispatch<'a>(
+    fn dispatch_params<'a>(
         &'a self,
         ctx: CallContext,
         method: &'a str,
-        params: Option<Value>,
+        params: Params,
     ) -> BoxFuture<'a, Outcome> {
         if let Ok(mut methods) = self.methods.lock() {
             methods.push(method.to_string());
         }
-        self.inner.dispatch(ctx, method, params)
+        self.inner.dispatch_params(ctx, method, params)
     }
 }
 

@@ -55,7 +55,7 @@ pub fn run(data: &[u8]) {
         return;
     };
     // The table's params upgrade takes the params member, which may be absent.
-    let upgrade_params = || -> Convert<'_> { Box::new(|value| (dialect.upgrade_params)(Some(value))) };
+    let upgrade_params = || -> Convert<'_> { Box::new(|value| (dialect.upgrade_params)(value.into())) };
     let direction = match selector >> 6 {
         0 => Direction {
             label: "params upgrade",

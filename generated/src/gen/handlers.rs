@@ -1711,7 +1711,8 @@ impl<H: Handler> Router<H> {
     pub fn handler(&self) -> &::std::sync::Arc<H> {
         &self.handler
     }
-    /// Calls `method` with `params` (absent params read as `{}`): unknown
+    /// Calls `method` with `params` (absent params read as `{}`; a
+    /// binding's text is decoded straight into the method's type): unknown
     /// methods, binding methods and methods newer than the caller's extension
     /// version answer method-not-found; the caller is then authorized in the
     /// namespace the call acts in ([`crate::rpc::authorize`]); params that do not match the method's
@@ -1724,18 +1725,15 @@ impl<H: Handler> Router<H> {
         &self,
         ctx: crate::rpc::CallContext,
         method: &str,
-        params: ::std::option::Option<::serde_json::Value>,
+        params: impl ::std::convert::Into<crate::rpc::Params>,
     ) -> crate::rpc::BoxFuture<'_, crate::rpc::Outcome> {
+        let params = params.into();
         let descriptor = match crate::rpc::resolve(method, &ctx) {
             Ok(descriptor) => descriptor,
             Err(error) => return crate::rpc::Outcome::ready(Err(error)),
         };
         let mut ctx = ctx;
-        if let Err(error) = crate::rpc::authorize(
-            &mut ctx,
-            descriptor,
-            params.as_ref(),
-        ) {
+        if let Err(error) = crate::rpc::authorize(&mut ctx, descriptor, &params) {
             return crate::rpc::Outcome::ready(Err(error));
         }
         match descriptor.name {
@@ -1757,7 +1755,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_result(
                                 crate::rpc::fit_result(
-                                    self.handler.send_message(&ctx, params).await,
+                                    Box::pin(self.handler.send_message(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -1784,7 +1782,8 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_stream(
                                 crate::rpc::fit_stream(
-                                    self.handler.send_streaming_message(&ctx, params).await,
+                                    Box::pin(self.handler.send_streaming_message(&ctx, params))
+                                        .await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -1811,7 +1810,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_reply(
                                 crate::rpc::fit_result(
-                                    self.handler.get_task(&ctx, params).await,
+                                    Box::pin(self.handler.get_task(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -1834,7 +1833,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_result(
                                 crate::rpc::fit_result(
-                                    self.handler.list_tasks(&ctx, params).await,
+                                    Box::pin(self.handler.list_tasks(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -1857,7 +1856,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_result(
                                 crate::rpc::fit_result(
-                                    self.handler.cancel_task(&ctx, params).await,
+                                    Box::pin(self.handler.cancel_task(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -1880,7 +1879,8 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_stream(
                                 crate::rpc::fit_stream(
-                                    self.handler.subscribe_to_task(&ctx, params).await,
+                                    Box::pin(self.handler.subscribe_to_task(&ctx, params))
+                                        .await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -1902,9 +1902,11 @@ impl<H: Handler> Router<H> {
                         "push_config",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .create_task_push_notification_config(&ctx, params)
+                                Box::pin(
+                                        self
+                                            .handler
+                                            .create_task_push_notification_config(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -1925,9 +1927,9 @@ impl<H: Handler> Router<H> {
                         "push_config",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .get_task_push_notification_config(&ctx, params)
+                                Box::pin(
+                                        self.handler.get_task_push_notification_config(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -1948,9 +1950,11 @@ impl<H: Handler> Router<H> {
                         "push_config",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .list_task_push_notification_configs(&ctx, params)
+                                Box::pin(
+                                        self
+                                            .handler
+                                            .list_task_push_notification_configs(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -1971,9 +1975,11 @@ impl<H: Handler> Router<H> {
                         "push_config",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .delete_task_push_notification_config(&ctx, params)
+                                Box::pin(
+                                        self
+                                            .handler
+                                            .delete_task_push_notification_config(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -1994,7 +2000,8 @@ impl<H: Handler> Router<H> {
                         "agent_card",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.get_extended_agent_card(&ctx, params).await,
+                                Box::pin(self.handler.get_extended_agent_card(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2014,7 +2021,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_use(&ctx, params).await,
+                                Box::pin(self.handler.plan_use(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2034,7 +2041,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_execute(&ctx, params).await,
+                                Box::pin(self.handler.plan_execute(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2054,7 +2061,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_apply(&ctx, params).await,
+                                Box::pin(self.handler.plan_apply(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2074,7 +2081,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_cancel(&ctx, params).await,
+                                Box::pin(self.handler.plan_cancel(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2094,7 +2101,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_status(&ctx, params).await,
+                                Box::pin(self.handler.plan_status(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2114,7 +2121,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_tree(&ctx, params).await,
+                                Box::pin(self.handler.plan_tree(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2134,7 +2141,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_explain(&ctx, params).await,
+                                Box::pin(self.handler.plan_explain(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2154,7 +2161,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_correct(&ctx, params).await,
+                                Box::pin(self.handler.plan_correct(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2174,7 +2181,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_diff(&ctx, params).await,
+                                Box::pin(self.handler.plan_diff(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2194,7 +2201,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_artifacts(&ctx, params).await,
+                                Box::pin(self.handler.plan_artifacts(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2214,7 +2221,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_prompt(&ctx, params).await,
+                                Box::pin(self.handler.plan_prompt(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2234,7 +2241,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_rollback(&ctx, params).await,
+                                Box::pin(self.handler.plan_rollback(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2254,7 +2261,7 @@ impl<H: Handler> Router<H> {
                         "plan",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.plan_list(&ctx, params).await,
+                                Box::pin(self.handler.plan_list(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2274,7 +2281,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_list(&ctx, params).await,
+                                Box::pin(self.handler.registry_actors_list(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2294,7 +2302,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_show(&ctx, params).await,
+                                Box::pin(self.handler.registry_actors_show(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2314,7 +2323,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_add(&ctx, params).await,
+                                Box::pin(self.handler.registry_actors_add(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2334,7 +2344,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_update(&ctx, params).await,
+                                Box::pin(self.handler.registry_actors_update(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2354,7 +2365,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actors_remove(&ctx, params).await,
+                                Box::pin(self.handler.registry_actors_remove(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2374,7 +2386,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_list(&ctx, params).await,
+                                Box::pin(self.handler.registry_tools_list(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2394,7 +2407,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_show(&ctx, params).await,
+                                Box::pin(self.handler.registry_tools_show(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2414,7 +2428,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_add(&ctx, params).await,
+                                Box::pin(self.handler.registry_tools_add(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2434,7 +2449,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_update(&ctx, params).await,
+                                Box::pin(self.handler.registry_tools_update(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2454,7 +2470,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_tools_remove(&ctx, params).await,
+                                Box::pin(self.handler.registry_tools_remove(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2474,7 +2491,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_list(&ctx, params).await,
+                                Box::pin(self.handler.registry_skills_list(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2494,7 +2512,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_show(&ctx, params).await,
+                                Box::pin(self.handler.registry_skills_show(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2514,7 +2533,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_add(&ctx, params).await,
+                                Box::pin(self.handler.registry_skills_add(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2534,7 +2554,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_update(&ctx, params).await,
+                                Box::pin(self.handler.registry_skills_update(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2554,7 +2575,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_skills_remove(&ctx, params).await,
+                                Box::pin(self.handler.registry_skills_remove(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2574,7 +2596,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_list(&ctx, params).await,
+                                Box::pin(self.handler.registry_resources_list(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2594,7 +2617,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_show(&ctx, params).await,
+                                Box::pin(self.handler.registry_resources_show(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2614,7 +2638,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_add(&ctx, params).await,
+                                Box::pin(self.handler.registry_resources_add(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2634,7 +2659,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_update(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_resources_update(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2654,7 +2682,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_resources_remove(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_resources_remove(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2674,9 +2705,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_list(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_resource_types_list(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -2697,9 +2728,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_show(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_resource_types_show(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -2720,9 +2751,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_add(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_resource_types_add(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -2743,9 +2774,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_update(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_resource_types_update(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -2766,9 +2797,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_resource_types_remove(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_resource_types_remove(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -2789,7 +2820,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_list(&ctx, params).await,
+                                Box::pin(self.handler.registry_projects_list(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2809,7 +2841,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_show(&ctx, params).await,
+                                Box::pin(self.handler.registry_projects_show(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2829,7 +2862,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_add(&ctx, params).await,
+                                Box::pin(self.handler.registry_projects_add(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2849,7 +2883,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_update(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_projects_update(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2869,7 +2906,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_projects_remove(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_projects_remove(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2889,7 +2929,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_validations_list(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_validations_list(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2909,7 +2952,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_validations_show(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_validations_show(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2929,7 +2975,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_validations_add(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_validations_add(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -2949,9 +2998,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_validations_update(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_validations_update(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -2972,9 +3021,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_validations_remove(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_validations_remove(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -2995,7 +3044,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_list(&ctx, params).await,
+                                Box::pin(self.handler.registry_actions_list(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3015,7 +3065,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_show(&ctx, params).await,
+                                Box::pin(self.handler.registry_actions_show(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3035,7 +3086,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_add(&ctx, params).await,
+                                Box::pin(self.handler.registry_actions_add(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3055,7 +3107,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_update(&ctx, params).await,
+                                Box::pin(self.handler.registry_actions_update(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3075,7 +3128,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_actions_remove(&ctx, params).await,
+                                Box::pin(self.handler.registry_actions_remove(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3095,9 +3149,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_list(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_automation_profiles_list(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -3118,9 +3172,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_show(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_automation_profiles_show(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -3141,9 +3195,9 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_add(&ctx, params)
+                                Box::pin(
+                                        self.handler.registry_automation_profiles_add(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -3164,9 +3218,11 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_update(&ctx, params)
+                                Box::pin(
+                                        self
+                                            .handler
+                                            .registry_automation_profiles_update(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -3187,9 +3243,11 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self
-                                    .handler
-                                    .registry_automation_profiles_remove(&ctx, params)
+                                Box::pin(
+                                        self
+                                            .handler
+                                            .registry_automation_profiles_remove(&ctx, params),
+                                    )
                                     .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
@@ -3210,7 +3268,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_list(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_invariants_list(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3230,7 +3291,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_show(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_invariants_show(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3250,7 +3314,8 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_add(&ctx, params).await,
+                                Box::pin(self.handler.registry_invariants_add(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3270,7 +3335,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_update(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_invariants_update(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3290,7 +3358,10 @@ impl<H: Handler> Router<H> {
                         "registry",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.registry_invariants_remove(&ctx, params).await,
+                                Box::pin(
+                                        self.handler.registry_invariants_remove(&ctx, params),
+                                    )
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3310,7 +3381,7 @@ impl<H: Handler> Router<H> {
                         "context",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.context_show(&ctx, params).await,
+                                Box::pin(self.handler.context_show(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3330,7 +3401,7 @@ impl<H: Handler> Router<H> {
                         "context",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.context_inspect(&ctx, params).await,
+                                Box::pin(self.handler.context_inspect(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3350,7 +3421,7 @@ impl<H: Handler> Router<H> {
                         "context",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.context_simulate(&ctx, params).await,
+                                Box::pin(self.handler.context_simulate(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3370,7 +3441,7 @@ impl<H: Handler> Router<H> {
                         "context",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.context_set(&ctx, params).await,
+                                Box::pin(self.handler.context_set(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3390,7 +3461,7 @@ impl<H: Handler> Router<H> {
                         "sync",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.sync_pull(&ctx, params).await,
+                                Box::pin(self.handler.sync_pull(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3410,7 +3481,7 @@ impl<H: Handler> Router<H> {
                         "sync",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.sync_push(&ctx, params).await,
+                                Box::pin(self.handler.sync_push(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3430,7 +3501,7 @@ impl<H: Handler> Router<H> {
                         "sync",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.sync_status(&ctx, params).await,
+                                Box::pin(self.handler.sync_status(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3450,7 +3521,7 @@ impl<H: Handler> Router<H> {
                         "namespace",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.namespace_list(&ctx, params).await,
+                                Box::pin(self.handler.namespace_list(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3470,7 +3541,7 @@ impl<H: Handler> Router<H> {
                         "namespace",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.namespace_show(&ctx, params).await,
+                                Box::pin(self.handler.namespace_show(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3490,7 +3561,8 @@ impl<H: Handler> Router<H> {
                         "namespace",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.namespace_members(&ctx, params).await,
+                                Box::pin(self.handler.namespace_members(&ctx, params))
+                                    .await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3510,7 +3582,7 @@ impl<H: Handler> Router<H> {
                         "health",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.health_check(&ctx, params).await,
+                                Box::pin(self.handler.health_check(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3530,7 +3602,7 @@ impl<H: Handler> Router<H> {
                         "health",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.diagnostics_run(&ctx, params).await,
+                                Box::pin(self.handler.diagnostics_run(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3550,7 +3622,7 @@ impl<H: Handler> Router<H> {
                         "session",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.session_create(&ctx, params).await,
+                                Box::pin(self.handler.session_create(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3570,7 +3642,7 @@ impl<H: Handler> Router<H> {
                         "session",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.session_list(&ctx, params).await,
+                                Box::pin(self.handler.session_list(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3590,7 +3662,7 @@ impl<H: Handler> Router<H> {
                         "session",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.session_show(&ctx, params).await,
+                                Box::pin(self.handler.session_show(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3611,7 +3683,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_result(
                                 crate::rpc::fit_result(
-                                    self.handler.session_resume(&ctx, params).await,
+                                    Box::pin(self.handler.session_resume(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -3638,7 +3710,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_result(
                                 crate::rpc::fit_result(
-                                    self.handler.session_tell(&ctx, params).await,
+                                    Box::pin(self.handler.session_tell(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -3660,7 +3732,7 @@ impl<H: Handler> Router<H> {
                         "session",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.session_delete(&ctx, params).await,
+                                Box::pin(self.handler.session_delete(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3681,7 +3753,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_result(
                                 crate::rpc::fit_result(
-                                    self.handler.session_export(&ctx, params).await,
+                                    Box::pin(self.handler.session_export(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -3707,7 +3779,7 @@ impl<H: Handler> Router<H> {
                         "session",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.session_import(&ctx, params).await,
+                                Box::pin(self.handler.session_import(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -3728,7 +3800,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_stream(
                                 crate::rpc::fit_stream(
-                                    self.handler.events_subscribe(&ctx, params).await,
+                                    Box::pin(self.handler.events_subscribe(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::A2a),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -3742,11 +3814,11 @@ impl<H: Handler> Router<H> {
     }
 }
 impl<H: Handler> crate::rpc::Dispatch for Router<H> {
-    fn dispatch<'a>(
+    fn dispatch_params<'a>(
         &'a self,
         ctx: crate::rpc::CallContext,
         method: &'a str,
-        params: ::std::option::Option<::serde_json::Value>,
+        params: crate::rpc::Params,
     ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
         Router::dispatch(self, ctx, method, params)
     }

@@ -69,7 +69,7 @@ fn unconvertible(why: impl Into<String>) -> Unconvertible {
 }
 
 /// Decodes 0.3 params (absent: `{}`) and encodes them as the 1.0 params `V1`.
-pub fn upgrade_params<V03, V1>(method: &str, params: Option<Value>) -> Result<Value, Error>
+pub fn upgrade_params<V03, V1>(method: &str, params: crate::rpc::Params) -> Result<Value, Error>
 where
     V03: DeserializeOwned,
     V1: TryFrom<V03, Error = Unconvertible> + Serialize,

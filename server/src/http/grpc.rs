@@ -154,7 +154,7 @@ impl HttpState {
             .map_err(|error| Status::with_code(Code::ResourceExhausted, error))?;
         let call = self
             .pipeline
-            .call(ctx, caller.as_ref(), rpc.method.name, Some(params));
+            .call(ctx, caller.as_ref(), rpc.method.name, params.into());
         let outcome = match deadline {
             Some(within) => tokio::time::timeout(within, call).await.map_err(|_| {
                 Status::new(

@@ -161,7 +161,7 @@ impl HttpState {
         };
         let outcome = self
             .pipeline
-            .call(ctx, caller.as_ref(), method, Some(Value::Object(params)))
+            .call(ctx, caller.as_ref(), method, Value::Object(params).into())
             .await;
         let mut answer = match outcome {
             Outcome::Single(Ok(result)) => Answer::json(StatusCode::OK, result.get().as_bytes().to_vec()),

@@ -1,15 +1,18 @@
 //! One incoming message read straight into the members of a JSON-RPC request
-//! object, as [`validate`](super::validate) needs them: the four members the
-//! protocol names, each as a JSON value, and the name of the first other
-//! member. The envelope itself never becomes a map, whose keys would each be
-//! allocated and hashed only to be taken out again.
+//! object, as [`validate`](super::validate) needs them: three of the members
+//! the protocol names as JSON values, `params` as its text (which the method's
+//! params type is decoded from, with no value tree between), and the name of
+//! the first other member. The envelope itself never becomes a map, whose
+//! keys would each be allocated and hashed only to be taken out again.
 //!
 //! It reads exactly what a `serde_json::Value` would: every value is parsed
-//! in full (a number out of range is a parse error wherever it is), and a
-//! member given twice keeps its last value.
+//! in full (a number out of range is a parse error wherever it is, in the
+//! params too), and a member given twice keeps its last value.
 
+use a2a::rpc::Params;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::fmt;
 
@@ -31,7 +34,8 @@ pub(super) struct Members {
     pub(super) jsonrpc: Option<Value>,
     pub(super) id: Option<Value>,
     pub(super) method: Option<Value>,
-    pub(super) params: Option<Value>,
+    /// The params' text, its numbers checked.
+    pub(super) params: Option<Box<RawValue>>,
     /// The first member the protocol does not name.
     pub(super) unknown: Option<String>,
 }
@@ -85,12 +89,18 @@ impl<'de> Visitor<'de> for MessageVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
         let mut members = Members::default();
         while let Some(name) = map.next_key::<Name>()? {
+            if let Name::Params = name {
+                let text = map.next_value::<Box<RawValue>>()?;
+                Params::check_text(&text).map_err(de::Error::custom)?;
+                members.params = Some(text);
+                continue;
+            }
             let value = map.next_value::<Value>()?;
             match name {
                 Name::Jsonrpc => members.jsonrpc = Some(value),
                 Name::Id => members.id = Some(value),
                 Name::Method => members.method = Some(value),
-                Name::Params => members.params = Some(value),
+                Name::Params => {}
                 Name::Other(name) => {
                     members.unknown.get_or_insert(name);
                 }

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use a2a::handlers::*;
-use a2a::rpc::{BoxFuture, CallContext, Dispatch, Error, Event, EventStream, Outcome, Reply};
+use a2a::rpc::{BoxFuture, CallContext, Dispatch, Error, Event, EventStream, Outcome, Params, Reply};
 use a2a::types::*;
 use a2a::{ErrorKind, Router};
 use serde_json::{json, Value};
@@ -70,12 +70,14 @@ impl ExampleDispatch {
 }
 
 impl Dispatch for ExampleDispatch {
-    fn dispatch<'a>(
+    fn dispatch_params<'a>(
         &'a self,
         ctx: CallContext,
         method: &'a str,
-        params: Option<Value>,
+        params: Params,
     ) -> BoxFuture<'a, Outcome> {
+        // The params as a value, as this dispatcher reads them.
+        let params = params.into_json().ok().flatten();
         Box::pin(async move {
             let descriptor = match a2a::rpc::resolve(method, &ctx) {
                 Ok(d) => d,

@@ -96,7 +96,8 @@ impl<H: Handler> Router<H> {
     pub fn handler(&self) -> &::std::sync::Arc<H> {
         &self.handler
     }
-    /// Calls `method` with `params` (absent params read as `{}`): unknown
+    /// Calls `method` with `params` (absent params read as `{}`; a
+    /// binding's text is decoded straight into the method's type): unknown
     /// methods, binding methods and methods newer than the caller's extension
     /// version answer method-not-found; the caller is then authorized in the
     /// namespace the call acts in ([`crate::rpc::authorize`]); params that do not match the method's
@@ -109,18 +110,15 @@ impl<H: Handler> Router<H> {
         &self,
         ctx: crate::rpc::CallContext,
         method: &str,
-        params: ::std::option::Option<::serde_json::Value>,
+        params: impl ::std::convert::Into<crate::rpc::Params>,
     ) -> crate::rpc::BoxFuture<'_, crate::rpc::Outcome> {
+        let params = params.into();
         let descriptor = match crate::rpc::resolve(method, &ctx) {
             Ok(descriptor) => descriptor,
             Err(error) => return crate::rpc::Outcome::ready(Err(error)),
         };
         let mut ctx = ctx;
-        if let Err(error) = crate::rpc::authorize(
-            &mut ctx,
-            descriptor,
-            params.as_ref(),
-        ) {
+        if let Err(error) = crate::rpc::authorize(&mut ctx, descriptor, &params) {
             return crate::rpc::Outcome::ready(Err(error));
         }
         match descriptor.name {
@@ -138,7 +136,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_result(
                                 crate::rpc::fit_result(
-                                    self.handler.get_note(&ctx, params).await,
+                                    Box::pin(self.handler.get_note(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::Mini),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -161,7 +159,7 @@ impl<H: Handler> Router<H> {
                         async move {
                             crate::rpc::Outcome::from_stream(
                                 crate::rpc::fit_stream(
-                                    self.handler.watch_notes(&ctx, params).await,
+                                    Box::pin(self.handler.watch_notes(&ctx, params)).await,
                                     ctx.version_of(crate::Contract::Mini),
                                 ),
                                 crate::errors::ErrorKind::InternalError,
@@ -187,7 +185,7 @@ impl<H: Handler> Router<H> {
                         "archive",
                         async move {
                             crate::rpc::Outcome::from_result(
-                                self.handler.archive_put(&ctx, params).await,
+                                Box::pin(self.handler.archive_put(&ctx, params)).await,
                                 crate::errors::ErrorKind::InternalError,
                             )
                         },
@@ -199,11 +197,11 @@ impl<H: Handler> Router<H> {
     }
 }
 impl<H: Handler> crate::rpc::Dispatch for Router<H> {
-    fn dispatch<'a>(
+    fn dispatch_params<'a>(
         &'a self,
         ctx: crate::rpc::CallContext,
         method: &'a str,
-        params: ::std::option::Option<::serde_json::Value>,
+        params: crate::rpc::Params,
     ) -> crate::rpc::BoxFuture<'a, crate::rpc::Outcome> {
         Router::dispatch(self, ctx, method, params)
     }

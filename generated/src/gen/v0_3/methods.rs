@@ -192,7 +192,7 @@ pub fn find_method(wire_name: &str) -> Option<&'static crate::rpc::DialectMethod
 }
 /// `message/send` params → `SendMessage` params.
 fn upgrade_message_send(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::MessageSendParams,
@@ -228,7 +228,7 @@ fn upgrade_message_send_result(
 }
 /// `message/stream` params → `SendStreamingMessage` params.
 fn upgrade_message_stream(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::MessageSendParams,
@@ -264,7 +264,7 @@ fn upgrade_message_stream_result(
 }
 /// `tasks/get` params → `GetTask` params.
 fn upgrade_tasks_get(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::TaskQueryParams,
@@ -300,7 +300,7 @@ fn upgrade_tasks_get_result(
 }
 /// `tasks/list` params → `ListTasks` params.
 fn upgrade_tasks_list(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::ListTasksParams,
@@ -336,7 +336,7 @@ fn upgrade_tasks_list_result(
 }
 /// `tasks/cancel` params → `CancelTask` params.
 fn upgrade_tasks_cancel(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::TaskIdParams,
@@ -372,7 +372,7 @@ fn upgrade_tasks_cancel_result(
 }
 /// `tasks/resubscribe` params → `SubscribeToTask` params.
 fn upgrade_tasks_resubscribe(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::TaskIdParams,
@@ -408,7 +408,7 @@ fn upgrade_tasks_resubscribe_result(
 }
 /// `tasks/pushNotificationConfig/set` params → `CreateTaskPushNotificationConfig` params.
 fn upgrade_tasks_push_notification_config_set(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::TaskPushNotificationConfig,
@@ -444,7 +444,7 @@ fn upgrade_tasks_push_notification_config_set_result(
 }
 /// `tasks/pushNotificationConfig/get` params → `GetTaskPushNotificationConfig` params.
 fn upgrade_tasks_push_notification_config_get(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::GetTaskPushNotificationConfigParams,
@@ -480,7 +480,7 @@ fn upgrade_tasks_push_notification_config_get_result(
 }
 /// `tasks/pushNotificationConfig/list` params → `ListTaskPushNotificationConfigs` params.
 fn upgrade_tasks_push_notification_config_list(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::ListTaskPushNotificationConfigParams,
@@ -516,7 +516,7 @@ fn upgrade_tasks_push_notification_config_list_result(
 }
 /// `tasks/pushNotificationConfig/delete` params → `DeleteTaskPushNotificationConfig` params.
 fn upgrade_tasks_push_notification_config_delete(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::DeleteTaskPushNotificationConfigParams,
@@ -552,7 +552,7 @@ fn upgrade_tasks_push_notification_config_delete_result(
 }
 /// `agent/getAuthenticatedExtendedCard` params → `GetExtendedAgentCard` params.
 fn upgrade_agent_get_authenticated_extended_card(
-    params: Option<serde_json::Value>,
+    params: crate::rpc::Params,
 ) -> Result<serde_json::Value, crate::rpc::Error> {
     crate::v0_3::convert::upgrade_params::<
         super::types::NoParams,
