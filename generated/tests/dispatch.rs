@@ -407,3 +407,36 @@ async fn params_sent_as_text_are_answered_as_params_sent_as_a_value() {
         "Invalid params for `GetTask`: id: invalid type: integer `5`, expected a string"
     );
 }
+
+#[tokio::test]
+async fn text_refused_where_a_value_is_taken_is_read_as_the_value() {
+    // An enum given a boolean: serde_json words it apart when it reads
+    // text; the answer is the value's.
+    let error = router()
+        .dispatch(
+            CallContext::default(),
+            "_cleveragents/plan/diff",
+            text(r#"{"planId":"p","format":true}"#),
+        )
+        .await
+        .into_single()
+        .unwrap_err();
+    assert_eq!(
+        error.field_violations(),
+        [(
+            "format".to_string(),
+            "invalid type: boolean `true`, expected string or map".to_string()
+        )]
+    );
+    // A member given twice: its last value, as a value keeps it.
+    let task = router()
+        .dispatch(
+            CallContext::default(),
+            "GetTask",
+            text(r#"{"id":"first","id":"t2"}"#),
+        )
+        .await
+        .into_single()
+        .expect("the task");
+    assert_eq!(task["id"], "t2");
+}
