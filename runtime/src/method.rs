@@ -181,22 +181,23 @@ pub fn decode_named_params<T: DeserializeOwned>(
             .map_err(|error| (error.path().to_string(), error.inner().to_string())),
         Params::Value(value) => serde_path_to_error::deserialize(value)
             .map_err(|error| (error.path().to_string(), error.inner().to_string())),
-        // Text a value would refuse is read again as that value, so every
-        // refusal (and the rare input the two readings take differently: a
-        // member given twice, which a value keeps the last of) is answered
-        // exactly as for params sent as a value. serde_json words some
-        // errors differently when it reads text ("expected value" for an
-        // enum given a boolean), and those words reach the caller.
-        Params::Text(text) => {
-            match serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text.get())) {
-                Ok(decoded) => Ok(decoded),
-                Err(_) => match serde_json::from_str::<Value>(text.get()) {
-                    Ok(value) => serde_path_to_error::deserialize(value)
-                        .map_err(|error| (error.path().to_string(), error.inner().to_string())),
-                    Err(error) => Err((String::new(), without_position(&error))),
-                },
-            }
-        }
+        // Text is decoded without tracking the path: the tracking captures
+        // every member name as a string of its own, a cost only a refusal
+        // needs. Text that does not decode is read again as a value, so
+        // every refusal names its field, and is worded (and the rare input
+        // the two readings take differently, a member given twice, which a
+        // value keeps the last of, is taken) exactly as for params sent as
+        // a value: serde_json words some errors differently when it reads
+        // text ("expected value" for an enum given a boolean), and those
+        // words reach the caller.
+        Params::Text(text) => match serde_json::from_str(text.get()) {
+            Ok(decoded) => Ok(decoded),
+            Err(_) => match serde_json::from_str::<Value>(text.get()) {
+                Ok(value) => serde_path_to_error::deserialize(value)
+                    .map_err(|error| (error.path().to_string(), error.inner().to_string())),
+                Err(error) => Err((String::new(), without_position(&error))),
+            },
+        },
     };
     decoded.map_err(|(field, description)| {
         let field = if field == "." { String::new() } else { field };
