@@ -39,6 +39,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 mod console;
+mod copied_writes;
 mod cors;
 mod exchange;
 mod forwarded;
@@ -430,6 +431,7 @@ impl Connection {
             Box::pin(async move { Ok::<_, Infallible>(state.handle(request, peer, address).await) })
         });
         let ended = if h2 {
+            let io = copied_writes::CopiedWrites(io);
             watcher.watch(builders.http2.serve_connection(io, service)).await
         } else {
             watcher.watch(builders.http1.serve_connection(io, service)).await
