@@ -55,7 +55,7 @@ impl Params {
     pub fn is_object(&self) -> bool {
         match self {
             Params::Absent => false,
-            Params::Text(text) => text.get().starts_with('{'),
+            Params::Text(text) => text.get().trim_start().starts_with('{'),
             Params::Value(value) => value.is_object(),
         }
     }
@@ -272,6 +272,7 @@ mod tests {
         assert_eq!(params.into_json().unwrap(), Some(json!({"a": 1, "b": 2})));
         assert_eq!(Params::from(None).into_json().unwrap(), None);
         assert!(!text("[1]").is_object());
+        assert!(text(" \n{}").is_object());
         assert!(!Params::Absent.is_object());
     }
 }
