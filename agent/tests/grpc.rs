@@ -470,3 +470,118 @@ fn an_api_key_travels_as_the_metadata_the_card_names() {
     let reply = common::http::post_to(&query.addr(), "/?api_key=grpc-key", &[], &call);
     assert_eq!(reply.error().expect("no such task")["code"], -32001);
 }
+
+/// A client's socket that counts the arrivals of the agent's bytes: a read
+/// that brings bytes after the socket had none counts one arrival; reads
+/// that follow it before the socket runs dry belong to the same one.
+struct CountedArrivals {
+    tcp: tokio::net::TcpStream,
+    arrivals: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    dry: bool,
+}
+
+impl tokio::io::AsyncRead for CountedArrivals {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let this = &mut *self;
+        let polled = std::pin::Pin::new(&mut this.tcp).poll_read(cx, buf);
+        match &polled {
+            std::task::Poll::Pending => this.dry = true,
+            std::task::Poll::Ready(Ok(())) if buf.filled().len() > before && this.dry => {
+                this.dry = false;
+                this.arrivals.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            std::task::Poll::Ready(_) => {}
+        }
+        polled
+    }
+}
+
+impl tokio::io::AsyncWrite for CountedArrivals {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.tcp).poll_write(cx, buf)
+    }
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.tcp).poll_flush(cx)
+    }
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.tcp).poll_shutdown(cx)
+    }
+}
+
+#[test]
+fn a_unary_answer_leaves_the_agent_in_one_write() {
+    let agent = ServerAgent::start_with(&["--memory", "--executor", "tck"]);
+    let (grpc, _) = clients(&agent);
+    runtime().block_on(async {
+        // A task whose message is past the 256 bytes from which HTTP/2 would
+        // write it by reference, apart from the trailers after it.
+        let text = "a message long enough to make the task's answer a few hundred bytes ".repeat(4);
+        let sent = grpc
+            .call(
+                "SendMessage",
+                json!({"message": {"messageId": "one-write", "role": "ROLE_USER", "parts": [{"text": text}]}}),
+            )
+            .await
+            .expect("SendMessage");
+        let task_id = sent["task"]["id"].as_str().expect("a task").to_string();
+        let arrivals = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let tcp = tokio::net::TcpStream::connect(agent.addr()).await.expect("connect");
+        tcp.set_nodelay(true).expect("nodelay");
+        let socket = CountedArrivals {
+            tcp,
+            arrivals: arrivals.clone(),
+            dry: true,
+        };
+        let (send, connection) = h2::client::handshake(socket)
+            .await
+            .expect("handshake");
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        let body = request("GetTask", json!({"id": task_id}));
+        // The first call also meets the connection's settings; the others
+        // are the steady state, one arrival each: headers, message and
+        // trailers together.
+        for call in 0..20 {
+            let head = http::Request::post(format!("http://{}{GET_TASK}", agent.addr()))
+                .header("content-type", "application/grpc")
+                .header("te", "trailers")
+                .header("a2a-version", "1.0")
+                .body(())
+                .expect("request");
+            let mut send = send.clone().ready().await.expect("ready");
+            let (answer, mut stream) = send.send_request(head, false).expect("send");
+            let before = arrivals.load(std::sync::atomic::Ordering::SeqCst);
+            stream.send_data(body.clone().into(), true).expect("body");
+            let mut answer = answer.await.expect("headers").into_body();
+            let mut message = 0;
+            while let Some(chunk) = answer.data().await {
+                let chunk = chunk.expect("data");
+                message += chunk.len();
+                let _ = answer.flow_control().release_capacity(chunk.len());
+            }
+            let trailers = answer.trailers().await.expect("trailers").expect("some");
+            assert_eq!(trailers["grpc-status"], "0");
+            assert!(message > 256, "the message is {message} bytes");
+            if call > 0 {
+                let after = arrivals.load(std::sync::atomic::Ordering::SeqCst);
+                assert_eq!(after - before, 1, "call {call}: the answer came in {} arrivals", after - before);
+            }
+        }
+    });
+}
