@@ -69,6 +69,16 @@ fn request(method: &str, json: Value) -> Vec<u8> {
     grpc::frame::encode(&message).to_vec()
 }
 
+/// The head of a gRPC call to `path` in A2A 1.0, for a raw HTTP/2 client.
+fn grpc_head(agent: &ServerAgent, path: &str) -> http::Request<()> {
+    http::Request::post(format!("http://{}{path}", agent.addr()))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .header(V1.0, V1.1)
+        .body(())
+        .expect("request")
+}
+
 const GET_TASK: &str = "/lf.a2a.v1.A2AService/GetTask";
 const V1: (&str, &str) = ("a2a-version", "1.0");
 
@@ -379,15 +389,7 @@ fn a_client_that_never_reads_holds_only_its_own_streams() {
         let body = request("SubscribeToTask", json!({"id": task_id}));
         let mut held = Vec::new();
         for _ in 0..16 {
-            let head = http::Request::post(format!(
-                "http://{}/lf.a2a.v1.A2AService/SubscribeToTask",
-                agent.addr()
-            ))
-            .header("content-type", "application/grpc")
-            .header("te", "trailers")
-            .header("a2a-version", "1.0")
-            .body(())
-            .expect("request");
+            let head = grpc_head(&agent, "/lf.a2a.v1.A2AService/SubscribeToTask");
             let mut send = send.clone().ready().await.expect("ready");
             let (answer, mut stream) = send.send_request(head, false).expect("send");
             stream.send_data(body.clone().into(), true).expect("body");
@@ -558,12 +560,7 @@ fn a_unary_answer_leaves_the_agent_in_one_write() {
         // are the steady state, one arrival each: headers, message and
         // trailers together.
         for call in 0..20 {
-            let head = http::Request::post(format!("http://{}{GET_TASK}", agent.addr()))
-                .header("content-type", "application/grpc")
-                .header("te", "trailers")
-                .header("a2a-version", "1.0")
-                .body(())
-                .expect("request");
+            let head = grpc_head(&agent, GET_TASK);
             let mut send = send.clone().ready().await.expect("ready");
             let (answer, mut stream) = send.send_request(head, false).expect("send");
             let before = arrivals.load(std::sync::atomic::Ordering::SeqCst);

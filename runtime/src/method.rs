@@ -156,6 +156,13 @@ pub fn decode_params<T: DeserializeOwned>(
     decode_named_params(descriptor.name, descriptor.contract.invalid_params(), params)
 }
 
+/// Decodes `value` tracking the path, so a refusal names its field: the
+/// refusal as (field path, description).
+fn decode_tracked<T: DeserializeOwned>(value: Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize(value)
+        .map_err(|error| (error.path().to_string(), error.inner().to_string()))
+}
+
 /// Decodes the params of the method called `method` as [`decode_params`] does,
 /// answering a mismatch with `invalid_params` (of the caller's registry).
 /// Params sent as text are decoded from that text, with the same answers as
@@ -177,10 +184,8 @@ pub fn decode_named_params<T: DeserializeOwned>(
         );
     }
     let decoded = match params {
-        Params::Absent => serde_path_to_error::deserialize(Value::Object(Map::new()))
-            .map_err(|error| (error.path().to_string(), error.inner().to_string())),
-        Params::Value(value) => serde_path_to_error::deserialize(value)
-            .map_err(|error| (error.path().to_string(), error.inner().to_string())),
+        Params::Absent => decode_tracked(Value::Object(Map::new())),
+        Params::Value(value) => decode_tracked(value),
         // Text is decoded without tracking the path: the tracking captures
         // every member name as a string of its own, a cost only a refusal
         // needs. Text that does not decode is read again as a value, so
@@ -193,8 +198,7 @@ pub fn decode_named_params<T: DeserializeOwned>(
         Params::Text(text) => match serde_json::from_str(text.get()) {
             Ok(decoded) => Ok(decoded),
             Err(_) => match serde_json::from_str::<Value>(text.get()) {
-                Ok(value) => serde_path_to_error::deserialize(value)
-                    .map_err(|error| (error.path().to_string(), error.inner().to_string())),
+                Ok(value) => decode_tracked(value),
                 Err(error) => Err((String::new(), without_position(&error))),
             },
         },

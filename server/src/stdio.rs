@@ -451,12 +451,10 @@ async fn run_request(session: &Session, mut admitted: Admitted) {
 /// `tracestate`), taken out so the method's params are as its schema says.
 /// `_meta` goes when nothing else is left in it.
 fn take_trace_context(params: &mut Params) -> Option<telemetry::TraceContext> {
-    // Params sent without the member's name (spelled out or escaped) carry
-    // no trace context: their text is not decoded into a value to look.
-    if let Params::Text(text) = params {
-        if !text.get().contains(TRACE_META) && !text.get().contains("\\u") {
-            return None;
-        }
+    // Most params carry no trace context: their text is not decoded into a
+    // value only to look.
+    if !params.may_have_member(TRACE_META) {
+        return None;
     }
     let object = params.json_mut().ok()??.as_object_mut()?;
     let meta = object.get_mut(TRACE_META)?.as_object_mut()?;
