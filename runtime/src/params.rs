@@ -63,11 +63,14 @@ impl Params {
     /// The string value of the top-level member `name`, when the params are
     /// an object that has it as a string (the last one, if given twice, as a
     /// value would keep it). Text is scanned, not decoded: only the member's
-    /// own string is allocated.
+    /// own string is allocated, and text that cannot name it is not read.
     pub fn string_member(&self, name: &str) -> Option<String> {
         match self {
             Params::Absent => None,
             Params::Value(value) => value.get(name)?.as_str().map(str::to_owned),
+            // Most params never name the member: a substring search tells,
+            // before any JSON is read.
+            Params::Text(_) if !self.may_have_member(name) => None,
             Params::Text(text) => {
                 let mut reader = serde_json::Deserializer::from_str(text.get());
                 reader.deserialize_any(MemberVisitor { name }).ok().flatten()
