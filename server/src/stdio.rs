@@ -33,7 +33,7 @@ use std::task::Poll;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -154,17 +154,16 @@ where
                 break;
             }
         }
-        let Some(admitted) = admit(&session, &line, limits.max_json_depth).await else {
+        let Some(mut admitted) = admit(&session, &line, limits.max_json_depth).await else {
             continue;
         };
         let Ok(permit) = permits.clone().acquire_owned().await else {
             break;
         };
-        let session = session.clone();
-        let mut call = Box::pin(async move {
-            run_request(&session, admitted).await;
-            drop(permit);
-        });
+        // The call's future is boxed whole, so it is kept to one level:
+        // every level of `async` around it would hold the request again.
+        let span = request_span(&mut admitted);
+        let mut call = Box::pin(run_admitted(session.clone(), admitted, permit).instrument(span));
         // A call that needs no waiting (a read of the store, say) is
         // answered right here, in the reader's task: its answer joins the
         // ones queued before the reader next waits for input, and the writer
@@ -437,14 +436,14 @@ fn cancel_stream(session: &Session, params: Params) -> Result<Value, Error> {
         .map_err(|e| Error::new(ErrorKind::ExtInternalError, format!("stream/cancel result: {e}")))
 }
 
-async fn run_request(session: &Session, mut admitted: Admitted) {
-    // The transport span, continuing the caller's trace when the request
-    // carries one (`params._meta.traceparent`, the binding's header).
+/// The transport span of a request, continuing the caller's trace when the
+/// request carries one (`params._meta.traceparent`, the binding's header).
+fn request_span(admitted: &mut Admitted) -> tracing::Span {
     let span = tracing::info_span!("stdio.request", otel.kind = "server");
     if let Some(parent) = take_trace_context(&mut admitted.request.params) {
         telemetry::set_parent(&span, &parent);
     }
-    run_admitted(session, admitted).instrument(span).await;
+    span
 }
 
 /// The W3C trace context a request carries in `params._meta` (`traceparent`,
@@ -467,7 +466,10 @@ fn take_trace_context(params: &mut Params) -> Option<telemetry::TraceContext> {
     context
 }
 
-async fn run_admitted(session: &Session, admitted: Admitted) {
+/// Runs an admitted request and answers it, holding its in-flight `permit`
+/// until then.
+async fn run_admitted(session: Arc<Session>, admitted: Admitted, _permit: OwnedSemaphorePermit) {
+    let session = &*session;
     let Admitted {
         negotiated,
         request,
@@ -492,7 +494,16 @@ async fn run_admitted(session: &Session, admitted: Admitted) {
         wait_limit: None,
     };
     dialect.fit(&mut ctx);
-    let outcome = dialect::call_in(&session.pipeline, dialect, ctx, None, &method, params).await;
+    // Boxed: the call's state held inline would be moved with the request.
+    let outcome = Box::pin(dialect::call_in(
+        &session.pipeline,
+        dialect,
+        ctx,
+        None,
+        &method,
+        params,
+    ))
+    .await;
     let Some(id) = id else {
         // A notification: run it, answer nothing.
         return;
@@ -506,7 +517,10 @@ async fn run_admitted(session: &Session, admitted: Admitted) {
         }
         Outcome::Stream(events) => {
             let _open = session.pipeline.metrics().stream_opened(StreamTransport::Stdio);
-            let final_result = forward_stream(session, &id, events, cancel.unwrap_or_default()).await;
+            // Boxed: a stream's state is large, and held inline it would
+            // be moved with every request, streaming or not.
+            let final_result =
+                Box::pin(forward_stream(session, &id, events, cancel.unwrap_or_default())).await;
             session.streams().remove(&id_key(&id));
             session.send(jsonrpc::response(&id, final_result)).await;
         }
