@@ -22,6 +22,8 @@ usage: a2a-bench [options]
   --connections N      keep-alive HTTP connections (default 64)
   --requests N         requests per workload and target (default 200000: short loops misread the floor)
   --seconds S          time limit per workload and target; the first of count and time ends a loop (default 10)
+  --rounds N           measure every row N times in turn, each round with its floor; each goal is judged
+                       on the median of its rounds' figures, printed beside them (default 1)
   --seed-tasks N       tasks stored before list-tasks (default 10000)
   --scale-tasks N      the size the scale run grows each store to (default 1000000)
   --server-core N      the core the servers are pinned to (default 0)
@@ -76,6 +78,8 @@ pub struct Options {
     pub connections: usize,
     pub requests: u64,
     pub time: Duration,
+    /// How many times every row is measured; goals read the median.
+    pub rounds: usize,
     pub seed_tasks: u64,
     pub scale_tasks: u64,
     pub server_core: usize,
@@ -115,6 +119,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
         connections: 64,
         requests: 200_000,
         time: Duration::from_secs(10),
+        rounds: 1,
         seed_tasks: 10_000,
         scale_tasks: 1_000_000,
         server_core: 0,
@@ -139,6 +144,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
             "--connections" => options.connections = number(&flag, &value)?,
             "--requests" => options.requests = number(&flag, &value)?,
             "--seconds" => options.time = Duration::from_secs_f64(number(&flag, &value)?),
+            "--rounds" => options.rounds = number(&flag, &value)?,
             "--seed-tasks" => options.seed_tasks = number(&flag, &value)?,
             "--scale-tasks" => options.scale_tasks = number(&flag, &value)?,
             "--server-core" => options.server_core = number(&flag, &value)?,
@@ -154,8 +160,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }
     }
-    if options.connections == 0 || options.requests == 0 {
-        return Err("--connections and --requests must be at least 1".into());
+    if options.connections == 0 || options.requests == 0 || options.rounds == 0 {
+        return Err("--connections, --requests and --rounds must be at least 1".into());
     }
     Ok(Some(options))
 }

@@ -58,9 +58,36 @@ fn facts(options: &Options) -> Facts {
     }
 }
 
-/// Every target in turn; the floor first, so a broken floor stops the run
-/// early; the scale run last.
+/// Every target in turn, round after round; the floor first in each round,
+/// so a broken floor stops the run early; the followers and the scale run
+/// once, last.
 async fn run(options: &Options) -> Result<Outcome, String> {
+    let mut rounds = Vec::with_capacity(options.rounds);
+    for round in 1..=options.rounds {
+        if options.rounds > 1 {
+            eprintln!("a2a-bench: round {round} of {}", options.rounds);
+        }
+        rounds.push(run_round(options).await?);
+    }
+    let followers = if options.workloads.iter().any(|w| w == FOLLOWERS_WORKLOAD) {
+        followers::bench(options).await?
+    } else {
+        Vec::new()
+    };
+    let scale = if options.workloads.iter().any(|w| w == SCALE_WORKLOAD) {
+        scale::bench(options).await?
+    } else {
+        Vec::new()
+    };
+    Ok(Outcome {
+        rounds,
+        followers,
+        scale,
+    })
+}
+
+/// One round: every row's target in turn, the floor first.
+async fn run_round(options: &Options) -> Result<Vec<Row>, String> {
     let http: Vec<&str> = HTTP_WORKLOADS
         .iter()
         .copied()
@@ -85,26 +112,13 @@ async fn run(options: &Options) -> Result<Outcome, String> {
     };
     rows.sort_by_key(|row| (order(row), !row.is_floor));
     report::fill_ratios(&mut rows);
-    let followers = if options.workloads.iter().any(|w| w == FOLLOWERS_WORKLOAD) {
-        followers::bench(options).await?
-    } else {
-        Vec::new()
-    };
-    let scale = if options.workloads.iter().any(|w| w == SCALE_WORKLOAD) {
-        scale::bench(options).await?
-    } else {
-        Vec::new()
-    };
-    Ok(Outcome {
-        rows,
-        followers,
-        scale,
-    })
+    Ok(rows)
 }
 
 /// Everything a run measured.
 struct Outcome {
-    rows: Vec<Row>,
+    /// The rows of each round.
+    rounds: Vec<Vec<Row>>,
     followers: Vec<FollowersRow>,
     scale: Vec<ScaleRow>,
 }
@@ -132,7 +146,7 @@ fn main() {
         .expect("a current-thread runtime");
     let local = tokio::task::LocalSet::new();
     let Outcome {
-        rows,
+        rounds,
         followers,
         scale,
     } = match local.block_on(&runtime, run(&options)) {
@@ -143,9 +157,14 @@ fn main() {
         }
     };
     let facts = facts(&options);
-    let goals = goals::judge(&rows);
-    if !rows.is_empty() {
-        println!("{}", report::render(&facts, &rows));
+    let goals = goals::judge(&rounds);
+    if rounds.iter().any(|rows| !rows.is_empty()) {
+        for (index, rows) in rounds.iter().enumerate() {
+            if rounds.len() > 1 {
+                println!("round {} of {}\n", index + 1, rounds.len());
+            }
+            println!("{}", report::render(&facts, rows));
+        }
         println!("{}\n", goals::render(&goals));
     }
     if !followers.is_empty() {
@@ -155,13 +174,18 @@ fn main() {
         println!("{}", report::render_scale(&scale));
     }
     if let Some(path) = &options.json {
-        if let Err(e) = std::fs::write(path, report::to_json(&facts, &rows, &goals, &followers, &scale)) {
+        if let Err(e) = std::fs::write(path, report::to_json(&facts, &rounds, &goals, &followers, &scale)) {
             eprintln!("a2a-bench: cannot write {}: {e}", path.display());
             std::process::exit(1);
         }
     }
     let scale_errors = scale.iter().map(|r| r.get_task.errors + r.list_tasks.errors);
-    let errors: u64 = rows.iter().map(|r| r.errors).chain(scale_errors).sum();
+    let errors: u64 = rounds
+        .iter()
+        .flatten()
+        .map(|r| r.errors)
+        .chain(scale_errors)
+        .sum();
     if errors > 0 {
         std::process::exit(1);
     }

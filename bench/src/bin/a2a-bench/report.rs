@@ -269,15 +269,15 @@ pub fn render_scale(rows: &[ScaleRow]) -> String {
     out
 }
 
-/// The JSON file: the facts and every row, for comparing two runs.
+/// The JSON file: the facts, every round's rows and the goals, for comparing two runs.
 pub fn to_json(
     facts: &Facts,
-    rows: &[Row],
+    rounds: &[Vec<Row>],
     goals: &[Verdict],
     followers: &[FollowersRow],
     scale: &[ScaleRow],
 ) -> String {
-    let report = serde_json::json!({ "facts": facts, "rows": rows, "goals": goals, "followers": followers, "scale": scale });
+    let report = serde_json::json!({ "facts": facts, "rounds": rounds, "goals": goals, "followers": followers, "scale": scale });
     serde_json::to_string_pretty(&report).unwrap_or_default()
 }
 
