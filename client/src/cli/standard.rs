@@ -10,7 +10,7 @@ use super::output::{self, Output};
 use super::settings::{id, Settings};
 use super::target::Target;
 use super::text::{self, label, Text, Tracked};
-use super::wait::{class_of, StreamEnd, Waiter};
+use super::wait::{class_of, resubscribe, StreamEnd, Waiter};
 use super::{debug::Debug, parts};
 use crate::generation::EventSource;
 use crate::http::StateClass;
@@ -20,10 +20,6 @@ use a2a::types::Role;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{json, Map, Value};
 use std::time::Instant;
-
-/// How many times a broken stream is opened again before the wait falls
-/// back to polling.
-const RESUBSCRIBES: usize = 2;
 
 /// `--params`: a raw params object under the flags (for what no flag says).
 fn params_arg() -> Arg {
@@ -457,26 +453,11 @@ async fn follow_stream(
                 return Err(failure);
             }
             StreamEnd::Broken(Some(id), why) => {
-                ctx.debug.log(&format!(
-                    "the stream of task {id} stopped before it settled{}",
-                    why.as_ref()
-                        .map(|f| format!(": {}", f.message))
-                        .unwrap_or_default()
-                ));
-                if resubscribes < RESUBSCRIBES {
-                    resubscribes += 1;
-                    let mut params = json!({ "id": id });
-                    if let Some(tenant) = tenant {
-                        params[crate::wire::A2A_NAMESPACE_FIELD] = tenant.clone();
-                    }
-                    if let Ok(again) = target
-                        .transport
-                        .subscribe_checked(SubscribeToTask::NAME, params)
-                        .await
-                    {
-                        events = Some(again);
-                        continue;
-                    }
+                let stopped = (id.as_str(), why.as_ref());
+                if let Some(again) = resubscribe(ctx.debug, target, stopped, tenant, &mut resubscribes).await
+                {
+                    events = Some(again);
+                    continue;
                 }
                 // Streams keep failing: poll to the end.
                 let task = waiter.poll(&id, tenant).await?;

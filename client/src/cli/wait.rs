@@ -8,11 +8,12 @@
 //! agent speaks a version with long-polling reads (A2A 1.1), each read is
 //! held by the agent until the task moves, so no interval is slept at all.
 
+use super::debug::Debug;
 use super::failure::{Failure, Local};
 use super::target::Target;
-use crate::generation::{generation_of, CheckedEventStream, StreamError, LONG_POLL_FIELD};
+use crate::generation::{generation_of, CheckedEventStream, EventSource, StreamError, LONG_POLL_FIELD};
 use crate::http::{event_state, state_class, StateClass};
-use a2a::methods::markers::GetTask;
+use a2a::methods::markers::{GetTask, SubscribeToTask};
 use a2a::rpc::{Method, Transport};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
@@ -42,6 +43,52 @@ pub enum StreamEnd {
     Message(Value),
     /// The stream stopped before the task settled: the task id, if known.
     Broken(Option<String>, Option<Failure>),
+}
+
+impl StreamEnd {
+    /// The end of a stream of task `task_id` (if known) that failed: the
+    /// call's failure, or a gap in its events.
+    pub fn failed(task_id: Option<String>, error: StreamError, sends_credentials: bool) -> StreamEnd {
+        let failure = match error {
+            StreamError::Call(error) => Failure::of_call(&error, sends_credentials),
+            StreamError::Gap(gap) => Failure::local(Local::Internal, gap.to_string()),
+        };
+        StreamEnd::Broken(task_id, Some(failure))
+    }
+}
+
+/// How many times a broken stream is opened again before a wait falls back
+/// to polling the task.
+const RESUBSCRIBES: usize = 2;
+
+/// Logs that the stream of task `id` stopped before it settled (and `why`),
+/// then, while `tries` (counted across one wait) are left, subscribes to the
+/// task again, in `tenant` if given; `None` when none is left or that fails
+/// too, and the wait polls instead.
+pub async fn resubscribe(
+    debug: &Debug,
+    target: &Target,
+    (id, why): (&str, Option<&Failure>),
+    tenant: Option<&Value>,
+    tries: &mut usize,
+) -> Option<CheckedEventStream> {
+    debug.log(&format!(
+        "the stream of task {id} stopped before it settled{}",
+        why.map(|f| format!(": {}", f.message)).unwrap_or_default()
+    ));
+    if *tries >= RESUBSCRIBES {
+        return None;
+    }
+    *tries += 1;
+    let mut params = json!({ "id": id });
+    if let Some(tenant) = tenant {
+        params[crate::wire::A2A_NAMESPACE_FIELD] = tenant.clone();
+    }
+    target
+        .transport
+        .subscribe_checked(SubscribeToTask::NAME, params)
+        .await
+        .ok()
 }
 
 /// The class of a task (or event)'s state.
@@ -99,17 +146,8 @@ impl Waiter<'_> {
                         return Ok(StreamEnd::Settled(data));
                     }
                 }
-                Some(Err(StreamError::Call(error))) => {
-                    return Ok(StreamEnd::Broken(
-                        task_id,
-                        Some(Failure::of_call(&error, self.target.sends_credentials)),
-                    ))
-                }
-                Some(Err(StreamError::Gap(gap))) => {
-                    return Ok(StreamEnd::Broken(
-                        task_id,
-                        Some(Failure::local(Local::Internal, gap.to_string())),
-                    ))
+                Some(Err(error)) => {
+                    return Ok(StreamEnd::failed(task_id, error, self.target.sends_credentials))
                 }
                 None => return Ok(StreamEnd::Broken(task_id, None)),
             }

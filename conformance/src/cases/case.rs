@@ -54,6 +54,25 @@ pub enum Expect {
     EnvelopeError(i64),
 }
 
+impl Expect {
+    /// What a case expecting `self` accepts when the card does not declare the
+    /// method's capability, whose error is `unsupported`: exactly that error
+    /// where a result was expected; for a negative case, that error or the
+    /// rejection it expected (the order of the checks is the agent's).
+    pub fn without_capability(&self, unsupported: ErrorKind) -> Expect {
+        match self {
+            Expect::Success | Expect::SuccessOrDeclared | Expect::ValidOrRejected => {
+                Expect::Error(unsupported)
+            }
+            Expect::Error(kind) => Expect::AnyError(vec![unsupported, *kind]),
+            Expect::AnyError(kinds) => {
+                Expect::AnyError([unsupported].into_iter().chain(kinds.iter().copied()).collect())
+            }
+            Expect::EnvelopeError(code) => Expect::EnvelopeError(*code),
+        }
+    }
+}
+
 /// One case of the suite.
 #[derive(Clone, Debug)]
 pub struct Case {

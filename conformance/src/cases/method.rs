@@ -19,20 +19,12 @@ pub fn dispatched() -> impl Iterator<Item = &'static MethodDescriptor> {
 }
 
 /// A case of a method whose capability the card does not declare: the method
-/// answers the capability's "not supported" error — exactly, where a result was
-/// expected; for a negative case, that error or the rejection it expected (the
-/// order of the checks is the agent's).
+/// answers the capability's "not supported" error ([`Expect::without_capability`]).
 pub(super) fn without_capability(case: &mut Case, capability: &str) {
-    let unsupported = rules::unsupported_error(capability);
     case.requirement = rules::capability_off(capability);
-    case.expect = match &case.expect {
-        Expect::Success | Expect::SuccessOrDeclared | Expect::ValidOrRejected => Expect::Error(unsupported),
-        Expect::Error(kind) => Expect::AnyError(vec![unsupported, *kind]),
-        Expect::AnyError(kinds) => {
-            Expect::AnyError([unsupported].into_iter().chain(kinds.iter().copied()).collect())
-        }
-        Expect::EnvelopeError(code) => Expect::EnvelopeError(*code),
-    };
+    case.expect = case
+        .expect
+        .without_capability(rules::unsupported_error(capability));
 }
 
 /// When a positive example runs within its group: the examples share names

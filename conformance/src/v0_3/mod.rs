@@ -289,19 +289,10 @@ fn unknown_method_cases() -> Vec<Case> {
     ]
 }
 
-/// A case of a method whose capability the card does not declare: exactly the
-/// "not supported" error where a result was expected; that error or the
-/// rejection a negative case expected (the order of the checks is the agent's).
+/// A case of a method whose capability the card does not declare: the
+/// capability's "not supported" error ([`Expect::without_capability`]).
 fn without_capability(case: &mut Case, capability: &str) {
-    let unsupported = unsupported_error(capability);
-    case.expect = match &case.expect {
-        Expect::Success | Expect::SuccessOrDeclared | Expect::ValidOrRejected => Expect::Error(unsupported),
-        Expect::Error(kind) => Expect::AnyError(vec![unsupported, *kind]),
-        Expect::AnyError(kinds) => {
-            Expect::AnyError([unsupported].into_iter().chain(kinds.iter().copied()).collect())
-        }
-        Expect::EnvelopeError(code) => Expect::EnvelopeError(*code),
-    };
+    case.expect = case.expect.without_capability(unsupported_error(capability));
 }
 
 /// The id of the case on the Agent Card a 0.3 client reads.

@@ -9,7 +9,7 @@ use crate::cli::wait::class_of;
 use crate::http::StateClass;
 use a2a::methods::markers::CancelTask;
 use a2a::rpc::{Method, Transport};
-use serde_json::{json, Value};
+use serde_json::json;
 
 impl Session<'_, '_> {
     pub(super) fn new_conversation(&mut self) {
@@ -85,27 +85,11 @@ impl Session<'_, '_> {
         if self.task_id.as_deref() == Some(task_id.as_str()) {
             self.task_id = None;
         }
-        self.last = Some(Seen {
-            task_id,
-            state: task
-                .pointer("/status/state")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        });
+        self.last = Some(Seen::of(task_id, &task));
         if self.json() {
             output::stdout(&format!("{task}\n"));
         } else if let Some(style) = self.screen {
-            let mut out = style.field(label::TASK_ID, task["id"].as_str().unwrap_or(""));
-            out.push_str(&style.field(label::CONTEXT_ID, task["contextId"].as_str().unwrap_or("")));
-            out.push_str(
-                &style.field(
-                    label::STATE,
-                    task.pointer("/status/state")
-                        .and_then(Value::as_str)
-                        .unwrap_or(""),
-                ),
-            );
-            output::stdout(&out);
+            output::stdout(&style.task_fields(&task));
         } else {
             let mut out = Text::new();
             text::task(&mut out, &task, self.ctx.output.verbose);

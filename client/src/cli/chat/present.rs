@@ -22,18 +22,7 @@ impl Session<'_, '_> {
         } else if let Some(style) = self.screen {
             let mut out = String::new();
             match (task, answer.get("message")) {
-                (Some(task), _) => {
-                    out.push_str(&style.field(label::TASK_ID, task["id"].as_str().unwrap_or("")));
-                    out.push_str(&style.field(label::CONTEXT_ID, task["contextId"].as_str().unwrap_or("")));
-                    out.push_str(
-                        &style.field(
-                            label::STATE,
-                            task.pointer("/status/state")
-                                .and_then(Value::as_str)
-                                .unwrap_or(""),
-                        ),
-                    );
-                }
+                (Some(task), _) => out.push_str(&style.task_fields(task)),
                 (None, Some(message)) => {
                     if let Some(task) = message["taskId"].as_str() {
                         out.push_str(&style.field(label::TASK_ID, task));

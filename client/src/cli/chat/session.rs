@@ -20,6 +20,17 @@ pub(super) struct Seen {
     pub(super) state: Option<String>,
 }
 
+impl Seen {
+    /// `task` as seen now, under `task_id`.
+    pub(super) fn of(task_id: String, task: &Value) -> Seen {
+        let state = task.pointer("/status/state").and_then(Value::as_str);
+        Seen {
+            task_id,
+            state: state.map(str::to_string),
+        }
+    }
+}
+
 /// One conversation.
 pub(super) struct Session<'s, 'c> {
     pub(super) ctx: &'s Ctx<'c>,
@@ -109,13 +120,7 @@ impl Session<'_, '_> {
                 self.context_id = Some(context.to_string());
             }
             self.task_id = (class_of(task) == StateClass::Interrupted).then(|| task_id.clone());
-            self.last = Some(Seen {
-                task_id,
-                state: task
-                    .pointer("/status/state")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-            });
+            self.last = Some(Seen::of(task_id, task));
         } else if let Some(message) = answer.get("message") {
             if let Some(context) = message["contextId"].as_str() {
                 self.context_id = Some(context.to_string());

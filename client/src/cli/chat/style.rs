@@ -1,7 +1,8 @@
 //! Emphasis on a terminal: bold and dim text, and the `Label: value` fields
 //! the interactive chat shows, with every value cleaned of control sequences.
 
-use crate::cli::text;
+use crate::cli::text::{self, label};
+use serde_json::Value;
 
 /// Emphasis on a terminal (none where `NO_COLOR` is set or the terminal is dumb).
 #[derive(Clone, Copy)]
@@ -37,6 +38,15 @@ impl Style {
     /// `Label: value` with the label in bold.
     pub(super) fn field(self, label: &str, value: &str) -> String {
         format!("{} {}\n", self.bold(&format!("{label}:")), text::clean(value))
+    }
+
+    /// A task's id, context and state, one field each.
+    pub(super) fn task_fields(self, task: &Value) -> String {
+        let state = task.pointer("/status/state").and_then(Value::as_str);
+        let mut out = self.field(label::TASK_ID, task["id"].as_str().unwrap_or(""));
+        out.push_str(&self.field(label::CONTEXT_ID, task["contextId"].as_str().unwrap_or("")));
+        out.push_str(&self.field(label::STATE, state.unwrap_or("")));
+        out
     }
 }
 

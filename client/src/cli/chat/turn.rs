@@ -5,20 +5,16 @@
 use super::live::Live;
 use super::session::Session;
 use crate::cli::failure::{Failure, Local};
-use crate::cli::wait::{class_of, StreamEnd, Waiter};
-use crate::generation::{CheckedEventStream, EventSource, StreamError};
+use crate::cli::wait::{class_of, resubscribe, StreamEnd, Waiter};
+use crate::generation::{CheckedEventStream, EventSource};
 use crate::http::StateClass;
-use a2a::methods::markers::{SendMessage, SendStreamingMessage, SubscribeToTask};
+use a2a::methods::markers::{SendMessage, SendStreamingMessage};
 use a2a::rpc::{Method, Transport};
 use a2a::types::Role;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::time::Instant;
-
-/// How many times a broken stream is opened again before the turn falls
-/// back to polling the task.
-const RESUBSCRIBES: usize = 2;
 
 impl Session<'_, '_> {
     /// Sends one message and waits until its task settles (or the direct
@@ -116,27 +112,12 @@ impl Session<'_, '_> {
                     }))
                 }
                 StreamEnd::Broken(Some(id), why) => {
-                    self.ctx.debug.log(&format!(
-                        "the stream of task {id} stopped before it settled{}",
-                        why.as_ref()
-                            .map(|f| format!(": {}", f.message))
-                            .unwrap_or_default()
-                    ));
-                    if resubscribes < RESUBSCRIBES {
-                        resubscribes += 1;
-                        let mut params = json!({ "id": id });
-                        if let Some(tenant) = &tenant {
-                            params[crate::wire::A2A_NAMESPACE_FIELD] = tenant.clone();
-                        }
-                        if let Ok(again) = self
-                            .target
-                            .transport
-                            .subscribe_checked(SubscribeToTask::NAME, params)
-                            .await
-                        {
-                            events = Some(again);
-                            continue;
-                        }
+                    let stopped = (id.as_str(), why.as_ref());
+                    let tries = &mut resubscribes;
+                    let again = resubscribe(self.ctx.debug, self.target, stopped, tenant.as_ref(), tries);
+                    if let Some(again) = again.await {
+                        events = Some(again);
+                        continue;
                     }
                     let task = waiter.poll(&id, tenant.as_ref()).await?;
                     let answer = json!({ "task": task });
@@ -192,17 +173,8 @@ impl Session<'_, '_> {
                         return Ok(StreamEnd::Settled(data));
                     }
                 }
-                Some(Err(StreamError::Call(error))) => {
-                    return Ok(StreamEnd::Broken(
-                        task_id,
-                        Some(Failure::of_call(&error, self.target.sends_credentials)),
-                    ))
-                }
-                Some(Err(StreamError::Gap(gap))) => {
-                    return Ok(StreamEnd::Broken(
-                        task_id,
-                        Some(Failure::local(Local::Internal, gap.to_string())),
-                    ))
+                Some(Err(error)) => {
+                    return Ok(StreamEnd::failed(task_id, error, self.target.sends_credentials))
                 }
                 None => return Ok(StreamEnd::Broken(task_id, None)),
             }
