@@ -19,6 +19,9 @@ usage: a2a-bench [options]
                        and ListTasks p50/p99 and RSS at each size (minutes; only when listed)
   --grpc on|off        also run get-task and send-message over the gRPC binding on every agent store,
                        rows `agent/<store> gRPC` against the same floor (default on)
+  --spin on|off        the driver spins while an HTTP loop runs, so no reply has to wake it from the server's
+                       send (a wake the server's CPU time would count); never beside PostgreSQL, whose
+                       database shares the driver's core; stdio rows never spin (default on)
   --connections N      keep-alive HTTP connections (default 64)
   --requests N         requests per workload and target (default 200000: short loops misread the floor)
   --seconds S          time limit per workload and target; the first of count and time ends a loop (default 10)
@@ -75,6 +78,8 @@ pub struct Options {
     pub workloads: Vec<String>,
     /// Also run get-task and send-message over the gRPC binding on every agent.
     pub grpc: bool,
+    /// The driver spins instead of sleeping while an HTTP loop runs (see `spin`).
+    pub spin: bool,
     pub connections: usize,
     pub requests: u64,
     pub time: Duration,
@@ -103,6 +108,14 @@ fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
         .map_err(|_| format!("{flag}: `{value}` is not a valid number"))
 }
 
+fn on_off(flag: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(format!("{flag} takes on or off, not `{other}`\n{USAGE}")),
+    }
+}
+
 fn list(value: &str) -> impl Iterator<Item = &str> {
     value.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
@@ -116,6 +129,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
         stores: Store::ALL.to_vec(),
         workloads: all_workloads(),
         grpc: true,
+        spin: true,
         connections: 64,
         requests: 200_000,
         time: Duration::from_secs(10),
@@ -150,13 +164,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
             "--server-core" => options.server_core = number(&flag, &value)?,
             "--load-core" => options.load_core = number(&flag, &value)?,
             "--json" => options.json = Some(value.into()),
-            "--grpc" => {
-                options.grpc = match value.as_str() {
-                    "on" => true,
-                    "off" => false,
-                    other => return Err(format!("--grpc takes on or off, not `{other}`\n{USAGE}")),
-                }
-            }
+            "--grpc" => options.grpc = on_off(&flag, &value)?,
+            "--spin" => options.spin = on_off(&flag, &value)?,
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }
     }

@@ -6,6 +6,7 @@ use crate::deployment::{Deployment, HttpTarget};
 use crate::http::Conn;
 use crate::load::{self, Bounds, Tally, Workload};
 use crate::report::Row;
+use crate::spin::Spinner;
 use crate::workloads::{self, GetTask, ListTasks, RegistryRead, SendMessage, SendStreaming, GRPC_WORKLOADS};
 use a2a::methods::markers;
 use a2a::rpc::Method as _;
@@ -98,8 +99,14 @@ pub async fn measure(
     options: &Options,
     name: &str,
 ) -> Result<(Vec<Conn>, Row), String> {
+    // A database on the driver's core needs the CPU a spinner would take.
+    let spinner = match options.spin && deployment.database_pid().is_none() {
+        true => Some(Spinner::start().await),
+        false => None,
+    };
     let (conns, warmup) = load::run(conns, workload.clone(), Bounds::warmup(options)).await;
     let pids = deployment.pids();
+    let turns = spinner.as_ref().map(Spinner::turns);
     let meter = CpuMeter::start(&pids, deployment.database_pid()).map_err(|e| e.to_string())?;
     let (conns, measured) = load::run(conns, workload, Bounds::measured(options)).await;
     let spent = meter.stop().map_err(|e| e.to_string())?;
@@ -107,6 +114,13 @@ pub async fn measure(
     let floor = matches!(target, HttpTarget::Floor);
     let mut row = Row::new(name, &target.name(), floor, &warmup, measured);
     row.set_cpu(spent);
+    if let (Some(spinner), Some(before)) = (&spinner, turns) {
+        // The driver's CPU time is all spinning now: its busy share comes
+        // from the turns, and it has no CPU per request of its own to show.
+        let elapsed = Duration::from_secs_f64(row.seconds);
+        row.load_busy = Some(spinner.busy(spinner.turns() - before, elapsed));
+        row.load_cpu_us_per_req = None;
+    }
     row.rss_bytes = deployment.rss_bytes().ok();
     Ok((conns, row))
 }

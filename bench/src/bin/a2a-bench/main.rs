@@ -16,6 +16,7 @@ mod load;
 mod process;
 mod report;
 mod scale;
+mod spin;
 mod stdio;
 mod stdio_target;
 mod workloads;
@@ -55,6 +56,7 @@ fn facts(options: &Options) -> Facts {
         stdio_window: stdio_target::WINDOW,
         agent_stream_limit: deployment::agent_stream_limit(options.connections),
         clock_ticks_per_second: bench::procfs::clock_ticks_per_second(),
+        driver_spins: options.spin,
     }
 }
 

@@ -30,6 +30,8 @@ pub struct Facts {
     pub agent_stream_limit: usize,
     /// The unit of the CPU times read from `/proc/<pid>/stat`.
     pub clock_ticks_per_second: u64,
+    /// Whether the driver spun during the HTTP loops (see `spin`).
+    pub driver_spins: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -167,6 +169,14 @@ pub fn render(facts: &Facts, rows: &[Row]) -> String {
         facts.seed_tasks,
         facts.agent_stream_limit,
         1000 / facts.clock_ticks_per_second.max(1)
+    );
+    let _ = writeln!(
+        out,
+        "driver: {}",
+        match facts.driver_spins {
+            true => "spins while an HTTP loop runs, so no reply wakes it from the server's send (not beside PostgreSQL, nor for stdio); its busy share (†) is counted from the spinner's turns",
+            false => "sleeps between replies (--spin off): a slow target's CPU includes waking it",
+        }
     );
     if rows.iter().any(|r| r.database_cpu_us_per_req.is_some()) {
         let _ = writeln!(
@@ -349,6 +359,7 @@ mod tests {
             stdio_window: 1,
             agent_stream_limit: 16,
             clock_ticks_per_second: 100,
+            driver_spins: true,
         };
         let table = render(&facts, &rows);
         assert!(
