@@ -29,7 +29,8 @@ pub(super) type EchoHeaders = Vec<(HeaderName, HeaderValue)>;
 /// The service-parameter headers' names, parsed once rather than on every
 /// answer (a name outside the standard set is an allocation each time).
 /// `None` only if the schema declared a name HTTP cannot carry.
-static A2A_VERSION_NAME: LazyLock<Option<HeaderName>> = LazyLock::new(|| header_name(A2A_VERSION_HEADER));
+pub(super) static A2A_VERSION_NAME: LazyLock<Option<HeaderName>> =
+    LazyLock::new(|| header_name(A2A_VERSION_HEADER));
 static A2A_EXTENSIONS_NAME: LazyLock<Option<HeaderName>> =
     LazyLock::new(|| header_name(A2A_EXTENSIONS_HEADER));
 static EXTENSION_VERSION_NAME: LazyLock<Option<HeaderName>> =
@@ -37,6 +38,16 @@ static EXTENSION_VERSION_NAME: LazyLock<Option<HeaderName>> =
 
 fn header_name(name: &str) -> Option<HeaderName> {
     HeaderName::from_bytes(name.as_bytes()).ok()
+}
+
+/// Request headers every call is looked at for, named once (a lookup by text
+/// parses the name each time).
+static LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+static PREFER: HeaderName = HeaderName::from_static("prefer");
+
+/// The text of header `name` (one of the names above), if it is there and is text.
+fn header_named<'a>(headers: &'a HeaderMap, name: Option<&HeaderName>) -> Option<&'a str> {
+    headers.get(name?).and_then(|v| v.to_str().ok())
 }
 
 /// Every supported version of every extension with its header value, built
@@ -128,7 +139,7 @@ pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a s
 /// seconds; the first valid `wait` preference counts).
 fn prefer_wait(headers: &HeaderMap) -> Option<std::time::Duration> {
     headers
-        .get_all(header::HeaderName::from_static("prefer"))
+        .get_all(&PREFER)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split([',', ';']))
@@ -250,7 +261,7 @@ impl HttpState {
         request_id: Option<RequestId>,
         caller: Option<&Authenticated>,
     ) -> Result<(CallContext, Dialect, EchoHeaders), Error> {
-        let version = header_str(&parts.headers, A2A_VERSION_HEADER)
+        let version = header_named(&parts.headers, A2A_VERSION_NAME.as_ref())
             .or_else(|| query_param(parts.uri.query(), A2A_VERSION_HEADER));
         let dialect = negotiate::protocol_dialect(
             version,
@@ -258,14 +269,13 @@ impl HttpState {
             &self.config.a2a.draft_versions,
         )?;
         let activated = negotiate::activate(
-            parts
-                .headers
-                .get_all(A2A_EXTENSIONS_HEADER)
+            A2A_EXTENSIONS_NAME
                 .iter()
+                .flat_map(|name| parts.headers.get_all(name))
                 .filter_map(|v| v.to_str().ok())
                 .flat_map(|v| v.split(',')),
         );
-        let requested_minor = header_str(&parts.headers, EXTENSION_VERSION_HEADER);
+        let requested_minor = header_named(&parts.headers, EXTENSION_VERSION_NAME.as_ref());
         let mut extension_versions = std::collections::BTreeMap::new();
         let mut extra = Vec::new();
         for (contract, _) in negotiate::extension_contracts() {
@@ -295,7 +305,7 @@ impl HttpState {
             }
         }
         let resume_after =
-            header_str(&parts.headers, "last-event-id").and_then(|v| v.trim().parse::<u64>().ok());
+            header_named(&parts.headers, Some(&LAST_EVENT_ID)).and_then(|v| v.trim().parse::<u64>().ok());
         let mut ctx = CallContext {
             request_id,
             principal: caller.map(|c| c.principal.clone()),

@@ -14,11 +14,11 @@
 //! message over the body limit `RESOURCE_EXHAUSTED`, a body that is not one
 //! uncompressed message `INTERNAL`.
 
-use super::exchange::Refusal;
+use super::exchange::{Refusal, A2A_VERSION_NAME};
 use super::HttpState;
 use crate::body::ResponseBody;
 use crate::grpc_stream::{status_headers, GrpcBody};
-use crate::negotiate::{A2A_VERSION_HEADER, PROTOCOL_VERSION};
+use crate::negotiate::PROTOCOL_VERSION;
 use a2a::rpc::{Error, Outcome};
 use a2a::ErrorKind;
 use grpc::frame::FrameError;
@@ -49,7 +49,7 @@ fn respond(body: Result<GrpcBody, Status>, echo: Vec<(HeaderName, HeaderValue)>)
         HeaderName::from_static(headers::ACCEPT_ENCODING),
         HeaderValue::from_static("identity"),
     );
-    if let Ok(name) = HeaderName::from_bytes(A2A_VERSION_HEADER.as_bytes()) {
+    if let Some(name) = A2A_VERSION_NAME.clone() {
         headers.insert(name, HeaderValue::from_static(PROTOCOL_VERSION));
     }
     for (name, value) in echo {
