@@ -8,6 +8,7 @@ use super::{Commit, Committed, Store, StoreResult};
 use crate::util::Family;
 use a2a::metrics::Metrics;
 use a2a::rpc::Error;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::watch;
@@ -48,20 +49,27 @@ impl StoreHandle {
 
     /// Commits and waits until the commit is durable; the store error is
     /// kept, so callers can map conflicts.
-    pub async fn commit(&self, commit: Commit) -> StoreResult<Committed> {
+    ///
+    /// The commit is handed to the store before the returned future is
+    /// polled, so that future holds the store's and not the commit again
+    /// (every task write's future is the smaller by the commit's size).
+    pub fn commit(&self, commit: Commit) -> impl Future<Output = StoreResult<Committed>> + Send + '_ {
         let appends = commit.task.as_ref().is_some_and(|t| !t.events.is_empty());
         // Every backend's commits pass here, so the latency is measured alike:
         // from submission (queueing for the group commit included) to the
         // durable outcome, as the caller waits for it.
         let started = Instant::now();
         let span = tracing::info_span!("store.commit", store = self.store.backend());
-        let outcome = self.store.commit(commit).instrument(span).await;
-        self.metrics
-            .record_store_commit(self.store.backend(), started.elapsed());
-        if appends && outcome.is_ok() {
-            self.appended.send_modify(|n| *n = n.wrapping_add(1));
+        let committing = self.store.commit(commit).instrument(span);
+        async move {
+            let outcome = committing.await;
+            self.metrics
+                .record_store_commit(self.store.backend(), started.elapsed());
+            if appends && outcome.is_ok() {
+                self.appended.send_modify(|n| *n = n.wrapping_add(1));
+            }
+            outcome
         }
-        outcome
     }
 
     /// Deletes the tasks `ids` of `namespace` with their events, and applies

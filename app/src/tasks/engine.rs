@@ -33,6 +33,7 @@ use a2a::rpc::{Error, Event};
 use a2a::types::{Artifact, Message, StreamResponse, Task, TaskState};
 use a2a::ErrorKind;
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
@@ -297,14 +298,20 @@ impl TaskEngine {
     /// Commits a task change; a conflicting document write is `conflict`
     /// with `message`, and changes nothing. The deliveries its events owe are
     /// in the outbox with them; the deliverer hears of them at once.
-    async fn commit(&self, commit: Commit, conflict: ErrorKind, message: &str) -> Result<(), Error> {
-        self.try_commit(commit)
-            .await
-            .map_err(|e| refusal(e, conflict, message))
+    fn commit<'a>(
+        &'a self,
+        commit: Commit,
+        conflict: ErrorKind,
+        message: &'a str,
+    ) -> impl Future<Output = Result<(), Error>> + Send + 'a {
+        let committing = self.try_commit(commit);
+        async move { committing.await.map_err(|e| refusal(e, conflict, message)) }
     }
 
-    /// Commits a task change, the store's refusal as it is.
-    async fn try_commit(&self, commit: Commit) -> Result<(), StoreError> {
+    /// Commits a task change, the store's refusal as it is. The commit goes
+    /// to the store before the returned future is polled, so that future
+    /// does not hold it again.
+    fn try_commit(&self, commit: Commit) -> impl Future<Output = Result<(), StoreError>> + Send + '_ {
         // Before the commit: once it is durable the deliverer may claim its
         // rows at any moment, and should find the trace they belong to.
         if commit.fanout.is_some() {
@@ -312,11 +319,13 @@ impl TaskEngine {
                 self.push.note_trace(&task.row.id);
             }
         }
-        let committed = self.db.commit(commit).await?;
-        if committed.deliveries_owed > 0 {
-            self.push.wake();
+        let committing = self.db.commit(commit);
+        async move {
+            if committing.await?.deliveries_owed > 0 {
+                self.push.wake();
+            }
+            Ok(())
         }
-        Ok(())
     }
 
     /// Applies `f` to a task under its lock; commits the task and the events

@@ -274,9 +274,11 @@ impl TaskService {
         let (task_id, mut opened) = match existing {
             Some(task) => {
                 let if_generation = configuration.as_ref().and_then(|c| c.if_generation_match);
-                let opened = self
-                    .continue_task(&namespace, &task.id, message.clone(), if_generation)
-                    .await?;
+                // Boxed: a continuation is the rarer send, and its future
+                // would otherwise make every send's larger.
+                let opened =
+                    Box::pin(self.continue_task(&namespace, &task.id, message.clone(), if_generation))
+                        .await?;
                 if !run {
                     // Applied after the continuation is durable, detached
                     // from the caller like a run: a client gone meanwhile
@@ -560,28 +562,45 @@ impl TaskService {
                 namespace,
                 opened,
             } => {
-                if let Some(mut task) = opened.settled {
-                    trim_history(&mut task, config.history_length);
-                    return Ok(a2a::types::SendMessageResponse::Task(task));
-                }
-                if !config.return_immediately.unwrap_or(false) {
-                    // Blocking: wait for a terminal or interrupted status
-                    // after the first event (the task as it was opened or
-                    // continued, which may be waiting for this very message).
-                    let ended = opened
-                        .backlog
-                        .iter()
-                        .skip(1)
-                        .any(|event| ends_stream(&event.data, true));
-                    if let (false, Some(rx)) = (ended, opened.rx) {
-                        until_settled(rx, opened.run_failed).await;
+                let mut task = match opened.settled {
+                    Some(task) => task,
+                    // Boxed: most sends settle in their own commit, and a
+                    // future that holds the wait and the read inline would
+                    // make every send's future (copied whole as it is
+                    // boxed for dispatch) larger by both.
+                    None => {
+                        let blocking = !config.return_immediately.unwrap_or(false);
+                        Box::pin(self.when_settled(&namespace, &task_id, opened, blocking)).await?
                     }
-                }
-                let mut task = self.engine.load_task(&namespace, &task_id).await?.answer();
+                };
                 trim_history(&mut task, config.history_length);
                 Ok(a2a::types::SendMessageResponse::Task(task))
             }
         }
+    }
+
+    /// The task `send` opened or continued (as `opened`), once it settles
+    /// when `blocking`: a terminal or interrupted status after the first
+    /// event (the task as it was opened or continued, which may be waiting
+    /// for this very message); at once otherwise.
+    async fn when_settled(
+        &self,
+        namespace: &str,
+        task_id: &str,
+        opened: Opened,
+        blocking: bool,
+    ) -> Result<Task, Error> {
+        if blocking {
+            let ended = opened
+                .backlog
+                .iter()
+                .skip(1)
+                .any(|event| ends_stream(&event.data, true));
+            if let (false, Some(rx)) = (ended, opened.rx) {
+                until_settled(rx, opened.run_failed).await;
+            }
+        }
+        Ok(self.engine.load_task(namespace, task_id).await?.answer())
     }
 
     pub(crate) async fn send_streaming_message(
