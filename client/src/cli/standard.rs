@@ -10,7 +10,7 @@ use super::output::{self, Output};
 use super::settings::{id, Settings};
 use super::target::Target;
 use super::text::{self, label, Text, Tracked};
-use super::wait::{class_of, resubscribe, StreamEnd, Waiter};
+use super::wait::{class_of, id_and_state, resubscribe, StreamEnd, Waiter};
 use super::{debug::Debug, parts};
 use crate::generation::EventSource;
 use crate::http::StateClass;
@@ -147,11 +147,7 @@ impl Ctx<'_> {
     /// Tells what a settled task's outcome is (stderr), and in text how to
     /// go on (stdout, in the document).
     pub(super) fn outcome(&self, task: &Value, text: &mut Text) {
-        let id = task["id"].as_str().unwrap_or("");
-        let state = task
-            .pointer("/status/state")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let (id, state) = id_and_state(task);
         match class_of(task) {
             StateClass::Interrupted => {
                 let resume = format!("agents{} send --task-id {id} 'REPLY'", self.agent_flag);

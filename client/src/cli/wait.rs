@@ -91,6 +91,12 @@ pub async fn resubscribe(
         .ok()
 }
 
+/// A task's id and the text of its state (empty where it has none).
+pub fn id_and_state(task: &Value) -> (&str, &str) {
+    let state = task.pointer("/status/state").and_then(Value::as_str);
+    (task["id"].as_str().unwrap_or(""), state.unwrap_or(""))
+}
+
 /// The class of a task (or event)'s state.
 pub fn class_of(value: &Value) -> StateClass {
     event_state(value).map_or(StateClass::Pending, state_class)

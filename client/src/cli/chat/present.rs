@@ -6,7 +6,7 @@ use super::session::Session;
 use crate::cli::failure::Failure;
 use crate::cli::output;
 use crate::cli::text::{self, label, Text};
-use crate::cli::wait::class_of;
+use crate::cli::wait::{class_of, id_and_state};
 use crate::http::StateClass;
 use serde_json::Value;
 
@@ -58,11 +58,7 @@ impl Session<'_, '_> {
 
     /// Says what a settled task waits for, or how it ended if not well.
     fn outcome(&self, task: &Value) {
-        let id = task["id"].as_str().unwrap_or("");
-        let state = task
-            .pointer("/status/state")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let (id, state) = id_and_state(task);
         match class_of(task) {
             StateClass::Interrupted if state.ends_with("AUTH_REQUIRED") => {
                 let agents = self.agents();
