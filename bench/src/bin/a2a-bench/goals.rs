@@ -44,7 +44,8 @@ enum Measure {
     RateVsFloor { workload: &'static str, target: Subject },
     /// The target's p99 latency, in milliseconds.
     P99Ms { workload: &'static str, target: Subject },
-    /// Server-side CPU per request of `target` over that of `baseline`, same workload.
+    /// Server-side CPU per request of `target` over that of `baseline`, same
+    /// workload, each first divided by the floor loop measured before it.
     CpuVsTarget {
         workload: &'static str,
         target: Subject,
@@ -219,8 +220,10 @@ fn measure(rows: &[Row], measure: Measure) -> Option<f64> {
             target,
             baseline,
         } => {
-            let ours = row(rows, workload, target)?.total_cpu_us_per_req()?;
-            let theirs = row(rows, workload, baseline)?.total_cpu_us_per_req()?;
+            // Each over the floor loop measured just before it: two rows
+            // measured minutes apart are compared on one machine speed.
+            let ours = row(rows, workload, target)?.cpu_vs_floor?;
+            let theirs = row(rows, workload, baseline)?.cpu_vs_floor?;
             (theirs > 0.0).then(|| ours / theirs)
         }
     }
@@ -309,7 +312,7 @@ pub fn render(verdicts: &[Verdict]) -> String {
 mod tests {
     use super::*;
     use crate::load::Tally;
-    use crate::report::fill_ratios;
+    use crate::report::{fill_ratios, FloorFigures};
     use bench::procfs::CpuSpent;
     use std::time::Duration;
 
@@ -335,6 +338,34 @@ mod tests {
             .iter()
             .find(|v| v.goal == goal)
             .expect("a goal of that name")
+    }
+
+    #[test]
+    fn one_target_over_another_compares_each_over_its_own_floor_loop() {
+        let paired = |cpu_us_per_req| {
+            Some(FloorFigures {
+                cpu_us_per_req: Some(cpu_us_per_req),
+                req_per_s: 1000.0,
+            })
+        };
+        let json_rpc = Subject::JsonRpc(Store::Memory).target();
+        let grpc = Subject::Grpc(Store::Memory).target();
+        let mut rows = vec![
+            row(GET_TASK, "floor", 10_000, None, 0),
+            row(GET_TASK, &json_rpc, 11_000, None, 0),
+            row(GET_TASK, &grpc, 15_000, None, 0),
+        ];
+        // The machine ran a fifth slower while the gRPC row was measured:
+        // its floor loop says so, and the comparison takes it out.
+        rows[1].floor = paired(10.0);
+        rows[2].floor = paired(12.5);
+        fill_ratios(&mut rows);
+        let verdicts = judge(std::slice::from_ref(&rows));
+        let over = verdict(&verdicts, "GetTask, memory: CPU per request, gRPC over JSON-RPC");
+        // (15 / 12.5) over (11 / 10): 1.2 / 1.1.
+        let measured = over.measured.expect("measured");
+        assert!((measured - 1.2 / 1.1).abs() < 1e-12, "{measured}");
+        assert_eq!(over.met(), Some(true));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::args::Options;
 use crate::deployment::{Deployment, HttpTarget};
 use crate::http::Conn;
 use crate::load::{self, Bounds, Tally, Workload};
-use crate::report::Row;
+use crate::report::{FloorFigures, Row};
 use crate::spin::Spinner;
 use crate::workloads::{self, GetTask, ListTasks, RegistryRead, SendMessage, SendStreaming, GRPC_WORKLOADS};
 use a2a::methods::markers;
@@ -21,8 +21,16 @@ pub const SEED_CONTEXTS: usize = 8;
 /// Seeding is bounded too, so a slow store cannot stall the run.
 const SEED_TIME: Duration = Duration::from_secs(180);
 
-/// Starts `target`, runs `workloads` against it, stops it.
-pub async fn bench(options: &Options, target: HttpTarget, workloads: &[&str]) -> Result<Vec<Row>, String> {
+/// Starts `target`, runs `workloads` against it, stops it. With `floor`
+/// (running), each row is preceded by a loop of its workload on the floor,
+/// which its ratios divide by: a machine whose speed drifts over the
+/// minutes of a round moves both alike.
+pub async fn bench(
+    options: &Options,
+    target: HttpTarget,
+    workloads: &[&str],
+    mut floor: Option<&mut Deployment>,
+) -> Result<Vec<Row>, String> {
     let mut deployment = Deployment::start(options, target).await?;
     let mut rows = Vec::new();
     let over_grpc = options.grpc && matches!(target, HttpTarget::Agent(_));
@@ -33,9 +41,14 @@ pub async fn bench(options: &Options, target: HttpTarget, workloads: &[&str]) ->
             &[false]
         };
         for &grpc in bindings {
+            let paired = match floor.as_deref_mut() {
+                Some(floor) => Some(floor_loop(options, floor, name).await?),
+                None => None,
+            };
             let row = run_workload(options, &deployment, name, grpc).await;
             deployment.check_alive(name)?;
-            let row = row?;
+            let mut row = row?;
+            row.floor = paired;
             eprintln!(
                 "a2a-bench: {name} on {}: {:.0} req/s, {} errors",
                 row.target, row.req_per_s, row.errors
@@ -45,6 +58,18 @@ pub async fn bench(options: &Options, target: HttpTarget, workloads: &[&str]) ->
     }
     deployment.print_log_tails();
     Ok(rows)
+}
+
+/// One loop of workload `name` on the running `floor`: the figures of the
+/// row measured next are divided by.
+async fn floor_loop(options: &Options, floor: &mut Deployment, name: &str) -> Result<FloorFigures, String> {
+    let row = run_workload(options, floor, name, false).await;
+    floor.check_alive(name)?;
+    let row = row?;
+    if row.errors > 0 {
+        return Err(format!("{name} on the floor before a row: {} errors", row.errors));
+    }
+    Ok(FloorFigures::of(&row))
 }
 
 /// Prepares one workload (a task to read, seeded tasks to list), then warms

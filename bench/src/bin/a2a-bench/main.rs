@@ -22,7 +22,7 @@ mod stdio_target;
 mod workloads;
 
 use crate::args::Options;
-use crate::deployment::HttpTarget;
+use crate::deployment::{Deployment, HttpTarget};
 use crate::followers::{FollowersRow, FOLLOWERS_WORKLOAD};
 use crate::report::{Facts, Row};
 use crate::scale::ScaleRow;
@@ -88,7 +88,8 @@ async fn run(options: &Options) -> Result<Outcome, String> {
     })
 }
 
-/// One round: every row's target in turn, the floor first.
+/// One round: every row's target in turn, the floor first; then each agent
+/// row, each after a loop of its workload on the floor.
 async fn run_round(options: &Options) -> Result<Vec<Row>, String> {
     let http: Vec<&str> = HTTP_WORKLOADS
         .iter()
@@ -97,9 +98,12 @@ async fn run_round(options: &Options) -> Result<Vec<Row>, String> {
         .collect();
     let mut rows = Vec::new();
     if !http.is_empty() {
-        rows.extend(http_target::bench(options, HttpTarget::Floor, &http).await?);
+        rows.extend(http_target::bench(options, HttpTarget::Floor, &http, None).await?);
+        // The floor stays up, for the loop before each agent row.
+        let mut floor = Deployment::start(options, HttpTarget::Floor).await?;
         for store in &options.stores {
-            rows.extend(http_target::bench(options, HttpTarget::Agent(*store), &http).await?);
+            let target = HttpTarget::Agent(*store);
+            rows.extend(http_target::bench(options, target, &http, Some(&mut floor)).await?);
         }
     }
     if options.workloads.iter().any(|w| w == STDIO_WORKLOAD) {

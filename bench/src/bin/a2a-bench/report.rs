@@ -61,6 +61,27 @@ pub struct Row {
     /// Set on the row after which tasks were seeded: how many and the RSS growth per task.
     pub tasks_seeded: Option<u64>,
     pub rss_per_stored_task_bytes: Option<f64>,
+    /// The floor's figures in a loop of the same workload measured just
+    /// before this row's, which its ratios divide by; `None` for the floor's
+    /// own rows (and a row without one is divided by its round's floor row).
+    pub floor: Option<FloorFigures>,
+}
+
+/// What a row's ratios divide by: the floor's CPU per request and rate.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FloorFigures {
+    pub cpu_us_per_req: Option<f64>,
+    pub req_per_s: f64,
+}
+
+impl FloorFigures {
+    /// The figures of `row`, a floor's.
+    pub fn of(row: &Row) -> FloorFigures {
+        FloorFigures {
+            cpu_us_per_req: row.cpu_us_per_req,
+            req_per_s: row.req_per_s,
+        }
+    }
 }
 
 impl Row {
@@ -98,6 +119,7 @@ impl Row {
             req_per_s_vs_floor: None,
             tasks_seeded: None,
             rss_per_stored_task_bytes: None,
+            floor: None,
         }
     }
 }
@@ -131,11 +153,18 @@ impl Row {
     }
 }
 
-/// Fills each non-floor row's ratios from the floor row of its workload.
+/// Fills each non-floor row's ratios: to the floor loop measured just before
+/// it, or else to its round's floor row of the same workload.
 pub fn fill_ratios(rows: &mut [Row]) {
     let floors: Vec<Row> = rows.iter().filter(|r| r.is_floor).cloned().collect();
     for row in rows.iter_mut().filter(|r| !r.is_floor) {
-        let Some(floor) = floors.iter().find(|f| f.workload == row.workload) else {
+        let round_floor = || {
+            floors
+                .iter()
+                .find(|f| f.workload == row.workload)
+                .map(FloorFigures::of)
+        };
+        let Some(floor) = row.floor.clone().or_else(round_floor) else {
             continue;
         };
         row.cpu_vs_floor = match (row.total_cpu_us_per_req(), floor.cpu_us_per_req) {
@@ -178,6 +207,12 @@ pub fn render(facts: &Facts, rows: &[Row]) -> String {
             false => "sleeps between replies (--spin off): a slow target's CPU includes waking it",
         }
     );
+    if rows.iter().any(|r| r.floor.is_some()) {
+        let _ = writeln!(
+            out,
+            "floor: each agent row's × floor divides by a loop of its workload on the floor measured just before it (the floor rows below are the round's first loops)"
+        );
+    }
     if rows.iter().any(|r| r.database_cpu_us_per_req.is_some()) {
         let _ = writeln!(
             out,
@@ -339,6 +374,26 @@ mod tests {
         // No floor row for list-tasks: no ratio rather than a wrong one.
         assert_eq!(rows[2].cpu_vs_floor, None);
         assert_eq!(rows[0].load_busy, Some(0.95));
+    }
+
+    #[test]
+    fn a_row_divides_by_the_floor_loop_just_before_it() {
+        let mut rows = vec![
+            row("get-task", "floor", true, 1000, 0, 10_000),
+            row("get-task", "agent/memory", false, 500, 0, 50_000),
+            row("get-task", "agent/sqlite", false, 500, 0, 50_000),
+        ];
+        rows[1].floor = Some(FloorFigures {
+            cpu_us_per_req: Some(20.0),
+            req_per_s: 2000.0,
+        });
+        fill_ratios(&mut rows);
+        // 100 µs a request over the paired floor's 20 µs; its rate 500 over 2,000.
+        assert_eq!(rows[1].cpu_vs_floor, Some(5.0));
+        assert_eq!(rows[1].req_per_s_vs_floor, Some(0.25));
+        // Without a paired loop, the round's floor row (10 µs, 1,000 req/s).
+        assert_eq!(rows[2].cpu_vs_floor, Some(10.0));
+        assert_eq!(rows[2].req_per_s_vs_floor, Some(0.5));
     }
 
     #[test]
