@@ -27,6 +27,12 @@ use http::header::{self, HeaderName, HeaderValue};
 use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
 
+/// The gRPC headers every call and answer names, built once (a lookup or
+/// an insert by text parses the name each time).
+static GRPC_ENCODING: HeaderName = HeaderName::from_static(headers::ENCODING);
+static GRPC_TIMEOUT: HeaderName = HeaderName::from_static(headers::TIMEOUT);
+static GRPC_ACCEPT_ENCODING: HeaderName = HeaderName::from_static(headers::ACCEPT_ENCODING);
+
 /// True when `request` is a gRPC call (by its content type).
 pub(super) fn is_grpc(request: &Request<Incoming>) -> bool {
     request
@@ -45,10 +51,7 @@ fn respond(body: Result<GrpcBody, Status>, echo: Vec<(HeaderName, HeaderValue)>)
     };
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(grpc::CONTENT_TYPE));
-    headers.insert(
-        HeaderName::from_static(headers::ACCEPT_ENCODING),
-        HeaderValue::from_static("identity"),
-    );
+    headers.insert(GRPC_ACCEPT_ENCODING.clone(), HeaderValue::from_static("identity"));
     if let Some(name) = A2A_VERSION_NAME.clone() {
         headers.insert(name, HeaderValue::from_static(PROTOCOL_VERSION));
     }
@@ -108,7 +111,7 @@ impl HttpState {
             let shown: String = parts.uri.path().chars().take(128).collect();
             Status::new(Code::Unimplemented, format!("no rpc at `{shown}`"))
         })?;
-        if let Some(encoding) = parts.headers.get(headers::ENCODING) {
+        if let Some(encoding) = parts.headers.get(&GRPC_ENCODING) {
             if encoding.as_bytes() != b"identity" {
                 return Err(Status::new(
                     Code::Unimplemented,
@@ -116,7 +119,7 @@ impl HttpState {
                 ));
             }
         }
-        let deadline = match parts.headers.get(headers::TIMEOUT) {
+        let deadline = match parts.headers.get(&GRPC_TIMEOUT) {
             Some(value) => Some(
                 value
                     .to_str()

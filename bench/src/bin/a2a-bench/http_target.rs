@@ -60,8 +60,8 @@ pub async fn bench(
     Ok(rows)
 }
 
-/// One loop of workload `name` on the running `floor`: the figures of the
-/// row measured next are divided by.
+/// One loop of workload `name` on the running `floor`: what the ratios of
+/// the row measured next divide by.
 async fn floor_loop(options: &Options, floor: &mut Deployment, name: &str) -> Result<FloorFigures, String> {
     let row = run_workload(options, floor, name, false).await;
     floor.check_alive(name)?;
