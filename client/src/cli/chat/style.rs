@@ -2,6 +2,7 @@
 //! the interactive chat shows, with every value cleaned of control sequences.
 
 use crate::cli::text::{self, label};
+use crate::cli::wait::id_and_state;
 use serde_json::Value;
 
 /// Emphasis on a terminal (none where `NO_COLOR` is set or the terminal is dumb).
@@ -42,10 +43,10 @@ impl Style {
 
     /// A task's id, context and state, one field each.
     pub(super) fn task_fields(self, task: &Value) -> String {
-        let state = task.pointer("/status/state").and_then(Value::as_str);
-        let mut out = self.field(label::TASK_ID, task["id"].as_str().unwrap_or(""));
+        let (id, state) = id_and_state(task);
+        let mut out = self.field(label::TASK_ID, id);
         out.push_str(&self.field(label::CONTEXT_ID, task["contextId"].as_str().unwrap_or("")));
-        out.push_str(&self.field(label::STATE, state.unwrap_or("")));
+        out.push_str(&self.field(label::STATE, state));
         out
     }
 }
